@@ -1,0 +1,174 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+)
+
+// APIError is the one error body of every API: {statusCode, message, error, code?, requestId,
+// details?}. It replaces Huma's default error model.
+type APIError struct {
+	StatusCode int           `json:"statusCode" doc:"HTTP status code" example:"400"`
+	Message    string        `json:"message" doc:"What went wrong, for a person" example:"validation failed"`
+	Reason     string        `json:"error" doc:"HTTP reason phrase" example:"Bad Request"`
+	Code       string        `json:"code,omitempty" doc:"Stable machine-readable code, UPPER_SNAKE_CASE" example:"VALIDATION_FAILED"`
+	RequestID  string        `json:"requestId" doc:"The request id, also in the x-request-id header" example:"01J9Z6W3P4Q5R6S7T8V9W0X1Y2"`
+	Details    []ErrorDetail `json:"details,omitempty" doc:"Validation failures, one per field"`
+
+	headers http.Header
+}
+
+// ErrorDetail is one validation failure.
+type ErrorDetail struct {
+	Location string `json:"location" doc:"Where the bad value is, e.g. body.amount or header.x-api-key" example:"body.amount"`
+	Message  string `json:"message" doc:"What is wrong with it" example:"expected number >= 1"`
+	Value    any    `json:"value,omitempty" doc:"The value received"`
+}
+
+// Error implements error.
+func (e *APIError) Error() string { return e.Message }
+
+// GetStatus implements huma.StatusError.
+func (e *APIError) GetStatus() int { return e.StatusCode }
+
+// GetHeaders implements huma.HeadersError, so an error can carry e.g. Retry-After.
+func (e *APIError) GetHeaders() http.Header { return e.headers }
+
+// WithHeader returns e with a response header set.
+func (e *APIError) WithHeader(key, value string) *APIError {
+	if e.headers == nil {
+		e.headers = http.Header{}
+	}
+	e.headers.Set(key, value)
+	return e
+}
+
+// newAPIError builds an error body for the request in ctx. A 5xx never carries the message it
+// was given: that goes to the log, the client sees "internal error".
+func newAPIError(ctx context.Context, status int, code, message string) *APIError {
+	if status >= 500 {
+		message = "internal error"
+	}
+	if code == "" {
+		code = defaultCode(status)
+	}
+	return &APIError{
+		StatusCode: status,
+		Message:    message,
+		Reason:     http.StatusText(status),
+		Code:       code,
+		RequestID:  requestIDFrom(ctx),
+	}
+}
+
+// defaultCode names a status for errors raised without a specific code.
+func defaultCode(status int) string {
+	switch status {
+	case http.StatusBadRequest:
+		return "BAD_REQUEST"
+	case http.StatusUnauthorized:
+		return "UNAUTHORIZED"
+	case http.StatusForbidden:
+		return "FORBIDDEN"
+	case http.StatusNotFound:
+		return "NOT_FOUND"
+	case http.StatusMethodNotAllowed:
+		return "METHOD_NOT_ALLOWED"
+	case http.StatusNotAcceptable:
+		return "NOT_ACCEPTABLE"
+	case http.StatusConflict:
+		return "CONFLICT"
+	case http.StatusRequestEntityTooLarge:
+		return "BODY_TOO_LARGE"
+	case http.StatusUnsupportedMediaType:
+		return "UNSUPPORTED_MEDIA_TYPE"
+	case http.StatusMisdirectedRequest:
+		return "UNKNOWN_HOST"
+	case http.StatusTooManyRequests:
+		return "RATE_LIMITED"
+	case http.StatusServiceUnavailable:
+		return "UNAVAILABLE"
+	}
+	if status >= 500 {
+		return "INTERNAL"
+	}
+	return strings.ToUpper(strings.ReplaceAll(http.StatusText(status), " ", "_"))
+}
+
+// installErrorModel makes Huma raise APIError everywhere: request validation failures become
+// 400 VALIDATION_FAILED with details (Huma's own choice is 422), and 5xx bodies say nothing
+// of the cause, which is logged instead.
+func installErrorModel() {
+	huma.NewError = func(status int, msg string, errs ...error) huma.StatusError {
+		return humaError(context.Background(), status, msg, errs...)
+	}
+	huma.NewErrorWithContext = func(hctx huma.Context, status int, msg string, errs ...error) huma.StatusError {
+		ctx := context.Background()
+		if hctx != nil {
+			ctx = hctx.Context()
+		}
+		return humaError(ctx, status, msg, errs...)
+	}
+}
+
+func humaError(ctx context.Context, status int, msg string, errs ...error) huma.StatusError {
+	if status >= 500 {
+		loggerFrom(ctx).ErrorContext(ctx, "request failed", "status", status, "message", msg, "errors", errors.Join(errs...))
+		return newAPIError(ctx, status, "", msg)
+	}
+	var details []ErrorDetail
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		var d huma.ErrorDetailer
+		if errors.As(err, &d) {
+			ed := d.ErrorDetail()
+			details = append(details, ErrorDetail{Location: ed.Location, Message: ed.Message, Value: ed.Value})
+			continue
+		}
+		details = append(details, ErrorDetail{Message: err.Error()})
+	}
+	code := ""
+	if status == http.StatusUnprocessableEntity || (status == http.StatusBadRequest && len(details) > 0) {
+		status, code = http.StatusBadRequest, "VALIDATION_FAILED"
+	}
+	if status == 0 { // Huma builds an example error with status 0 for the schema.
+		status = http.StatusBadRequest
+	}
+	e := newAPIError(ctx, status, code, msg)
+	e.Details = details
+	return e
+}
+
+// writeError writes e as the response; for the chi layer and middlewares outside Huma.
+func writeError(w http.ResponseWriter, e *APIError) {
+	for k, vs := range e.headers {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(e.StatusCode)
+	_ = json.NewEncoder(w).Encode(e)
+}
+
+// internal logs err and returns the opaque 500 that clients see.
+func internal(ctx context.Context, err error) *APIError {
+	loggerFrom(ctx).ErrorContext(ctx, "internal error", "err", err)
+	return newAPIError(ctx, http.StatusInternalServerError, "", "")
+}
+
+// validationError is a 400 VALIDATION_FAILED about one field, for rules Huma's schema cannot
+// express.
+func validationError(ctx context.Context, location, message string, value any) *APIError {
+	e := newAPIError(ctx, http.StatusBadRequest, "VALIDATION_FAILED", "validation failed")
+	e.Details = []ErrorDetail{{Location: location, Message: message, Value: value}}
+	return e
+}

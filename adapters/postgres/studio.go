@@ -1,0 +1,136 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/rewardsco/rewards/adapters/postgres/db"
+	"github.com/rewardsco/rewards/core/studio"
+)
+
+var _ studio.Repo = (*Repos)(nil)
+
+func toCoreStudio(r db.Studio) studio.Studio {
+	return studio.Studio{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt}
+}
+
+func toCoreGame(r db.Game) studio.Game {
+	return studio.Game{ID: r.ID, StudioID: r.StudioID, Name: r.Name, StoreURL: r.StoreUrl, CreatedAt: r.CreatedAt}
+}
+
+// CreateStudio implements studio.Repo.
+func (r *Repos) CreateStudio(ctx context.Context, name string) (studio.Studio, error) {
+	row, err := r.q.StudioCreate(ctx, name)
+	if err != nil {
+		return studio.Studio{}, fmt.Errorf("insert studio: %w", err)
+	}
+	return toCoreStudio(row), nil
+}
+
+// ListStudios implements studio.Repo.
+func (r *Repos) ListStudios(ctx context.Context) ([]studio.Studio, error) {
+	rows, err := r.q.StudioList(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list studios: %w", err)
+	}
+	out := make([]studio.Studio, len(rows))
+	for i, row := range rows {
+		out[i] = toCoreStudio(row)
+	}
+	return out, nil
+}
+
+// GetStudio implements studio.Repo.
+func (r *Repos) GetStudio(ctx context.Context, id uuid.UUID) (studio.Studio, error) {
+	row, err := r.q.StudioGet(ctx, id)
+	if isNoRows(err) {
+		return studio.Studio{}, studio.ErrStudioNotFound
+	}
+	if err != nil {
+		return studio.Studio{}, fmt.Errorf("get studio %s: %w", id, err)
+	}
+	return toCoreStudio(row), nil
+}
+
+// CreateGame implements studio.Repo.
+func (r *Repos) CreateGame(ctx context.Context, g studio.Game) (studio.Game, error) {
+	row, err := r.q.StudioCreateGame(ctx, db.StudioCreateGameParams{StudioID: g.StudioID, Name: g.Name, StoreUrl: g.StoreURL})
+	if err != nil {
+		return studio.Game{}, fmt.Errorf("insert game: %w", err)
+	}
+	return toCoreGame(row), nil
+}
+
+// GetGame implements studio.Repo.
+func (r *Repos) GetGame(ctx context.Context, id uuid.UUID) (studio.Game, error) {
+	row, err := r.q.StudioGetGame(ctx, id)
+	if isNoRows(err) {
+		return studio.Game{}, studio.ErrGameNotFound
+	}
+	if err != nil {
+		return studio.Game{}, fmt.Errorf("get game %s: %w", id, err)
+	}
+	return toCoreGame(row), nil
+}
+
+// LockGame implements studio.Repo.
+func (r *Repos) LockGame(ctx context.Context, id uuid.UUID) (studio.Game, error) {
+	row, err := r.q.StudioLockGame(ctx, id)
+	if isNoRows(err) {
+		return studio.Game{}, studio.ErrGameNotFound
+	}
+	if err != nil {
+		return studio.Game{}, fmt.Errorf("lock game %s: %w", id, err)
+	}
+	return toCoreGame(row), nil
+}
+
+// ListGames implements studio.Repo.
+func (r *Repos) ListGames(ctx context.Context, studioID uuid.UUID) ([]studio.Game, error) {
+	rows, err := r.q.StudioListGames(ctx, studioID)
+	if err != nil {
+		return nil, fmt.Errorf("list games: %w", err)
+	}
+	out := make([]studio.Game, len(rows))
+	for i, row := range rows {
+		out[i] = toCoreGame(row)
+	}
+	return out, nil
+}
+
+// InsertAPIKey implements studio.Repo.
+func (r *Repos) InsertAPIKey(ctx context.Context, gameID uuid.UUID, env studio.Environment, hash []byte) error {
+	err := r.q.StudioInsertAPIKey(ctx, db.StudioInsertAPIKeyParams{GameID: gameID, Environment: string(env), KeyHash: hash})
+	if err != nil {
+		return fmt.Errorf("insert api key: %w", err)
+	}
+	return nil
+}
+
+// RevokeAPIKeys implements studio.Repo.
+func (r *Repos) RevokeAPIKeys(ctx context.Context, gameID uuid.UUID, env studio.Environment) error {
+	if err := r.q.StudioRevokeAPIKeys(ctx, db.StudioRevokeAPIKeysParams{GameID: gameID, Environment: string(env)}); err != nil {
+		return fmt.Errorf("revoke api keys: %w", err)
+	}
+	return nil
+}
+
+// FindAPIKey implements studio.Repo.
+func (r *Repos) FindAPIKey(ctx context.Context, hash []byte) (studio.KeyRecord, error) {
+	row, err := r.q.StudioFindAPIKey(ctx, hash)
+	if isNoRows(err) {
+		return studio.KeyRecord{}, studio.ErrKeyUnknown
+	}
+	if err != nil {
+		return studio.KeyRecord{}, fmt.Errorf("find api key: %w", err)
+	}
+	return studio.KeyRecord{
+		GameID:      row.GameID,
+		StudioID:    row.StudioID,
+		GameName:    row.GameName,
+		Environment: studio.Environment(row.Environment),
+		Revoked:     row.RevokedAt != nil,
+	}, nil
+}

@@ -1,0 +1,185 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/rewardsco/rewards/adapters/httpapi"
+	"github.com/rewardsco/rewards/adapters/postgres"
+	"github.com/rewardsco/rewards/app/localpg"
+	"github.com/rewardsco/rewards/core/coins"
+	"github.com/rewardsco/rewards/core/studio"
+)
+
+// Version is set at build time with -ldflags "-X github.com/rewardsco/rewards/app.Version=…".
+var Version = "dev"
+
+// Services are the core use cases, wired to their adapters.
+type Services struct {
+	Studios *studio.Service
+	Coins   *coins.Service
+}
+
+// NewServices wires every core module to PostgreSQL.
+func NewServices(store *postgres.Store) Services {
+	return Services{
+		Studios: studio.NewService(postgres.For[studio.Repo](store)),
+		Coins:   coins.NewService(postgres.For[coins.Repo](store)),
+	}
+}
+
+// Database is an open, migrated database, and what must happen to close it.
+type Database struct {
+	Pool  *pgxpool.Pool
+	close func()
+}
+
+// Close closes the pool and stops the private server, if one was started.
+func (d *Database) Close() { d.close() }
+
+// OpenDatabase connects to cfg.DatabaseURL, or in development with none set starts the private
+// PostgreSQL under the data directory, and applies pending migrations.
+func OpenDatabase(ctx context.Context, cfg Config, log *slog.Logger) (*Database, error) {
+	url, stop := cfg.DatabaseURL, func() {}
+	if url == "" {
+		if cfg.Mode == Production {
+			return nil, errors.New("DATABASE_URL is required in production mode")
+		}
+		pgLog := log.With("component", "postgres")
+		srv, err := localpg.Start(ctx, localpg.Options{
+			DataDir: filepath.Join(cfg.DataDir, "postgres"),
+			Log:     func(line string) { pgLog.Debug(line) },
+		})
+		if err != nil {
+			return nil, fmt.Errorf("DATABASE_URL is not set, so a private PostgreSQL was to be started: %w", err)
+		}
+		log.Info("private PostgreSQL started (not for production)", "data", filepath.Join(cfg.DataDir, "postgres"), "port", srv.Port)
+		url, stop = srv.URL, srv.Stop
+	}
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		stop()
+		return nil, fmt.Errorf("database: %w", err)
+	}
+	if err := postgres.Migrate(ctx, pool, log); err != nil {
+		pool.Close()
+		stop()
+		return nil, err
+	}
+	return &Database{Pool: pool, close: func() { pool.Close(); stop() }}, nil
+}
+
+// Serve runs the service until ctx is cancelled, then shuts down gracefully.
+func Serve(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) error {
+	if cfg.Mode == Development {
+		log.Warn("running in development mode: local defaults are on; set REWARDS_MODE=production in production")
+	}
+	database, err := OpenDatabase(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer database.Close()
+	store := postgres.NewStore(database.Pool)
+	svc := NewServices(store)
+
+	if cfg.AdminToken == "" {
+		if cfg.AdminToken, err = localSecret(filepath.Join(cfg.DataDir, "admin-token")); err != nil {
+			return err
+		}
+	}
+	var demo *DemoCredentials
+	if cfg.DemoSeed {
+		if demo, err = SeedDemo(ctx, svc, filepath.Join(cfg.DataDir, "demo.json")); err != nil {
+			return fmt.Errorf("seed demo data: %w", err)
+		}
+	}
+
+	handler, _ := httpapi.New(httpapi.Deps{
+		Log:          log,
+		Studios:      svc.Studios,
+		Coins:        svc.Coins,
+		Hosts:        httpapi.Hosts{Live: cfg.LiveHosts, Dev: cfg.DevHosts},
+		AdminToken:   cfg.AdminToken,
+		Ready:        func(ctx context.Context) error { return database.Pool.Ping(ctx) },
+		MaxBodyBytes: cfg.MaxBodyBytes,
+		Version:      Version,
+	})
+	listener, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
+	}
+	server := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- server.Serve(listener) }()
+	log.Info("listening", "addr", listener.Addr().String(), "version", Version)
+	printBanner(out, cfg, listener.Addr(), demo)
+
+	select {
+	case err := <-serveErr:
+		return fmt.Errorf("http server: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", "grace", cfg.ShutdownTimeout)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancel()
+	if err := server.Shutdown(shutdownCtx); err != nil {
+		log.Warn("graceful shutdown cut short", "err", err)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// localSecret returns the token kept in path, generating it on first use.
+func localSecret(path string) (string, error) {
+	if b, err := os.ReadFile(path); err == nil {
+		return strings.TrimSpace(string(b)), nil
+	}
+	token := "rat_" + rand.Text() + rand.Text()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(path, []byte(token+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	return token, nil
+}
+
+func printBanner(out io.Writer, cfg Config, addr net.Addr, demo *DemoCredentials) {
+	port := addr.(*net.TCPAddr).Port
+	fmt.Fprintf(out, "\nRewards is up.\n")
+	fmt.Fprintf(out, "  API docs:        http://localhost:%d/docs\n", port)
+	fmt.Fprintf(out, "  OpenAPI:         http://localhost:%d/openapi.json\n", port)
+	fmt.Fprintf(out, "  Operator token:  %s   (Authorization: Bearer …, on /admin/v1)\n", cfg.AdminToken)
+	if demo != nil {
+		fmt.Fprintf(out, "  Demo studio:     %s (%s)\n", demo.StudioName, demo.StudioID)
+		fmt.Fprintf(out, "  Demo game:       %s (%s)\n", demo.GameName, demo.GameID)
+		fmt.Fprintf(out, "  Demo coin:       %s (%s)\n", demo.CoinName, demo.CoinID)
+		fmt.Fprintf(out, "  Test API key:    %s   (development hosts, e.g. localhost:%d)\n", demo.TestKey, port)
+		fmt.Fprintf(out, "  Live API key:    %s   (live hosts, e.g. live.localhost:%d)\n", demo.LiveKey, port)
+		fmt.Fprintf(out, "\n  Try: curl -H 'x-api-key: %s' http://localhost:%d/coins\n", demo.TestKey, port)
+	}
+	fmt.Fprintf(out, "\nCtrl-C stops the service")
+	if cfg.DatabaseURL == "" {
+		fmt.Fprintf(out, " and its private PostgreSQL")
+	}
+	fmt.Fprintf(out, ".\n\n")
+}

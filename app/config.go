@@ -1,0 +1,128 @@
+// Package app wires the Rewards service: configuration, logging, the database (external or a
+// private local PostgreSQL), the core services, the HTTP server and its lifecycle.
+package app
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Mode is how the process runs: development allows local defaults (a private PostgreSQL,
+// generated operator token, demo data, logging adapters); production requires everything to be
+// configured.
+type Mode string
+
+const (
+	// Development is the default mode.
+	Development Mode = "development"
+	// Production refuses local defaults.
+	Production Mode = "production"
+)
+
+// Config is the service configuration, read from environment variables.
+type Config struct {
+	Mode            Mode          // REWARDS_MODE
+	HTTPAddr        string        // REWARDS_HTTP_ADDR
+	DatabaseURL     string        // DATABASE_URL
+	DataDir         string        // REWARDS_DATA_DIR
+	AdminToken      string        // REWARDS_ADMIN_TOKEN
+	Currency        string        // REWARDS_CURRENCY
+	LiveHosts       []string      // REWARDS_LIVE_HOSTS
+	DevHosts        []string      // REWARDS_DEV_HOSTS
+	DemoSeed        bool          // REWARDS_DEMO_SEED
+	LogFormat       string        // REWARDS_LOG_FORMAT
+	LogLevel        string        // REWARDS_LOG_LEVEL
+	MaxBodyBytes    int64         // REWARDS_MAX_BODY_BYTES
+	ShutdownTimeout time.Duration // REWARDS_SHUTDOWN_TIMEOUT
+}
+
+// Setting documents one environment variable; README's configuration table lists the same.
+type Setting struct {
+	Name, Default, Meaning string
+}
+
+// Settings are every environment variable the service reads.
+var Settings = []Setting{
+	{"REWARDS_MODE", "development", "development or production. Production requires DATABASE_URL and REWARDS_ADMIN_TOKEN and never seeds demo data."},
+	{"REWARDS_HTTP_ADDR", ":8080", "Address the HTTP server listens on."},
+	{"DATABASE_URL", "(unset)", "PostgreSQL connection URL. Unset in development: a private PostgreSQL is started from the machine's binaries with its data under REWARDS_DATA_DIR."},
+	{"REWARDS_DATA_DIR", ".data", "Local state in development: the private PostgreSQL, the generated operator token, the demo credentials."},
+	{"REWARDS_ADMIN_TOKEN", "(generated in development)", "Bearer token of the operator API. Required in production."},
+	{"REWARDS_CURRENCY", "INR", "Deployment currency: INR or USD."},
+	{"REWARDS_LIVE_HOSTS", "live.localhost", "Comma list of hosts that serve the live environment."},
+	{"REWARDS_DEV_HOSTS", "localhost,127.0.0.1,::1,dev.localhost", "Comma list of hosts that serve the test environment."},
+	{"REWARDS_DEMO_SEED", "true in development", "Seed a demo studio, game and coin once, and print their keys."},
+	{"REWARDS_LOG_FORMAT", "auto", "auto (coloured text on a terminal, JSON otherwise), text or json."},
+	{"REWARDS_LOG_LEVEL", "info", "debug, info, warn or error."},
+	{"REWARDS_MAX_BODY_BYTES", "8388608", "Hard cap on any request body, multipart included; JSON operations allow 1 MiB."},
+	{"REWARDS_SHUTDOWN_TIMEOUT", "15s", "How long in-flight requests get to finish on SIGINT/SIGTERM."},
+}
+
+// LoadConfig reads the configuration from getenv (os.Getenv in production use).
+func LoadConfig(getenv func(string) string) (Config, error) {
+	get := func(name, def string) string {
+		if v := strings.TrimSpace(getenv(name)); v != "" {
+			return v
+		}
+		return def
+	}
+	c := Config{
+		Mode:        Mode(get("REWARDS_MODE", string(Development))),
+		HTTPAddr:    get("REWARDS_HTTP_ADDR", ":8080"),
+		DatabaseURL: get("DATABASE_URL", ""),
+		DataDir:     get("REWARDS_DATA_DIR", ".data"),
+		AdminToken:  get("REWARDS_ADMIN_TOKEN", ""),
+		Currency:    strings.ToUpper(get("REWARDS_CURRENCY", "INR")),
+		LiveHosts:   splitList(get("REWARDS_LIVE_HOSTS", "live.localhost")),
+		DevHosts:    splitList(get("REWARDS_DEV_HOSTS", "localhost,127.0.0.1,::1,dev.localhost")),
+		LogFormat:   get("REWARDS_LOG_FORMAT", "auto"),
+		LogLevel:    get("REWARDS_LOG_LEVEL", "info"),
+	}
+	var errs []string
+	if c.Mode != Development && c.Mode != Production {
+		errs = append(errs, fmt.Sprintf("REWARDS_MODE must be development or production, not %q", c.Mode))
+	}
+	if c.Currency != "INR" && c.Currency != "USD" {
+		errs = append(errs, fmt.Sprintf("REWARDS_CURRENCY must be INR or USD, not %q", c.Currency))
+	}
+	var err error
+	if c.DemoSeed, err = strconv.ParseBool(get("REWARDS_DEMO_SEED", strconv.FormatBool(c.Mode == Development))); err != nil {
+		errs = append(errs, "REWARDS_DEMO_SEED must be true or false")
+	}
+	if c.MaxBodyBytes, err = strconv.ParseInt(get("REWARDS_MAX_BODY_BYTES", "8388608"), 10, 64); err != nil || c.MaxBodyBytes < 1024 {
+		errs = append(errs, "REWARDS_MAX_BODY_BYTES must be a whole number of bytes, at least 1024")
+	}
+	if c.ShutdownTimeout, err = time.ParseDuration(get("REWARDS_SHUTDOWN_TIMEOUT", "15s")); err != nil {
+		errs = append(errs, "REWARDS_SHUTDOWN_TIMEOUT must be a duration such as 15s")
+	}
+	if c.Mode == Production {
+		if c.DatabaseURL == "" {
+			errs = append(errs, "DATABASE_URL is required in production mode")
+		}
+		if c.AdminToken == "" {
+			errs = append(errs, "REWARDS_ADMIN_TOKEN is required in production mode")
+		}
+		if c.DemoSeed {
+			errs = append(errs, "REWARDS_DEMO_SEED cannot be true in production mode")
+		}
+	}
+	if len(c.LiveHosts) == 0 || len(c.DevHosts) == 0 {
+		errs = append(errs, "REWARDS_LIVE_HOSTS and REWARDS_DEV_HOSTS must each name at least one host")
+	}
+	if len(errs) > 0 {
+		return Config{}, fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
+	}
+	return c, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, strings.ToLower(p))
+		}
+	}
+	return out
+}

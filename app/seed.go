@@ -1,0 +1,66 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/google/uuid"
+
+	"github.com/rewardsco/rewards/core/coins"
+	"github.com/rewardsco/rewards/core/studio"
+)
+
+// DemoCredentials are the demo tenant's ids and plaintext keys, kept in the data directory so
+// that every local run can print them (the database keeps only hashes).
+type DemoCredentials struct {
+	StudioID   uuid.UUID `json:"studioId"`
+	StudioName string    `json:"studioName"`
+	GameID     uuid.UUID `json:"gameId"`
+	GameName   string    `json:"gameName"`
+	CoinID     uuid.UUID `json:"coinId"`
+	CoinName   string    `json:"coinName"`
+	LiveKey    string    `json:"liveKey"`
+	TestKey    string    `json:"testKey"`
+}
+
+// SeedDemo creates the demo studio, game and coin once. Later calls return the credentials kept
+// in path, unless the database no longer has that game (a reset database), when it seeds again.
+func SeedDemo(ctx context.Context, svc Services, path string) (*DemoCredentials, error) {
+	if b, err := os.ReadFile(path); err == nil {
+		var demo DemoCredentials
+		if err := json.Unmarshal(b, &demo); err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		_, err := svc.Studios.GetGame(ctx, demo.GameID)
+		if err == nil {
+			return &demo, nil
+		}
+		if !errors.Is(err, studio.ErrGameNotFound) {
+			return nil, err
+		}
+	}
+	s, err := svc.Studios.CreateStudio(ctx, "Demo Studio")
+	if err != nil {
+		return nil, err
+	}
+	g, err := svc.Studios.CreateGame(ctx, studio.Game{StudioID: s.ID, Name: "Demo Game", StoreURL: "http://localhost:8080/store"})
+	if err != nil {
+		return nil, err
+	}
+	c, err := svc.Coins.CreateCoin(ctx, coins.Coin{GameID: g.ID, Name: "Demo Coins", ImageURL: "https://example.com/coin.png"})
+	if err != nil {
+		return nil, err
+	}
+	demo := &DemoCredentials{
+		StudioID: s.ID, StudioName: s.Name, GameID: g.ID, GameName: g.Name,
+		CoinID: c.ID, CoinName: c.Name, LiveKey: g.LiveKey, TestKey: g.TestKey,
+	}
+	b, _ := json.MarshalIndent(demo, "", "  ")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	return demo, nil
+}

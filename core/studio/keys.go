@@ -1,0 +1,61 @@
+package studio
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"strings"
+)
+
+const (
+	base62         = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	keyRandomChars = 32
+)
+
+// RandomBase62 returns n characters drawn uniformly from [0-9A-Za-z] by crypto/rand.
+func RandomBase62(n int) string {
+	out := make([]byte, 0, n)
+	buf := make([]byte, n*2)
+	for len(out) < n {
+		_, _ = rand.Read(buf) // crypto/rand.Read never fails on supported platforms.
+		for _, b := range buf {
+			// 248 = 4*62: rejecting bytes at or above it keeps every character equally likely.
+			if b < 248 && len(out) < n {
+				out = append(out, base62[b%62])
+			}
+		}
+	}
+	return string(out)
+}
+
+// keyPrefix is the visible environment marker of a key.
+func keyPrefix(env Environment) string { return "rk_" + string(env) + "_" }
+
+// NewAPIKey returns a fresh plaintext key for env and the hash to store.
+func NewAPIKey(env Environment) (plaintext string, hash []byte) {
+	plaintext = keyPrefix(env) + RandomBase62(keyRandomChars)
+	return plaintext, HashKey(plaintext)
+}
+
+// HashKey is the stored form of a key. Keys carry about 190 random bits, so a fast hash is
+// enough: there is nothing to brute-force.
+func HashKey(plaintext string) []byte {
+	sum := sha256.Sum256([]byte(plaintext))
+	return sum[:]
+}
+
+// wellFormedKey reports whether s has the shape of a key this service issues.
+func wellFormedKey(s string) bool {
+	rest, ok := strings.CutPrefix(s, keyPrefix(Live))
+	if !ok {
+		rest, ok = strings.CutPrefix(s, keyPrefix(Test))
+	}
+	if !ok || len(rest) != keyRandomChars {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		if !strings.ContainsRune(base62, rune(rest[i])) {
+			return false
+		}
+	}
+	return true
+}

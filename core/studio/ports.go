@@ -1,0 +1,31 @@
+package studio
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+)
+
+// Repo is the storage the studio module needs. Every method returns ErrStudioNotFound or
+// ErrGameNotFound where the row is missing.
+type Repo interface {
+	CreateStudio(ctx context.Context, name string) (Studio, error)
+	ListStudios(ctx context.Context) ([]Studio, error)
+	GetStudio(ctx context.Context, id uuid.UUID) (Studio, error)
+	CreateGame(ctx context.Context, g Game) (Game, error)
+	GetGame(ctx context.Context, id uuid.UUID) (Game, error)
+	// LockGame reads a game and holds its row lock until the transaction ends, so that key
+	// rotations of one game run one at a time.
+	LockGame(ctx context.Context, id uuid.UUID) (Game, error)
+	ListGames(ctx context.Context, studioID uuid.UUID) ([]Game, error)
+	InsertAPIKey(ctx context.Context, gameID uuid.UUID, env Environment, hash []byte) error
+	RevokeAPIKeys(ctx context.Context, gameID uuid.UUID, env Environment) error
+	// FindAPIKey returns ErrKeyUnknown when no key has the hash.
+	FindAPIKey(ctx context.Context, hash []byte) (KeyRecord, error)
+}
+
+// Store opens transactions over Repo. Repo() serves reads that need none.
+type Store interface {
+	InTx(ctx context.Context, fn func(Repo) error) error
+	Repo() Repo
+}

@@ -1,0 +1,129 @@
+package studio
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// Service holds the studio use cases.
+type Service struct {
+	store Store
+}
+
+// NewService returns a Service over store.
+func NewService(store Store) *Service { return &Service{store: store} }
+
+// CreateStudio onboards a studio.
+func (s *Service) CreateStudio(ctx context.Context, name string) (Studio, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return Studio{}, fmt.Errorf("%w: name must not be blank", ErrInvalid)
+	}
+	return s.store.Repo().CreateStudio(ctx, name)
+}
+
+// ListStudios returns every studio, oldest first.
+func (s *Service) ListStudios(ctx context.Context) ([]Studio, error) {
+	return s.store.Repo().ListStudios(ctx)
+}
+
+// GetStudio returns one studio.
+func (s *Service) GetStudio(ctx context.Context, id uuid.UUID) (Studio, error) {
+	return s.store.Repo().GetStudio(ctx, id)
+}
+
+// ListGames returns the games of a studio, oldest first.
+func (s *Service) ListGames(ctx context.Context, studioID uuid.UUID) ([]Game, error) {
+	if _, err := s.store.Repo().GetStudio(ctx, studioID); err != nil {
+		return nil, err
+	}
+	return s.store.Repo().ListGames(ctx, studioID)
+}
+
+// CreateGame adds a game to a studio and issues its live and test keys, returned in plaintext
+// only here.
+func (s *Service) CreateGame(ctx context.Context, g Game) (NewGame, error) {
+	g.Name = strings.TrimSpace(g.Name)
+	if g.Name == "" {
+		return NewGame{}, fmt.Errorf("%w: name must not be blank", ErrInvalid)
+	}
+	var out NewGame
+	err := s.store.InTx(ctx, func(r Repo) error {
+		if _, err := r.GetStudio(ctx, g.StudioID); err != nil {
+			return err
+		}
+		created, err := r.CreateGame(ctx, g)
+		if err != nil {
+			return fmt.Errorf("create game: %w", err)
+		}
+		out = NewGame{Game: created}
+		for _, env := range []Environment{Live, Test} {
+			plain, hash := NewAPIKey(env)
+			if err := r.InsertAPIKey(ctx, created.ID, env, hash); err != nil {
+				return fmt.Errorf("insert %s key: %w", env, err)
+			}
+			if env == Live {
+				out.LiveKey = plain
+			} else {
+				out.TestKey = plain
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// RotateKey revokes the game's current key of env and issues a new one, returned in plaintext
+// only here. The old key stops working as soon as the rotation commits.
+func (s *Service) RotateKey(ctx context.Context, gameID uuid.UUID, env Environment) (string, error) {
+	if !env.Valid() {
+		return "", fmt.Errorf("%w: environment must be live or test", ErrInvalid)
+	}
+	var plain string
+	err := s.store.InTx(ctx, func(r Repo) error {
+		if _, err := r.LockGame(ctx, gameID); err != nil {
+			return err
+		}
+		if err := r.RevokeAPIKeys(ctx, gameID, env); err != nil {
+			return fmt.Errorf("revoke %s keys: %w", env, err)
+		}
+		var hash []byte
+		plain, hash = NewAPIKey(env)
+		return r.InsertAPIKey(ctx, gameID, env, hash)
+	})
+	return plain, err
+}
+
+// Authenticate resolves the x-api-key of a request that arrived on a host of hostEnv.
+// Each failure has its own error so the caller can tell a missing key, an unknown key, a
+// rotated-away key and a key of the other environment apart.
+func (s *Service) Authenticate(ctx context.Context, key string, hostEnv Environment) (Caller, error) {
+	if key == "" {
+		return Caller{}, ErrKeyMissing
+	}
+	if !wellFormedKey(key) {
+		return Caller{}, ErrKeyUnknown
+	}
+	// The lookup is by SHA-256 of the key, never by the key itself: whatever timing the index
+	// comparison shows depends on a hash the caller cannot steer, so it reveals nothing about
+	// any stored key.
+	rec, err := s.store.Repo().FindAPIKey(ctx, HashKey(key))
+	if err != nil {
+		return Caller{}, err
+	}
+	if rec.Revoked {
+		return Caller{}, ErrKeyRevoked
+	}
+	if rec.Environment != hostEnv {
+		return Caller{}, &WrongEnvironmentError{KeyEnvironment: rec.Environment}
+	}
+	return Caller{GameID: rec.GameID, StudioID: rec.StudioID, GameName: rec.GameName, Environment: rec.Environment}, nil
+}
+
+// GetGame returns one game.
+func (s *Service) GetGame(ctx context.Context, id uuid.UUID) (Game, error) {
+	return s.store.Repo().GetGame(ctx, id)
+}

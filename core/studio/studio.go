@@ -1,0 +1,64 @@
+// Package studio owns the tenants of the platform: studios, their games, and the API keys that
+// identify a game and one of its two environments on every call.
+package studio
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Environment is one of a game's two isolated data planes. All player, coin, order, wallet and
+// webhook data is scoped to a (game, environment) pair.
+type Environment string
+
+const (
+	// Live is production traffic, served on the live hosts with rk_live_ keys.
+	Live Environment = "live"
+	// Test is integration traffic, served on the development hosts with rk_test_ keys.
+	Test Environment = "test"
+)
+
+// Valid reports whether e is one of the two environments.
+func (e Environment) Valid() bool { return e == Live || e == Test }
+
+// Studio is a game developer onboarded by an operator.
+type Studio struct {
+	ID        uuid.UUID
+	Name      string
+	CreatedAt time.Time
+}
+
+// Game is one app of a studio. Its API keys identify it on every call.
+type Game struct {
+	ID        uuid.UUID
+	StudioID  uuid.UUID
+	Name      string
+	StoreURL  string
+	CreatedAt time.Time
+}
+
+// NewGame is a game together with the plaintext keys issued at its creation. The plaintext keys
+// exist only in this value; storage keeps hashes.
+type NewGame struct {
+	Game
+	LiveKey string
+	TestKey string
+}
+
+// Caller is who an authenticated API key says is calling: a game in one environment.
+type Caller struct {
+	GameID      uuid.UUID
+	StudioID    uuid.UUID
+	GameName    string
+	Environment Environment
+}
+
+// KeyRecord is what storage knows of a key found by its hash.
+type KeyRecord struct {
+	GameID      uuid.UUID
+	StudioID    uuid.UUID
+	GameName    string
+	Environment Environment
+	Revoked     bool
+}

@@ -1,0 +1,32 @@
+-- name: StudioCreate :one
+INSERT INTO studios (name) VALUES ($1) RETURNING *;
+
+-- name: StudioList :many
+SELECT * FROM studios ORDER BY created_at, id;
+
+-- name: StudioGet :one
+SELECT * FROM studios WHERE id = $1;
+
+-- name: StudioCreateGame :one
+INSERT INTO games (studio_id, name, store_url) VALUES ($1, $2, $3) RETURNING *;
+
+-- name: StudioGetGame :one
+SELECT * FROM games WHERE id = $1;
+
+-- name: StudioLockGame :one
+SELECT * FROM games WHERE id = $1 FOR UPDATE;
+
+-- name: StudioListGames :many
+SELECT * FROM games WHERE studio_id = $1 ORDER BY created_at, id;
+
+-- name: StudioInsertAPIKey :exec
+INSERT INTO api_keys (game_id, environment, key_hash) VALUES ($1, $2, $3);
+
+-- name: StudioRevokeAPIKeys :exec
+UPDATE api_keys SET revoked_at = now()
+WHERE game_id = $1 AND environment = $2 AND revoked_at IS NULL;
+
+-- name: StudioFindAPIKey :one
+SELECT k.environment, k.revoked_at, g.id AS game_id, g.studio_id, g.name AS game_name
+FROM api_keys k JOIN games g ON g.id = k.game_id
+WHERE k.key_hash = $1;
