@@ -1,0 +1,197 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rewardsco/rewards/adapters/httpapi"
+	"github.com/rewardsco/rewards/adapters/postgres"
+	"github.com/rewardsco/rewards/adapters/postgres/pgtest"
+	"github.com/rewardsco/rewards/app"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+const adminToken = "test-admin-token"
+
+type testAPI struct {
+	t   *testing.T
+	srv *httptest.Server
+}
+
+func setup(t *testing.T) *testAPI {
+	t.Helper()
+	pool := pgtest.Pool(t)
+	svc := app.NewServices(postgres.NewStore(pool))
+	handler, _ := httpapi.New(httpapi.Deps{
+		Log:        slog.New(slog.DiscardHandler),
+		Studios:    svc.Studios,
+		Coins:      svc.Coins,
+		Hosts:      httpapi.Hosts{Live: []string{"live.localhost"}, Dev: []string{"localhost", "127.0.0.1"}},
+		AdminToken: adminToken,
+		Ready:      func(ctx context.Context) error { return pool.Ping(ctx) },
+	})
+	srv := httptest.NewServer(handler)
+	t.Cleanup(srv.Close)
+	return &testAPI{t: t, srv: srv}
+}
+
+type response struct {
+	Status int
+	Header http.Header
+	Body   map[string]any
+	Raw    []byte
+}
+
+func (a *testAPI) do(method, path, host string, headers map[string]string, body string) response {
+	a.t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, a.srv.URL+path, rd)
+	require.NoError(a.t, err)
+	if host != "" {
+		req.Host = host
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(a.t, err)
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	require.NoError(a.t, err)
+	out := response{Status: res.StatusCode, Header: res.Header, Raw: raw}
+	if bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) {
+		require.NoError(a.t, json.Unmarshal(raw, &out.Body), string(raw))
+	}
+	return out
+}
+
+func (a *testAPI) admin(method, path, body string) response {
+	return a.do(method, path, "", map[string]string{"Authorization": "Bearer " + adminToken}, body)
+}
+
+func requireError(t *testing.T, r response, status int, code string) {
+	t.Helper()
+	require.Equal(t, status, r.Status, string(r.Raw))
+	require.Equal(t, float64(status), r.Body["statusCode"], string(r.Raw))
+	require.Equal(t, http.StatusText(status), r.Body["error"])
+	require.Equal(t, code, r.Body["code"], string(r.Raw))
+	require.NotEmpty(t, r.Body["message"])
+	require.Equal(t, r.Header.Get("x-request-id"), r.Body["requestId"])
+}
+
+func TestOpenAPIDocumentIsCommittedAndFresh(t *testing.T) {
+	t.Parallel()
+	want, err := httpapi.OpenAPIYAML()
+	require.NoError(t, err)
+	got, err := os.ReadFile("openapi.yaml")
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(got), "adapters/httpapi/openapi.yaml is stale: run `go tool task generate`")
+}
+
+func TestEveryOperationIsDocumented(t *testing.T) {
+	t.Parallel()
+	_, api := httpapi.New(httpapi.Deps{})
+	for path, item := range api.OpenAPI().Paths {
+		for _, op := range []*huma.Operation{item.Get, item.Post, item.Put, item.Patch, item.Delete} {
+			if op == nil {
+				continue
+			}
+			require.NotEmpty(t, op.OperationID, path)
+			require.NotEmpty(t, op.Summary, op.OperationID)
+			require.NotEmpty(t, op.Description, op.OperationID)
+			require.NotEmpty(t, op.Tags, op.OperationID)
+			if !strings.HasPrefix(path, "/healthz") && !strings.HasPrefix(path, "/readyz") {
+				require.NotEmpty(t, op.Security, "%s declares no security", op.OperationID)
+			}
+		}
+	}
+}
+
+func TestErrorModel(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+
+	r := a.admin("POST", "/admin/v1/studios", `{"name":"x","isAdmin":true}`)
+	requireError(t, r, 400, "VALIDATION_FAILED")
+	require.Equal(t, "body.isAdmin", r.Body["details"].([]any)[0].(map[string]any)["location"])
+
+	r = a.admin("POST", "/admin/v1/studios", `{"name":""}`)
+	requireError(t, r, 400, "VALIDATION_FAILED")
+	require.Equal(t, "body.name", r.Body["details"].([]any)[0].(map[string]any)["location"])
+
+	requireError(t, a.admin("POST", "/admin/v1/studios", `{"name":`), 400, "VALIDATION_FAILED")
+	requireError(t, a.admin("GET", "/admin/v1/studios/not-a-uuid", ""), 400, "VALIDATION_FAILED")
+	requireError(t, a.admin("GET", "/admin/v1/studios/00000000-0000-4000-8000-000000000000", ""), 404, "STUDIO_NOT_FOUND")
+	requireError(t, a.do("GET", "/no/such/route", "", nil, ""), 404, "ROUTE_NOT_FOUND")
+	requireError(t, a.do("DELETE", "/coins", "", nil, ""), 405, "METHOD_NOT_ALLOWED")
+	requireError(t, a.admin("POST", "/admin/v1/studios", `{"name":"`+strings.Repeat("a", 2<<20)+`"}`), 413, "BODY_TOO_LARGE")
+	requireError(t, a.do("GET", "/admin/v1/studios", "", nil, ""), 401, "OPERATOR_TOKEN_MISSING")
+	requireError(t, a.do("GET", "/admin/v1/studios", "", map[string]string{"Authorization": "Bearer nope"}, ""), 401, "OPERATOR_TOKEN_INVALID")
+
+	// Nothing was created by any of the bad requests.
+	r = a.admin("GET", "/admin/v1/studios", "")
+	require.Equal(t, 200, r.Status)
+	require.JSONEq(t, `[]`, string(r.Raw))
+}
+
+func TestRequestIDIsEchoedWhenValidAndGeneratedOtherwise(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	r := a.do("GET", "/healthz", "", map[string]string{"x-request-id": "abc-123"}, "")
+	require.Equal(t, "abc-123", r.Header.Get("x-request-id"))
+	r = a.do("GET", "/healthz", "", map[string]string{"x-request-id": "bad id with spaces"}, "")
+	require.NotEqual(t, "bad id with spaces", r.Header.Get("x-request-id"))
+	require.NotEmpty(t, r.Header.Get("x-request-id"))
+}
+
+func TestAPIKeyAuthentication(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	st := a.admin("POST", "/admin/v1/studios", `{"name":"Pixel Forge"}`)
+	require.Equal(t, 201, st.Status, string(st.Raw))
+	g := a.admin("POST", "/admin/v1/studios/"+st.Body["id"].(string)+"/games", `{"name":"Tower Tactics"}`)
+	require.Equal(t, 201, g.Status, string(g.Raw))
+	keys := g.Body["apiKeys"].(map[string]any)
+	live, test := keys["live"].(string), keys["test"].(string)
+	gameID := g.Body["id"].(string)
+
+	coin := a.admin("POST", "/admin/v1/games/"+gameID+"/coins", `{"name":"Gems","imageUrl":"https://cdn.example.com/gem.png"}`)
+	require.Equal(t, 201, coin.Status, string(coin.Raw))
+
+	r := a.do("GET", "/coins", "localhost", map[string]string{"x-api-key": test}, "")
+	require.Equal(t, 200, r.Status, string(r.Raw))
+	require.JSONEq(t, `[{"id":"`+coin.Body["id"].(string)+`","name":"Gems","url":"https://cdn.example.com/gem.png"}]`, string(r.Raw))
+	require.Equal(t, 200, a.do("GET", "/coins", "live.localhost:443", map[string]string{"x-api-key": live}, "").Status)
+
+	requireError(t, a.do("GET", "/coins", "localhost", nil, ""), 401, "API_KEY_MISSING")
+	requireError(t, a.do("GET", "/coins", "localhost", map[string]string{"x-api-key": "rk_test_00000000000000000000000000000000"}, ""), 401, "API_KEY_UNKNOWN")
+	r = a.do("GET", "/coins", "localhost", map[string]string{"x-api-key": live}, "")
+	requireError(t, r, 401, "API_KEY_WRONG_ENVIRONMENT")
+	require.Contains(t, r.Body["message"], "live environment")
+	requireError(t, a.do("GET", "/coins", "evil.example", map[string]string{"x-api-key": test}, ""), 421, "UNKNOWN_HOST")
+
+	rot := a.admin("POST", "/admin/v1/games/"+gameID+"/api-keys/test/rotate", "")
+	require.Equal(t, 201, rot.Status, string(rot.Raw))
+	requireError(t, a.do("GET", "/coins", "localhost", map[string]string{"x-api-key": test}, ""), 401, "API_KEY_REVOKED")
+	require.Equal(t, 200, a.do("GET", "/coins", "localhost", map[string]string{"x-api-key": rot.Body["apiKey"].(string)}, "").Status)
+	// Rotating the test key leaves the live key alone.
+	require.Equal(t, 200, a.do("GET", "/coins", "live.localhost", map[string]string{"x-api-key": live}, "").Status)
+}

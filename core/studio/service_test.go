@@ -1,0 +1,112 @@
+package studio_test
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rewardsco/rewards/core/studio"
+)
+
+type bundle struct {
+	svc  *studio.Service
+	game studio.NewGame
+}
+
+func setup(t *testing.T) bundle {
+	t.Helper()
+	svc := studio.NewService(newMemStore())
+	ctx := context.Background()
+	s, err := svc.CreateStudio(ctx, "Pixel Forge")
+	require.NoError(t, err)
+	g, err := svc.CreateGame(ctx, studio.Game{StudioID: s.ID, Name: "Tower Tactics"})
+	require.NoError(t, err)
+	return bundle{svc: svc, game: g}
+}
+
+func TestCreateGameIssuesOneKeyPerEnvironment(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	require.Regexp(t, regexp.MustCompile(`^rk_live_[0-9A-Za-z]{32}$`), b.game.LiveKey)
+	require.Regexp(t, regexp.MustCompile(`^rk_test_[0-9A-Za-z]{32}$`), b.game.TestKey)
+	require.NotEqual(t, b.game.LiveKey[8:], b.game.TestKey[8:])
+}
+
+func TestCreateGameRejectsUnknownStudioAndBlankName(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, err := b.svc.CreateGame(context.Background(), studio.Game{StudioID: uuid.New(), Name: "x"})
+	require.ErrorIs(t, err, studio.ErrStudioNotFound)
+	_, err = b.svc.CreateGame(context.Background(), studio.Game{StudioID: b.game.StudioID, Name: "  "})
+	require.ErrorIs(t, err, studio.ErrInvalid)
+}
+
+func TestAuthenticate(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	rotatedAway := b.game.TestKey
+	newTest, err := b.svc.RotateKey(ctx, b.game.ID, studio.Test)
+	require.NoError(t, err)
+
+	tests := []struct {
+		name    string
+		key     string
+		host    studio.Environment
+		wantErr error
+		wantEnv studio.Environment // for a wrong-environment error
+	}{
+		{name: "live key on live host", key: b.game.LiveKey, host: studio.Live},
+		{name: "new test key on dev host", key: newTest, host: studio.Test},
+		{name: "missing", key: "", host: studio.Test, wantErr: studio.ErrKeyMissing},
+		{name: "malformed", key: "hello", host: studio.Test, wantErr: studio.ErrKeyUnknown},
+		{name: "well-formed but unknown", key: "rk_test_" + studio.RandomBase62(32), host: studio.Test, wantErr: studio.ErrKeyUnknown},
+		{name: "rotated away", key: rotatedAway, host: studio.Test, wantErr: studio.ErrKeyRevoked},
+		{name: "live key on dev host", key: b.game.LiveKey, host: studio.Test, wantEnv: studio.Live},
+		{name: "test key on live host", key: newTest, host: studio.Live, wantEnv: studio.Test},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			caller, err := b.svc.Authenticate(ctx, tt.key, tt.host)
+			var wrongEnv *studio.WrongEnvironmentError
+			switch {
+			case tt.wantErr != nil:
+				require.ErrorIs(t, err, tt.wantErr)
+			case tt.wantEnv != "":
+				require.True(t, errors.As(err, &wrongEnv), "got %v", err)
+				require.Equal(t, tt.wantEnv, wrongEnv.KeyEnvironment)
+			default:
+				require.NoError(t, err)
+				require.Equal(t, b.game.ID, caller.GameID)
+				require.Equal(t, b.game.StudioID, caller.StudioID)
+				require.Equal(t, tt.host, caller.Environment)
+			}
+		})
+	}
+}
+
+func TestRotateKeyRejectsUnknownEnvironmentAndGame(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, err := b.svc.RotateKey(context.Background(), b.game.ID, "staging")
+	require.ErrorIs(t, err, studio.ErrInvalid)
+	_, err = b.svc.RotateKey(context.Background(), uuid.New(), studio.Live)
+	require.ErrorIs(t, err, studio.ErrGameNotFound)
+}
+
+func TestRandomBase62(t *testing.T) {
+	t.Parallel()
+	seen := map[string]bool{}
+	for i := 0; i < 1000; i++ {
+		s := studio.RandomBase62(32)
+		require.Len(t, s, 32)
+		require.Regexp(t, `^[0-9A-Za-z]+$`, s)
+		require.False(t, seen[s])
+		seen[s] = true
+	}
+}
