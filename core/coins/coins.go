@@ -1,15 +1,14 @@
 // Package coins owns a game's coins: their definitions and, per (player, coin), the ledger of
-// balances that studios credit and debit.
+// balances that studios credit and debit. Every balance change writes, in one transaction, the
+// balance, an append-only journal entry and the coin event that webhooks deliver.
 package coins
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/rewardsco/rewards/core/studio"
 )
 
 // Coin is a currency a game gives its players.
@@ -21,45 +20,112 @@ type Coin struct {
 	CreatedAt time.Time
 }
 
-var (
-	// ErrCoinNotFound means the coin does not exist or belongs to another game.
-	ErrCoinNotFound = errors.New("coin not found")
-	// ErrInvalid wraps a rule broken by the caller's input.
-	ErrInvalid = errors.New("invalid input")
+// TxType is the direction of a journal entry.
+type TxType string
+
+const (
+	// Credit adds coins.
+	Credit TxType = "CREDIT"
+	// Debit removes coins.
+	Debit TxType = "DEBIT"
 )
 
-// Repo is the storage the coins module needs.
-type Repo interface {
-	CreateCoin(ctx context.Context, c Coin) (Coin, error)
-	ListCoins(ctx context.Context, gameID uuid.UUID) ([]Coin, error)
-	// GetCoin returns ErrCoinNotFound unless the coin exists and belongs to gameID.
-	GetCoin(ctx context.Context, gameID, coinID uuid.UUID) (Coin, error)
+// Default reasons of the studio's own distribute and deduct calls.
+const (
+	ReasonGameCredit = "GAME_CREDIT"
+	ReasonGameDebit  = "GAME_DEBIT"
+)
+
+// Limits of a movement.
+const (
+	MinAmount         = 1
+	MaxAmount         = 1_000_000_000
+	MaxReferenceIDLen = 128
+	MaxDescriptionLen = 256
+)
+
+// EventType is what a coin event tells a studio.
+type EventType string
+
+// The coin event types.
+const (
+	EventCredited EventType = "COINS_CREDITED"
+	EventDebited  EventType = "COINS_DEBITED"
+	EventRefunded EventType = "COINS_REFUNDED"
+)
+
+// Movement is a request to credit or debit a player's coins.
+type Movement struct {
+	GameID      uuid.UUID
+	Environment studio.Environment
+	PlayerID    uuid.UUID
+	// UserUUID identifies the player to the studio in the coin event: its studio uuid, or the
+	// player id where it has none.
+	UserUUID    string
+	CoinID      uuid.UUID
+	Amount      int64
+	Reason      string
+	ReferenceID string
+	Description string
+	// Metadata is a JSON object kept with the journal entry, or nil.
+	Metadata []byte
+	// IdempotencyKey, when set, makes the movement happen at most once; RequestHash is the
+	// fingerprint of the request it belongs to.
+	IdempotencyKey string
+	RequestHash    []byte
 }
 
-// Store opens transactions over Repo. Repo() serves reads that need none.
-type Store interface {
-	InTx(ctx context.Context, fn func(Repo) error) error
-	Repo() Repo
+// Transaction is one journal entry.
+type Transaction struct {
+	ID           uuid.UUID `json:"id"`
+	GameID       uuid.UUID `json:"gameId"`
+	Environment  string    `json:"environment"`
+	PlayerID     uuid.UUID `json:"playerId"`
+	CoinID       uuid.UUID `json:"coinId"`
+	Type         TxType    `json:"type"`
+	Amount       int64     `json:"amount"`
+	BalanceAfter int64     `json:"balanceAfter"`
+	Reason       string    `json:"reason"`
+	ReferenceID  string    `json:"referenceId"`
+	Description  string    `json:"description"`
+	Metadata     []byte    `json:"metadata,omitempty"`
+	CreatedAt    time.Time `json:"createdAt"`
 }
 
-// Service holds the coin use cases.
-type Service struct {
-	store Store
+// Event is the coin event of one balance change, delivered to the studio by webhooks.
+type Event struct {
+	ID            uuid.UUID
+	GameID        uuid.UUID
+	Environment   studio.Environment
+	TransactionID uuid.UUID
+	Type          EventType
+	Reason        string
+	PlayerID      uuid.UUID
+	UserUUID      string
+	CoinID        uuid.UUID
+	Delta         int64
+	NewBalance    int64
+	ReferenceID   string
+	CreatedAt     time.Time
 }
 
-// NewService returns a Service over store.
-func NewService(store Store) *Service { return &Service{store: store} }
-
-// CreateCoin defines a new coin for a game. The caller has checked that the game exists.
-func (s *Service) CreateCoin(ctx context.Context, c Coin) (Coin, error) {
-	c.Name = strings.TrimSpace(c.Name)
-	if c.Name == "" {
-		return Coin{}, fmt.Errorf("%w: name must not be blank", ErrInvalid)
-	}
-	return s.store.Repo().CreateCoin(ctx, c)
+// Fund is a player's holding of one coin.
+type Fund struct {
+	Coin           Coin
+	Balance        int64
+	LifetimeEarned int64
+	LifetimeSpent  int64
 }
 
-// ListCoins returns the coins of a game, oldest first.
-func (s *Service) ListCoins(ctx context.Context, gameID uuid.UUID) ([]Coin, error) {
-	return s.store.Repo().ListCoins(ctx, gameID)
+// History is a page of a player's journal for one coin with its summary.
+type History struct {
+	Coin           Coin
+	CurrentBalance int64
+	LifetimeEarned int64
+	LifetimeSpent  int64
+	// Savings is the money value of rewards bought with this coin, in the deployment currency,
+	// as a decimal string.
+	Savings      string
+	Transactions []Transaction
+	Total        int64
 }

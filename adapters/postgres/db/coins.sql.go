@@ -7,9 +7,27 @@ package db
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 )
+
+const coinsCountTransactions = `-- name: CoinsCountTransactions :one
+SELECT count(*) FROM coin_transactions
+WHERE player_id = $1 AND ($2::uuid IS NULL OR coin_id = $2)
+`
+
+type CoinsCountTransactionsParams struct {
+	PlayerID uuid.UUID
+	CoinID   *uuid.UUID
+}
+
+func (q *Queries) CoinsCountTransactions(ctx context.Context, arg CoinsCountTransactionsParams) (int64, error) {
+	row := q.db.QueryRow(ctx, coinsCountTransactions, arg.PlayerID, arg.CoinID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
 
 const coinsCreate = `-- name: CoinsCreate :one
 INSERT INTO coins (game_id, name, image_url) VALUES ($1, $2, $3) RETURNING id, game_id, name, image_url, created_at
@@ -34,6 +52,118 @@ func (q *Queries) CoinsCreate(ctx context.Context, arg CoinsCreateParams) (Coin,
 	return i, err
 }
 
+const coinsCredit = `-- name: CoinsCredit :one
+INSERT INTO balances (player_id, coin_id, balance, lifetime_earned)
+VALUES ($1, $2, $3::bigint, $3::bigint)
+ON CONFLICT (player_id, coin_id) DO UPDATE
+SET balance = balances.balance + EXCLUDED.balance,
+    lifetime_earned = balances.lifetime_earned + EXCLUDED.balance,
+    updated_at = now()
+RETURNING balance
+`
+
+type CoinsCreditParams struct {
+	PlayerID uuid.UUID
+	CoinID   uuid.UUID
+	Amount   int64
+}
+
+func (q *Queries) CoinsCredit(ctx context.Context, arg CoinsCreditParams) (int64, error) {
+	row := q.db.QueryRow(ctx, coinsCredit, arg.PlayerID, arg.CoinID, arg.Amount)
+	var balance int64
+	err := row.Scan(&balance)
+	return balance, err
+}
+
+const coinsDebit = `-- name: CoinsDebit :one
+UPDATE balances
+SET balance = balance - $1::bigint, lifetime_spent = lifetime_spent + $1::bigint, updated_at = now()
+WHERE player_id = $2 AND coin_id = $3 AND balance >= $1::bigint
+RETURNING balance
+`
+
+type CoinsDebitParams struct {
+	Amount   int64
+	PlayerID uuid.UUID
+	CoinID   uuid.UUID
+}
+
+func (q *Queries) CoinsDebit(ctx context.Context, arg CoinsDebitParams) (int64, error) {
+	row := q.db.QueryRow(ctx, coinsDebit, arg.Amount, arg.PlayerID, arg.CoinID)
+	var balance int64
+	err := row.Scan(&balance)
+	return balance, err
+}
+
+const coinsFirstCoin = `-- name: CoinsFirstCoin :one
+SELECT id, game_id, name, image_url, created_at FROM coins WHERE game_id = $1 ORDER BY created_at, id LIMIT 1
+`
+
+func (q *Queries) CoinsFirstCoin(ctx context.Context, gameID uuid.UUID) (Coin, error) {
+	row := q.db.QueryRow(ctx, coinsFirstCoin, gameID)
+	var i Coin
+	err := row.Scan(
+		&i.ID,
+		&i.GameID,
+		&i.Name,
+		&i.ImageUrl,
+		&i.CreatedAt,
+	)
+	return i, err
+}
+
+const coinsFunds = `-- name: CoinsFunds :many
+SELECT c.id, c.name, c.image_url,
+       coalesce(b.balance, 0)::bigint AS balance,
+       coalesce(b.lifetime_earned, 0)::bigint AS lifetime_earned,
+       coalesce(b.lifetime_spent, 0)::bigint AS lifetime_spent
+FROM coins c
+LEFT JOIN balances b ON b.coin_id = c.id AND b.player_id = $1
+WHERE c.game_id = $2
+ORDER BY c.created_at, c.id
+`
+
+type CoinsFundsParams struct {
+	PlayerID uuid.UUID
+	GameID   uuid.UUID
+}
+
+type CoinsFundsRow struct {
+	ID             uuid.UUID
+	Name           string
+	ImageUrl       string
+	Balance        int64
+	LifetimeEarned int64
+	LifetimeSpent  int64
+}
+
+func (q *Queries) CoinsFunds(ctx context.Context, arg CoinsFundsParams) ([]CoinsFundsRow, error) {
+	rows, err := q.db.Query(ctx, coinsFunds, arg.PlayerID, arg.GameID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CoinsFundsRow{}
+	for rows.Next() {
+		var i CoinsFundsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Name,
+			&i.ImageUrl,
+			&i.Balance,
+			&i.LifetimeEarned,
+			&i.LifetimeSpent,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const coinsGet = `-- name: CoinsGet :one
 SELECT id, game_id, name, image_url, created_at FROM coins WHERE id = $1 AND game_id = $2
 `
@@ -53,6 +183,91 @@ func (q *Queries) CoinsGet(ctx context.Context, arg CoinsGetParams) (Coin, error
 		&i.ImageUrl,
 		&i.CreatedAt,
 	)
+	return i, err
+}
+
+const coinsInsertEvent = `-- name: CoinsInsertEvent :one
+INSERT INTO coin_events (game_id, environment, transaction_id, event_type, reason, player_id, user_uuid,
+                         coin_id, delta, new_balance, reference_id)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+RETURNING id
+`
+
+type CoinsInsertEventParams struct {
+	GameID        uuid.UUID
+	Environment   string
+	TransactionID uuid.UUID
+	EventType     string
+	Reason        string
+	PlayerID      uuid.UUID
+	UserUuid      string
+	CoinID        uuid.UUID
+	Delta         int64
+	NewBalance    int64
+	ReferenceID   string
+}
+
+func (q *Queries) CoinsInsertEvent(ctx context.Context, arg CoinsInsertEventParams) (uuid.UUID, error) {
+	row := q.db.QueryRow(ctx, coinsInsertEvent,
+		arg.GameID,
+		arg.Environment,
+		arg.TransactionID,
+		arg.EventType,
+		arg.Reason,
+		arg.PlayerID,
+		arg.UserUuid,
+		arg.CoinID,
+		arg.Delta,
+		arg.NewBalance,
+		arg.ReferenceID,
+	)
+	var id uuid.UUID
+	err := row.Scan(&id)
+	return id, err
+}
+
+const coinsInsertTransaction = `-- name: CoinsInsertTransaction :one
+INSERT INTO coin_transactions (game_id, environment, player_id, coin_id, type, amount, balance_after,
+                               reason, reference_id, description, metadata)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+RETURNING id, created_at
+`
+
+type CoinsInsertTransactionParams struct {
+	GameID       uuid.UUID
+	Environment  string
+	PlayerID     uuid.UUID
+	CoinID       uuid.UUID
+	Type         string
+	Amount       int64
+	BalanceAfter int64
+	Reason       string
+	ReferenceID  string
+	Description  string
+	Metadata     []byte
+}
+
+type CoinsInsertTransactionRow struct {
+	ID        uuid.UUID
+	CreatedAt time.Time
+}
+
+func (q *Queries) CoinsInsertTransaction(ctx context.Context, arg CoinsInsertTransactionParams) (CoinsInsertTransactionRow, error) {
+	row := q.db.QueryRow(ctx, coinsInsertTransaction,
+		arg.GameID,
+		arg.Environment,
+		arg.PlayerID,
+		arg.CoinID,
+		arg.Type,
+		arg.Amount,
+		arg.BalanceAfter,
+		arg.Reason,
+		arg.ReferenceID,
+		arg.Description,
+		arg.Metadata,
+	)
+	var i CoinsInsertTransactionRow
+	err := row.Scan(&i.ID, &i.CreatedAt)
 	return i, err
 }
 
@@ -84,4 +299,75 @@ func (q *Queries) CoinsListByGame(ctx context.Context, gameID uuid.UUID) ([]Coin
 		return nil, err
 	}
 	return items, nil
+}
+
+const coinsListTransactions = `-- name: CoinsListTransactions :many
+SELECT id, game_id, environment, player_id, coin_id, type, amount, balance_after, reason, reference_id, description, metadata, money_value, created_at FROM coin_transactions
+WHERE player_id = $1 AND ($2::uuid IS NULL OR coin_id = $2)
+ORDER BY created_at DESC, id DESC
+LIMIT $4 OFFSET $3
+`
+
+type CoinsListTransactionsParams struct {
+	PlayerID uuid.UUID
+	CoinID   *uuid.UUID
+	Off      int32
+	Lim      int32
+}
+
+func (q *Queries) CoinsListTransactions(ctx context.Context, arg CoinsListTransactionsParams) ([]CoinTransaction, error) {
+	rows, err := q.db.Query(ctx, coinsListTransactions,
+		arg.PlayerID,
+		arg.CoinID,
+		arg.Off,
+		arg.Lim,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CoinTransaction{}
+	for rows.Next() {
+		var i CoinTransaction
+		if err := rows.Scan(
+			&i.ID,
+			&i.GameID,
+			&i.Environment,
+			&i.PlayerID,
+			&i.CoinID,
+			&i.Type,
+			&i.Amount,
+			&i.BalanceAfter,
+			&i.Reason,
+			&i.ReferenceID,
+			&i.Description,
+			&i.Metadata,
+			&i.MoneyValue,
+			&i.CreatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const coinsSavings = `-- name: CoinsSavings :one
+SELECT coalesce(sum(money_value), 0)::numeric(18, 2)::text AS savings FROM coin_transactions
+WHERE player_id = $1 AND coin_id = $2 AND type = 'DEBIT'
+`
+
+type CoinsSavingsParams struct {
+	PlayerID uuid.UUID
+	CoinID   uuid.UUID
+}
+
+func (q *Queries) CoinsSavings(ctx context.Context, arg CoinsSavingsParams) (string, error) {
+	row := q.db.QueryRow(ctx, coinsSavings, arg.PlayerID, arg.CoinID)
+	var savings string
+	err := row.Scan(&savings)
+	return savings, err
 }

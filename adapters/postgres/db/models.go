@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 type ApiKey struct {
@@ -19,6 +20,15 @@ type ApiKey struct {
 	RevokedAt   *time.Time
 }
 
+type Balance struct {
+	PlayerID       uuid.UUID
+	CoinID         uuid.UUID
+	Balance        int64
+	LifetimeEarned int64
+	LifetimeSpent  int64
+	UpdatedAt      time.Time
+}
+
 type Coin struct {
 	ID        uuid.UUID
 	GameID    uuid.UUID
@@ -27,12 +37,103 @@ type Coin struct {
 	CreatedAt time.Time
 }
 
+type CoinEvent struct {
+	ID            uuid.UUID
+	GameID        uuid.UUID
+	Environment   string
+	TransactionID uuid.UUID
+	EventType     string
+	Reason        string
+	PlayerID      uuid.UUID
+	UserUuid      string
+	CoinID        uuid.UUID
+	Delta         int64
+	NewBalance    int64
+	ReferenceID   string
+	CreatedAt     time.Time
+}
+
+type CoinTransaction struct {
+	ID           uuid.UUID
+	GameID       uuid.UUID
+	Environment  string
+	PlayerID     uuid.UUID
+	CoinID       uuid.UUID
+	Type         string
+	Amount       int64
+	BalanceAfter int64
+	Reason       string
+	ReferenceID  string
+	Description  string
+	Metadata     []byte
+	MoneyValue   pgtype.Numeric
+	CreatedAt    time.Time
+}
+
 type Game struct {
 	ID        uuid.UUID
 	StudioID  uuid.UUID
 	Name      string
 	StoreUrl  string
 	CreatedAt time.Time
+}
+
+type IdempotencyKey struct {
+	GameID      uuid.UUID
+	Environment string
+	Scope       string
+	Key         string
+	RequestHash []byte
+	State       string
+	Result      []byte
+	ErrorCode   string
+	LockedAt    time.Time
+	CreatedAt   time.Time
+}
+
+type OtpCode struct {
+	ID          uuid.UUID
+	GameID      uuid.UUID
+	Environment string
+	Phone       string
+	CodeHash    []byte
+	Attempts    int32
+	ExpiresAt   time.Time
+	UsedAt      *time.Time
+	CreatedAt   time.Time
+}
+
+type OtpFailure struct {
+	GameID      uuid.UUID
+	Environment string
+	Phone       string
+	FailedAt    time.Time
+}
+
+type Player struct {
+	ID              uuid.UUID
+	GameID          uuid.UUID
+	Environment     string
+	Uuid            *string
+	Phone           *string
+	Name            string
+	Email           string
+	ContactPhone    string
+	Addresses       []byte
+	PictureKey      string
+	IsBlocked       bool
+	CookieConsentAt *time.Time
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+}
+
+type StoreSetting struct {
+	GameID             uuid.UUID
+	RewardsEnabled     bool
+	GcommerceEnabled   bool
+	DefaultLandingPage string
+	Theme              []byte
+	UpdatedAt          time.Time
 }
 
 type Studio struct {

@@ -1,0 +1,62 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/rewardsco/rewards/adapters/postgres/db"
+	"github.com/rewardsco/rewards/core/idempotency"
+)
+
+var _ idempotency.Repo = (*Repos)(nil)
+
+// ClaimKey implements idempotency.Repo.
+func (r *Repos) ClaimKey(ctx context.Context, k idempotency.Key, hash []byte, staleBefore time.Time) (idempotency.Record, bool, error) {
+	claimed, err := r.q.IdempotencyClaim(ctx, db.IdempotencyClaimParams{
+		GameID: k.GameID, Environment: k.Environment, Scope: k.Scope, Key: k.Key, RequestHash: hash, StaleBefore: staleBefore,
+	})
+	if err == nil && claimed {
+		return idempotency.Record{}, true, nil
+	}
+	if err != nil && !isNoRows(err) {
+		return idempotency.Record{}, false, fmt.Errorf("claim idempotency key: %w", err)
+	}
+	row, err := r.q.IdempotencyGet(ctx, db.IdempotencyGetParams{GameID: k.GameID, Environment: k.Environment, Scope: k.Scope, Key: k.Key})
+	if isNoRows(err) {
+		// Released between our claim and this read: the caller may simply try again.
+		return idempotency.Record{}, false, fmt.Errorf("idempotency key vanished while claiming: %w", idempotency.ErrInProgress)
+	}
+	if err != nil {
+		return idempotency.Record{}, false, fmt.Errorf("read idempotency key: %w", err)
+	}
+	return idempotency.Record{RequestHash: row.RequestHash, Done: row.State == "done", Result: row.Result, ErrorCode: row.ErrorCode}, false, nil
+}
+
+// CompleteKey implements idempotency.Repo.
+func (r *Repos) CompleteKey(ctx context.Context, k idempotency.Key, result []byte, errorCode string) error {
+	err := r.q.IdempotencyComplete(ctx, db.IdempotencyCompleteParams{
+		GameID: k.GameID, Environment: k.Environment, Scope: k.Scope, Key: k.Key, Result: result, ErrorCode: errorCode,
+	})
+	if err != nil {
+		return fmt.Errorf("complete idempotency key: %w", err)
+	}
+	return nil
+}
+
+// ReleaseKey implements idempotency.Repo.
+func (r *Repos) ReleaseKey(ctx context.Context, k idempotency.Key) error {
+	if err := r.q.IdempotencyRelease(ctx, db.IdempotencyReleaseParams{GameID: k.GameID, Environment: k.Environment, Scope: k.Scope, Key: k.Key}); err != nil {
+		return fmt.Errorf("release idempotency key: %w", err)
+	}
+	return nil
+}
+
+// PurgeKeys implements idempotency.Repo.
+func (r *Repos) PurgeKeys(ctx context.Context, before time.Time) (int64, error) {
+	n, err := r.q.IdempotencyPurge(ctx, before)
+	if err != nil {
+		return 0, fmt.Errorf("purge idempotency keys: %w", err)
+	}
+	return n, nil
+}

@@ -1,0 +1,182 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rewardsco/rewards/adapters/postgres"
+	"github.com/rewardsco/rewards/adapters/postgres/pgtest"
+	"github.com/rewardsco/rewards/core/coins"
+	"github.com/rewardsco/rewards/core/idempotency"
+	"github.com/rewardsco/rewards/core/players"
+	"github.com/rewardsco/rewards/core/studio"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+type ledgerBundle struct {
+	pool   *pgxpool.Pool
+	coins  *coins.Service
+	caller studio.Caller
+	coin   coins.Coin
+	player players.Player
+}
+
+func setupLedger(t *testing.T) ledgerBundle {
+	t.Helper()
+	ctx := context.Background()
+	pool := pgtest.Pool(t)
+	store := postgres.NewStore(pool)
+	studios := studio.NewService(postgres.For[studio.Repo](store))
+	coinSvc := coins.NewService(postgres.For[coins.Repo](store))
+	playerSvc := players.NewService(postgres.For[players.Repo](store), players.Config{})
+	s, err := studios.CreateStudio(ctx, "Pixel Forge")
+	require.NoError(t, err)
+	g, err := studios.CreateGame(ctx, studio.Game{StudioID: s.ID, Name: "Tower Tactics"})
+	require.NoError(t, err)
+	c, err := coinSvc.CreateCoin(ctx, coins.Coin{GameID: g.ID, Name: "Gems", ImageURL: "https://cdn.example.com/gem.png"})
+	require.NoError(t, err)
+	caller := studio.Caller{GameID: g.ID, StudioID: s.ID, Environment: studio.Test}
+	p, err := playerSvc.CreateWithUUID(ctx, caller, "player-1")
+	require.NoError(t, err)
+	return ledgerBundle{pool: pool, coins: coinSvc, caller: caller, coin: c, player: p.Player}
+}
+
+func (b ledgerBundle) movement(amount int64) coins.Movement {
+	return coins.Movement{GameID: b.caller.GameID, Environment: b.caller.Environment, PlayerID: b.player.ID,
+		UserUUID: b.player.StudioRef(), CoinID: b.coin.ID, Amount: amount}
+}
+
+// requireJournalMatchesBalance checks the ledger invariant: the journal sums to the balance,
+// and there is one coin event per journal entry.
+func (b ledgerBundle) requireJournalMatchesBalance(t *testing.T) int64 {
+	t.Helper()
+	var balance, journal, entries, events int64
+	require.NoError(t, b.pool.QueryRow(context.Background(), `
+		SELECT (SELECT coalesce(sum(balance), 0) FROM balances WHERE player_id = $1),
+		       (SELECT coalesce(sum(CASE type WHEN 'CREDIT' THEN amount ELSE -amount END), 0) FROM coin_transactions WHERE player_id = $1),
+		       (SELECT count(*) FROM coin_transactions WHERE player_id = $1),
+		       (SELECT count(*) FROM coin_events WHERE player_id = $1)`, b.player.ID).Scan(&balance, &journal, &entries, &events))
+	require.Equal(t, balance, journal, "journal must sum to the balance")
+	require.Equal(t, entries, events, "one coin event per journal entry")
+	return balance
+}
+
+func TestConcurrentDeductsNeverOverdraw(t *testing.T) {
+	t.Parallel()
+	b := setupLedger(t)
+	ctx := context.Background()
+	_, _, err := b.coins.Distribute(ctx, b.movement(100))
+	require.NoError(t, err)
+
+	// 150 concurrent deducts of 1 against a balance of 100: exactly 100 succeed.
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	ok, insufficient := 0, 0
+	for i := 0; i < 150; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _, err := b.coins.Deduct(ctx, b.movement(1))
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				ok++
+			case errors.Is(err, coins.ErrInsufficientBalance):
+				insufficient++
+			default:
+				t.Errorf("unexpected error: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	require.Equal(t, 100, ok)
+	require.Equal(t, 50, insufficient)
+	require.Equal(t, int64(0), b.requireJournalMatchesBalance(t))
+}
+
+func TestConcurrentSameIdempotencyKeyMovesCoinsOnce(t *testing.T) {
+	t.Parallel()
+	b := setupLedger(t)
+	ctx := context.Background()
+	m := b.movement(25)
+	m.IdempotencyKey, m.RequestHash = "order-42", idempotency.HashRequest([]byte("same body"))
+
+	var wg sync.WaitGroup
+	results := make(chan error, 20)
+	txIDs := make(chan string, 20)
+	for i := 0; i < 20; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tx, _, err := b.coins.Distribute(ctx, m)
+			if err == nil {
+				txIDs <- tx.ID.String()
+			}
+			results <- err
+		}()
+	}
+	wg.Wait()
+	close(results)
+	close(txIDs)
+	for err := range results {
+		if err != nil {
+			require.ErrorIs(t, err, idempotency.ErrInProgress)
+		}
+	}
+	distinct := map[string]bool{}
+	for id := range txIDs {
+		distinct[id] = true
+	}
+	require.Len(t, distinct, 1, "every success must be the same transaction")
+	require.Equal(t, int64(25), b.requireJournalMatchesBalance(t))
+
+	// After the first finished: the same request replays, a different body is refused.
+	tx, replayed, err := b.coins.Distribute(ctx, m)
+	require.NoError(t, err)
+	require.True(t, replayed)
+	require.True(t, distinct[tx.ID.String()])
+	other := m
+	other.Amount, other.RequestHash = 26, idempotency.HashRequest([]byte("other body"))
+	_, _, err = b.coins.Distribute(ctx, other)
+	require.ErrorIs(t, err, idempotency.ErrKeyReused)
+	require.Equal(t, int64(25), b.requireJournalMatchesBalance(t))
+}
+
+func TestRefusedDeductIsReplayedUnderItsKey(t *testing.T) {
+	t.Parallel()
+	b := setupLedger(t)
+	ctx := context.Background()
+	m := b.movement(5)
+	m.IdempotencyKey, m.RequestHash = "deduct-1", idempotency.HashRequest([]byte("x"))
+	_, replayed, err := b.coins.Deduct(ctx, m)
+	require.ErrorIs(t, err, coins.ErrInsufficientBalance)
+	require.False(t, replayed)
+	_, _, err = b.coins.Distribute(ctx, b.movement(10))
+	require.NoError(t, err)
+	_, replayed, err = b.coins.Deduct(ctx, m)
+	require.ErrorIs(t, err, coins.ErrInsufficientBalance, "the first outcome is replayed")
+	require.True(t, replayed)
+	require.Equal(t, int64(10), b.requireJournalMatchesBalance(t))
+}
+
+func TestJournalIsAppendOnlyAndBalanceCannotGoNegative(t *testing.T) {
+	t.Parallel()
+	b := setupLedger(t)
+	ctx := context.Background()
+	_, _, err := b.coins.Distribute(ctx, b.movement(3))
+	require.NoError(t, err)
+	_, err = b.pool.Exec(ctx, `UPDATE coin_transactions SET amount = 1000`)
+	require.ErrorContains(t, err, "append-only")
+	_, err = b.pool.Exec(ctx, `DELETE FROM coin_transactions`)
+	require.ErrorContains(t, err, "append-only")
+	_, err = b.pool.Exec(ctx, `UPDATE balances SET balance = -1, lifetime_spent = lifetime_earned + 1`)
+	require.ErrorContains(t, err, "check constraint")
+}

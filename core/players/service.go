@@ -1,0 +1,375 @@
+package players
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/rewardsco/rewards/core/studio"
+)
+
+// Config holds the players module's secrets and collaborators.
+type Config struct {
+	// TokenKey signs player tokens (HMAC-SHA256).
+	TokenKey []byte
+	// OTPKey keys the hash under which codes are stored.
+	OTPKey []byte
+	// TokenTTL is a token's lifetime.
+	TokenTTL time.Duration
+	Sender   OTPSender
+	Files    FileStorage
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Service holds the player use cases.
+type Service struct {
+	store Store
+	cfg   Config
+	now   func() time.Time
+}
+
+// NewService returns a Service over store.
+func NewService(store Store, cfg Config) *Service {
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{store: store, cfg: cfg, now: now}
+}
+
+func scopeOf(c studio.Caller) Scope { return Scope{GameID: c.GameID, Environment: c.Environment} }
+
+func validUUID(u string) bool { return len(u) >= 1 && len(u) <= 128 && strings.TrimSpace(u) == u }
+
+// CreateWithUUID creates a player with the studio's uuid, or returns the existing one.
+func (s *Service) CreateWithUUID(ctx context.Context, c studio.Caller, uuid string) (Created, error) {
+	if !validUUID(uuid) {
+		return Created{}, invalid("uuid must be 1 to 128 characters without surrounding spaces")
+	}
+	return s.store.Repo().CreateWithUUID(ctx, scopeOf(c), uuid)
+}
+
+// CreateBulk creates players for every uuid (at most MaxBulkUUIDs, duplicates counted once),
+// returning each with whether it was created.
+func (s *Service) CreateBulk(ctx context.Context, c studio.Caller, uuids []string) ([]Created, error) {
+	if len(uuids) == 0 || len(uuids) > MaxBulkUUIDs {
+		return nil, invalid("uuids must hold 1 to %d items", MaxBulkUUIDs)
+	}
+	seen := make(map[string]bool, len(uuids))
+	var unique []string
+	for i, u := range uuids {
+		if !validUUID(u) {
+			return nil, invalid("uuids[%d] must be 1 to 128 characters without surrounding spaces", i)
+		}
+		if !seen[u] {
+			seen[u] = true
+			unique = append(unique, u)
+		}
+	}
+	out := make([]Created, 0, len(unique))
+	err := s.store.InTx(ctx, func(r Repo) error {
+		out = out[:0]
+		for _, u := range unique {
+			p, err := r.CreateWithUUID(ctx, scopeOf(c), u)
+			if err != nil {
+				return err
+			}
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// FederatedLogin issues a token for the player the studio knows by uuid.
+func (s *Service) FederatedLogin(ctx context.Context, c studio.Caller, uuid string) (Token, error) {
+	if !validUUID(uuid) {
+		return Token{}, invalid("uuid must be 1 to 128 characters without surrounding spaces")
+	}
+	p, err := s.store.Repo().GetByUUID(ctx, scopeOf(c), uuid)
+	if err != nil {
+		return Token{}, err
+	}
+	if p.IsBlocked {
+		return Token{}, ErrPlayerDisabled
+	}
+	return s.issueToken(p)
+}
+
+func (s *Service) otpHash(sc Scope, phone, code string) []byte {
+	m := hmac.New(sha256.New, s.cfg.OTPKey)
+	fmt.Fprintf(m, "%s|%s|%s|%s", sc.GameID, sc.Environment, phone, code)
+	return m.Sum(nil)
+}
+
+// RequestOTP sends a fresh code to phone, within the limits: one send per 30 s and five per
+// hour per phone. The code is stored only as a keyed hash.
+func (s *Service) RequestOTP(ctx context.Context, c studio.Caller, phone string) (OTPSent, error) {
+	if !ValidPhone(phone) {
+		return OTPSent{}, invalid("phone must be E.164, e.g. +919876543210")
+	}
+	sc := scopeOf(c)
+	if p, err := s.store.Repo().GetByPhone(ctx, sc, phone); err == nil && p.IsBlocked {
+		return OTPSent{}, ErrPlayerDisabled
+	} else if err != nil && !errors.Is(err, ErrPlayerNotFound) {
+		return OTPSent{}, err
+	}
+	n, err := rand.Int(rand.Reader, big.NewInt(1_000_000))
+	if err != nil {
+		return OTPSent{}, err
+	}
+	code := fmt.Sprintf("%06d", n.Int64())
+	now := s.now()
+	err = s.store.InTx(ctx, func(r Repo) error {
+		if err := r.LockPhone(ctx, sc, phone); err != nil {
+			return err
+		}
+		stats, err := r.OTPSendStats(ctx, sc, phone, now.Add(-time.Hour))
+		if err != nil {
+			return err
+		}
+		if stats.Sent > 0 && now.Sub(stats.LastSentAt) < OTPResendGap {
+			return resendTooSoon(OTPResendGap - now.Sub(stats.LastSentAt))
+		}
+		if stats.Sent >= OTPMaxSendsHour {
+			return rateLimited(stats.FirstSentAt.Add(time.Hour).Sub(now), "OTP sends")
+		}
+		return r.InsertOTP(ctx, sc, phone, s.otpHash(sc, phone, code), now.Add(OTPLifetime), now)
+	})
+	if err != nil {
+		return OTPSent{}, err
+	}
+	msg := fmt.Sprintf("%s is your login code. It expires in 5 minutes. Do not share it.", code)
+	if err := s.cfg.Sender.SendOTP(ctx, phone, msg); err != nil {
+		return OTPSent{}, fmt.Errorf("%w: %v", ErrSMSFailed, err)
+	}
+	return OTPSent{ExpiresIn: OTPLifetime, ResendAfter: OTPResendGap}, nil
+}
+
+// Login checks a code and issues a token; the first successful login of a phone creates its
+// player. A code dies after 5 wrong tries, on expiry and once used; a phone gets at most 10
+// failed checks an hour.
+func (s *Service) Login(ctx context.Context, c studio.Caller, phone, code string) (Token, error) {
+	if !ValidPhone(phone) {
+		return Token{}, invalid("phone must be E.164, e.g. +919876543210")
+	}
+	if !otpPattern.MatchString(code) {
+		return Token{}, invalid("otp must be 6 digits")
+	}
+	sc := scopeOf(c)
+	now := s.now()
+	var player Player
+	var outcome error // the login's refusal, committed with the failure it records
+	err := s.store.InTx(ctx, func(r Repo) error {
+		if err := r.LockPhone(ctx, sc, phone); err != nil {
+			return err
+		}
+		failures, err := r.CountOTPFailures(ctx, sc, phone, now.Add(-time.Hour))
+		if err != nil {
+			return err
+		}
+		if failures >= OTPMaxFailureHour {
+			outcome = rateLimited(time.Hour, "failed OTP checks")
+			return nil
+		}
+		otp, err := r.LatestOTP(ctx, sc, phone)
+		if err != nil {
+			return err
+		}
+		switch {
+		case otp.Used:
+			outcome = ErrOTPUsed
+			return nil
+		case otp.Attempts >= OTPMaxAttempts:
+			outcome = ErrOTPExhausted
+			return nil
+		case !now.Before(otp.ExpiresAt):
+			outcome = ErrOTPExpired
+			return nil
+		}
+		if !hmac.Equal(otp.Hash, s.otpHash(sc, phone, code)) {
+			outcome = ErrOTPInvalid
+			return r.OTPFailed(ctx, sc, phone, otp.ID, now)
+		}
+		if err := r.OTPUsed(ctx, otp.ID); err != nil {
+			return err
+		}
+		player, err = r.GetOrCreateByPhone(ctx, sc, phone)
+		return err
+	})
+	if err != nil {
+		return Token{}, err
+	}
+	if outcome != nil {
+		return Token{}, outcome
+	}
+	if player.IsBlocked {
+		return Token{}, ErrPlayerDisabled
+	}
+	return s.issueToken(player)
+}
+
+// Authenticate verifies a bearer token for a request authenticated as caller, and returns its
+// player. gameUUID, when not empty, must be the player's uuid.
+func (s *Service) Authenticate(ctx context.Context, c studio.Caller, token, gameUUID string) (Player, error) {
+	if token == "" {
+		return Player{}, ErrTokenMissing
+	}
+	claims, err := s.parseToken(token)
+	if err != nil {
+		return Player{}, err
+	}
+	if claims.GameID != c.GameID || claims.Environment != c.Environment {
+		return Player{}, ErrTokenOtherGame
+	}
+	p, err := s.store.Repo().Get(ctx, scopeOf(c), claims.PlayerID)
+	if errors.Is(err, ErrPlayerNotFound) {
+		return Player{}, ErrTokenInvalid
+	}
+	if err != nil {
+		return Player{}, err
+	}
+	if p.IsBlocked {
+		return Player{}, ErrPlayerDisabled
+	}
+	if gameUUID != "" && (p.UUID == nil || *p.UUID != gameUUID) {
+		return Player{}, ErrPlayerMismatch
+	}
+	return p, nil
+}
+
+// UpdateProfile applies a change to the player's profile.
+func (s *Service) UpdateProfile(ctx context.Context, p Player, u ProfileUpdate) (Player, error) {
+	if u.Name != nil {
+		name := strings.TrimSpace(*u.Name)
+		if len(name) > 100 {
+			return Player{}, invalid("name must be at most 100 characters")
+		}
+		p.Name = name
+	}
+	if u.Email != nil {
+		if !validEmail(*u.Email) {
+			return Player{}, invalid("email must be an email address")
+		}
+		p.Email = *u.Email
+	}
+	if u.ContactPhone != nil {
+		if *u.ContactPhone != "" && !ValidPhone(*u.ContactPhone) {
+			return Player{}, invalid("phone must be E.164, e.g. +919876543210")
+		}
+		p.ContactPhone = *u.ContactPhone
+	}
+	if u.Addresses != nil {
+		list := append([]Address(nil), (*u.Addresses)...)
+		if err := validateAddresses(list); err != nil {
+			return Player{}, err
+		}
+		p.Addresses = list
+	}
+	return s.store.Repo().UpdateProfile(ctx, p)
+}
+
+// SetCookieConsent records the player's cookie consent (the first time only).
+func (s *Service) SetCookieConsent(ctx context.Context, p Player) (Player, error) {
+	return s.store.Repo().SetCookieConsent(ctx, p.ID)
+}
+
+// Disable soft-deletes the player: its tokens and logins stop working.
+func (s *Service) Disable(ctx context.Context, p Player) (Player, error) {
+	return s.store.Repo().Block(ctx, p.ID)
+}
+
+// Picture formats accepted for profile pictures, by content.
+var pictureFormats = []struct {
+	contentType, ext string
+	match            func([]byte) bool
+}{
+	{"image/png", "png", func(b []byte) bool { return bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) }},
+	{"image/jpeg", "jpg", func(b []byte) bool { return bytes.HasPrefix(b, []byte{0xFF, 0xD8, 0xFF}) }},
+	{"image/webp", "webp", func(b []byte) bool {
+		return len(b) >= 12 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WEBP"
+	}},
+}
+
+// UploadPicture stores a PNG, JPEG or WebP picture (checked by content, at most 5 MB) and makes
+// it the player's profile picture.
+func (s *Service) UploadPicture(ctx context.Context, p Player, data []byte) (Player, error) {
+	if len(data) == 0 {
+		return Player{}, invalid("file is empty")
+	}
+	if len(data) > MaxPictureBytes {
+		return Player{}, invalid("file must be at most 5 MB")
+	}
+	for _, f := range pictureFormats {
+		if f.match(data) {
+			key := fmt.Sprintf("profile-pictures/%s-%s.%s", p.ID, strings.ToLower(rand.Text()[:16]), f.ext)
+			if err := s.cfg.Files.Put(ctx, key, f.contentType, data); err != nil {
+				return Player{}, fmt.Errorf("store picture: %w", err)
+			}
+			return s.store.Repo().SetPicture(ctx, p.ID, key)
+		}
+	}
+	return Player{}, invalid("file must be a PNG, JPEG or WebP image")
+}
+
+// OpenFile returns a stored file, for serving pictures.
+func (s *Service) OpenFile(ctx context.Context, key string) (io.ReadCloser, string, error) {
+	return s.cfg.Files.Open(ctx, key)
+}
+
+// StoreSettings returns the game's store settings.
+func (s *Service) StoreSettings(ctx context.Context, gameID uuid.UUID) (StoreSettings, error) {
+	return s.store.Repo().StoreSettings(ctx, gameID)
+}
+
+// SettingsChange is an operator's change to store settings; nil fields stay as they are.
+type SettingsChange struct {
+	RewardsEnabled     *bool
+	GcommerceEnabled   *bool
+	DefaultLandingPage *string
+	Theme              []byte
+}
+
+// ChangeStoreSettings applies an operator's change.
+func (s *Service) ChangeStoreSettings(ctx context.Context, gameID uuid.UUID, ch SettingsChange) (StoreSettings, error) {
+	if ch.Theme != nil {
+		var obj map[string]any
+		if err := json.Unmarshal(ch.Theme, &obj); err != nil || obj == nil {
+			return StoreSettings{}, invalid("theme must be a JSON object")
+		}
+	}
+	var out StoreSettings
+	err := s.store.InTx(ctx, func(r Repo) error {
+		cur, err := r.StoreSettings(ctx, gameID)
+		if err != nil {
+			return err
+		}
+		if ch.RewardsEnabled != nil {
+			cur.RewardsEnabled = *ch.RewardsEnabled
+		}
+		if ch.GcommerceEnabled != nil {
+			cur.GcommerceEnabled = *ch.GcommerceEnabled
+		}
+		if ch.DefaultLandingPage != nil {
+			cur.DefaultLandingPage = *ch.DefaultLandingPage
+		}
+		if ch.Theme != nil {
+			cur.Theme = ch.Theme
+		}
+		out, err = r.SaveStoreSettings(ctx, gameID, cur)
+		return err
+	})
+	return out, err
+}

@@ -1,0 +1,26 @@
+-- name: IdempotencyClaim :one
+-- Inserts the key as running, or takes over a running key whose holder went quiet before
+-- @stale_before (a crashed instance). Returns no row when another request holds or finished it.
+INSERT INTO idempotency_keys (game_id, environment, scope, key, request_hash, state)
+VALUES (@game_id, @environment, @scope, @key, @request_hash, 'running')
+ON CONFLICT (game_id, environment, scope, key) DO UPDATE
+SET locked_at = now()
+WHERE idempotency_keys.state = 'running'
+  AND idempotency_keys.locked_at < @stale_before
+  AND idempotency_keys.request_hash = EXCLUDED.request_hash
+RETURNING true AS claimed;
+
+-- name: IdempotencyGet :one
+SELECT * FROM idempotency_keys
+WHERE game_id = @game_id AND environment = @environment AND scope = @scope AND key = @key;
+
+-- name: IdempotencyComplete :exec
+UPDATE idempotency_keys SET state = 'done', result = @result, error_code = @error_code
+WHERE game_id = @game_id AND environment = @environment AND scope = @scope AND key = @key;
+
+-- name: IdempotencyRelease :exec
+DELETE FROM idempotency_keys
+WHERE game_id = @game_id AND environment = @environment AND scope = @scope AND key = @key AND state = 'running';
+
+-- name: IdempotencyPurge :execrows
+DELETE FROM idempotency_keys WHERE created_at < @before;
