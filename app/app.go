@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -16,10 +18,13 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/rewardsco/rewards/adapters/filestore"
 	"github.com/rewardsco/rewards/adapters/httpapi"
 	"github.com/rewardsco/rewards/adapters/postgres"
+	"github.com/rewardsco/rewards/adapters/sms"
 	"github.com/rewardsco/rewards/app/localpg"
 	"github.com/rewardsco/rewards/core/coins"
+	"github.com/rewardsco/rewards/core/players"
 	"github.com/rewardsco/rewards/core/studio"
 )
 
@@ -30,13 +35,79 @@ var Version = "dev"
 type Services struct {
 	Studios *studio.Service
 	Coins   *coins.Service
+	Players *players.Service
 }
 
-// NewServices wires every core module to PostgreSQL.
-func NewServices(store *postgres.Store) Services {
+// External are the adapters of the outside world the services use.
+type External struct {
+	// SecretKey is the master secret the modules' keys are derived from.
+	SecretKey      string
+	PlayerTokenTTL time.Duration
+	OTPSender      players.OTPSender
+	Files          players.FileStorage
+	// Now is the clock of the players module; nil means time.Now. Tests move it.
+	Now func() time.Time
+}
+
+// NewServices wires every core module to PostgreSQL and the external adapters.
+func NewServices(store *postgres.Store, ext External) Services {
 	return Services{
 		Studios: studio.NewService(postgres.For[studio.Repo](store)),
 		Coins:   coins.NewService(postgres.For[coins.Repo](store)),
+		Players: players.NewService(postgres.For[players.Repo](store), players.Config{
+			TokenKey: deriveKey(ext.SecretKey, "player-token"),
+			OTPKey:   deriveKey(ext.SecretKey, "otp"),
+			TokenTTL: ext.PlayerTokenTTL,
+			Sender:   ext.OTPSender,
+			Files:    ext.Files,
+			Now:      ext.Now,
+		}),
+	}
+}
+
+// deriveKey gives each use of the master secret its own key.
+func deriveKey(secret, purpose string) []byte {
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write([]byte(purpose))
+	return m.Sum(nil)
+}
+
+// external builds the adapters cfg selects, announcing those not for production.
+func external(cfg Config, log *slog.Logger) (External, error) {
+	ext := External{PlayerTokenTTL: cfg.PlayerTokenTTL, SecretKey: cfg.SecretKey, Files: filestore.Disk{Dir: cfg.UploadDir}}
+	if ext.SecretKey == "" {
+		secret, err := localSecret(filepath.Join(cfg.DataDir, "secret-key"))
+		if err != nil {
+			return External{}, err
+		}
+		ext.SecretKey = secret
+		log.Warn("REWARDS_SECRET_KEY is not set: using a generated key kept in the data directory (not for production)")
+	}
+	switch cfg.SMSProvider {
+	case "twilio":
+		ext.OTPSender = sms.NewTwilio(cfg.SMSBaseURL, cfg.SMSAccountSID, cfg.SMSAuthToken, cfg.SMSFrom)
+	default:
+		ext.OTPSender = sms.Log{Logger: log.With("component", "sms")}
+		log.Warn("OTP codes are written to this log instead of being sent (REWARDS_SMS_PROVIDER=log; not for production)")
+	}
+	return ext, nil
+}
+
+// purgeIdempotencyKeys deletes keys past their retention every hour until ctx ends.
+func purgeIdempotencyKeys(ctx context.Context, svc *coins.Service, log *slog.Logger) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		if n, err := svc.PurgeIdempotencyKeys(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("purge idempotency keys", "err", err)
+		} else if n > 0 {
+			log.Info("purged idempotency keys", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
 	}
 }
 
@@ -92,7 +163,12 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) err
 	}
 	defer database.Close()
 	store := postgres.NewStore(database.Pool)
-	svc := NewServices(store)
+	ext, err := external(cfg, log)
+	if err != nil {
+		return err
+	}
+	svc := NewServices(store, ext)
+	go purgeIdempotencyKeys(ctx, svc.Coins, log)
 
 	if cfg.AdminToken == "" {
 		if cfg.AdminToken, err = localSecret(filepath.Join(cfg.DataDir, "admin-token")); err != nil {
@@ -110,6 +186,7 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) err
 		Log:          log,
 		Studios:      svc.Studios,
 		Coins:        svc.Coins,
+		Players:      svc.Players,
 		Hosts:        httpapi.Hosts{Live: cfg.LiveHosts, Dev: cfg.DevHosts},
 		AdminToken:   cfg.AdminToken,
 		Ready:        func(ctx context.Context) error { return database.Pool.Ping(ctx) },

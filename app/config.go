@@ -4,6 +4,7 @@ package app
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -36,6 +37,14 @@ type Config struct {
 	LogLevel        string        // REWARDS_LOG_LEVEL
 	MaxBodyBytes    int64         // REWARDS_MAX_BODY_BYTES
 	ShutdownTimeout time.Duration // REWARDS_SHUTDOWN_TIMEOUT
+	SecretKey       string        // REWARDS_SECRET_KEY
+	PlayerTokenTTL  time.Duration // REWARDS_PLAYER_TOKEN_TTL
+	UploadDir       string        // REWARDS_UPLOAD_DIR
+	SMSProvider     string        // REWARDS_SMS_PROVIDER
+	SMSBaseURL      string        // REWARDS_SMS_BASE_URL
+	SMSAccountSID   string        // REWARDS_SMS_ACCOUNT_SID
+	SMSAuthToken    string        // REWARDS_SMS_AUTH_TOKEN
+	SMSFrom         string        // REWARDS_SMS_FROM
 }
 
 // Setting documents one environment variable; README's configuration table lists the same.
@@ -58,6 +67,14 @@ var Settings = []Setting{
 	{"REWARDS_LOG_LEVEL", "info", "debug, info, warn or error."},
 	{"REWARDS_MAX_BODY_BYTES", "8388608", "Hard cap on any request body, multipart included; JSON operations allow 1 MiB."},
 	{"REWARDS_SHUTDOWN_TIMEOUT", "15s", "How long in-flight requests get to finish on SIGINT/SIGTERM."},
+	{"REWARDS_SECRET_KEY", "(generated in development)", "Master secret (at least 32 characters): player tokens are signed and OTPs hashed with keys derived from it. Required in production."},
+	{"REWARDS_PLAYER_TOKEN_TTL", "168h", "Lifetime of a player token."},
+	{"REWARDS_UPLOAD_DIR", "<REWARDS_DATA_DIR>/uploads", "Where uploaded profile pictures are kept."},
+	{"REWARDS_SMS_PROVIDER", "log in development", "log (the OTP is written to the log; not for production) or twilio (a Twilio-style Messages API)."},
+	{"REWARDS_SMS_BASE_URL", "https://api.twilio.com", "Base URL of the Messages API; point it at the fake gateway in fakes/ for tests."},
+	{"REWARDS_SMS_ACCOUNT_SID", "(unset)", "Account SID for the Messages API (basic-auth user)."},
+	{"REWARDS_SMS_AUTH_TOKEN", "(unset)", "Auth token for the Messages API (basic-auth password)."},
+	{"REWARDS_SMS_FROM", "(unset)", "Sender number or id of OTP messages."},
 }
 
 // LoadConfig reads the configuration from getenv (os.Getenv in production use).
@@ -80,7 +97,35 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		LogFormat:   get("REWARDS_LOG_FORMAT", "auto"),
 		LogLevel:    get("REWARDS_LOG_LEVEL", "info"),
 	}
+	c.SecretKey = get("REWARDS_SECRET_KEY", "")
+	c.UploadDir = get("REWARDS_UPLOAD_DIR", filepath.Join(c.DataDir, "uploads"))
+	c.SMSProvider = get("REWARDS_SMS_PROVIDER", "")
+	c.SMSBaseURL = get("REWARDS_SMS_BASE_URL", "https://api.twilio.com")
+	c.SMSAccountSID = get("REWARDS_SMS_ACCOUNT_SID", "")
+	c.SMSAuthToken = get("REWARDS_SMS_AUTH_TOKEN", "")
+	c.SMSFrom = get("REWARDS_SMS_FROM", "")
 	var errs []string
+	if c.SMSProvider == "" {
+		c.SMSProvider = "log"
+		if c.Mode == Production {
+			c.SMSProvider = "twilio"
+		}
+	}
+	switch c.SMSProvider {
+	case "log":
+		if c.Mode == Production {
+			errs = append(errs, "REWARDS_SMS_PROVIDER=log is for development only")
+		}
+	case "twilio":
+		if c.SMSAccountSID == "" || c.SMSAuthToken == "" || c.SMSFrom == "" {
+			errs = append(errs, "REWARDS_SMS_PROVIDER=twilio needs REWARDS_SMS_ACCOUNT_SID, REWARDS_SMS_AUTH_TOKEN and REWARDS_SMS_FROM")
+		}
+	default:
+		errs = append(errs, fmt.Sprintf("REWARDS_SMS_PROVIDER must be log or twilio, not %q", c.SMSProvider))
+	}
+	if c.SecretKey != "" && len(c.SecretKey) < 32 {
+		errs = append(errs, "REWARDS_SECRET_KEY must be at least 32 characters")
+	}
 	if c.Mode != Development && c.Mode != Production {
 		errs = append(errs, fmt.Sprintf("REWARDS_MODE must be development or production, not %q", c.Mode))
 	}
@@ -97,7 +142,13 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if c.ShutdownTimeout, err = time.ParseDuration(get("REWARDS_SHUTDOWN_TIMEOUT", "15s")); err != nil {
 		errs = append(errs, "REWARDS_SHUTDOWN_TIMEOUT must be a duration such as 15s")
 	}
+	if c.PlayerTokenTTL, err = time.ParseDuration(get("REWARDS_PLAYER_TOKEN_TTL", "168h")); err != nil || c.PlayerTokenTTL < time.Minute {
+		errs = append(errs, "REWARDS_PLAYER_TOKEN_TTL must be a duration of at least 1m, such as 168h")
+	}
 	if c.Mode == Production {
+		if c.SecretKey == "" {
+			errs = append(errs, "REWARDS_SECRET_KEY is required in production mode")
+		}
 		if c.DatabaseURL == "" {
 			errs = append(errs, "DATABASE_URL is required in production mode")
 		}

@@ -48,10 +48,11 @@ func (e *APIError) WithHeader(key, value string) *APIError {
 	return e
 }
 
-// newAPIError builds an error body for the request in ctx. A 5xx never carries the message it
-// was given: that goes to the log, the client sees "internal error".
+// newAPIError builds an error body for the request in ctx. A 500 never carries the message it
+// was given: that goes to the log, the client sees "internal error". Other statuses carry the
+// message, which callers only ever write themselves.
 func newAPIError(ctx context.Context, status int, code, message string) *APIError {
-	if status >= 500 {
+	if status == http.StatusInternalServerError {
 		message = "internal error"
 	}
 	if code == "" {

@@ -9,12 +9,17 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rewardsco/rewards/adapters/filestore"
 	"github.com/rewardsco/rewards/adapters/httpapi"
 	"github.com/rewardsco/rewards/adapters/postgres"
 	"github.com/rewardsco/rewards/adapters/postgres/pgtest"
@@ -26,25 +31,69 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 const adminToken = "test-admin-token"
 
 type testAPI struct {
-	t   *testing.T
-	srv *httptest.Server
+	t     *testing.T
+	srv   *httptest.Server
+	sms   *recordingSender
+	clock *clock
 }
+
+// recordingSender is an OTPSender that keeps what it sends, as a phone would.
+type recordingSender struct {
+	mu   sync.Mutex
+	sent map[string][]string
+}
+
+func (r *recordingSender) SendOTP(_ context.Context, phone, message string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sent[phone] = append(r.sent[phone], message)
+	return nil
+}
+
+// lastCode returns the code of the newest message sent to phone.
+func (r *recordingSender) lastCode(t *testing.T, phone string) string {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	msgs := r.sent[phone]
+	require.NotEmpty(t, msgs, "no SMS sent to %s", phone)
+	return regexp.MustCompile(`\b\d{6}\b`).FindString(msgs[len(msgs)-1])
+}
+
+// clock is a settable clock for the players module.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) Advance(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.now = c.now.Add(d) }
 
 func setup(t *testing.T) *testAPI {
 	t.Helper()
 	pool := pgtest.Pool(t)
-	svc := app.NewServices(postgres.NewStore(pool))
+	sender := &recordingSender{sent: map[string][]string{}}
+	clk := &clock{now: time.Now()}
+	svc := app.NewServices(postgres.NewStore(pool), app.External{
+		SecretKey:      "test-secret-key-test-secret-key-0123456789",
+		PlayerTokenTTL: time.Hour,
+		OTPSender:      sender,
+		Files:          filestore.Disk{Dir: t.TempDir()},
+		Now:            clk.Now,
+	})
 	handler, _ := httpapi.New(httpapi.Deps{
 		Log:        slog.New(slog.DiscardHandler),
 		Studios:    svc.Studios,
 		Coins:      svc.Coins,
+		Players:    svc.Players,
+		Currency:   "INR",
 		Hosts:      httpapi.Hosts{Live: []string{"live.localhost"}, Dev: []string{"localhost", "127.0.0.1"}},
 		AdminToken: adminToken,
 		Ready:      func(ctx context.Context) error { return pool.Ping(ctx) },
 	})
 	srv := httptest.NewServer(handler)
 	t.Cleanup(srv.Close)
-	return &testAPI{t: t, srv: srv}
+	return &testAPI{t: t, srv: srv, sms: sender, clock: clk}
 }
 
 type response struct {
@@ -71,6 +120,11 @@ func (a *testAPI) do(method, path, host string, headers map[string]string, body 
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
+	return a.send(req)
+}
+
+func (a *testAPI) send(req *http.Request) response {
+	a.t.Helper()
 	res, err := http.DefaultClient.Do(req)
 	require.NoError(a.t, err)
 	defer res.Body.Close()
@@ -118,7 +172,7 @@ func TestEveryOperationIsDocumented(t *testing.T) {
 			require.NotEmpty(t, op.Summary, op.OperationID)
 			require.NotEmpty(t, op.Description, op.OperationID)
 			require.NotEmpty(t, op.Tags, op.OperationID)
-			if !strings.HasPrefix(path, "/healthz") && !strings.HasPrefix(path, "/readyz") {
+			if public := []string{"/healthz", "/readyz", "/files/"}; !slices.ContainsFunc(public, func(p string) bool { return strings.HasPrefix(path, p) }) {
 				require.NotEmpty(t, op.Security, "%s declares no security", op.OperationID)
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/swaggest/swgui/v5emb"
 
 	"github.com/rewardsco/rewards/core/coins"
+	"github.com/rewardsco/rewards/core/players"
 	"github.com/rewardsco/rewards/core/studio"
 )
 
@@ -23,7 +24,10 @@ type Deps struct {
 	Log     *slog.Logger
 	Studios *studio.Service
 	Coins   *coins.Service
+	Players *players.Service
 	Hosts   Hosts
+	// Currency is the deployment currency, INR or USD.
+	Currency string
 	// AdminToken authenticates the operator API (Authorization: Bearer <token>).
 	AdminToken string
 	// Ready reports whether the service can serve traffic (the database answers).
@@ -72,6 +76,8 @@ func New(d Deps) (http.Handler, huma.API) {
 	a.registerHealth()
 	a.registerOperator()
 	a.registerCoins()
+	a.registerPlayers()
+	a.registerLedger()
 
 	router.Handle("/docs*", v5emb.NewWithConfig(swgui.Config{
 		Title:       "Rewards API",

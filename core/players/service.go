@@ -314,7 +314,7 @@ func (s *Service) UploadPicture(ctx context.Context, p Player, data []byte) (Pla
 	}
 	for _, f := range pictureFormats {
 		if f.match(data) {
-			key := fmt.Sprintf("profile-pictures/%s-%s.%s", p.ID, strings.ToLower(rand.Text()[:16]), f.ext)
+			key := fmt.Sprintf("profile-%s-%s.%s", p.ID, strings.ToLower(rand.Text()[:16]), f.ext)
 			if err := s.cfg.Files.Put(ctx, key, f.contentType, data); err != nil {
 				return Player{}, fmt.Errorf("store picture: %w", err)
 			}

@@ -1,0 +1,70 @@
+// Package sms implements the players module's OTPSender port: Twilio sends through a
+// Twilio-style Messages API (form POST with account credentials, base URL configurable), and Log
+// writes the message to the log for local runs.
+package sms
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/rewardsco/rewards/core/players"
+)
+
+// Twilio sends SMS through the Messages API:
+// POST {BaseURL}/2010-04-01/Accounts/{AccountSID}/Messages.json with To, From and Body.
+type Twilio struct {
+	BaseURL    string
+	AccountSID string
+	AuthToken  string
+	From       string
+	Client     *http.Client
+}
+
+var _ players.OTPSender = (*Twilio)(nil)
+
+// NewTwilio returns a sender with a 10 s timeout.
+func NewTwilio(baseURL, accountSID, authToken, from string) *Twilio {
+	return &Twilio{BaseURL: strings.TrimRight(baseURL, "/"), AccountSID: accountSID, AuthToken: authToken, From: from,
+		Client: &http.Client{Timeout: 10 * time.Second}}
+}
+
+// SendOTP implements players.OTPSender.
+func (t *Twilio) SendOTP(ctx context.Context, phone, message string) error {
+	form := url.Values{"To": {phone}, "From": {t.From}, "Body": {message}}
+	endpoint := fmt.Sprintf("%s/2010-04-01/Accounts/%s/Messages.json", t.BaseURL, url.PathEscape(t.AccountSID))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.SetBasicAuth(t.AccountSID, t.AuthToken)
+	res, err := t.Client.Do(req)
+	if err != nil {
+		return fmt.Errorf("sms gateway: %w", err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(res.Body, 4096))
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		return fmt.Errorf("sms gateway answered %d: %s", res.StatusCode, strings.TrimSpace(string(body)))
+	}
+	return nil
+}
+
+// Log "sends" by logging the message, code included. For local development only.
+type Log struct {
+	Logger *slog.Logger
+}
+
+var _ players.OTPSender = Log{}
+
+// SendOTP implements players.OTPSender.
+func (l Log) SendOTP(ctx context.Context, phone, message string) error {
+	l.Logger.InfoContext(ctx, "SMS (logging sender, not delivered)", "to", phone, "body", message)
+	return nil
+}
