@@ -11,6 +11,7 @@
 #   cp /etc/ssl/certs/ca-certificates.crt "$ctx/"
 #   printf 'root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n' >"$ctx/passwd"
 #   printf 'root:x:0:\nnonroot:x:65532:\n' >"$ctx/group"
+#   mkdir "$ctx/data"
 #   docker build -t rewards:dev "$ctx"
 #
 # Context files:
@@ -18,6 +19,7 @@
 #   ca-certificates.crt  CA bundle for outgoing TLS
 #   passwd, group        minimal user database with the non-root user
 #                        "nonroot" (uid/gid 65532)
+#   data/                an empty directory: the image's writable /data
 #
 # Nothing is pulled: "scratch" is built into docker.
 FROM scratch
@@ -26,6 +28,9 @@ COPY ca-certificates.crt /etc/ssl/certs/ca-certificates.crt
 COPY passwd /etc/passwd
 COPY group /etc/group
 COPY app /app
+# The only writable place: uploads and other local state (REWARDS_DATA_DIR).
+COPY --chown=65532:65532 data /data
+ENV REWARDS_DATA_DIR=/data
 
 # Run as the unprivileged "nonroot" user, never as root.
 USER 65532:65532

@@ -19,16 +19,23 @@ import (
 
 const adminToken = "e2e-operator-token"
 
-// stack is one running deployment: PostgreSQL and the service on a private network.
+// stack is one running deployment: PostgreSQL, the fakes and the service on a private network.
 type stack struct {
-	t   *testing.T
-	ctx context.Context
-	net *harness.Network
-	pg  *harness.Postgres
-	svc *harness.Container
+	t     *testing.T
+	ctx   context.Context
+	net   *harness.Network
+	pg    *harness.Postgres
+	fakes *harness.Container
+	svc   *harness.Container
 }
 
-// startStack starts PostgreSQL and the service, with env added to the service's environment.
+const (
+	fakeSMSSID   = "ACe2e"
+	fakeSMSToken = "e2e-sms-token"
+)
+
+// startStack starts PostgreSQL, the fakes and the service, with env added to the service's
+// environment.
 func startStack(t *testing.T, env map[string]string) *stack {
 	t.Helper()
 	if testing.Short() {
@@ -37,13 +44,29 @@ func startStack(t *testing.T, env map[string]string) *stack {
 	ctx := context.Background()
 	image, err := harness.GoImage(ctx, "rewards-e2e-service", "./app/cmd/rewards")
 	require.NoError(t, err)
+	fakesImage, err := harness.GoImage(ctx, "rewards-e2e-fakes", "./fakes/cmd/fakes")
+	require.NoError(t, err)
 	nw := harness.NewNetwork(ctx, t)
 	pg := harness.StartPostgres(ctx, t, nw)
+	fakes := harness.StartContainer(ctx, t, harness.ContainerRequestOptions{
+		Image:        fakesImage,
+		Env:          map[string]string{"FAKE_SMS_ACCOUNT_SID": fakeSMSSID, "FAKE_SMS_AUTH_TOKEN": fakeSMSToken},
+		Network:      nw,
+		Aliases:      []string{"fakes"},
+		ExposedPort:  "9090/tcp",
+		WaitHTTPPath: "/healthz",
+	})
 	full := map[string]string{
-		"REWARDS_MODE":        "production",
-		"DATABASE_URL":        pg.InternalDSN,
-		"REWARDS_ADMIN_TOKEN": adminToken,
-		"REWARDS_LOG_FORMAT":  "json",
+		"REWARDS_MODE":            "production",
+		"DATABASE_URL":            pg.InternalDSN,
+		"REWARDS_ADMIN_TOKEN":     adminToken,
+		"REWARDS_SECRET_KEY":      "e2e-secret-key-0123456789abcdefghijklmnop",
+		"REWARDS_LOG_FORMAT":      "json",
+		"REWARDS_SMS_PROVIDER":    "twilio",
+		"REWARDS_SMS_BASE_URL":    "http://fakes:9090",
+		"REWARDS_SMS_ACCOUNT_SID": fakeSMSSID,
+		"REWARDS_SMS_AUTH_TOKEN":  fakeSMSToken,
+		"REWARDS_SMS_FROM":        "+15550001111",
 	}
 	for k, v := range env {
 		full[k] = v
@@ -56,7 +79,7 @@ func startStack(t *testing.T, env map[string]string) *stack {
 		ExposedPort:  "8080/tcp",
 		WaitHTTPPath: "/healthz",
 	})
-	return &stack{t: t, ctx: ctx, net: nw, pg: pg, svc: svc}
+	return &stack{t: t, ctx: ctx, net: nw, pg: pg, fakes: fakes, svc: svc}
 }
 
 // response is a decoded HTTP answer.

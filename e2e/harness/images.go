@@ -168,6 +168,10 @@ func GoImage(ctx context.Context, name, pkg string) (string, error) {
 	if err := os.WriteFile(filepath.Join(bctx, "group"), []byte(groupFile), 0o644); err != nil {
 		return "", fmt.Errorf("harness: prepare build context: %w", err)
 	}
+	// An empty directory that becomes the image's writable /data.
+	if err := os.Mkdir(filepath.Join(bctx, "data"), 0o755); err != nil {
+		return "", fmt.Errorf("harness: prepare build context: %w", err)
+	}
 
 	h := sha256.New()
 	for _, f := range []string{"app", "Dockerfile", ".dockerignore", "ca-certificates.crt", "passwd", "group"} {
