@@ -20,12 +20,15 @@ import (
 
 	"github.com/rewardsco/rewards/adapters/filestore"
 	"github.com/rewardsco/rewards/adapters/httpapi"
+	"github.com/rewardsco/rewards/adapters/jobs"
 	"github.com/rewardsco/rewards/adapters/postgres"
 	"github.com/rewardsco/rewards/adapters/sms"
+	"github.com/rewardsco/rewards/adapters/webhookhttp"
 	"github.com/rewardsco/rewards/app/localpg"
 	"github.com/rewardsco/rewards/core/coins"
 	"github.com/rewardsco/rewards/core/players"
 	"github.com/rewardsco/rewards/core/studio"
+	"github.com/rewardsco/rewards/core/webhooks"
 )
 
 // Version is set at build time with -ldflags "-X github.com/rewardsco/rewards/app.Version=…".
@@ -33,9 +36,10 @@ var Version = "dev"
 
 // Services are the core use cases, wired to their adapters.
 type Services struct {
-	Studios *studio.Service
-	Coins   *coins.Service
-	Players *players.Service
+	Studios  *studio.Service
+	Coins    *coins.Service
+	Players  *players.Service
+	Webhooks *webhooks.Service
 }
 
 // External are the adapters of the outside world the services use.
@@ -47,11 +51,23 @@ type External struct {
 	Files          players.FileStorage
 	// Now is the clock of the players module; nil means time.Now. Tests move it.
 	Now func() time.Time
+	// WebhookTransport sends webhook requests; WebhookRetryDelays nil means the default.
+	WebhookTransport   webhooks.Transport
+	WebhookRetryDelays []time.Duration
 }
 
 // NewServices wires every core module to PostgreSQL and the external adapters.
-func NewServices(store *postgres.Store, ext External) Services {
+func NewServices(store *postgres.Store, ext External) (Services, error) {
+	hooks, err := webhooks.NewService(postgres.For[webhooks.Repo](store), webhooks.Options{
+		SecretKey:   deriveKey(ext.SecretKey, "webhook-secret"),
+		RetryDelays: ext.WebhookRetryDelays,
+		Transport:   ext.WebhookTransport,
+	})
+	if err != nil {
+		return Services{}, err
+	}
 	return Services{
+		Webhooks: hooks,
 		Studios: studio.NewService(postgres.For[studio.Repo](store)),
 		Coins:   coins.NewService(postgres.For[coins.Repo](store)),
 		Players: players.NewService(postgres.For[players.Repo](store), players.Config{
@@ -62,7 +78,7 @@ func NewServices(store *postgres.Store, ext External) Services {
 			Files:    ext.Files,
 			Now:      ext.Now,
 		}),
-	}
+	}, nil
 }
 
 // deriveKey gives each use of the master secret its own key.
@@ -74,7 +90,12 @@ func deriveKey(secret, purpose string) []byte {
 
 // external builds the adapters cfg selects, announcing those not for production.
 func external(cfg Config, log *slog.Logger) (External, error) {
-	ext := External{PlayerTokenTTL: cfg.PlayerTokenTTL, SecretKey: cfg.SecretKey, Files: filestore.Disk{Dir: cfg.UploadDir}}
+	ext := External{PlayerTokenTTL: cfg.PlayerTokenTTL, SecretKey: cfg.SecretKey, Files: filestore.Disk{Dir: cfg.UploadDir},
+		WebhookRetryDelays: cfg.WebhookRetryDelays,
+		WebhookTransport:   webhookhttp.New(webhookhttp.Options{AllowHTTP: cfg.WebhookAllowHTTP, AllowPrivate: cfg.WebhookAllowPrivate})}
+	if cfg.WebhookAllowHTTP || cfg.WebhookAllowPrivate {
+		log.Warn("webhook targets may be plain http or non-public addresses (REWARDS_WEBHOOK_ALLOW_HTTP/ALLOW_PRIVATE; local development and tests only)")
+	}
 	if ext.SecretKey == "" {
 		secret, err := localSecret(filepath.Join(cfg.DataDir, "secret-key"))
 		if err != nil {
@@ -149,6 +170,11 @@ func OpenDatabase(ctx context.Context, cfg Config, log *slog.Logger) (*Database,
 		stop()
 		return nil, err
 	}
+	if err := jobs.Migrate(ctx, pool); err != nil {
+		pool.Close()
+		stop()
+		return nil, err
+	}
 	return &Database{Pool: pool, close: func() { pool.Close(); stop() }}, nil
 }
 
@@ -167,7 +193,29 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) err
 	if err != nil {
 		return err
 	}
-	svc := NewServices(store, ext)
+	queue, err := jobs.New(database.Pool, jobs.Options{Workers: cfg.WebhookWorkers, Logger: log.With("component", "river")})
+	if err != nil {
+		return fmt.Errorf("job queue: %w", err)
+	}
+	store.SetDeliveryQueue(queue)
+	svc, err := NewServices(store, ext)
+	if err != nil {
+		return err
+	}
+	queue.SetRunner(svc.Webhooks)
+	// The queue runs until the HTTP server has drained, so requests in flight still enqueue.
+	queueCtx, stopQueue := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopQueue()
+	if err := queue.Start(queueCtx); err != nil {
+		return fmt.Errorf("start job queue: %w", err)
+	}
+	defer func() {
+		stopCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+		defer cancel()
+		if err := queue.Stop(stopCtx); err != nil {
+			log.Warn("job queue stop cut short", "err", err)
+		}
+	}()
 	go purgeIdempotencyKeys(ctx, svc.Coins, log)
 
 	if cfg.AdminToken == "" {
@@ -187,6 +235,8 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) err
 		Studios:      svc.Studios,
 		Coins:        svc.Coins,
 		Players:      svc.Players,
+		Webhooks:     svc.Webhooks,
+		Currency:     cfg.Currency,
 		Hosts:        httpapi.Hosts{Live: cfg.LiveHosts, Dev: cfg.DevHosts},
 		AdminToken:   cfg.AdminToken,
 		Ready:        func(ctx context.Context) error { return database.Pool.Ping(ctx) },

@@ -45,6 +45,11 @@ type Config struct {
 	SMSAccountSID   string        // REWARDS_SMS_ACCOUNT_SID
 	SMSAuthToken    string        // REWARDS_SMS_AUTH_TOKEN
 	SMSFrom         string        // REWARDS_SMS_FROM
+	// Webhook delivery.
+	WebhookRetryDelays  []time.Duration // REWARDS_WEBHOOK_RETRY_DELAYS
+	WebhookAllowHTTP    bool            // REWARDS_WEBHOOK_ALLOW_HTTP
+	WebhookAllowPrivate bool            // REWARDS_WEBHOOK_ALLOW_PRIVATE
+	WebhookWorkers      int             // REWARDS_WEBHOOK_WORKERS
 }
 
 // Setting documents one environment variable; README's configuration table lists the same.
@@ -75,6 +80,10 @@ var Settings = []Setting{
 	{"REWARDS_SMS_ACCOUNT_SID", "(unset)", "Account SID for the Messages API (basic-auth user)."},
 	{"REWARDS_SMS_AUTH_TOKEN", "(unset)", "Auth token for the Messages API (basic-auth password)."},
 	{"REWARDS_SMS_FROM", "(unset)", "Sender number or id of OTP messages."},
+	{"REWARDS_WEBHOOK_RETRY_DELAYS", "1m,5m,15m,1h", "Waits after failed webhook attempts 1 to 4 (5 attempts in all, then FAILED)."},
+	{"REWARDS_WEBHOOK_ALLOW_HTTP", "false", "Local development and tests only: allow plain http webhook URLs."},
+	{"REWARDS_WEBHOOK_ALLOW_PRIVATE", "false", "Local development and tests only: allow webhook targets on loopback, private and other non-public addresses."},
+	{"REWARDS_WEBHOOK_WORKERS", "50", "Webhook deliveries in flight at once, per instance."},
 }
 
 // LoadConfig reads the configuration from getenv (os.Getenv in production use).
@@ -141,6 +150,25 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if c.ShutdownTimeout, err = time.ParseDuration(get("REWARDS_SHUTDOWN_TIMEOUT", "15s")); err != nil {
 		errs = append(errs, "REWARDS_SHUTDOWN_TIMEOUT must be a duration such as 15s")
+	}
+	for _, part := range splitList(get("REWARDS_WEBHOOK_RETRY_DELAYS", "1m,5m,15m,1h")) {
+		d, perr := time.ParseDuration(part)
+		if perr != nil || d <= 0 {
+			errs = append(errs, fmt.Sprintf("REWARDS_WEBHOOK_RETRY_DELAYS: %q is not a positive duration", part))
+		}
+		c.WebhookRetryDelays = append(c.WebhookRetryDelays, d)
+	}
+	if len(c.WebhookRetryDelays) != 4 {
+		errs = append(errs, "REWARDS_WEBHOOK_RETRY_DELAYS must list 4 durations, the waits after failed attempts 1 to 4")
+	}
+	if c.WebhookAllowHTTP, err = strconv.ParseBool(get("REWARDS_WEBHOOK_ALLOW_HTTP", "false")); err != nil {
+		errs = append(errs, "REWARDS_WEBHOOK_ALLOW_HTTP must be true or false")
+	}
+	if c.WebhookAllowPrivate, err = strconv.ParseBool(get("REWARDS_WEBHOOK_ALLOW_PRIVATE", "false")); err != nil {
+		errs = append(errs, "REWARDS_WEBHOOK_ALLOW_PRIVATE must be true or false")
+	}
+	if c.WebhookWorkers, err = strconv.Atoi(get("REWARDS_WEBHOOK_WORKERS", "50")); err != nil || c.WebhookWorkers < 1 || c.WebhookWorkers > 1000 {
+		errs = append(errs, "REWARDS_WEBHOOK_WORKERS must be a whole number from 1 to 1000")
 	}
 	if c.PlayerTokenTTL, err = time.ParseDuration(get("REWARDS_PLAYER_TOKEN_TTL", "168h")); err != nil || c.PlayerTokenTTL < time.Minute {
 		errs = append(errs, "REWARDS_PLAYER_TOKEN_TTL must be a duration of at least 1m, such as 168h")

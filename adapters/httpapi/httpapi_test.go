@@ -74,13 +74,14 @@ func setup(t *testing.T) *testAPI {
 	pool := pgtest.Pool(t)
 	sender := &recordingSender{sent: map[string][]string{}}
 	clk := &clock{now: time.Now()}
-	svc := app.NewServices(postgres.NewStore(pool), app.External{
+	svc, err := app.NewServices(postgres.NewStore(pool), app.External{
 		SecretKey:      "test-secret-key-test-secret-key-0123456789",
 		PlayerTokenTTL: time.Hour,
 		OTPSender:      sender,
 		Files:          filestore.Disk{Dir: t.TempDir()},
 		Now:            clk.Now,
 	})
+	require.NoError(t, err)
 	handler, _ := httpapi.New(httpapi.Deps{
 		Log:        slog.New(slog.DiscardHandler),
 		Studios:    svc.Studios,

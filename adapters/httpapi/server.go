@@ -17,6 +17,7 @@ import (
 	"github.com/rewardsco/rewards/core/coins"
 	"github.com/rewardsco/rewards/core/players"
 	"github.com/rewardsco/rewards/core/studio"
+	"github.com/rewardsco/rewards/core/webhooks"
 )
 
 // Deps is what the HTTP layer calls into.
@@ -25,6 +26,8 @@ type Deps struct {
 	Studios *studio.Service
 	Coins   *coins.Service
 	Players *players.Service
+	// Webhooks serves the webhook-management API.
+	Webhooks *webhooks.Service
 	Hosts   Hosts
 	// Currency is the deployment currency, INR or USD.
 	Currency string
@@ -78,6 +81,7 @@ func New(d Deps) (http.Handler, huma.API) {
 	a.registerCoins()
 	a.registerPlayers()
 	a.registerLedger()
+	a.registerWebhooks()
 
 	router.Handle("/docs*", v5emb.NewWithConfig(swgui.Config{
 		Title:       "Rewards API",
@@ -114,6 +118,8 @@ func apiConfig(version string) huma.Config {
 	cfg.Tags = []*huma.Tag{
 		{Name: tagOperator, Description: "Onboarding studios, games, keys and coins. Host-agnostic; operator token required."},
 		{Name: tagCoins, Description: "The game's coins and the players' balances."},
+		{Name: tagPlayer, Description: "Players: creation, OTP and federated login, profiles, store settings. Player endpoints need a bearer token as well as the key."},
+		{Name: tagWebhooks, Description: "Signed webhooks of coin events: configuration, test events, deliveries and stats. Answers are wrapped in {data, statusCode, message, requestId, timestamp}."},
 		{Name: tagHealth, Description: "Liveness and readiness probes."},
 	}
 	return cfg

@@ -105,9 +105,15 @@ func (r *Repos) InsertTransaction(ctx context.Context, t coins.Transaction) (coi
 	return t, nil
 }
 
-// RecordEvent implements coins.Repo.
+// RecordEvent implements coins.Repo: it stores the coin event and, in the same transaction,
+// one delivery per active, subscribed, non-excluding webhook configuration of the studio and
+// environment, each with its job on the delivery queue. So a delivery exists if and only if
+// the balance change committed.
 func (r *Repos) RecordEvent(ctx context.Context, e coins.Event) error {
-	_, err := r.q.CoinsInsertEvent(ctx, db.CoinsInsertEventParams{
+	if r.tx == nil {
+		return fmt.Errorf("record coin event: must run inside the balance change's transaction")
+	}
+	eventID, err := r.q.CoinsInsertEvent(ctx, db.CoinsInsertEventParams{
 		GameID: e.GameID, Environment: string(e.Environment), TransactionID: e.TransactionID, EventType: string(e.Type),
 		Reason: e.Reason, PlayerID: e.PlayerID, UserUuid: e.UserUUID, CoinID: e.CoinID, Delta: e.Delta,
 		NewBalance: e.NewBalance, ReferenceID: e.ReferenceID,
@@ -115,7 +121,20 @@ func (r *Repos) RecordEvent(ctx context.Context, e coins.Event) error {
 	if err != nil {
 		return fmt.Errorf("insert coin event: %w", err)
 	}
-	return nil
+	ids, err := r.q.WebhooksFanOut(ctx, db.WebhooksFanOutParams{
+		EventID: eventID, EventType: string(e.Type), TransactionID: e.TransactionID, EventCreatedAt: e.CreatedAt,
+		GameID: e.GameID, Environment: string(e.Environment), Reason: e.Reason,
+	})
+	if err != nil {
+		return fmt.Errorf("fan out coin event: %w", err)
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	if r.jobs == nil {
+		return fmt.Errorf("fan out coin event: no delivery queue configured")
+	}
+	return r.jobs.EnqueueDeliveries(ctx, r.tx, ids)
 }
 
 // Funds implements coins.Repo.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -18,10 +19,21 @@ import (
 // transaction implement each module's Repo port.
 type Store struct {
 	pool *pgxpool.Pool
+	jobs DeliveryEnqueuer
+}
+
+// DeliveryEnqueuer queues webhook delivery jobs inside a transaction (the River queue).
+type DeliveryEnqueuer interface {
+	EnqueueDeliveries(ctx context.Context, tx pgx.Tx, ids []uuid.UUID) error
 }
 
 // NewStore returns a Store over pool.
 func NewStore(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
+
+// SetDeliveryQueue sets where coin events' webhook deliveries are queued. Without one, a coin
+// event for a studio with active webhook configurations fails its transaction rather than be
+// recorded undeliverable.
+func (s *Store) SetDeliveryQueue(q DeliveryEnqueuer) { s.jobs = q }
 
 // Pool returns the underlying pool, for health checks and the job queue.
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
@@ -30,19 +42,20 @@ func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 // implements the Repo port of every core module, so a use case that spans modules runs all of
 // them in one transaction.
 type Repos struct {
-	q  *db.Queries
-	tx pgx.Tx // nil outside a transaction
+	q    *db.Queries
+	tx   pgx.Tx // nil outside a transaction
+	jobs DeliveryEnqueuer
 }
 
 // InTx runs fn in one transaction, committing when fn returns nil and rolling back otherwise.
 func (s *Store) InTx(ctx context.Context, fn func(*Repos) error) error {
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		return fn(&Repos{q: db.New(tx), tx: tx})
+		return fn(&Repos{q: db.New(tx), tx: tx, jobs: s.jobs})
 	})
 }
 
 // Repos returns repos bound to the pool, for reads and single statements.
-func (s *Store) Repos() *Repos { return &Repos{q: db.New(s.pool)} }
+func (s *Store) Repos() *Repos { return &Repos{q: db.New(s.pool), jobs: s.jobs} }
 
 // ModuleStore adapts Store to the Store port of one core module, whose Repo interface is R.
 type ModuleStore[R any] struct {

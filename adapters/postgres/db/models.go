@@ -141,3 +141,35 @@ type Studio struct {
 	Name      string
 	CreatedAt time.Time
 }
+
+type WebhookConfig struct {
+	ID               uuid.UUID
+	StudioID         uuid.UUID
+	Environment      string
+	WebhookUrl       string
+	SubscribedEvents []string
+	ExcludedReasons  []string
+	IsActive         bool
+	SecretSealed     []byte
+	SecretLast4      string
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
+}
+
+type WebhookDelivery struct {
+	ID             uuid.UUID
+	EventID        uuid.UUID
+	ConfigID       uuid.UUID
+	StudioID       uuid.UUID
+	Environment    string
+	EventType      string
+	TransactionID  uuid.UUID
+	EventCreatedAt time.Time
+	Status         string
+	AttemptNumber  int32
+	HttpStatusCode *int32
+	ErrorMessage   *string
+	AttemptedAt    *time.Time
+	NextRetryAt    *time.Time
+	CreatedAt      time.Time
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/rewardsco/rewards/adapters/jobs"
 	"github.com/rewardsco/rewards/adapters/postgres"
 	"github.com/rewardsco/rewards/app/localpg"
 )
@@ -85,7 +86,10 @@ func setup() {
 		return
 	}
 	defer pool.Close()
-	setupErr = postgres.Migrate(ctx, pool, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if setupErr = postgres.Migrate(ctx, pool, slog.New(slog.NewTextHandler(io.Discard, nil))); setupErr != nil {
+		return
+	}
+	setupErr = jobs.Migrate(ctx, pool)
 }
 
 // withDatabase returns url pointing at database name.

@@ -1,0 +1,177 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/rewardsco/rewards/adapters/postgres/db"
+	"github.com/rewardsco/rewards/core/studio"
+	"github.com/rewardsco/rewards/core/webhooks"
+)
+
+var _ webhooks.Repo = (*Repos)(nil)
+
+func toCoreConfig(r db.WebhookConfig) webhooks.Config {
+	return webhooks.Config{
+		ID: r.ID, StudioID: r.StudioID, Environment: studio.Environment(r.Environment), URL: r.WebhookUrl,
+		SubscribedEvents: r.SubscribedEvents, ExcludedReasons: r.ExcludedReasons, IsActive: r.IsActive,
+		Sealed: r.SecretSealed, SecretLast4: r.SecretLast4, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+	}
+}
+
+func configResult(r db.WebhookConfig, err error, what string) (webhooks.Config, error) {
+	if isNoRows(err) {
+		return webhooks.Config{}, webhooks.ErrConfigNotFound
+	}
+	if pgCode(err) == "23505" {
+		return webhooks.Config{}, webhooks.ErrURLConflict
+	}
+	if err != nil {
+		return webhooks.Config{}, fmt.Errorf("%s: %w", what, err)
+	}
+	return toCoreConfig(r), nil
+}
+
+// InsertConfig implements webhooks.Repo.
+func (r *Repos) InsertConfig(ctx context.Context, c webhooks.Config) (webhooks.Config, bool, error) {
+	row, err := r.q.WebhooksInsertConfig(ctx, db.WebhooksInsertConfigParams{
+		StudioID: c.StudioID, Environment: string(c.Environment), WebhookUrl: c.URL, SubscribedEvents: c.SubscribedEvents,
+		ExcludedReasons: c.ExcludedReasons, IsActive: c.IsActive, SecretSealed: c.Sealed, SecretLast4: c.SecretLast4,
+	})
+	if isNoRows(err) {
+		existing, err := r.GetConfigByURL(ctx, webhooks.Scope{StudioID: c.StudioID, Environment: c.Environment}, c.URL)
+		return existing, false, err
+	}
+	out, err := configResult(row, err, "insert webhook config")
+	return out, err == nil, err
+}
+
+// GetConfigByURL implements webhooks.Repo.
+func (r *Repos) GetConfigByURL(ctx context.Context, s webhooks.Scope, url string) (webhooks.Config, error) {
+	row, err := r.q.WebhooksGetConfigByURL(ctx, db.WebhooksGetConfigByURLParams{StudioID: s.StudioID, Environment: string(s.Environment), WebhookUrl: url})
+	return configResult(row, err, "get webhook config by url")
+}
+
+// GetConfig implements webhooks.Repo.
+func (r *Repos) GetConfig(ctx context.Context, s webhooks.Scope, id uuid.UUID) (webhooks.Config, error) {
+	row, err := r.q.WebhooksGetConfig(ctx, db.WebhooksGetConfigParams{ID: id, StudioID: s.StudioID, Environment: string(s.Environment)})
+	return configResult(row, err, "get webhook config")
+}
+
+// ListConfigs implements webhooks.Repo.
+func (r *Repos) ListConfigs(ctx context.Context, s webhooks.Scope) ([]webhooks.Config, error) {
+	rows, err := r.q.WebhooksListConfigs(ctx, db.WebhooksListConfigsParams{StudioID: s.StudioID, Environment: string(s.Environment)})
+	if err != nil {
+		return nil, fmt.Errorf("list webhook configs: %w", err)
+	}
+	out := make([]webhooks.Config, len(rows))
+	for i, row := range rows {
+		out[i] = toCoreConfig(row)
+	}
+	return out, nil
+}
+
+// UpdateConfig implements webhooks.Repo.
+func (r *Repos) UpdateConfig(ctx context.Context, c webhooks.Config) (webhooks.Config, error) {
+	row, err := r.q.WebhooksUpdateConfig(ctx, db.WebhooksUpdateConfigParams{
+		ID: c.ID, StudioID: c.StudioID, Environment: string(c.Environment), WebhookUrl: c.URL,
+		SubscribedEvents: c.SubscribedEvents, ExcludedReasons: c.ExcludedReasons, IsActive: c.IsActive,
+	})
+	return configResult(row, err, "update webhook config")
+}
+
+// DeleteConfig implements webhooks.Repo.
+func (r *Repos) DeleteConfig(ctx context.Context, s webhooks.Scope, id uuid.UUID) error {
+	n, err := r.q.WebhooksDeleteConfig(ctx, db.WebhooksDeleteConfigParams{ID: id, StudioID: s.StudioID, Environment: string(s.Environment)})
+	if err != nil {
+		return fmt.Errorf("delete webhook config: %w", err)
+	}
+	if n == 0 {
+		return webhooks.ErrConfigNotFound
+	}
+	return nil
+}
+
+// PendingDelivery implements webhooks.Repo.
+func (r *Repos) PendingDelivery(ctx context.Context, id uuid.UUID) (webhooks.Pending, error) {
+	row, err := r.q.WebhooksGetDelivery(ctx, id)
+	if isNoRows(err) {
+		return webhooks.Pending{}, webhooks.ErrDeliveryGone
+	}
+	if err != nil {
+		return webhooks.Pending{}, fmt.Errorf("get delivery %s: %w", id, err)
+	}
+	return webhooks.Pending{
+		DeliveryID: row.ID, Status: row.Status, AttemptNumber: int(row.AttemptNumber), URL: row.WebhookUrl,
+		ConfigActive: row.IsActive, Sealed: row.SecretSealed,
+		Payload: webhooks.Payload{
+			EventID: row.EventID.String(), EventType: row.EventType, Timestamp: row.EventCreatedAt.UTC().Format(time.RFC3339Nano),
+			AppID: row.GameID.String(), UserUUID: row.UserUuid, CoinID: row.CoinID.String(), Delta: row.Delta,
+			NewBalance: row.NewBalance, ReferenceID: row.ReferenceID, Reason: row.Reason,
+		},
+	}, nil
+}
+
+// RecordAttempt implements webhooks.Repo.
+func (r *Repos) RecordAttempt(ctx context.Context, id uuid.UUID, status string, attemptNo int, httpStatus *int, errMsg *string, at time.Time, next *time.Time) error {
+	var code *int32
+	if httpStatus != nil {
+		c := int32(*httpStatus)
+		code = &c
+	}
+	err := r.q.WebhooksRecordAttempt(ctx, db.WebhooksRecordAttemptParams{
+		ID: id, Status: status, AttemptNumber: int32(attemptNo), HttpStatusCode: code, ErrorMessage: errMsg, AttemptedAt: &at, NextRetryAt: next,
+	})
+	if err != nil {
+		return fmt.Errorf("record attempt of %s: %w", id, err)
+	}
+	return nil
+}
+
+// ListDeliveries implements webhooks.Repo.
+func (r *Repos) ListDeliveries(ctx context.Context, s webhooks.Scope, f webhooks.DeliveryFilter) ([]webhooks.Delivery, int64, error) {
+	var status, eventType *string
+	if f.Status != "" {
+		status = &f.Status
+	}
+	if f.EventType != "" {
+		eventType = &f.EventType
+	}
+	rows, err := r.q.WebhooksListDeliveries(ctx, db.WebhooksListDeliveriesParams{
+		StudioID: s.StudioID, Environment: string(s.Environment), Status: status, EventType: eventType, Lim: int32(f.Limit), Off: int32(f.Skip),
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("list deliveries: %w", err)
+	}
+	total, err := r.q.WebhooksCountDeliveries(ctx, db.WebhooksCountDeliveriesParams{
+		StudioID: s.StudioID, Environment: string(s.Environment), Status: status, EventType: eventType,
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("count deliveries: %w", err)
+	}
+	out := make([]webhooks.Delivery, len(rows))
+	for i, d := range rows {
+		out[i] = webhooks.Delivery{
+			ID: d.ID, EventID: d.EventID, ConfigID: d.ConfigID, EventType: d.EventType, TransactionID: d.TransactionID,
+			EventCreatedAt: d.EventCreatedAt, Status: d.Status, AttemptNumber: int(d.AttemptNumber), ErrorMessage: d.ErrorMessage,
+			AttemptedAt: d.AttemptedAt, NextRetryAt: d.NextRetryAt, CreatedAt: d.CreatedAt,
+		}
+		if d.HttpStatusCode != nil {
+			c := int(*d.HttpStatusCode)
+			out[i].HTTPStatusCode = &c
+		}
+	}
+	return out, total, nil
+}
+
+// Stats implements webhooks.Repo.
+func (r *Repos) Stats(ctx context.Context, s webhooks.Scope) (webhooks.Stats, error) {
+	row, err := r.q.WebhooksStats(ctx, db.WebhooksStatsParams{StudioID: s.StudioID, Environment: string(s.Environment)})
+	if err != nil {
+		return webhooks.Stats{}, fmt.Errorf("webhook stats: %w", err)
+	}
+	return webhooks.Stats{Total: row.Total, Delivered: row.Delivered, Failed: row.Failed}, nil
+}

@@ -1,0 +1,294 @@
+package webhooks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/rewardsco/rewards/core/studio"
+)
+
+// Options configure the Service.
+type Options struct {
+	// SecretKey (32 bytes) seals signing secrets at rest.
+	SecretKey []byte
+	// RetryDelays are the waits after failed attempts 1 to MaxAttempts-1.
+	RetryDelays []time.Duration
+	Transport   Transport
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Service holds the webhook use cases.
+type Service struct {
+	store Store
+	box   secretBox
+	opts  Options
+	now   func() time.Time
+}
+
+// NewService returns a Service over store.
+func NewService(store Store, opts Options) (*Service, error) {
+	box, err := newSecretBox(opts.SecretKey)
+	if err != nil {
+		return nil, err
+	}
+	if len(opts.RetryDelays) == 0 {
+		opts.RetryDelays = DefaultRetryDelays
+	}
+	if len(opts.RetryDelays) < MaxAttempts-1 {
+		return nil, fmt.Errorf("need %d retry delays, got %d", MaxAttempts-1, len(opts.RetryDelays))
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{store: store, box: box, opts: opts, now: now}, nil
+}
+
+// ScopeOf is the scope of a caller: the studio of its key, the environment of its host. A
+// studioID the caller names must be its own.
+func ScopeOf(c studio.Caller, studioID string) (Scope, error) {
+	if studioID != "" && studioID != c.StudioID.String() {
+		return Scope{}, ErrStudioMismatch
+	}
+	return Scope{StudioID: c.StudioID, Environment: c.Environment}, nil
+}
+
+func (s *Service) validate(c *Config) error {
+	u, err := url.Parse(c.URL)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") || u.User != nil || len(c.URL) > 2048 {
+		return invalid("webhookUrl must be an absolute https URL without credentials, at most 2048 characters")
+	}
+	if err := s.opts.Transport.CheckURL(c.URL); err != nil {
+		return invalid("webhookUrl: %v", err)
+	}
+	if len(c.SubscribedEvents) == 0 {
+		return invalid("subscribedEvents must name at least one of %v", EventTypes)
+	}
+	for _, e := range c.SubscribedEvents {
+		if !slices.Contains(EventTypes, e) {
+			return invalid("subscribedEvents: %q is not one of %v", e, EventTypes)
+		}
+	}
+	slices.Sort(c.SubscribedEvents)
+	c.SubscribedEvents = slices.Compact(c.SubscribedEvents)
+	if len(c.ExcludedReasons) > 50 {
+		return invalid("excludedReasons holds at most 50 reasons")
+	}
+	for _, r := range c.ExcludedReasons {
+		if r == "" || len(r) > 64 {
+			return invalid("excludedReasons: each reason is 1 to 64 characters")
+		}
+	}
+	return nil
+}
+
+// Configure creates the scope's configuration for the URL, or updates the one that has it. The
+// created flag tells which; only a created configuration carries its plaintext secret.
+func (s *Service) Configure(ctx context.Context, sc Scope, ch Change) (Config, bool, error) {
+	if ch.URL == nil || ch.SubscribedEvents == nil {
+		return Config{}, false, invalid("webhookUrl and subscribedEvents are required")
+	}
+	existing, err := s.store.Repo().GetConfigByURL(ctx, sc, *ch.URL)
+	if err == nil {
+		c, err := s.Update(ctx, sc, existing.ID, ch)
+		return c, false, err
+	}
+	if !errors.Is(err, ErrConfigNotFound) {
+		return Config{}, false, err
+	}
+	c := Config{StudioID: sc.StudioID, Environment: sc.Environment, URL: *ch.URL, SubscribedEvents: *ch.SubscribedEvents,
+		ExcludedReasons: []string{}, IsActive: true}
+	if ch.ExcludedReasons != nil {
+		c.ExcludedReasons = *ch.ExcludedReasons
+	}
+	if ch.IsActive != nil {
+		c.IsActive = *ch.IsActive
+	}
+	if err := s.validate(&c); err != nil {
+		return Config{}, false, err
+	}
+	c.Secret = newSigningSecret()
+	c.Sealed, c.SecretLast4 = s.box.seal(c.Secret), c.Secret[len(c.Secret)-4:]
+	out, created, err := s.store.Repo().InsertConfig(ctx, c)
+	if err != nil {
+		return Config{}, false, err
+	}
+	if !created { // a concurrent configure of the same URL won: update that one
+		c, err := s.Update(ctx, sc, out.ID, ch)
+		return c, false, err
+	}
+	out.Secret = c.Secret
+	return out, true, nil
+}
+
+// List returns the scope's configurations.
+func (s *Service) List(ctx context.Context, sc Scope) ([]Config, error) { return s.store.Repo().ListConfigs(ctx, sc) }
+
+// Get returns one configuration of the scope.
+func (s *Service) Get(ctx context.Context, sc Scope, id uuid.UUID) (Config, error) {
+	return s.store.Repo().GetConfig(ctx, sc, id)
+}
+
+// Update changes the fields ch sets.
+func (s *Service) Update(ctx context.Context, sc Scope, id uuid.UUID, ch Change) (Config, error) {
+	var out Config
+	err := s.store.InTx(ctx, func(r Repo) error {
+		c, err := r.GetConfig(ctx, sc, id)
+		if err != nil {
+			return err
+		}
+		if ch.URL != nil {
+			c.URL = *ch.URL
+		}
+		if ch.SubscribedEvents != nil {
+			c.SubscribedEvents = *ch.SubscribedEvents
+		}
+		if ch.ExcludedReasons != nil {
+			c.ExcludedReasons = *ch.ExcludedReasons
+		}
+		if ch.IsActive != nil {
+			c.IsActive = *ch.IsActive
+		}
+		if err := s.validate(&c); err != nil {
+			return err
+		}
+		out, err = r.UpdateConfig(ctx, c)
+		return err
+	})
+	return out, err
+}
+
+// Delete removes a configuration and its delivery records.
+func (s *Service) Delete(ctx context.Context, sc Scope, id uuid.UUID) error {
+	return s.store.Repo().DeleteConfig(ctx, sc, id)
+}
+
+// Deliveries lists the scope's deliveries, newest first, and their total.
+func (s *Service) Deliveries(ctx context.Context, sc Scope, f DeliveryFilter) ([]Delivery, int64, error) {
+	return s.store.Repo().ListDeliveries(ctx, sc, f)
+}
+
+// Stats summarises the scope's deliveries.
+func (s *Service) Stats(ctx context.Context, sc Scope) (Stats, error) { return s.store.Repo().Stats(ctx, sc) }
+
+// TestResult is the outcome of a test event.
+type TestResult struct {
+	Delivered  bool
+	HTTPStatus *int
+	Error      string
+	Duration   time.Duration
+}
+
+// SendTest sends one synthetic event of eventType to a configuration at once. It changes no
+// balance, delivery or stat.
+func (s *Service) SendTest(ctx context.Context, sc Scope, c studio.Caller, configID uuid.UUID, eventType string) (TestResult, error) {
+	if !slices.Contains(EventTypes, eventType) {
+		return TestResult{}, invalid("eventType must be one of %v", EventTypes)
+	}
+	cfg, err := s.store.Repo().GetConfig(ctx, sc, configID)
+	if err != nil {
+		return TestResult{}, err
+	}
+	secret, err := s.box.open(cfg.Sealed)
+	if err != nil {
+		return TestResult{}, err
+	}
+	delta := int64(100)
+	reason := "TEST"
+	if eventType == "COINS_DEBITED" {
+		delta = -100
+	}
+	p := Payload{EventID: uuid.NewString(), EventType: eventType, Timestamp: s.now().UTC().Format(time.RFC3339Nano),
+		AppID: c.GameID.String(), UserUUID: "test-user", CoinID: uuid.Nil.String(), Delta: delta, NewBalance: 1000,
+		ReferenceID: "test", Reason: reason}
+	a := s.send(ctx, cfg.URL, secret, p, 1)
+	res := TestResult{Delivered: a.Delivered, Duration: a.Duration}
+	if a.Status != 0 {
+		res.HTTPStatus = &a.Status
+	}
+	if a.Err != nil {
+		res.Error = a.Err.Error()
+	}
+	return res, nil
+}
+
+// send makes one signed request.
+func (s *Service) send(ctx context.Context, target, secret string, p Payload, attempt int) Attempt {
+	body, _ := json.Marshal(p)
+	now := s.now()
+	req := Request{URL: target, Body: body, Headers: map[string]string{
+		"Content-Type":         "application/json",
+		"User-Agent":           UserAgent,
+		"X-Service-Event-ID":   p.EventID,
+		"X-Service-Event-Type": p.EventType,
+		"X-Service-Timestamp":  strconv.FormatInt(now.Unix(), 10),
+		"X-Service-Attempt":    strconv.Itoa(attempt),
+		"X-Service-Signature":  Sign(secret, now, body),
+	}}
+	ctx, cancel := context.WithTimeout(ctx, AttemptTimeout)
+	defer cancel()
+	status, err := s.opts.Transport.Send(ctx, req)
+	a := Attempt{Status: status, Err: err, AttemptNo: attempt, Duration: s.now().Sub(now)}
+	switch {
+	case err != nil:
+	case status >= 200 && status <= 299:
+		a.Delivered = true
+	default:
+		a.Err = fmt.Errorf("receiver answered %d", status)
+	}
+	return a
+}
+
+// Deliver makes the next attempt of a delivery and records it. It returns the attempt; when
+// RetryAfter is set the caller schedules another Deliver after that long. A delivery that is
+// finished, gone, or whose configuration was deactivated is not sent.
+func (s *Service) Deliver(ctx context.Context, id uuid.UUID) (Attempt, error) {
+	r := s.store.Repo()
+	p, err := r.PendingDelivery(ctx, id)
+	if errors.Is(err, ErrDeliveryGone) {
+		return Attempt{}, nil
+	}
+	if err != nil {
+		return Attempt{}, err
+	}
+	if p.Status == StatusSuccess || p.Status == StatusFailed {
+		return Attempt{}, nil
+	}
+	attempt := p.AttemptNumber + 1
+	if !p.ConfigActive {
+		msg := "configuration is inactive"
+		return Attempt{AttemptNo: p.AttemptNumber}, r.RecordAttempt(ctx, id, StatusFailed, p.AttemptNumber, nil, &msg, s.now(), nil)
+	}
+	secret, err := s.box.open(p.Sealed)
+	if err != nil {
+		return Attempt{}, err
+	}
+	a := s.send(ctx, p.URL, secret, p.Payload, attempt)
+	var httpStatus *int
+	if a.Status != 0 {
+		httpStatus = &a.Status
+	}
+	now := s.now()
+	switch {
+	case a.Delivered:
+		err = r.RecordAttempt(ctx, id, StatusSuccess, attempt, httpStatus, nil, now, nil)
+	case attempt >= MaxAttempts:
+		msg := a.Err.Error()
+		err = r.RecordAttempt(ctx, id, StatusFailed, attempt, httpStatus, &msg, now, nil)
+	default:
+		msg := a.Err.Error()
+		a.RetryAfter = s.opts.RetryDelays[attempt-1]
+		next := now.Add(a.RetryAfter)
+		err = r.RecordAttempt(ctx, id, StatusRetrying, attempt, httpStatus, &msg, now, &next)
+	}
+	return a, err
+}

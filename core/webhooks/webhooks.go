@@ -1,0 +1,145 @@
+// Package webhooks delivers coin events to studios: configurations per studio and environment,
+// one delivery per (event, configuration) queued with the balance change, signed requests,
+// retries with delays and dead-lettering after the last attempt.
+package webhooks
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/rewardsco/rewards/core/studio"
+)
+
+// Event types a configuration can subscribe to.
+var EventTypes = []string{"COINS_CREDITED", "COINS_DEBITED", "COINS_REFUNDED"}
+
+// Delivery statuses.
+const (
+	StatusPending  = "PENDING"
+	StatusRetrying = "RETRYING"
+	StatusSuccess  = "SUCCESS"
+	StatusFailed   = "FAILED"
+)
+
+// MaxAttempts is how many times a delivery is tried before it is dead-lettered (FAILED).
+const MaxAttempts = 5
+
+// DefaultRetryDelays are the waits after failed attempts 1 to 4.
+var DefaultRetryDelays = []time.Duration{time.Minute, 5 * time.Minute, 15 * time.Minute, time.Hour}
+
+// AttemptTimeout is how long a receiver has to answer.
+const AttemptTimeout = 30 * time.Second
+
+// UserAgent identifies the webhook agent, version 1.0.
+const UserAgent = "Rewards-Webhooks/1.0"
+
+// Config is a studio's receiver in one environment.
+type Config struct {
+	ID               uuid.UUID
+	StudioID         uuid.UUID
+	Environment      studio.Environment
+	URL              string
+	SubscribedEvents []string
+	ExcludedReasons  []string
+	IsActive         bool
+	// Secret is the signing secret in plaintext: set only when a configuration is created.
+	Secret string
+	// SecretLast4 shows which secret is in use without revealing it.
+	SecretLast4 string
+	// Sealed is the encrypted secret as stored.
+	Sealed    []byte
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// MaskedSecret is the secret as reads show it.
+func (c Config) MaskedSecret() string { return "whsec_****" + c.SecretLast4 }
+
+// Change is a request to create or update a configuration; nil fields stay as they are on update.
+type Change struct {
+	URL              *string
+	SubscribedEvents *[]string
+	ExcludedReasons  *[]string
+	IsActive         *bool
+}
+
+// Delivery is the record of delivering one event to one configuration.
+type Delivery struct {
+	ID             uuid.UUID
+	EventID        uuid.UUID
+	ConfigID       uuid.UUID
+	EventType      string
+	TransactionID  uuid.UUID
+	EventCreatedAt time.Time
+	Status         string
+	AttemptNumber  int
+	HTTPStatusCode *int
+	ErrorMessage   *string
+	AttemptedAt    *time.Time
+	NextRetryAt    *time.Time
+	CreatedAt      time.Time
+}
+
+// Pending is what one attempt of a delivery needs.
+type Pending struct {
+	DeliveryID    uuid.UUID
+	Status        string
+	AttemptNumber int
+	URL           string
+	ConfigActive  bool
+	Sealed        []byte
+	Payload       Payload
+}
+
+// Payload is the body of a webhook request, exactly the fields the spec lists.
+type Payload struct {
+	EventID     string `json:"event_id"`
+	EventType   string `json:"event_type"`
+	Timestamp   string `json:"timestamp"`
+	AppID       string `json:"app_id"`
+	UserUUID    string `json:"user_uuid"`
+	CoinID      string `json:"coin_id"`
+	Delta       int64  `json:"delta"`
+	NewBalance  int64  `json:"new_balance"`
+	ReferenceID string `json:"reference_id"`
+	Reason      string `json:"reason"`
+}
+
+// Attempt is what happened when one request was sent.
+type Attempt struct {
+	Status     int // 0 when no answer came
+	Err        error
+	AttemptNo  int
+	Duration   time.Duration
+	Delivered  bool
+	RetryAfter time.Duration // set when another attempt is due
+}
+
+// DeliveryFilter narrows the delivery list.
+type DeliveryFilter struct {
+	Status    string
+	EventType string
+	Limit     int
+	Skip      int
+}
+
+// Stats summarise a studio's deliveries in one environment.
+type Stats struct {
+	Total     int64
+	Delivered int64
+	Failed    int64
+}
+
+// SuccessRate is Delivered/Total as a percentage with two decimals, "0.00" with no deliveries.
+func (s Stats) SuccessRate() string {
+	if s.Total == 0 {
+		return "0.00"
+	}
+	// Integer arithmetic on hundredths of a percent avoids float rounding surprises.
+	bp := (s.Delivered*10000 + s.Total/2) / s.Total
+	return formatHundredths(bp)
+}
+
+func formatHundredths(v int64) string { return fmt.Sprintf("%d.%02d", v/100, v%100) }

@@ -1,0 +1,138 @@
+// Command load benchmarks the service against PostgreSQL itself: it drives coin distribute and
+// deduct over HTTP against a running Rewards with N concurrent clients and, in the same run and on
+// the same PostgreSQL, pgbench's simple-update workload (pgbench -N) with the same client counts,
+// then prints throughput, p50/p99 latency, errors, the service/pgbench ratio and whether the goals
+// are met. pgbench is the yardstick: it is what the database alone does with a comparable
+// one-row-update transaction, so the ratio says how much the service's own overhead costs.
+//
+//	go run ./e2e/load -duration 10s -clients 8,32
+//
+// With no -database-url it starts a private PostgreSQL (app/localpg) in a temporary directory; the
+// service runs in this process on a free loopback port. Everything is stopped and removed at the
+// end. It exits non-zero only for real failures (setup errors, failed requests), never because a
+// goal was missed: it is a benchmark, not a test.
+//
+// Each benchmark is a scenario (scenarios.go): a function measuring one workload at one client
+// count. A new benchmark (e.g. webhook delivery) is one more function and one more entry in the
+// scenarios list.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Goals of the issue, checked at goalClients clients.
+const (
+	goalClients  = 8
+	goalRatio    = 0.5 // distribute throughput at least half of pgbench -N's
+	goalP99      = 25 * time.Millisecond
+	goalScenario = "distribute"
+	baseline     = "pgbench-N"
+)
+
+type options struct {
+	duration    time.Duration
+	warmup      time.Duration
+	clients     []int
+	databaseURL string
+	scenarios   []string
+	poolMax     int
+	scale       int
+}
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "load:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	var opts options
+	var clients, names string
+	flag.DurationVar(&opts.duration, "duration", 10*time.Second, "measured time of each run")
+	flag.DurationVar(&opts.warmup, "warmup", 2*time.Second, "unmeasured warm-up before each run")
+	flag.StringVar(&clients, "clients", "8,32", "comma list of concurrent client counts")
+	flag.StringVar(&opts.databaseURL, "database-url", "", "PostgreSQL to use instead of a private one (the service migrates it and "+
+		"creates a benchmark studio in it; pgbench gets a database of its own on the same server, dropped at the end)")
+	flag.StringVar(&names, "scenarios", strings.Join(scenarioNames(), ","), "comma list of scenarios to run")
+	flag.IntVar(&opts.poolMax, "pool-max-conns", 0, "the service's pool size (pool_max_conns in its DATABASE_URL); 0 keeps "+
+		"the service's default (pgx: max(4, CPUs))")
+	flag.IntVar(&opts.scale, "pgbench-scale", 10, "pgbench -i scale factor")
+	flag.Parse()
+	for _, s := range strings.Split(clients, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return fmt.Errorf("-clients: %q is not a positive whole number", s)
+		}
+		opts.clients = append(opts.clients, n)
+	}
+	for _, s := range strings.Split(names, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		if _, ok := findScenario(s); !ok {
+			return fmt.Errorf("-scenarios: unknown %q (known: %s)", s, strings.Join(scenarioNames(), ", "))
+		}
+		opts.scenarios = append(opts.scenarios, s)
+	}
+	if opts.duration <= 0 || opts.warmup < 0 {
+		return errors.New("-duration must be positive and -warmup not negative")
+	}
+
+	// Ctrl-C still stops the service and PostgreSQL and removes the temporary directories.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	env, err := start(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer env.close()
+
+	fmt.Printf("Load benchmark: %s per run after %s warm-up; clients %s; scenarios %s\n",
+		opts.duration, opts.warmup, clients, strings.Join(opts.scenarios, ", "))
+	fmt.Printf("Machine: %d CPUs, shared by the load generator, the service and PostgreSQL (numbers are for this box, not a capacity estimate)\n",
+		runtime.NumCPU())
+	fmt.Printf("Service pool: %s\n", env.poolDescription())
+	for _, name := range opts.scenarios {
+		sc, _ := findScenario(name)
+		fmt.Printf("  %-15s %s\n", sc.name, sc.about)
+	}
+	fmt.Println()
+
+	var results []result
+	for _, name := range opts.scenarios {
+		sc, _ := findScenario(name)
+		for _, c := range opts.clients {
+			fmt.Fprintf(os.Stderr, "running %s with %d clients…\n", sc.name, c)
+			r, err := sc.run(ctx, env, c)
+			if err != nil {
+				if ctx.Err() != nil {
+					return errors.New("interrupted")
+				}
+				return fmt.Errorf("%s with %d clients: %w", sc.name, c, err)
+			}
+			r.scenario, r.clients = sc.name, c
+			if r.errors > 0 {
+				fmt.Fprintf(os.Stderr, "!!! %s with %d clients: %d FAILED REQUESTS (%s)\n", sc.name, c, r.errors, r.errorSample)
+			}
+			results = append(results, r)
+		}
+	}
+	failed := report(os.Stdout, results, opts)
+	if failed > 0 {
+		return fmt.Errorf("%d run(s) had failed requests: their numbers are not trustworthy", failed)
+	}
+	return nil
+}
