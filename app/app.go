@@ -68,8 +68,8 @@ func NewServices(store *postgres.Store, ext External) (Services, error) {
 	}
 	return Services{
 		Webhooks: hooks,
-		Studios: studio.NewService(postgres.For[studio.Repo](store)),
-		Coins:   coins.NewService(postgres.For[coins.Repo](store)),
+		Studios:  studio.NewService(postgres.For[studio.Repo](store)),
+		Coins:    coins.NewService(postgres.For[coins.Repo](store)),
 		Players: players.NewService(postgres.For[players.Repo](store), players.Config{
 			TokenKey: deriveKey(ext.SecretKey, "player-token"),
 			OTPKey:   deriveKey(ext.SecretKey, "otp"),

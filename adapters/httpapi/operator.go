@@ -77,7 +77,7 @@ type studioPath struct {
 
 type createGameInput struct {
 	StudioID string `path:"studioId" format:"uuid" doc:"Studio id"`
-	Body struct {
+	Body     struct {
 		Name     string `json:"name" minLength:"1" maxLength:"200" doc:"Game name" example:"Tower Tactics"`
 		StoreURL string `json:"storeUrl,omitempty" format:"uri" maxLength:"2048" doc:"Base address of the game's store" example:"https://store.example.com"`
 	}

@@ -28,7 +28,7 @@ type Deps struct {
 	Players *players.Service
 	// Webhooks serves the webhook-management API.
 	Webhooks *webhooks.Service
-	Hosts   Hosts
+	Hosts    Hosts
 	// Currency is the deployment currency, INR or USD.
 	Currency string
 	// AdminToken authenticates the operator API (Authorization: Bearer <token>).

@@ -3,7 +3,6 @@ package players
 import (
 	"fmt"
 
-
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/uuid"
 
@@ -55,4 +54,3 @@ func (s *Service) parseToken(raw string) (Claims, error) {
 	}
 	return Claims{PlayerID: pid, GameID: gid, Environment: studio.Environment(c.Environment)}, nil
 }
-

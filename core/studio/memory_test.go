@@ -30,7 +30,7 @@ func newMemStore() *memStore {
 }
 
 func (m *memStore) InTx(ctx context.Context, fn func(studio.Repo) error) error { return fn(m) }
-func (m *memStore) Repo() studio.Repo                                         { return m }
+func (m *memStore) Repo() studio.Repo                                          { return m }
 
 func (m *memStore) CreateStudio(_ context.Context, name string) (studio.Studio, error) {
 	m.mu.Lock()

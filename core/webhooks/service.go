@@ -131,7 +131,9 @@ func (s *Service) Configure(ctx context.Context, sc Scope, ch Change) (Config, b
 }
 
 // List returns the scope's configurations.
-func (s *Service) List(ctx context.Context, sc Scope) ([]Config, error) { return s.store.Repo().ListConfigs(ctx, sc) }
+func (s *Service) List(ctx context.Context, sc Scope) ([]Config, error) {
+	return s.store.Repo().ListConfigs(ctx, sc)
+}
 
 // Get returns one configuration of the scope.
 func (s *Service) Get(ctx context.Context, sc Scope, id uuid.UUID) (Config, error) {
@@ -178,7 +180,9 @@ func (s *Service) Deliveries(ctx context.Context, sc Scope, f DeliveryFilter) ([
 }
 
 // Stats summarises the scope's deliveries.
-func (s *Service) Stats(ctx context.Context, sc Scope) (Stats, error) { return s.store.Repo().Stats(ctx, sc) }
+func (s *Service) Stats(ctx context.Context, sc Scope) (Stats, error) {
+	return s.store.Repo().Stats(ctx, sc)
+}
 
 // TestResult is the outcome of a test event.
 type TestResult struct {
