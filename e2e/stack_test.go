@@ -27,6 +27,8 @@ type stack struct {
 	pg    *harness.Postgres
 	fakes *harness.Container
 	svc   *harness.Container
+	image string
+	env   map[string]string
 }
 
 const (
@@ -71,15 +73,21 @@ func startStack(t *testing.T, env map[string]string) *stack {
 	for k, v := range env {
 		full[k] = v
 	}
-	svc := harness.StartContainer(ctx, t, harness.ContainerRequestOptions{
-		Image:        image,
-		Env:          full,
-		Network:      nw,
-		Aliases:      []string{"rewards"},
+	s := &stack{t: t, ctx: ctx, net: nw, pg: pg, fakes: fakes, image: image, env: full}
+	s.svc = s.addInstance()
+	return s
+}
+
+// addInstance starts another service instance on the same database.
+func (s *stack) addInstance() *harness.Container {
+	s.t.Helper()
+	return harness.StartContainer(s.ctx, s.t, harness.ContainerRequestOptions{
+		Image:        s.image,
+		Env:          s.env,
+		Network:      s.net,
 		ExposedPort:  "8080/tcp",
 		WaitHTTPPath: "/healthz",
 	})
-	return &stack{t: t, ctx: ctx, net: nw, pg: pg, fakes: fakes, svc: svc}
 }
 
 // response is a decoded HTTP answer.
