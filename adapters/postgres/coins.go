@@ -70,71 +70,48 @@ func (r *Repos) FirstCoin(ctx context.Context, gameID uuid.UUID) (coins.Coin, er
 	return toCoreCoin(row), nil
 }
 
-// CreditBalance implements coins.Repo.
-func (r *Repos) CreditBalance(ctx context.Context, playerID, coinID uuid.UUID, amount int64) (int64, error) {
-	b, err := r.q.CoinsCredit(ctx, db.CoinsCreditParams{PlayerID: playerID, CoinID: coinID, Amount: amount})
-	if err != nil {
-		return 0, fmt.Errorf("credit %s: %w", playerID, err)
+// ApplyMovement implements coins.Repo in one statement (CoinsApplyCredit or CoinsApplyDebit),
+// then queues the webhook deliveries it created on the delivery queue in the same transaction,
+// so a delivery exists if and only if the balance change commits.
+func (r *Repos) ApplyMovement(ctx context.Context, m coins.Movement, typ coins.TxType, event coins.EventType) (coins.Transaction, error) {
+	var row db.CoinsApplyCreditRow
+	var err error
+	if typ == coins.Credit {
+		row, err = r.q.CoinsApplyCredit(ctx, db.CoinsApplyCreditParams{
+			CoinID: m.CoinID, GameID: m.GameID, PlayerID: m.PlayerID, Amount: m.Amount, Environment: string(m.Environment),
+			Reason: m.Reason, ReferenceID: m.ReferenceID, Description: m.Description, Metadata: m.Metadata,
+			EventType: string(event), UserUuid: m.UserUUID,
+		})
+	} else {
+		var d db.CoinsApplyDebitRow
+		d, err = r.q.CoinsApplyDebit(ctx, db.CoinsApplyDebitParams{
+			CoinID: m.CoinID, GameID: m.GameID, PlayerID: m.PlayerID, Amount: m.Amount, Environment: string(m.Environment),
+			Reason: m.Reason, ReferenceID: m.ReferenceID, Description: m.Description, Metadata: m.Metadata,
+			EventType: string(event), UserUuid: m.UserUUID,
+		})
+		row = db.CoinsApplyCreditRow(d)
 	}
-	return b, nil
-}
-
-// DebitBalance implements coins.Repo.
-func (r *Repos) DebitBalance(ctx context.Context, playerID, coinID uuid.UUID, amount int64) (int64, error) {
-	b, err := r.q.CoinsDebit(ctx, db.CoinsDebitParams{PlayerID: playerID, CoinID: coinID, Amount: amount})
-	if isNoRows(err) {
-		return 0, coins.ErrInsufficientBalance
+	switch {
+	case err != nil:
+		return coins.Transaction{}, fmt.Errorf("apply %s of %s: %w", typ, m.PlayerID, err)
+	case !row.CoinFound:
+		return coins.Transaction{}, coins.ErrCoinNotFound
+	case row.TransactionID == nil:
+		return coins.Transaction{}, coins.ErrInsufficientBalance
 	}
-	if err != nil {
-		return 0, fmt.Errorf("debit %s: %w", playerID, err)
+	if len(row.DeliveryIds) > 0 {
+		if r.tx == nil || r.jobs == nil {
+			return coins.Transaction{}, fmt.Errorf("apply %s: webhook deliveries need a transaction and a delivery queue", typ)
+		}
+		if err := r.jobs.EnqueueDeliveries(ctx, r.tx, row.DeliveryIds); err != nil {
+			return coins.Transaction{}, err
+		}
 	}
-	return b, nil
-}
-
-// InsertTransaction implements coins.Repo.
-func (r *Repos) InsertTransaction(ctx context.Context, t coins.Transaction) (coins.Transaction, error) {
-	row, err := r.q.CoinsInsertTransaction(ctx, db.CoinsInsertTransactionParams{
-		GameID: t.GameID, Environment: t.Environment, PlayerID: t.PlayerID, CoinID: t.CoinID, Type: string(t.Type),
-		Amount: t.Amount, BalanceAfter: t.BalanceAfter, Reason: t.Reason, ReferenceID: t.ReferenceID,
-		Description: t.Description, Metadata: t.Metadata,
-	})
-	if err != nil {
-		return coins.Transaction{}, fmt.Errorf("insert transaction: %w", err)
-	}
-	t.ID, t.CreatedAt = row.ID, row.CreatedAt
-	return t, nil
-}
-
-// RecordEvent implements coins.Repo: it stores the coin event and, in the same transaction,
-// one delivery per active, subscribed, non-excluding webhook configuration of the studio and
-// environment, each with its job on the delivery queue. So a delivery exists if and only if
-// the balance change committed.
-func (r *Repos) RecordEvent(ctx context.Context, e coins.Event) error {
-	if r.tx == nil {
-		return fmt.Errorf("record coin event: must run inside the balance change's transaction")
-	}
-	eventID, err := r.q.CoinsInsertEvent(ctx, db.CoinsInsertEventParams{
-		GameID: e.GameID, Environment: string(e.Environment), TransactionID: e.TransactionID, EventType: string(e.Type),
-		Reason: e.Reason, PlayerID: e.PlayerID, UserUuid: e.UserUUID, CoinID: e.CoinID, Delta: e.Delta,
-		NewBalance: e.NewBalance, ReferenceID: e.ReferenceID,
-	})
-	if err != nil {
-		return fmt.Errorf("insert coin event: %w", err)
-	}
-	ids, err := r.q.WebhooksFanOut(ctx, db.WebhooksFanOutParams{
-		EventID: eventID, EventType: string(e.Type), TransactionID: e.TransactionID, EventCreatedAt: e.CreatedAt,
-		GameID: e.GameID, Environment: string(e.Environment), Reason: e.Reason,
-	})
-	if err != nil {
-		return fmt.Errorf("fan out coin event: %w", err)
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	if r.jobs == nil {
-		return fmt.Errorf("fan out coin event: no delivery queue configured")
-	}
-	return r.jobs.EnqueueDeliveries(ctx, r.tx, ids)
+	return coins.Transaction{
+		ID: *row.TransactionID, GameID: m.GameID, Environment: string(m.Environment), PlayerID: m.PlayerID, CoinID: m.CoinID,
+		Type: typ, Amount: m.Amount, BalanceAfter: *row.BalanceAfter, Reason: m.Reason, ReferenceID: m.ReferenceID,
+		Description: m.Description, Metadata: m.Metadata, CreatedAt: *row.CreatedAt,
+	}, nil
 }
 
 // Funds implements coins.Repo.

@@ -92,23 +92,6 @@ type Transaction struct {
 	CreatedAt    time.Time `json:"createdAt"`
 }
 
-// Event is the coin event of one balance change, delivered to the studio by webhooks.
-type Event struct {
-	ID            uuid.UUID
-	GameID        uuid.UUID
-	Environment   studio.Environment
-	TransactionID uuid.UUID
-	Type          EventType
-	Reason        string
-	PlayerID      uuid.UUID
-	UserUUID      string
-	CoinID        uuid.UUID
-	Delta         int64
-	NewBalance    int64
-	ReferenceID   string
-	CreatedAt     time.Time
-}
-
 // Fund is a player's holding of one coin.
 type Fund struct {
 	Coin           Coin

@@ -17,15 +17,12 @@ type Repo interface {
 	// FirstCoin returns the game's oldest coin, or ErrNoCoins.
 	FirstCoin(ctx context.Context, gameID uuid.UUID) (Coin, error)
 
-	// CreditBalance adds amount to the balance and returns the new balance.
-	CreditBalance(ctx context.Context, playerID, coinID uuid.UUID, amount int64) (int64, error)
-	// DebitBalance takes amount from the balance in one conditional update and returns the new
-	// balance, or ErrInsufficientBalance when the balance is smaller than amount.
-	DebitBalance(ctx context.Context, playerID, coinID uuid.UUID, amount int64) (int64, error)
-	// InsertTransaction appends t to the journal, returning it with its id and time.
-	InsertTransaction(ctx context.Context, t Transaction) (Transaction, error)
-	// RecordEvent stores the coin event of a balance change, for delivery to the studio.
-	RecordEvent(ctx context.Context, e Event) error
+	// ApplyMovement makes one balance change as a unit: it checks the coin is the game's
+	// (ErrCoinNotFound), changes the balance — a debit only where the balance covers it
+	// (ErrInsufficientBalance), never below zero — appends the journal entry, and records the
+	// coin event of type event with its webhook deliveries. It runs inside the caller's
+	// transaction and returns the journal entry.
+	ApplyMovement(ctx context.Context, m Movement, typ TxType, event EventType) (Transaction, error)
 
 	Funds(ctx context.Context, gameID, playerID uuid.UUID) ([]Fund, error)
 	// ListTransactions returns a page of the player's journal, newest first, and the total;

@@ -76,7 +76,7 @@ func (s *Service) Deduct(ctx context.Context, m Movement) (Transaction, bool, er
 }
 
 // move changes the balance, appends the journal entry and records the coin event in one
-// transaction. With an idempotency key, the outcome is stored in that same transaction, so a
+// transaction (see Repo.ApplyMovement). With an idempotency key, the outcome is stored in that same transaction, so a
 // movement and its record commit together or not at all; the boolean result reports a replay.
 func (s *Service) move(ctx context.Context, m Movement, typ TxType, event EventType) (Transaction, bool, error) {
 	var key idempotency.Key
@@ -92,36 +92,8 @@ func (s *Service) move(ctx context.Context, m Movement, typ TxType, event EventT
 	}
 	var out Transaction
 	err := s.store.InTx(ctx, func(r Repo) error {
-		if _, err := r.GetCoin(ctx, m.GameID, m.CoinID); err != nil {
-			return err
-		}
-		var balance int64
 		var err error
-		if typ == Credit {
-			balance, err = r.CreditBalance(ctx, m.PlayerID, m.CoinID, m.Amount)
-		} else {
-			balance, err = r.DebitBalance(ctx, m.PlayerID, m.CoinID, m.Amount)
-		}
-		if err != nil {
-			return err
-		}
-		out, err = r.InsertTransaction(ctx, Transaction{
-			GameID: m.GameID, Environment: string(m.Environment), PlayerID: m.PlayerID, CoinID: m.CoinID,
-			Type: typ, Amount: m.Amount, BalanceAfter: balance, Reason: m.Reason,
-			ReferenceID: m.ReferenceID, Description: m.Description, Metadata: m.Metadata,
-		})
-		if err != nil {
-			return err
-		}
-		delta := m.Amount
-		if typ == Debit {
-			delta = -delta
-		}
-		if err := r.RecordEvent(ctx, Event{
-			GameID: m.GameID, Environment: m.Environment, TransactionID: out.ID, Type: event, Reason: m.Reason,
-			PlayerID: m.PlayerID, UserUUID: m.UserUUID, CoinID: m.CoinID, Delta: delta, NewBalance: balance,
-			ReferenceID: m.ReferenceID, CreatedAt: out.CreatedAt,
-		}); err != nil {
+		if out, err = r.ApplyMovement(ctx, m, typ, event); err != nil {
 			return err
 		}
 		if m.IdempotencyKey != "" {

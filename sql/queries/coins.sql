@@ -7,33 +7,6 @@ SELECT * FROM coins WHERE game_id = $1 ORDER BY created_at, id;
 -- name: CoinsGet :one
 SELECT * FROM coins WHERE id = $1 AND game_id = $2;
 
--- name: CoinsCredit :one
-INSERT INTO balances (player_id, coin_id, balance, lifetime_earned)
-VALUES (@player_id, @coin_id, @amount::bigint, @amount::bigint)
-ON CONFLICT (player_id, coin_id) DO UPDATE
-SET balance = balances.balance + EXCLUDED.balance,
-    lifetime_earned = balances.lifetime_earned + EXCLUDED.balance,
-    updated_at = now()
-RETURNING balance;
-
--- name: CoinsDebit :one
-UPDATE balances
-SET balance = balance - @amount::bigint, lifetime_spent = lifetime_spent + @amount::bigint, updated_at = now()
-WHERE player_id = @player_id AND coin_id = @coin_id AND balance >= @amount::bigint
-RETURNING balance;
-
--- name: CoinsInsertTransaction :one
-INSERT INTO coin_transactions (game_id, environment, player_id, coin_id, type, amount, balance_after,
-                               reason, reference_id, description, metadata)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-RETURNING id, created_at;
-
--- name: CoinsInsertEvent :one
-INSERT INTO coin_events (game_id, environment, transaction_id, event_type, reason, player_id, user_uuid,
-                         coin_id, delta, new_balance, reference_id)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-RETURNING id;
-
 -- name: CoinsFunds :many
 SELECT c.id, c.name, c.image_url,
        coalesce(b.balance, 0)::bigint AS balance,
@@ -60,3 +33,93 @@ WHERE player_id = @player_id AND coin_id = @coin_id AND type = 'DEBIT';
 
 -- name: CoinsFirstCoin :one
 SELECT * FROM coins WHERE game_id = $1 ORDER BY created_at, id LIMIT 1;
+
+-- name: CoinsApplyCredit :one
+-- One statement for the whole credit: check the coin is the game's, add to the balance, append
+-- the journal entry, record the coin event and fan it out to the studio's matching webhook
+-- configurations. coin_found is false for another game's coin; transaction_id is then null.
+WITH coin AS (
+    SELECT k.id AS found_id FROM coins k WHERE k.id = @coin_id AND k.game_id = @game_id
+), bal AS (
+    INSERT INTO balances (player_id, coin_id, balance, lifetime_earned)
+    SELECT @player_id, coin.found_id, @amount::bigint, @amount::bigint FROM coin
+    ON CONFLICT (player_id, coin_id) DO UPDATE
+    SET balance = balances.balance + EXCLUDED.balance,
+        lifetime_earned = balances.lifetime_earned + EXCLUDED.balance,
+        updated_at = now()
+    RETURNING balance
+), tx AS (
+    INSERT INTO coin_transactions (game_id, environment, player_id, coin_id, type, amount, balance_after,
+                                   reason, reference_id, description, metadata)
+    SELECT @game_id, @environment, @player_id, @coin_id, 'CREDIT', @amount::bigint, bal.balance,
+           @reason, @reference_id, @description, @metadata
+    FROM bal
+    RETURNING id, created_at, balance_after
+), ev AS (
+    INSERT INTO coin_events (game_id, environment, transaction_id, event_type, reason, player_id, user_uuid,
+                             coin_id, delta, new_balance, reference_id, created_at)
+    SELECT @game_id, @environment, tx.id, @event_type, @reason, @player_id, @user_uuid,
+           @coin_id, @amount::bigint, tx.balance_after, @reference_id, tx.created_at
+    FROM tx
+    RETURNING id, transaction_id, created_at
+), fan AS (
+    INSERT INTO webhook_deliveries (event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at)
+    SELECT ev.id, c.id, c.studio_id, c.environment, @event_type, ev.transaction_id, ev.created_at
+    FROM ev
+    JOIN games g ON g.id = @game_id
+    JOIN webhook_configs c ON c.studio_id = g.studio_id
+    WHERE c.environment = @environment
+      AND c.is_active
+      AND @event_type::text = ANY (c.subscribed_events)
+      AND NOT (@reason::text = ANY (c.excluded_reasons))
+    RETURNING id
+)
+SELECT EXISTS (SELECT 1 FROM coin) AS coin_found,
+       tx.id AS transaction_id, tx.created_at, tx.balance_after,
+       coalesce((SELECT array_agg(fan.id) FROM fan), '{}')::uuid[] AS delivery_ids
+FROM (SELECT 1) AS one
+LEFT JOIN tx ON true;
+
+-- name: CoinsApplyDebit :one
+-- The debit twin of CoinsApplyCredit: the balance changes only where it covers the amount
+-- (one conditional update), so transaction_id is null for a coin that is not the game's or an
+-- insufficient balance; coin_found tells them apart.
+WITH coin AS (
+    SELECT k.id AS found_id FROM coins k WHERE k.id = @coin_id AND k.game_id = @game_id
+), bal AS (
+    UPDATE balances b
+    SET balance = b.balance - @amount::bigint, lifetime_spent = b.lifetime_spent + @amount::bigint, updated_at = now()
+    FROM coin
+    WHERE b.player_id = @player_id AND b.coin_id = coin.found_id AND b.balance >= @amount::bigint
+    RETURNING b.balance
+), tx AS (
+    INSERT INTO coin_transactions (game_id, environment, player_id, coin_id, type, amount, balance_after,
+                                   reason, reference_id, description, metadata)
+    SELECT @game_id, @environment, @player_id, @coin_id, 'DEBIT', @amount::bigint, bal.balance,
+           @reason, @reference_id, @description, @metadata
+    FROM bal
+    RETURNING id, created_at, balance_after
+), ev AS (
+    INSERT INTO coin_events (game_id, environment, transaction_id, event_type, reason, player_id, user_uuid,
+                             coin_id, delta, new_balance, reference_id, created_at)
+    SELECT @game_id, @environment, tx.id, @event_type, @reason, @player_id, @user_uuid,
+           @coin_id, 0 - @amount::bigint, tx.balance_after, @reference_id, tx.created_at
+    FROM tx
+    RETURNING id, transaction_id, created_at
+), fan AS (
+    INSERT INTO webhook_deliveries (event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at)
+    SELECT ev.id, c.id, c.studio_id, c.environment, @event_type, ev.transaction_id, ev.created_at
+    FROM ev
+    JOIN games g ON g.id = @game_id
+    JOIN webhook_configs c ON c.studio_id = g.studio_id
+    WHERE c.environment = @environment
+      AND c.is_active
+      AND @event_type::text = ANY (c.subscribed_events)
+      AND NOT (@reason::text = ANY (c.excluded_reasons))
+    RETURNING id
+)
+SELECT EXISTS (SELECT 1 FROM coin) AS coin_found,
+       tx.id AS transaction_id, tx.created_at, tx.balance_after,
+       coalesce((SELECT array_agg(fan.id) FROM fan), '{}')::uuid[] AS delivery_ids
+FROM (SELECT 1) AS one
+LEFT JOIN tx ON true;

@@ -24,20 +24,6 @@ RETURNING *;
 -- name: WebhooksDeleteConfig :execrows
 DELETE FROM webhook_configs WHERE id = @id AND studio_id = @studio_id AND environment = @environment;
 
--- name: WebhooksFanOut :many
--- One delivery per active configuration of the event's studio and environment that subscribes
--- to its type and does not exclude its reason.
-INSERT INTO webhook_deliveries (event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at)
-SELECT @event_id, c.id, c.studio_id, c.environment, @event_type, @transaction_id, @event_created_at
-FROM webhook_configs c
-JOIN games g ON g.studio_id = c.studio_id
-WHERE g.id = @game_id
-  AND c.environment = @environment
-  AND c.is_active
-  AND @event_type::text = ANY (c.subscribed_events)
-  AND NOT (@reason::text = ANY (c.excluded_reasons))
-RETURNING id;
-
 -- name: WebhooksGetDelivery :one
 SELECT d.id, d.status, d.attempt_number, d.config_id,
        c.webhook_url, c.is_active, c.secret_sealed,

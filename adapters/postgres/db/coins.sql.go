@@ -12,6 +12,192 @@ import (
 	"github.com/google/uuid"
 )
 
+const coinsApplyCredit = `-- name: CoinsApplyCredit :one
+WITH coin AS (
+    SELECT k.id AS found_id FROM coins k WHERE k.id = $1 AND k.game_id = $2
+), bal AS (
+    INSERT INTO balances (player_id, coin_id, balance, lifetime_earned)
+    SELECT $3, coin.found_id, $4::bigint, $4::bigint FROM coin
+    ON CONFLICT (player_id, coin_id) DO UPDATE
+    SET balance = balances.balance + EXCLUDED.balance,
+        lifetime_earned = balances.lifetime_earned + EXCLUDED.balance,
+        updated_at = now()
+    RETURNING balance
+), tx AS (
+    INSERT INTO coin_transactions (game_id, environment, player_id, coin_id, type, amount, balance_after,
+                                   reason, reference_id, description, metadata)
+    SELECT $2, $5, $3, $1, 'CREDIT', $4::bigint, bal.balance,
+           $6, $7, $8, $9
+    FROM bal
+    RETURNING id, created_at, balance_after
+), ev AS (
+    INSERT INTO coin_events (game_id, environment, transaction_id, event_type, reason, player_id, user_uuid,
+                             coin_id, delta, new_balance, reference_id, created_at)
+    SELECT $2, $5, tx.id, $10, $6, $3, $11,
+           $1, $4::bigint, tx.balance_after, $7, tx.created_at
+    FROM tx
+    RETURNING id, transaction_id, created_at
+), fan AS (
+    INSERT INTO webhook_deliveries (event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at)
+    SELECT ev.id, c.id, c.studio_id, c.environment, $10, ev.transaction_id, ev.created_at
+    FROM ev
+    JOIN games g ON g.id = $2
+    JOIN webhook_configs c ON c.studio_id = g.studio_id
+    WHERE c.environment = $5
+      AND c.is_active
+      AND $10::text = ANY (c.subscribed_events)
+      AND NOT ($6::text = ANY (c.excluded_reasons))
+    RETURNING id
+)
+SELECT EXISTS (SELECT 1 FROM coin) AS coin_found,
+       tx.id AS transaction_id, tx.created_at, tx.balance_after,
+       coalesce((SELECT array_agg(fan.id) FROM fan), '{}')::uuid[] AS delivery_ids
+FROM (SELECT 1) AS one
+LEFT JOIN tx ON true
+`
+
+type CoinsApplyCreditParams struct {
+	CoinID      uuid.UUID
+	GameID      uuid.UUID
+	PlayerID    uuid.UUID
+	Amount      int64
+	Environment string
+	Reason      string
+	ReferenceID string
+	Description string
+	Metadata    []byte
+	EventType   string
+	UserUuid    string
+}
+
+type CoinsApplyCreditRow struct {
+	CoinFound     bool
+	TransactionID *uuid.UUID
+	CreatedAt     *time.Time
+	BalanceAfter  *int64
+	DeliveryIds   []uuid.UUID
+}
+
+// One statement for the whole credit: check the coin is the game's, add to the balance, append
+// the journal entry, record the coin event and fan it out to the studio's matching webhook
+// configurations. coin_found is false for another game's coin; transaction_id is then null.
+func (q *Queries) CoinsApplyCredit(ctx context.Context, arg CoinsApplyCreditParams) (CoinsApplyCreditRow, error) {
+	row := q.db.QueryRow(ctx, coinsApplyCredit,
+		arg.CoinID,
+		arg.GameID,
+		arg.PlayerID,
+		arg.Amount,
+		arg.Environment,
+		arg.Reason,
+		arg.ReferenceID,
+		arg.Description,
+		arg.Metadata,
+		arg.EventType,
+		arg.UserUuid,
+	)
+	var i CoinsApplyCreditRow
+	err := row.Scan(
+		&i.CoinFound,
+		&i.TransactionID,
+		&i.CreatedAt,
+		&i.BalanceAfter,
+		&i.DeliveryIds,
+	)
+	return i, err
+}
+
+const coinsApplyDebit = `-- name: CoinsApplyDebit :one
+WITH coin AS (
+    SELECT k.id AS found_id FROM coins k WHERE k.id = $1 AND k.game_id = $2
+), bal AS (
+    UPDATE balances b
+    SET balance = b.balance - $3::bigint, lifetime_spent = b.lifetime_spent + $3::bigint, updated_at = now()
+    FROM coin
+    WHERE b.player_id = $4 AND b.coin_id = coin.found_id AND b.balance >= $3::bigint
+    RETURNING b.balance
+), tx AS (
+    INSERT INTO coin_transactions (game_id, environment, player_id, coin_id, type, amount, balance_after,
+                                   reason, reference_id, description, metadata)
+    SELECT $2, $5, $4, $1, 'DEBIT', $3::bigint, bal.balance,
+           $6, $7, $8, $9
+    FROM bal
+    RETURNING id, created_at, balance_after
+), ev AS (
+    INSERT INTO coin_events (game_id, environment, transaction_id, event_type, reason, player_id, user_uuid,
+                             coin_id, delta, new_balance, reference_id, created_at)
+    SELECT $2, $5, tx.id, $10, $6, $4, $11,
+           $1, 0 - $3::bigint, tx.balance_after, $7, tx.created_at
+    FROM tx
+    RETURNING id, transaction_id, created_at
+), fan AS (
+    INSERT INTO webhook_deliveries (event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at)
+    SELECT ev.id, c.id, c.studio_id, c.environment, $10, ev.transaction_id, ev.created_at
+    FROM ev
+    JOIN games g ON g.id = $2
+    JOIN webhook_configs c ON c.studio_id = g.studio_id
+    WHERE c.environment = $5
+      AND c.is_active
+      AND $10::text = ANY (c.subscribed_events)
+      AND NOT ($6::text = ANY (c.excluded_reasons))
+    RETURNING id
+)
+SELECT EXISTS (SELECT 1 FROM coin) AS coin_found,
+       tx.id AS transaction_id, tx.created_at, tx.balance_after,
+       coalesce((SELECT array_agg(fan.id) FROM fan), '{}')::uuid[] AS delivery_ids
+FROM (SELECT 1) AS one
+LEFT JOIN tx ON true
+`
+
+type CoinsApplyDebitParams struct {
+	CoinID      uuid.UUID
+	GameID      uuid.UUID
+	Amount      int64
+	PlayerID    uuid.UUID
+	Environment string
+	Reason      string
+	ReferenceID string
+	Description string
+	Metadata    []byte
+	EventType   string
+	UserUuid    string
+}
+
+type CoinsApplyDebitRow struct {
+	CoinFound     bool
+	TransactionID *uuid.UUID
+	CreatedAt     *time.Time
+	BalanceAfter  *int64
+	DeliveryIds   []uuid.UUID
+}
+
+// The debit twin of CoinsApplyCredit: the balance changes only where it covers the amount
+// (one conditional update), so transaction_id is null for a coin that is not the game's or an
+// insufficient balance; coin_found tells them apart.
+func (q *Queries) CoinsApplyDebit(ctx context.Context, arg CoinsApplyDebitParams) (CoinsApplyDebitRow, error) {
+	row := q.db.QueryRow(ctx, coinsApplyDebit,
+		arg.CoinID,
+		arg.GameID,
+		arg.Amount,
+		arg.PlayerID,
+		arg.Environment,
+		arg.Reason,
+		arg.ReferenceID,
+		arg.Description,
+		arg.Metadata,
+		arg.EventType,
+		arg.UserUuid,
+	)
+	var i CoinsApplyDebitRow
+	err := row.Scan(
+		&i.CoinFound,
+		&i.TransactionID,
+		&i.CreatedAt,
+		&i.BalanceAfter,
+		&i.DeliveryIds,
+	)
+	return i, err
+}
+
 const coinsCountTransactions = `-- name: CoinsCountTransactions :one
 SELECT count(*) FROM coin_transactions
 WHERE player_id = $1 AND ($2::uuid IS NULL OR coin_id = $2)
@@ -50,49 +236,6 @@ func (q *Queries) CoinsCreate(ctx context.Context, arg CoinsCreateParams) (Coin,
 		&i.CreatedAt,
 	)
 	return i, err
-}
-
-const coinsCredit = `-- name: CoinsCredit :one
-INSERT INTO balances (player_id, coin_id, balance, lifetime_earned)
-VALUES ($1, $2, $3::bigint, $3::bigint)
-ON CONFLICT (player_id, coin_id) DO UPDATE
-SET balance = balances.balance + EXCLUDED.balance,
-    lifetime_earned = balances.lifetime_earned + EXCLUDED.balance,
-    updated_at = now()
-RETURNING balance
-`
-
-type CoinsCreditParams struct {
-	PlayerID uuid.UUID
-	CoinID   uuid.UUID
-	Amount   int64
-}
-
-func (q *Queries) CoinsCredit(ctx context.Context, arg CoinsCreditParams) (int64, error) {
-	row := q.db.QueryRow(ctx, coinsCredit, arg.PlayerID, arg.CoinID, arg.Amount)
-	var balance int64
-	err := row.Scan(&balance)
-	return balance, err
-}
-
-const coinsDebit = `-- name: CoinsDebit :one
-UPDATE balances
-SET balance = balance - $1::bigint, lifetime_spent = lifetime_spent + $1::bigint, updated_at = now()
-WHERE player_id = $2 AND coin_id = $3 AND balance >= $1::bigint
-RETURNING balance
-`
-
-type CoinsDebitParams struct {
-	Amount   int64
-	PlayerID uuid.UUID
-	CoinID   uuid.UUID
-}
-
-func (q *Queries) CoinsDebit(ctx context.Context, arg CoinsDebitParams) (int64, error) {
-	row := q.db.QueryRow(ctx, coinsDebit, arg.Amount, arg.PlayerID, arg.CoinID)
-	var balance int64
-	err := row.Scan(&balance)
-	return balance, err
 }
 
 const coinsFirstCoin = `-- name: CoinsFirstCoin :one
@@ -183,91 +326,6 @@ func (q *Queries) CoinsGet(ctx context.Context, arg CoinsGetParams) (Coin, error
 		&i.ImageUrl,
 		&i.CreatedAt,
 	)
-	return i, err
-}
-
-const coinsInsertEvent = `-- name: CoinsInsertEvent :one
-INSERT INTO coin_events (game_id, environment, transaction_id, event_type, reason, player_id, user_uuid,
-                         coin_id, delta, new_balance, reference_id)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-RETURNING id
-`
-
-type CoinsInsertEventParams struct {
-	GameID        uuid.UUID
-	Environment   string
-	TransactionID uuid.UUID
-	EventType     string
-	Reason        string
-	PlayerID      uuid.UUID
-	UserUuid      string
-	CoinID        uuid.UUID
-	Delta         int64
-	NewBalance    int64
-	ReferenceID   string
-}
-
-func (q *Queries) CoinsInsertEvent(ctx context.Context, arg CoinsInsertEventParams) (uuid.UUID, error) {
-	row := q.db.QueryRow(ctx, coinsInsertEvent,
-		arg.GameID,
-		arg.Environment,
-		arg.TransactionID,
-		arg.EventType,
-		arg.Reason,
-		arg.PlayerID,
-		arg.UserUuid,
-		arg.CoinID,
-		arg.Delta,
-		arg.NewBalance,
-		arg.ReferenceID,
-	)
-	var id uuid.UUID
-	err := row.Scan(&id)
-	return id, err
-}
-
-const coinsInsertTransaction = `-- name: CoinsInsertTransaction :one
-INSERT INTO coin_transactions (game_id, environment, player_id, coin_id, type, amount, balance_after,
-                               reason, reference_id, description, metadata)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-RETURNING id, created_at
-`
-
-type CoinsInsertTransactionParams struct {
-	GameID       uuid.UUID
-	Environment  string
-	PlayerID     uuid.UUID
-	CoinID       uuid.UUID
-	Type         string
-	Amount       int64
-	BalanceAfter int64
-	Reason       string
-	ReferenceID  string
-	Description  string
-	Metadata     []byte
-}
-
-type CoinsInsertTransactionRow struct {
-	ID        uuid.UUID
-	CreatedAt time.Time
-}
-
-func (q *Queries) CoinsInsertTransaction(ctx context.Context, arg CoinsInsertTransactionParams) (CoinsInsertTransactionRow, error) {
-	row := q.db.QueryRow(ctx, coinsInsertTransaction,
-		arg.GameID,
-		arg.Environment,
-		arg.PlayerID,
-		arg.CoinID,
-		arg.Type,
-		arg.Amount,
-		arg.BalanceAfter,
-		arg.Reason,
-		arg.ReferenceID,
-		arg.Description,
-		arg.Metadata,
-	)
-	var i CoinsInsertTransactionRow
-	err := row.Scan(&i.ID, &i.CreatedAt)
 	return i, err
 }
 

@@ -56,59 +56,6 @@ func (q *Queries) WebhooksDeleteConfig(ctx context.Context, arg WebhooksDeleteCo
 	return result.RowsAffected(), nil
 }
 
-const webhooksFanOut = `-- name: WebhooksFanOut :many
-INSERT INTO webhook_deliveries (event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at)
-SELECT $1, c.id, c.studio_id, c.environment, $2, $3, $4
-FROM webhook_configs c
-JOIN games g ON g.studio_id = c.studio_id
-WHERE g.id = $5
-  AND c.environment = $6
-  AND c.is_active
-  AND $2::text = ANY (c.subscribed_events)
-  AND NOT ($7::text = ANY (c.excluded_reasons))
-RETURNING id
-`
-
-type WebhooksFanOutParams struct {
-	EventID        uuid.UUID
-	EventType      string
-	TransactionID  uuid.UUID
-	EventCreatedAt time.Time
-	GameID         uuid.UUID
-	Environment    string
-	Reason         string
-}
-
-// One delivery per active configuration of the event's studio and environment that subscribes
-// to its type and does not exclude its reason.
-func (q *Queries) WebhooksFanOut(ctx context.Context, arg WebhooksFanOutParams) ([]uuid.UUID, error) {
-	rows, err := q.db.Query(ctx, webhooksFanOut,
-		arg.EventID,
-		arg.EventType,
-		arg.TransactionID,
-		arg.EventCreatedAt,
-		arg.GameID,
-		arg.Environment,
-		arg.Reason,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []uuid.UUID{}
-	for rows.Next() {
-		var id uuid.UUID
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		items = append(items, id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const webhooksGetConfig = `-- name: WebhooksGetConfig :one
 SELECT id, studio_id, environment, webhook_url, subscribed_events, excluded_reasons, is_active, secret_sealed, secret_last4, created_at, updated_at FROM webhook_configs WHERE id = $1 AND studio_id = $2 AND environment = $3
 `
