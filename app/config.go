@@ -186,6 +186,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		if c.DemoSeed {
 			errs = append(errs, "REWARDS_DEMO_SEED cannot be true in production mode")
 		}
+		if c.WebhookAllowHTTP || c.WebhookAllowPrivate {
+			errs = append(errs, "REWARDS_WEBHOOK_ALLOW_HTTP and REWARDS_WEBHOOK_ALLOW_PRIVATE are for development and tests only")
+		}
 	}
 	if len(c.LiveHosts) == 0 || len(c.DevHosts) == 0 {
 		errs = append(errs, "REWARDS_LIVE_HOSTS and REWARDS_DEV_HOSTS must each name at least one host")

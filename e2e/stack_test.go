@@ -59,7 +59,10 @@ func startStack(t *testing.T, env map[string]string) *stack {
 		WaitHTTPPath: "/healthz",
 	})
 	full := map[string]string{
-		"REWARDS_MODE":            "production",
+		// Development mode with every default spelled out, so that the webhook tests may use the
+		// local-development switches that production refuses.
+		"REWARDS_MODE":            "development",
+		"REWARDS_DEMO_SEED":       "false",
 		"DATABASE_URL":            pg.InternalDSN,
 		"REWARDS_ADMIN_TOKEN":     adminToken,
 		"REWARDS_SECRET_KEY":      "e2e-secret-key-0123456789abcdefghijklmnop",

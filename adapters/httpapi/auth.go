@@ -67,8 +67,8 @@ func apiKeyError(ctx context.Context, err error) *APIError {
 // requireOperator checks Authorization: Bearer <REWARDS_ADMIN_TOKEN> in constant time.
 func (a *handlers) requireOperator(hctx huma.Context, next func(huma.Context)) {
 	ctx := hctx.Context()
-	token, ok := strings.CutPrefix(hctx.Header("Authorization"), "Bearer ")
-	if !ok || token == "" {
+	token := bearerToken(hctx.Header("Authorization"))
+	if token == "" {
 		writeHumaError(hctx, newAPIError(ctx, http.StatusUnauthorized, "OPERATOR_TOKEN_MISSING",
 			"missing operator token: send Authorization: Bearer <REWARDS_ADMIN_TOKEN>"))
 		return
@@ -110,4 +110,14 @@ func appendStatuses(list []int, statuses ...int) []int {
 		}
 	}
 	return list
+}
+
+// bearerToken returns the credentials of an Authorization: Bearer header (the scheme is
+// case-insensitive), or "".
+func bearerToken(header string) string {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(token)
 }

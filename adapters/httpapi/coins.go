@@ -152,14 +152,14 @@ type coinMoveOutput struct {
 
 type transactionsInput struct {
 	Limit    int    `query:"limit" minimum:"1" maximum:"100" default:"10" doc:"Page size, at most 100"`
-	Page     int    `query:"page" minimum:"1" default:"1" doc:"Page number, from 1"`
+	Page     int    `query:"page" minimum:"1" maximum:"1000000" default:"1" doc:"Page number, from 1"`
 	Language string `header:"x-language" required:"true" pattern:"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$" doc:"Language code, e.g. en" example:"en"`
 }
 
 type historyInput struct {
 	CoinID string `query:"coinId" format:"uuid" doc:"Coin; default the game's first coin"`
 	Limit  int    `query:"limit" minimum:"1" maximum:"100" default:"10" doc:"Page size, at most 100"`
-	Page   int    `query:"page" minimum:"1" default:"1" doc:"Page number, from 1"`
+	Page   int    `query:"page" minimum:"1" maximum:"1000000" default:"1" doc:"Page number, from 1"`
 }
 
 func (a *handlers) registerLedger() {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -30,12 +29,7 @@ func playerFrom(ctx context.Context) players.Player {
 // checks x-game-uuid when sent. It runs after requireAPIKey.
 func (a *handlers) requirePlayer(hctx huma.Context, next func(huma.Context)) {
 	ctx := hctx.Context()
-	auth := hctx.Header("Authorization")
-	token, ok := strings.CutPrefix(auth, "Bearer ")
-	if !ok {
-		token = ""
-	}
-	p, err := a.Players.Authenticate(ctx, callerFrom(ctx), strings.TrimSpace(token), hctx.Header("x-game-uuid"))
+	p, err := a.Players.Authenticate(ctx, callerFrom(ctx), bearerToken(hctx.Header("Authorization")), hctx.Header("x-game-uuid"))
 	if err != nil {
 		writeHumaError(hctx, playersAPIError(ctx, err))
 		return

@@ -147,7 +147,7 @@ type deliveriesInput struct {
 	Status    string `query:"status" enum:"SUCCESS,FAILED,PENDING,RETRYING" doc:"Only deliveries with this status"`
 	EventType string `query:"eventType" enum:"COINS_CREDITED,COINS_DEBITED,COINS_REFUNDED" doc:"Only this event type"`
 	Limit     int    `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"Page size, at most 100"`
-	Skip      int    `query:"skip" minimum:"0" default:"0" doc:"Offset"`
+	Skip      int    `query:"skip" minimum:"0" maximum:"100000000" default:"0" doc:"Offset"`
 }
 
 func (a *handlers) scope(ctx context.Context, studioID string) (webhooks.Scope, error) {

@@ -5,6 +5,7 @@ package jobs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -40,6 +41,8 @@ func (DeliverWebhookArgs) InsertOpts() river.InsertOpts {
 // DeliveryRunner makes one attempt of a delivery; webhooks.Service implements it.
 type DeliveryRunner interface {
 	Deliver(ctx context.Context, id uuid.UUID) (webhooks.Attempt, error)
+	// Abandon dead-letters a delivery the queue gives up on after repeated internal errors.
+	Abandon(ctx context.Context, id uuid.UUID, reason string) error
 }
 
 // deliverWorker works DeliverWebhookArgs.
@@ -52,6 +55,12 @@ type deliverWorker struct {
 func (w *deliverWorker) Work(ctx context.Context, job *river.Job[DeliverWebhookArgs]) error {
 	a, err := w.runner().Deliver(ctx, job.Args.DeliveryID)
 	if err != nil {
+		if job.Attempt >= job.MaxAttempts {
+			// River discards the job after this; the record must not stay pending forever.
+			if aerr := w.runner().Abandon(context.WithoutCancel(ctx), job.Args.DeliveryID, "internal error: delivery abandoned"); aerr != nil {
+				err = errors.Join(err, aerr)
+			}
+		}
 		return fmt.Errorf("deliver %s: %w", job.Args.DeliveryID, err)
 	}
 	if a.RetryAfter > 0 {

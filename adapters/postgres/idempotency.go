@@ -12,9 +12,11 @@ import (
 var _ idempotency.Repo = (*Repos)(nil)
 
 // ClaimKey implements idempotency.Repo.
-func (r *Repos) ClaimKey(ctx context.Context, k idempotency.Key, hash []byte, staleBefore time.Time) (idempotency.Record, bool, error) {
+func (r *Repos) ClaimKey(ctx context.Context, c idempotency.Claim, hash []byte, staleBefore time.Time) (idempotency.Record, bool, error) {
+	k := c.Key
 	claimed, err := r.q.IdempotencyClaim(ctx, db.IdempotencyClaimParams{
 		GameID: k.GameID, Environment: k.Environment, Scope: k.Scope, Key: k.Key, RequestHash: hash, StaleBefore: staleBefore,
+		ClaimToken: &c.Token,
 	})
 	if err == nil && claimed {
 		return idempotency.Record{}, true, nil
@@ -34,19 +36,23 @@ func (r *Repos) ClaimKey(ctx context.Context, k idempotency.Key, hash []byte, st
 }
 
 // CompleteKey implements idempotency.Repo.
-func (r *Repos) CompleteKey(ctx context.Context, k idempotency.Key, result []byte, errorCode string) error {
-	err := r.q.IdempotencyComplete(ctx, db.IdempotencyCompleteParams{
-		GameID: k.GameID, Environment: k.Environment, Scope: k.Scope, Key: k.Key, Result: result, ErrorCode: errorCode,
+func (r *Repos) CompleteKey(ctx context.Context, c idempotency.Claim, result []byte, errorCode string) error {
+	n, err := r.q.IdempotencyComplete(ctx, db.IdempotencyCompleteParams{
+		GameID: c.GameID, Environment: c.Environment, Scope: c.Scope, Key: c.Key.Key, Result: result, ErrorCode: errorCode,
+		ClaimToken: &c.Token,
 	})
 	if err != nil {
 		return fmt.Errorf("complete idempotency key: %w", err)
+	}
+	if n == 0 {
+		return idempotency.ErrClaimLost
 	}
 	return nil
 }
 
 // ReleaseKey implements idempotency.Repo.
-func (r *Repos) ReleaseKey(ctx context.Context, k idempotency.Key) error {
-	if err := r.q.IdempotencyRelease(ctx, db.IdempotencyReleaseParams{GameID: k.GameID, Environment: k.Environment, Scope: k.Scope, Key: k.Key}); err != nil {
+func (r *Repos) ReleaseKey(ctx context.Context, c idempotency.Claim) error {
+	if err := r.q.IdempotencyRelease(ctx, db.IdempotencyReleaseParams{GameID: c.GameID, Environment: c.Environment, Scope: c.Scope, Key: c.Key.Key, ClaimToken: &c.Token}); err != nil {
 		return fmt.Errorf("release idempotency key: %w", err)
 	}
 	return nil

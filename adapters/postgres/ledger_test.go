@@ -6,6 +6,7 @@ import (
 	"os"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
@@ -179,4 +180,36 @@ func TestJournalIsAppendOnlyAndBalanceCannotGoNegative(t *testing.T) {
 	require.ErrorContains(t, err, "append-only")
 	_, err = b.pool.Exec(ctx, `UPDATE balances SET balance = -1, lifetime_spent = lifetime_earned + 1`)
 	require.ErrorContains(t, err, "check constraint")
+}
+
+// A request that stalls past the stale limit loses its claim: the retry that took the key over
+// is the only one whose outcome can be stored, and the stalled one can neither complete nor
+// release the key.
+func TestStaleIdempotencyClaimIsTakenOverSafely(t *testing.T) {
+	t.Parallel()
+	b := setupLedger(t)
+	ctx := context.Background()
+	repo := postgres.NewStore(b.pool).Repos()
+	key := idempotency.Key{GameID: b.caller.GameID, Environment: "test", Scope: "player:x", Key: "k"}
+	hash := idempotency.HashRequest([]byte("body"))
+
+	stalled, rec, err := idempotency.Begin(ctx, repo, key, hash, time.Now())
+	require.NoError(t, err)
+	require.Nil(t, rec)
+	_, _, err = idempotency.Begin(ctx, repo, key, hash, time.Now())
+	require.ErrorIs(t, err, idempotency.ErrInProgress, "a fresh claim is not taken over")
+
+	// Three minutes later the first holder has gone quiet: a retry takes over.
+	retry, rec, err := idempotency.Begin(ctx, repo, key, hash, time.Now().Add(3*time.Minute))
+	require.NoError(t, err)
+	require.Nil(t, rec)
+	require.NotEqual(t, stalled.Token, retry.Token)
+
+	require.ErrorIs(t, repo.CompleteKey(ctx, stalled, []byte(`{"from":"stalled"}`), ""), idempotency.ErrClaimLost)
+	require.NoError(t, repo.ReleaseKey(ctx, stalled))
+	require.NoError(t, repo.CompleteKey(ctx, retry, []byte(`{"from":"retry"}`), ""))
+	_, rec, err = idempotency.Begin(ctx, repo, key, hash, time.Now().Add(4*time.Minute))
+	require.NoError(t, err)
+	require.NotNil(t, rec)
+	require.JSONEq(t, `{"from":"retry"}`, string(rec.Result))
 }

@@ -97,7 +97,7 @@ func (r *Repos) UpdateProfile(ctx context.Context, p players.Player) (players.Pl
 		return players.Player{}, err
 	}
 	row, err := r.q.PlayersUpdateProfile(ctx, db.PlayersUpdateProfileParams{
-		ID: p.ID, Name: p.Name, Email: p.Email, ContactPhone: p.ContactPhone, Addresses: raw, PictureKey: p.PictureKey,
+		ID: p.ID, Name: p.Name, Email: p.Email, ContactPhone: p.ContactPhone, Addresses: raw,
 	})
 	return playerResult(row, err, "update player")
 }

@@ -8,6 +8,7 @@ package webhookhttp
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -43,7 +44,7 @@ type Transport struct {
 var _ webhooks.Transport = (*Transport)(nil)
 
 // ErrNotPublic means the target address is not a public one.
-var ErrNotPublic = errors.New("target address is not public")
+var ErrNotPublic = fmt.Errorf("%w (address not public)", webhooks.ErrTargetRefused)
 
 // New returns a Transport.
 func New(opts Options) *Transport {
@@ -99,10 +100,10 @@ func (t *Transport) CheckURL(raw string) error {
 	case u.Scheme == "https":
 	case u.Scheme == "http" && t.opts.AllowHTTP:
 	default:
-		return errors.New("only https URLs are allowed")
+		return fmt.Errorf("%w (only https URLs are allowed)", webhooks.ErrTargetRefused)
 	}
 	if u.User != nil {
-		return errors.New("URLs with credentials are not allowed")
+		return fmt.Errorf("%w (URLs with credentials are not allowed)", webhooks.ErrTargetRefused)
 	}
 	if t.opts.AllowPrivate {
 		return nil
@@ -155,7 +156,7 @@ func (t *Transport) Send(ctx context.Context, r webhooks.Request) (int, error) {
 	}
 	res, err := t.client.Do(req)
 	if err != nil {
-		return 0, err
+		return 0, classify(err)
 	}
 	defer res.Body.Close()
 	// Drain a little so the connection can be reused; the body itself is not used.
@@ -191,4 +192,27 @@ func IsPublic(a netip.Addr) bool {
 		}
 	}
 	return true
+}
+
+// classify turns a failed request into an error studios may see: the kind of failure, never an
+// address or a resolver's answer, which could map the network behind the service.
+func classify(err error) error {
+	var dnsErr *net.DNSError
+	var certErr *tls.CertificateVerificationError
+	var recordErr tls.RecordHeaderError
+	var netErr net.Error
+	switch {
+	case errors.Is(err, webhooks.ErrTargetRefused):
+		return webhooks.ErrTargetRefused
+	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()):
+		return errors.New("no answer within the time limit")
+	case errors.As(err, &dnsErr):
+		return errors.New("the host name could not be resolved")
+	case errors.As(err, &certErr) || errors.As(err, &recordErr) || strings.Contains(err.Error(), "tls:"):
+		return errors.New("TLS handshake failed")
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return errors.New("connection refused")
+	default:
+		return errors.New("connection failed")
+	}
 }

@@ -79,16 +79,21 @@ func (s *Service) Deduct(ctx context.Context, m Movement) (Transaction, bool, er
 // transaction (see Repo.ApplyMovement). With an idempotency key, the outcome is stored in that same transaction, so a
 // movement and its record commit together or not at all; the boolean result reports a replay.
 func (s *Service) move(ctx context.Context, m Movement, typ TxType, event EventType) (Transaction, bool, error) {
-	var key idempotency.Key
+	var claim idempotency.Claim
 	if m.IdempotencyKey != "" {
-		key = idempotency.Key{GameID: m.GameID, Environment: string(m.Environment), Scope: "player:" + m.PlayerID.String(), Key: m.IdempotencyKey}
-		rec, err := idempotency.Begin(ctx, s.store.Repo(), key, m.RequestHash, s.now())
-		if err != nil {
+		key := idempotency.Key{GameID: m.GameID, Environment: string(m.Environment), Scope: "player:" + m.PlayerID.String(), Key: m.IdempotencyKey}
+		var rec *idempotency.Record
+		var err error
+		if claim, rec, err = idempotency.Begin(ctx, s.store.Repo(), key, m.RequestHash, s.now()); err != nil {
 			return Transaction{}, false, err
 		}
 		if rec != nil {
 			return replay(rec)
 		}
+		// The work under the claim must end well before a retry could take the key over.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, idempotency.WorkTimeout)
+		defer cancel()
 	}
 	var out Transaction
 	err := s.store.InTx(ctx, func(r Repo) error {
@@ -101,18 +106,20 @@ func (s *Service) move(ctx context.Context, m Movement, typ TxType, event EventT
 			if err != nil {
 				return err
 			}
-			return r.CompleteKey(ctx, key, result, "")
+			return r.CompleteKey(ctx, claim, result, "")
 		}
 		return nil
 	})
 	if err != nil && m.IdempotencyKey != "" {
 		// A business refusal is the request's outcome and is replayed; anything else (the
 		// database went away) frees the key so that a retry runs afresh.
+		// Both run even when the client has gone: a key must not stay held.
+		bg := context.WithoutCancel(ctx)
 		if code := replayCode(err); code != "" {
-			if cerr := s.store.Repo().CompleteKey(ctx, key, nil, code); cerr != nil {
+			if cerr := s.store.Repo().CompleteKey(bg, claim, nil, code); cerr != nil {
 				return Transaction{}, false, errors.Join(err, cerr)
 			}
-		} else if rerr := s.store.Repo().ReleaseKey(context.WithoutCancel(ctx), key); rerr != nil {
+		} else if rerr := s.store.Repo().ReleaseKey(bg, claim); rerr != nil {
 			return Transaction{}, false, errors.Join(err, rerr)
 		}
 	}

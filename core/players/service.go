@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"slices"
 	"strings"
 	"time"
 
@@ -78,19 +79,28 @@ func (s *Service) CreateBulk(ctx context.Context, c studio.Caller, uuids []strin
 			unique = append(unique, u)
 		}
 	}
-	out := make([]Created, 0, len(unique))
+	// Rows are written in sorted order so that two overlapping bulk calls lock them in the same
+	// order and cannot deadlock; the answer keeps the caller's order.
+	sorted := slices.Sorted(slices.Values(unique))
+	byUUID := make(map[string]Created, len(sorted))
 	err := s.store.InTx(ctx, func(r Repo) error {
-		out = out[:0]
-		for _, u := range unique {
+		for _, u := range sorted {
 			p, err := r.CreateWithUUID(ctx, scopeOf(c), u)
 			if err != nil {
 				return err
 			}
-			out = append(out, p)
+			byUUID[u] = p
 		}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Created, len(unique))
+	for i, u := range unique {
+		out[i] = byUUID[u]
+	}
+	return out, nil
 }
 
 // FederatedLogin issues a token for the player the studio knows by uuid.

@@ -22,3 +22,7 @@ func invalid(format string, args ...any) error {
 
 // ErrDeliveryGone means the delivery no longer exists (its configuration was deleted).
 var ErrDeliveryGone = errors.New("delivery no longer exists")
+
+// ErrTargetRefused means the transport would not send to the URL: not https, or not a public
+// address (unless the development switches allow it).
+var ErrTargetRefused = errors.New("target refused: the URL must be https and resolve to a public address")

@@ -56,8 +56,10 @@ func NewService(store Store, opts Options) (*Service, error) {
 // ScopeOf is the scope of a caller: the studio of its key, the environment of its host. A
 // studioID the caller names must be its own.
 func ScopeOf(c studio.Caller, studioID string) (Scope, error) {
-	if studioID != "" && studioID != c.StudioID.String() {
-		return Scope{}, ErrStudioMismatch
+	if studioID != "" {
+		if id, err := uuid.Parse(studioID); err != nil || id != c.StudioID {
+			return Scope{}, ErrStudioMismatch
+		}
 	}
 	return Scope{StudioID: c.StudioID, Environment: c.Environment}, nil
 }
@@ -295,4 +297,17 @@ func (s *Service) Deliver(ctx context.Context, id uuid.UUID) (Attempt, error) {
 		err = r.RecordAttempt(ctx, id, StatusRetrying, attempt, httpStatus, &msg, now, &next)
 	}
 	return a, err
+}
+
+// Abandon dead-letters a delivery that cannot be attempted (the queue gave up on it after
+// repeated internal errors), so that it shows FAILED rather than pending forever.
+func (s *Service) Abandon(ctx context.Context, id uuid.UUID, reason string) error {
+	p, err := s.store.Repo().PendingDelivery(ctx, id)
+	if errors.Is(err, ErrDeliveryGone) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return s.store.Repo().RecordAttempt(ctx, id, StatusFailed, p.AttemptNumber, nil, &reason, s.now(), nil)
 }

@@ -62,16 +62,22 @@ WITH coin AS (
            @coin_id, @amount::bigint, tx.balance_after, @reference_id, tx.created_at
     FROM tx
     RETURNING id, transaction_id, created_at
-), fan AS (
-    INSERT INTO webhook_deliveries (event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at)
-    SELECT ev.id, c.id, c.studio_id, c.environment, @event_type, ev.transaction_id, ev.created_at
-    FROM ev
-    JOIN games g ON g.id = @game_id
-    JOIN webhook_configs c ON c.studio_id = g.studio_id
-    WHERE c.environment = @environment
+), cfg AS (
+    -- FOR KEY SHARE: a configuration deleted concurrently is skipped rather than failing the
+    -- deliveries' foreign key.
+    SELECT c.id, c.studio_id, c.environment
+    FROM webhook_configs c
+    JOIN games g ON g.studio_id = c.studio_id
+    WHERE g.id = @game_id
+      AND c.environment = @environment
       AND c.is_active
       AND @event_type::text = ANY (c.subscribed_events)
       AND NOT (@reason::text = ANY (c.excluded_reasons))
+    FOR KEY SHARE OF c
+), fan AS (
+    INSERT INTO webhook_deliveries (event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at)
+    SELECT ev.id, cfg.id, cfg.studio_id, cfg.environment, @event_type, ev.transaction_id, ev.created_at
+    FROM ev, cfg
     RETURNING id
 )
 SELECT EXISTS (SELECT 1 FROM coin) AS coin_found,
@@ -106,16 +112,22 @@ WITH coin AS (
            @coin_id, 0 - @amount::bigint, tx.balance_after, @reference_id, tx.created_at
     FROM tx
     RETURNING id, transaction_id, created_at
-), fan AS (
-    INSERT INTO webhook_deliveries (event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at)
-    SELECT ev.id, c.id, c.studio_id, c.environment, @event_type, ev.transaction_id, ev.created_at
-    FROM ev
-    JOIN games g ON g.id = @game_id
-    JOIN webhook_configs c ON c.studio_id = g.studio_id
-    WHERE c.environment = @environment
+), cfg AS (
+    -- FOR KEY SHARE: a configuration deleted concurrently is skipped rather than failing the
+    -- deliveries' foreign key.
+    SELECT c.id, c.studio_id, c.environment
+    FROM webhook_configs c
+    JOIN games g ON g.studio_id = c.studio_id
+    WHERE g.id = @game_id
+      AND c.environment = @environment
       AND c.is_active
       AND @event_type::text = ANY (c.subscribed_events)
       AND NOT (@reason::text = ANY (c.excluded_reasons))
+    FOR KEY SHARE OF c
+), fan AS (
+    INSERT INTO webhook_deliveries (event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at)
+    SELECT ev.id, cfg.id, cfg.studio_id, cfg.environment, @event_type, ev.transaction_id, ev.created_at
+    FROM ev, cfg
     RETURNING id
 )
 SELECT EXISTS (SELECT 1 FROM coin) AS coin_found,

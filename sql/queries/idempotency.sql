@@ -1,10 +1,11 @@
 -- name: IdempotencyClaim :one
--- Inserts the key as running, or takes over a running key whose holder went quiet before
--- @stale_before (a crashed instance). Returns no row when another request holds or finished it.
-INSERT INTO idempotency_keys (game_id, environment, scope, key, request_hash, state)
-VALUES (@game_id, @environment, @scope, @key, @request_hash, 'running')
+-- Inserts the key as running under @claim_token, or takes over a running key whose holder went
+-- quiet before @stale_before (a crashed instance). Returns no row when another request holds or
+-- finished it.
+INSERT INTO idempotency_keys (game_id, environment, scope, key, request_hash, state, claim_token)
+VALUES (@game_id, @environment, @scope, @key, @request_hash, 'running', @claim_token)
 ON CONFLICT (game_id, environment, scope, key) DO UPDATE
-SET locked_at = now()
+SET locked_at = now(), claim_token = EXCLUDED.claim_token
 WHERE idempotency_keys.state = 'running'
   AND idempotency_keys.locked_at < @stale_before
   AND idempotency_keys.request_hash = EXCLUDED.request_hash
@@ -14,13 +15,16 @@ RETURNING true AS claimed;
 SELECT * FROM idempotency_keys
 WHERE game_id = @game_id AND environment = @environment AND scope = @scope AND key = @key;
 
--- name: IdempotencyComplete :exec
+-- name: IdempotencyComplete :execrows
+-- Stores the outcome, only for the claim that still holds the key.
 UPDATE idempotency_keys SET state = 'done', result = @result, error_code = @error_code
-WHERE game_id = @game_id AND environment = @environment AND scope = @scope AND key = @key;
+WHERE game_id = @game_id AND environment = @environment AND scope = @scope AND key = @key
+  AND state = 'running' AND claim_token = @claim_token;
 
 -- name: IdempotencyRelease :exec
 DELETE FROM idempotency_keys
-WHERE game_id = @game_id AND environment = @environment AND scope = @scope AND key = @key AND state = 'running';
+WHERE game_id = @game_id AND environment = @environment AND scope = @scope AND key = @key
+  AND state = 'running' AND claim_token = @claim_token;
 
 -- name: IdempotencyPurge :execrows
 DELETE FROM idempotency_keys WHERE created_at < @before;

@@ -32,8 +32,7 @@ SELECT * FROM players WHERE game_id = @game_id AND environment = @environment AN
 
 -- name: PlayersUpdateProfile :one
 UPDATE players
-SET name = @name, email = @email, contact_phone = @contact_phone, addresses = @addresses,
-    picture_key = @picture_key, updated_at = now()
+SET name = @name, email = @email, contact_phone = @contact_phone, addresses = @addresses, updated_at = now()
 WHERE id = @id
 RETURNING *;
 

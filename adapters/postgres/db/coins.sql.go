@@ -37,16 +37,22 @@ WITH coin AS (
            $1, $4::bigint, tx.balance_after, $7, tx.created_at
     FROM tx
     RETURNING id, transaction_id, created_at
-), fan AS (
-    INSERT INTO webhook_deliveries (event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at)
-    SELECT ev.id, c.id, c.studio_id, c.environment, $10, ev.transaction_id, ev.created_at
-    FROM ev
-    JOIN games g ON g.id = $2
-    JOIN webhook_configs c ON c.studio_id = g.studio_id
-    WHERE c.environment = $5
+), cfg AS (
+    -- FOR KEY SHARE: a configuration deleted concurrently is skipped rather than failing the
+    -- deliveries' foreign key.
+    SELECT c.id, c.studio_id, c.environment
+    FROM webhook_configs c
+    JOIN games g ON g.studio_id = c.studio_id
+    WHERE g.id = $2
+      AND c.environment = $5
       AND c.is_active
       AND $10::text = ANY (c.subscribed_events)
       AND NOT ($6::text = ANY (c.excluded_reasons))
+    FOR KEY SHARE OF c
+), fan AS (
+    INSERT INTO webhook_deliveries (event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at)
+    SELECT ev.id, cfg.id, cfg.studio_id, cfg.environment, $10, ev.transaction_id, ev.created_at
+    FROM ev, cfg
     RETURNING id
 )
 SELECT EXISTS (SELECT 1 FROM coin) AS coin_found,
@@ -129,16 +135,22 @@ WITH coin AS (
            $1, 0 - $3::bigint, tx.balance_after, $7, tx.created_at
     FROM tx
     RETURNING id, transaction_id, created_at
-), fan AS (
-    INSERT INTO webhook_deliveries (event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at)
-    SELECT ev.id, c.id, c.studio_id, c.environment, $10, ev.transaction_id, ev.created_at
-    FROM ev
-    JOIN games g ON g.id = $2
-    JOIN webhook_configs c ON c.studio_id = g.studio_id
-    WHERE c.environment = $5
+), cfg AS (
+    -- FOR KEY SHARE: a configuration deleted concurrently is skipped rather than failing the
+    -- deliveries' foreign key.
+    SELECT c.id, c.studio_id, c.environment
+    FROM webhook_configs c
+    JOIN games g ON g.studio_id = c.studio_id
+    WHERE g.id = $2
+      AND c.environment = $5
       AND c.is_active
       AND $10::text = ANY (c.subscribed_events)
       AND NOT ($6::text = ANY (c.excluded_reasons))
+    FOR KEY SHARE OF c
+), fan AS (
+    INSERT INTO webhook_deliveries (event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at)
+    SELECT ev.id, cfg.id, cfg.studio_id, cfg.environment, $10, ev.transaction_id, ev.created_at
+    FROM ev, cfg
     RETURNING id
 )
 SELECT EXISTS (SELECT 1 FROM coin) AS coin_found,

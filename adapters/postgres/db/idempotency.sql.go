@@ -13,12 +13,12 @@ import (
 )
 
 const idempotencyClaim = `-- name: IdempotencyClaim :one
-INSERT INTO idempotency_keys (game_id, environment, scope, key, request_hash, state)
-VALUES ($1, $2, $3, $4, $5, 'running')
+INSERT INTO idempotency_keys (game_id, environment, scope, key, request_hash, state, claim_token)
+VALUES ($1, $2, $3, $4, $5, 'running', $6)
 ON CONFLICT (game_id, environment, scope, key) DO UPDATE
-SET locked_at = now()
+SET locked_at = now(), claim_token = EXCLUDED.claim_token
 WHERE idempotency_keys.state = 'running'
-  AND idempotency_keys.locked_at < $6
+  AND idempotency_keys.locked_at < $7
   AND idempotency_keys.request_hash = EXCLUDED.request_hash
 RETURNING true AS claimed
 `
@@ -29,11 +29,13 @@ type IdempotencyClaimParams struct {
 	Scope       string
 	Key         string
 	RequestHash []byte
+	ClaimToken  *uuid.UUID
 	StaleBefore time.Time
 }
 
-// Inserts the key as running, or takes over a running key whose holder went quiet before
-// @stale_before (a crashed instance). Returns no row when another request holds or finished it.
+// Inserts the key as running under @claim_token, or takes over a running key whose holder went
+// quiet before @stale_before (a crashed instance). Returns no row when another request holds or
+// finished it.
 func (q *Queries) IdempotencyClaim(ctx context.Context, arg IdempotencyClaimParams) (bool, error) {
 	row := q.db.QueryRow(ctx, idempotencyClaim,
 		arg.GameID,
@@ -41,6 +43,7 @@ func (q *Queries) IdempotencyClaim(ctx context.Context, arg IdempotencyClaimPara
 		arg.Scope,
 		arg.Key,
 		arg.RequestHash,
+		arg.ClaimToken,
 		arg.StaleBefore,
 	)
 	var claimed bool
@@ -48,9 +51,10 @@ func (q *Queries) IdempotencyClaim(ctx context.Context, arg IdempotencyClaimPara
 	return claimed, err
 }
 
-const idempotencyComplete = `-- name: IdempotencyComplete :exec
+const idempotencyComplete = `-- name: IdempotencyComplete :execrows
 UPDATE idempotency_keys SET state = 'done', result = $1, error_code = $2
 WHERE game_id = $3 AND environment = $4 AND scope = $5 AND key = $6
+  AND state = 'running' AND claim_token = $7
 `
 
 type IdempotencyCompleteParams struct {
@@ -60,22 +64,28 @@ type IdempotencyCompleteParams struct {
 	Environment string
 	Scope       string
 	Key         string
+	ClaimToken  *uuid.UUID
 }
 
-func (q *Queries) IdempotencyComplete(ctx context.Context, arg IdempotencyCompleteParams) error {
-	_, err := q.db.Exec(ctx, idempotencyComplete,
+// Stores the outcome, only for the claim that still holds the key.
+func (q *Queries) IdempotencyComplete(ctx context.Context, arg IdempotencyCompleteParams) (int64, error) {
+	result, err := q.db.Exec(ctx, idempotencyComplete,
 		arg.Result,
 		arg.ErrorCode,
 		arg.GameID,
 		arg.Environment,
 		arg.Scope,
 		arg.Key,
+		arg.ClaimToken,
 	)
-	return err
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const idempotencyGet = `-- name: IdempotencyGet :one
-SELECT game_id, environment, scope, key, request_hash, state, result, error_code, locked_at, created_at FROM idempotency_keys
+SELECT game_id, environment, scope, key, request_hash, state, result, error_code, locked_at, created_at, claim_token FROM idempotency_keys
 WHERE game_id = $1 AND environment = $2 AND scope = $3 AND key = $4
 `
 
@@ -105,6 +115,7 @@ func (q *Queries) IdempotencyGet(ctx context.Context, arg IdempotencyGetParams) 
 		&i.ErrorCode,
 		&i.LockedAt,
 		&i.CreatedAt,
+		&i.ClaimToken,
 	)
 	return i, err
 }
@@ -123,7 +134,8 @@ func (q *Queries) IdempotencyPurge(ctx context.Context, before time.Time) (int64
 
 const idempotencyRelease = `-- name: IdempotencyRelease :exec
 DELETE FROM idempotency_keys
-WHERE game_id = $1 AND environment = $2 AND scope = $3 AND key = $4 AND state = 'running'
+WHERE game_id = $1 AND environment = $2 AND scope = $3 AND key = $4
+  AND state = 'running' AND claim_token = $5
 `
 
 type IdempotencyReleaseParams struct {
@@ -131,6 +143,7 @@ type IdempotencyReleaseParams struct {
 	Environment string
 	Scope       string
 	Key         string
+	ClaimToken  *uuid.UUID
 }
 
 func (q *Queries) IdempotencyRelease(ctx context.Context, arg IdempotencyReleaseParams) error {
@@ -139,6 +152,7 @@ func (q *Queries) IdempotencyRelease(ctx context.Context, arg IdempotencyRelease
 		arg.Environment,
 		arg.Scope,
 		arg.Key,
+		arg.ClaimToken,
 	)
 	return err
 }

@@ -89,6 +89,7 @@ type IdempotencyKey struct {
 	ErrorCode   string
 	LockedAt    time.Time
 	CreatedAt   time.Time
+	ClaimToken  *uuid.UUID
 }
 
 type OtpCode struct {

@@ -498,9 +498,8 @@ func (q *Queries) PlayersSetPicture(ctx context.Context, arg PlayersSetPicturePa
 
 const playersUpdateProfile = `-- name: PlayersUpdateProfile :one
 UPDATE players
-SET name = $1, email = $2, contact_phone = $3, addresses = $4,
-    picture_key = $5, updated_at = now()
-WHERE id = $6
+SET name = $1, email = $2, contact_phone = $3, addresses = $4, updated_at = now()
+WHERE id = $5
 RETURNING id, game_id, environment, uuid, phone, name, email, contact_phone, addresses, picture_key, is_blocked, cookie_consent_at, created_at, updated_at
 `
 
@@ -509,7 +508,6 @@ type PlayersUpdateProfileParams struct {
 	Email        string
 	ContactPhone string
 	Addresses    []byte
-	PictureKey   string
 	ID           uuid.UUID
 }
 
@@ -519,7 +517,6 @@ func (q *Queries) PlayersUpdateProfile(ctx context.Context, arg PlayersUpdatePro
 		arg.Email,
 		arg.ContactPhone,
 		arg.Addresses,
-		arg.PictureKey,
 		arg.ID,
 	)
 	var i Player
