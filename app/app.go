@@ -31,6 +31,9 @@ import (
 	"github.com/rewardsco/rewards/core/webhooks"
 )
 
+// defaultPoolSize is the database pool's size unless DATABASE_URL sets pool_max_conns.
+const defaultPoolSize = 20
+
 // Version is set at build time with -ldflags "-X github.com/rewardsco/rewards/app.Version=…".
 var Version = "dev"
 
@@ -160,7 +163,17 @@ func OpenDatabase(ctx context.Context, cfg Config, log *slog.Logger) (*Database,
 		log.Info("private PostgreSQL started (not for production)", "data", filepath.Join(cfg.DataDir, "postgres"), "port", srv.Port)
 		url, stop = srv.URL, srv.Stop
 	}
-	pool, err := pgxpool.New(ctx, url)
+	poolCfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		stop()
+		return nil, fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	if !strings.Contains(url, "pool_max_conns") {
+		// pgx's default (max(4, CPUs)) is too small once request handlers and the webhook
+		// workers share the pool; pool_max_conns in DATABASE_URL overrides this.
+		poolCfg.MaxConns = defaultPoolSize
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, poolCfg)
 	if err != nil {
 		stop()
 		return nil, fmt.Errorf("database: %w", err)

@@ -13,8 +13,12 @@
 // goal was missed: it is a benchmark, not a test.
 //
 // Each benchmark is a scenario (scenarios.go): a function measuring one workload at one client
-// count. A new benchmark (e.g. webhook delivery) is one more function and one more entry in the
-// scenarios list.
+// count. A new benchmark is one more function and one more entry in the scenarios list.
+//
+// The webhook scenarios (webhooks.go) run last, on a studio of their own with a webhook
+// configuration pointing at a loopback receiver in this process: the distribute loops produce
+// coin events, the service's River workers deliver them, and the receiver times each from the
+// event's timestamp to its arrival.
 package main
 
 import (
@@ -25,6 +29,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -48,6 +53,10 @@ type options struct {
 	scenarios   []string
 	poolMax     int
 	scale       int
+
+	webhookBurst   int
+	webhookDrain   time.Duration
+	webhookWorkers int
 }
 
 func main() {
@@ -69,7 +78,23 @@ func run() error {
 	flag.IntVar(&opts.poolMax, "pool-max-conns", 0, "the service's pool size (pool_max_conns in its DATABASE_URL); 0 keeps "+
 		"the service's default (pgx: max(4, CPUs))")
 	flag.IntVar(&opts.scale, "pgbench-scale", 10, "pgbench -i scale factor")
+	flag.IntVar(&opts.webhookBurst, "webhook-burst", 10_000, "events the webhooks-burst scenario produces")
+	flag.DurationVar(&opts.webhookDrain, "webhook-drain", time.Minute, "how long the webhook scenarios wait, after production stops, "+
+		"for the last deliveries")
+	flag.IntVar(&opts.webhookWorkers, "webhook-workers", 0, "the service's REWARDS_WEBHOOK_WORKERS; 0 keeps its default (50)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process (load generator and in-process service) to this file")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	for _, s := range strings.Split(clients, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 1 {
@@ -89,6 +114,9 @@ func run() error {
 	if opts.duration <= 0 || opts.warmup < 0 {
 		return errors.New("-duration must be positive and -warmup not negative")
 	}
+	if opts.webhookBurst < 1 || opts.webhookDrain <= 0 || opts.webhookWorkers < 0 || opts.webhookWorkers > 1000 {
+		return errors.New("-webhook-burst and -webhook-drain must be positive, -webhook-workers from 0 to 1000")
+	}
 
 	// Ctrl-C still stops the service and PostgreSQL and removes the temporary directories.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -105,6 +133,7 @@ func run() error {
 	fmt.Printf("Machine: %d CPUs, shared by the load generator, the service and PostgreSQL (numbers are for this box, not a capacity estimate)\n",
 		runtime.NumCPU())
 	fmt.Printf("Service pool: %s\n", env.poolDescription())
+	fmt.Printf("Webhook workers: %s\n", env.workersDescription())
 	for _, name := range opts.scenarios {
 		sc, _ := findScenario(name)
 		fmt.Printf("  %-15s %s\n", sc.name, sc.about)

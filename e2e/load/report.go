@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -19,6 +20,7 @@ type result struct {
 	throughput  float64 // successful per second
 	p50, p99    time.Duration
 	mean        time.Duration // pgbench's own latency average, for cross-checking the log
+	hook        *hookStats    // webhook scenarios: delivery figures (the fields above are the producing distributes)
 }
 
 // report prints the table, the ratios to pgbench and the goals; it returns how many runs had
@@ -52,7 +54,7 @@ func report(w io.Writer, results []result, opts options) (failed int) {
 		}
 		var parts []string
 		for _, r := range results {
-			if r.clients == c && r.scenario != baseline {
+			if r.clients == c && r.scenario != baseline && r.hook == nil {
 				parts = append(parts, fmt.Sprintf("%s %.0f%%", r.scenario, 100*r.throughput/base.throughput))
 			}
 		}
@@ -61,12 +63,17 @@ func report(w io.Writer, results []result, opts options) (failed int) {
 		}
 	}
 
-	fmt.Fprintln(w)
 	dist, okD := find(goalScenario, goalClients)
 	base, okB := find(baseline, goalClients)
-	if !okD || !okB {
+	onlyWebhooks := !slices.ContainsFunc(results, func(r result) bool { return r.hook == nil })
+	if !onlyWebhooks {
+		fmt.Fprintln(w)
+	}
+	switch {
+	case onlyWebhooks: // their goals follow
+	case !okD || !okB:
 		fmt.Fprintf(w, "Goals not evaluated: they need %s and %s at %d clients in the run.\n", goalScenario, baseline, goalClients)
-	} else {
+	default:
 		ratio := 0.0
 		if base.throughput > 0 {
 			ratio = dist.throughput / base.throughput
@@ -76,10 +83,73 @@ func report(w io.Writer, results []result, opts options) (failed int) {
 		fmt.Fprintf(w, "Goal at %d clients: distribute p99 < %s: %s — %s\n",
 			goalClients, ms(goalP99), ms(dist.p99), verdict(dist.p99 < goalP99))
 	}
+	reportWebhooks(w, results)
 	if failed > 0 {
 		fmt.Fprintf(w, "\n!!! %d RUN(S) HAD FAILED REQUESTS (marked !!!): their numbers are not trustworthy.\n", failed)
 	}
 	return failed
+}
+
+// reportWebhooks prints the delivery table of the webhook runs and their goals.
+func reportWebhooks(w io.Writer, results []result) {
+	var hooked []result
+	for _, r := range results {
+		if r.hook != nil {
+			hooked = append(hooked, r)
+		}
+	}
+	if len(hooked) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Webhook delivery (own studio, loopback receiver):")
+	fmt.Fprintln(w, "  delay         event timestamp → the receiver has it (burst: includes the time the queue was paused)")
+	fmt.Fprintln(w, "  deliveries/s  delivered ÷ (first event's timestamp → last receipt); burst: ÷ (queue resumed → last receipt) = drain")
+	fmt.Fprintln(w, "  max backlog   most webhook jobs available or running at one 100 ms sample")
+	fmt.Fprintln(w, "  CPU busy      % of all CPUs from production start (burst: from the resumption) until drained; in brackets")
+	fmt.Fprintln(w, "                this process's share (service, load generator, receiver), the rest being mostly PostgreSQL")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "scenario\tclients\tproduced\tproduced/s\tdelivered\tmissing\tdups\tdeliveries/s\tdelay p50\tdelay p99\tdelay max\tdrain\tmax backlog\tCPU busy (this process)\tsignatures\t")
+	for _, r := range hooked {
+		h := r.hook
+		cpu := "n/a"
+		if h.cpu.ok {
+			cpu = fmt.Sprintf("%.0f%% (%.0f%%)", h.cpu.busy, h.cpu.self)
+		}
+		missing := fmt.Sprint(h.undelivered)
+		if h.undelivered > 0 {
+			missing += " !!!"
+		}
+		sigs := fmt.Sprintf("%d ok", h.sigChecked-h.sigFailed)
+		if h.sigFailed > 0 {
+			sigs += fmt.Sprintf(", %d BAD !!!", h.sigFailed)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%d\t%s\t%d\t%.0f\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t\n",
+			r.scenario, r.clients, h.produced, float64(h.produced)/h.produceTime.Seconds(), h.delivered, missing, h.duplicates,
+			h.rate, ms(h.p50), ms(h.p99), ms(h.max), ms(h.drain), h.maxBacklog, cpu, sigs)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	for _, r := range hooked {
+		h := r.hook
+		p99 := ms(h.p99)
+		if h.undelivered > 0 {
+			p99 = fmt.Sprintf("%s with %d never delivered", p99, h.undelivered)
+		}
+		if h.mode == "burst" {
+			// The events waited in the paused queue: their delay is not the steady one.
+			fmt.Fprintf(w, "Goal %s at %d clients: ≥ %.0f deliveries/s draining a %d-event backlog: %.0f in %s — %s\n",
+				r.scenario, r.clients, goalDeliveries, h.produced, h.rate, ms(h.drain), verdict(h.rate >= goalDeliveries && h.undelivered == 0))
+			continue
+		}
+		note := ""
+		if h.rate < goalDeliveries {
+			note = " (bounded by the distribute rate; webhooks-burst shows the delivery capacity)"
+		}
+		fmt.Fprintf(w, "Goal %s at %d clients: ≥ %.0f deliveries/s: %.0f — %s%s; delay p99 < %s: %s — %s\n",
+			r.scenario, r.clients, goalDeliveries, h.rate, verdict(h.rate >= goalDeliveries && h.undelivered == 0), note,
+			ms(goalDelayP99), p99, verdict(h.p99 < goalDelayP99 && h.undelivered == 0))
+	}
 }
 
 func verdict(met bool) string {

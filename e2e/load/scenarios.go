@@ -27,12 +27,16 @@ type scenario struct {
 	run   func(ctx context.Context, env *environment, clients int) (result, error)
 }
 
-// scenarios run in this order; add a benchmark by adding a function and an entry here.
+// scenarios run in this order (a -scenarios list is run in its own order); add a benchmark by
+// adding a function and an entry here.
 var scenarios = []scenario{
 	{"distribute", "POST /coins/{id}/distribute, each client its own player", distribute},
 	{"deduct", "POST /coins/{id}/deduct, each client its own (pre-funded) player", deduct},
 	{"distribute-hot", "POST /coins/{id}/distribute, every client the same player: one contended balance row", distributeHot},
 	{baseline, "pgbench -N (simple update) on the same PostgreSQL", pgbenchSimpleUpdate},
+	// Last, and on a studio of their own: the scenarios above run without a webhook configuration.
+	{"webhooks", "distribute for the run with a webhook configured: coin change → loopback receiver 2xx, steady load", webhookSteady},
+	{"webhooks-burst", "distribute -webhook-burst events as fast as possible with a webhook configured, then drain", webhookBurst},
 }
 
 func scenarioNames() []string {

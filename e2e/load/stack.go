@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
 
 	"github.com/rewardsco/rewards/app"
 	"github.com/rewardsco/rewards/app/localpg"
@@ -42,6 +44,11 @@ type environment struct {
 	dropPgbench func()
 
 	stopService func()
+
+	// The webhooks-burst scenario pauses River's webhook queue through a client of its own.
+	river          *river.Client[pgx.Tx]
+	riverPool      *pgxpool.Pool
+	webhooksPaused bool
 }
 
 // start brings up PostgreSQL (private unless -database-url) and the service, and sets up a
@@ -98,6 +105,12 @@ func (env *environment) startService(ctx context.Context) error {
 		// Access logs are info-level: at thousands of requests a second, writing them would be
 		// what we measure.
 		"REWARDS_LOG_LEVEL": "warn",
+		// The webhook scenarios deliver to a plain-http receiver on loopback.
+		"REWARDS_WEBHOOK_ALLOW_HTTP":    "true",
+		"REWARDS_WEBHOOK_ALLOW_PRIVATE": "true",
+	}
+	if env.opts.webhookWorkers > 0 {
+		vars["REWARDS_WEBHOOK_WORKERS"] = strconv.Itoa(env.opts.webhookWorkers)
 	}
 	cfg, err := app.LoadConfig(func(k string) string { return vars[k] })
 	if err != nil {
@@ -154,49 +167,75 @@ func (env *environment) startService(ctx context.Context) error {
 	}
 }
 
-func (env *environment) setupGame(ctx context.Context) error {
+func (env *environment) setupGame(ctx context.Context) (err error) {
+	env.testKey, env.coinID, err = env.newGame(ctx, "Load Benchmark")
+	return err
+}
+
+// newGame creates a studio of its own with one game and one coin, and returns the game's test
+// key and the coin's id.
+func (env *environment) newGame(ctx context.Context, name string) (testKey, coinID string, err error) {
 	op := map[string]string{"Authorization": "Bearer " + env.adminToken}
 	var studio struct{ ID string }
-	if err := env.call(ctx, "/admin/v1/studios", op, map[string]any{"name": "Load Benchmark Studio"}, http.StatusCreated, &studio); err != nil {
-		return err
+	if err := env.call(ctx, "/admin/v1/studios", op, map[string]any{"name": name + " Studio"}, http.StatusCreated, &studio); err != nil {
+		return "", "", err
 	}
 	var game struct {
 		ID      string
 		APIKeys struct{ Test string } `json:"apiKeys"`
 	}
-	if err := env.call(ctx, "/admin/v1/studios/"+studio.ID+"/games", op, map[string]any{"name": "Load Benchmark"}, http.StatusCreated, &game); err != nil {
-		return err
+	if err := env.call(ctx, "/admin/v1/studios/"+studio.ID+"/games", op, map[string]any{"name": name}, http.StatusCreated, &game); err != nil {
+		return "", "", err
 	}
-	env.testKey = game.APIKeys.Test
 	var coin struct{ ID string }
 	if err := env.call(ctx, "/admin/v1/games/"+game.ID+"/coins", op,
 		map[string]any{"name": "Gems", "imageUrl": "https://cdn.example.com/gem.png"}, http.StatusCreated, &coin); err != nil {
-		return err
+		return "", "", err
 	}
-	env.coinID = coin.ID
-	return nil
+	return game.APIKeys.Test, coin.ID, nil
+}
+
+// newPlayers creates n players of the game of testKey, unfunded, and returns their tokens.
+func (env *environment) newPlayers(ctx context.Context, testKey string, n int) ([]string, error) {
+	var tokens []string
+	for i := range n {
+		tok, err := env.newPlayer(ctx, testKey, i)
+		if err != nil {
+			return nil, err
+		}
+		tokens = append(tokens, tok)
+	}
+	return tokens, nil
+}
+
+func (env *environment) newPlayer(ctx context.Context, testKey string, i int) (string, error) {
+	key := map[string]string{"x-api-key": testKey}
+	id := fmt.Sprintf("load-player-%d-%s", i, rand.Text()[:8])
+	if err := env.call(ctx, "/player/create-with-uuid", key, map[string]any{"uuid": id}, http.StatusCreated, nil); err != nil {
+		return "", err
+	}
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	if err := env.call(ctx, "/player/login/federatedByStudio", key, map[string]any{"uuid": id}, http.StatusOK, &tok); err != nil {
+		return "", err
+	}
+	return tok.AccessToken, nil
 }
 
 // playerTokens returns n player tokens, creating and funding the players not made yet. Each is
 // funded with the largest single credit, so deducting 1 at a time never runs dry in a benchmark.
 func (env *environment) playerTokens(ctx context.Context, n int) ([]string, error) {
 	for i := len(env.tokens); i < n; i++ {
-		key := map[string]string{"x-api-key": env.testKey}
-		id := fmt.Sprintf("load-player-%d-%s", i, rand.Text()[:8])
-		if err := env.call(ctx, "/player/create-with-uuid", key, map[string]any{"uuid": id}, http.StatusCreated, nil); err != nil {
+		tok, err := env.newPlayer(ctx, env.testKey, i)
+		if err != nil {
 			return nil, err
 		}
-		var tok struct {
-			AccessToken string `json:"access_token"`
-		}
-		if err := env.call(ctx, "/player/login/federatedByStudio", key, map[string]any{"uuid": id}, http.StatusOK, &tok); err != nil {
-			return nil, err
-		}
-		h := map[string]string{"x-api-key": env.testKey, "Authorization": "Bearer " + tok.AccessToken}
+		h := map[string]string{"x-api-key": env.testKey, "Authorization": "Bearer " + tok}
 		if err := env.call(ctx, "/coins/"+env.coinID+"/distribute", h, map[string]any{"amount": 1_000_000_000, "reason": "LOAD_FUNDING"}, http.StatusCreated, nil); err != nil {
 			return nil, err
 		}
-		env.tokens = append(env.tokens, tok.AccessToken)
+		env.tokens = append(env.tokens, tok)
 	}
 	return env.tokens[:n], nil
 }
@@ -271,8 +310,21 @@ func (env *environment) poolDescription() string {
 	return "the service's default (pgx: max(4, CPUs) connections); pgbench opens one connection per client"
 }
 
+func (env *environment) workersDescription() string {
+	if env.opts.webhookWorkers > 0 {
+		return fmt.Sprintf("REWARDS_WEBHOOK_WORKERS=%d (set by -webhook-workers)", env.opts.webhookWorkers)
+	}
+	return "the service's default (REWARDS_WEBHOOK_WORKERS=50)"
+}
+
 // close stops the service, then PostgreSQL, and removes the temporary directory.
 func (env *environment) close() {
+	if err := env.resumeWebhooks(); err != nil {
+		fmt.Fprintln(os.Stderr, "load:", err)
+	}
+	if env.riverPool != nil {
+		env.riverPool.Close()
+	}
 	env.stopService()
 	env.dropPgbench()
 	if env.pg != nil {
