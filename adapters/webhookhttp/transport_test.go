@@ -2,6 +2,7 @@ package webhookhttp_test
 
 import (
 	"context"
+	"crypto/x509"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -86,6 +87,38 @@ func TestRefusesNonPublicTargets(t *testing.T) {
 		})
 	}
 	require.Zero(t, hits.Load(), "no refused target was ever reached")
+}
+
+// TestRedirectToPrivateIsRefused: switches off, a public receiver (a test server the transport
+// is told to treat as public) that redirects to a private address gets no further.
+func TestRedirectToPrivateIsRefused(t *testing.T) {
+	t.Parallel()
+	var reached atomic.Int64
+	private := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { reached.Add(1) }))
+	defer private.Close()
+	public := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, private.URL+"/internal", http.StatusTemporaryRedirect)
+	}))
+	defer public.Close()
+	addr := netip.MustParseAddrPort(public.Listener.Addr().String())
+	roots := x509.NewCertPool()
+	roots.AddCert(public.Certificate())
+	roots.AddCert(private.Certificate())
+	tr := webhookhttp.WithLookup(webhookhttp.New(webhookhttp.Options{}), func(host string) string {
+		if host == "example.com" {
+			return "127.0.0.1"
+		}
+		return ""
+	})
+	tr = webhookhttp.WithPublicTestServer(tr, addr, roots)
+	status, err := tr.Send(context.Background(), webhooks.Request{URL: "https://example.com:" + itoa(addr.Port()) + "/hook", Body: []byte("{}")})
+	require.NoError(t, err, "the public first hop answers")
+	require.Equal(t, http.StatusTemporaryRedirect, status, "the redirect is the answer: a failure, not followed")
+	require.Zero(t, reached.Load(), "the private target was never contacted")
+	// And sent straight at the private address, it is refused before any connection.
+	_, err = tr.Send(context.Background(), webhooks.Request{URL: private.URL, Body: []byte("{}")})
+	require.ErrorIs(t, err, webhooks.ErrTargetRefused)
+	require.Zero(t, reached.Load())
 }
 
 func TestRedirectsAreNeverFollowed(t *testing.T) {
