@@ -1,0 +1,81 @@
+package app_test
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rewardsco/rewards/app"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestDevelopmentDefaults(t *testing.T) {
+	t.Parallel()
+	c, err := app.LoadConfig(env(nil))
+	require.NoError(t, err)
+	require.Equal(t, app.Development, c.Mode)
+	require.Equal(t, ":8080", c.HTTPAddr)
+	require.True(t, c.DemoSeed)
+	require.Equal(t, "log", c.SMSProvider)
+	require.Equal(t, []string{"live.localhost"}, c.LiveHosts)
+	require.Equal(t, []string{"localhost", "127.0.0.1", "::1", "dev.localhost"}, c.DevHosts)
+	require.Equal(t, []time.Duration{time.Minute, 5 * time.Minute, 15 * time.Minute, time.Hour}, c.WebhookRetryDelays)
+	require.Equal(t, 168*time.Hour, c.PlayerTokenTTL)
+}
+
+func TestProductionRefusesLocalDefaults(t *testing.T) {
+	t.Parallel()
+	_, err := app.LoadConfig(env(map[string]string{"REWARDS_MODE": "production"}))
+	require.ErrorContains(t, err, "DATABASE_URL is required")
+	require.ErrorContains(t, err, "REWARDS_ADMIN_TOKEN is required")
+	require.ErrorContains(t, err, "REWARDS_SECRET_KEY is required")
+	require.ErrorContains(t, err, "REWARDS_SMS_ACCOUNT_SID")
+
+	ok := map[string]string{
+		"REWARDS_MODE": "production", "DATABASE_URL": "postgres://x", "REWARDS_ADMIN_TOKEN": "t",
+		"REWARDS_SECRET_KEY": "0123456789abcdef0123456789abcdef", "REWARDS_SMS_ACCOUNT_SID": "AC1",
+		"REWARDS_SMS_AUTH_TOKEN": "tok", "REWARDS_SMS_FROM": "+15550000000",
+	}
+	c, err := app.LoadConfig(env(ok))
+	require.NoError(t, err)
+	require.False(t, c.DemoSeed)
+	require.Equal(t, "twilio", c.SMSProvider)
+
+	for _, k := range []string{"REWARDS_WEBHOOK_ALLOW_HTTP", "REWARDS_WEBHOOK_ALLOW_PRIVATE"} {
+		bad := map[string]string{k: "true"}
+		for kk, v := range ok {
+			bad[kk] = v
+		}
+		_, err := app.LoadConfig(env(bad))
+		require.ErrorContains(t, err, "development and tests only", k)
+	}
+}
+
+func TestBadValuesAreRefused(t *testing.T) {
+	t.Parallel()
+	for k, v := range map[string]string{
+		"REWARDS_MODE":                 "staging",
+		"REWARDS_CURRENCY":             "EUR",
+		"REWARDS_WEBHOOK_RETRY_DELAYS": "1s,2s",
+		"REWARDS_PLAYER_TOKEN_TTL":     "forever",
+		"REWARDS_SECRET_KEY":           "short",
+		"REWARDS_WEBHOOK_WORKERS":      "0",
+		"REWARDS_SMS_PROVIDER":         "pigeon",
+	} {
+		_, err := app.LoadConfig(env(map[string]string{k: v}))
+		require.ErrorContains(t, err, k, "%s=%s", k, v)
+	}
+}
+
+// The README's configuration table is the operator's reference: it must name every variable.
+func TestREADMEListsEverySetting(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	for _, s := range app.Settings {
+		require.Contains(t, string(readme), "`"+s.Name+"`", "README.md's configuration table lacks %s", s.Name)
+	}
+}
