@@ -70,27 +70,15 @@ func (r *Repos) FirstCoin(ctx context.Context, gameID uuid.UUID) (coins.Coin, er
 	return toCoreCoin(row), nil
 }
 
-// ApplyMovement implements coins.Repo in one statement (CoinsApplyCredit or CoinsApplyDebit),
-// then queues the webhook deliveries it created on the delivery queue in the same transaction,
-// so a delivery exists if and only if the balance change commits.
+// ApplyMovement implements coins.Repo in one statement (CoinsApplyMovement), then queues the
+// webhook deliveries it created on the delivery queue in the same transaction, so a delivery
+// exists if and only if the balance change commits.
 func (r *Repos) ApplyMovement(ctx context.Context, m coins.Movement, typ coins.TxType, event coins.EventType) (coins.Transaction, error) {
-	var row db.CoinsApplyCreditRow
-	var err error
-	if typ == coins.Credit {
-		row, err = r.q.CoinsApplyCredit(ctx, db.CoinsApplyCreditParams{
-			CoinID: m.CoinID, GameID: m.GameID, PlayerID: m.PlayerID, Amount: m.Amount, Environment: string(m.Environment),
-			Reason: m.Reason, ReferenceID: m.ReferenceID, Description: m.Description, Metadata: m.Metadata,
-			EventType: string(event), UserUuid: m.UserUUID,
-		})
-	} else {
-		var d db.CoinsApplyDebitRow
-		d, err = r.q.CoinsApplyDebit(ctx, db.CoinsApplyDebitParams{
-			CoinID: m.CoinID, GameID: m.GameID, PlayerID: m.PlayerID, Amount: m.Amount, Environment: string(m.Environment),
-			Reason: m.Reason, ReferenceID: m.ReferenceID, Description: m.Description, Metadata: m.Metadata,
-			EventType: string(event), UserUuid: m.UserUUID,
-		})
-		row = db.CoinsApplyCreditRow(d)
-	}
+	row, err := r.q.CoinsApplyMovement(ctx, db.CoinsApplyMovementParams{
+		Type: string(typ), CoinID: m.CoinID, GameID: m.GameID, PlayerID: m.PlayerID, Amount: m.Amount,
+		Environment: string(m.Environment), Reason: m.Reason, ReferenceID: m.ReferenceID, Description: m.Description,
+		Metadata: m.Metadata, EventType: string(event), UserUuid: m.UserUUID,
+	})
 	switch {
 	case err != nil:
 		return coins.Transaction{}, fmt.Errorf("apply %s of %s: %w", typ, m.PlayerID, err)

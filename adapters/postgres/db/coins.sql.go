@@ -12,127 +12,39 @@ import (
 	"github.com/google/uuid"
 )
 
-const coinsApplyCredit = `-- name: CoinsApplyCredit :one
+const coinsApplyMovement = `-- name: CoinsApplyMovement :one
 WITH coin AS (
     SELECT k.id AS found_id FROM coins k WHERE k.id = $1 AND k.game_id = $2
-), bal AS (
+), credited AS (
     INSERT INTO balances (player_id, coin_id, balance, lifetime_earned)
     SELECT $3, coin.found_id, $4::bigint, $4::bigint FROM coin
+    WHERE $5::text = 'CREDIT'
     ON CONFLICT (player_id, coin_id) DO UPDATE
     SET balance = balances.balance + EXCLUDED.balance,
         lifetime_earned = balances.lifetime_earned + EXCLUDED.balance,
         updated_at = now()
     RETURNING balance
-), tx AS (
-    INSERT INTO coin_transactions (game_id, environment, player_id, coin_id, type, amount, balance_after,
-                                   reason, reference_id, description, metadata)
-    SELECT $2, $5, $3, $1, 'CREDIT', $4::bigint, bal.balance,
-           $6, $7, $8, $9
-    FROM bal
-    RETURNING id, created_at, balance_after
-), ev AS (
-    INSERT INTO coin_events (game_id, environment, transaction_id, event_type, reason, player_id, user_uuid,
-                             coin_id, delta, new_balance, reference_id, created_at)
-    SELECT $2, $5, tx.id, $10, $6, $3, $11,
-           $1, $4::bigint, tx.balance_after, $7, tx.created_at
-    FROM tx
-    RETURNING id, transaction_id, created_at
-), cfg AS (
-    -- FOR KEY SHARE: a configuration deleted concurrently is skipped rather than failing the
-    -- deliveries' foreign key.
-    SELECT c.id, c.studio_id, c.environment
-    FROM webhook_configs c
-    JOIN games g ON g.studio_id = c.studio_id
-    WHERE g.id = $2
-      AND c.environment = $5
-      AND c.is_active
-      AND $10::text = ANY (c.subscribed_events)
-      AND NOT ($6::text = ANY (c.excluded_reasons))
-    FOR KEY SHARE OF c
-), fan AS (
-    INSERT INTO webhook_deliveries (event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at)
-    SELECT ev.id, cfg.id, cfg.studio_id, cfg.environment, $10, ev.transaction_id, ev.created_at
-    FROM ev, cfg
-    RETURNING id
-)
-SELECT EXISTS (SELECT 1 FROM coin) AS coin_found,
-       tx.id AS transaction_id, tx.created_at, tx.balance_after,
-       coalesce((SELECT array_agg(fan.id) FROM fan), '{}')::uuid[] AS delivery_ids
-FROM (SELECT 1) AS one
-LEFT JOIN tx ON true
-`
-
-type CoinsApplyCreditParams struct {
-	CoinID      uuid.UUID
-	GameID      uuid.UUID
-	PlayerID    uuid.UUID
-	Amount      int64
-	Environment string
-	Reason      string
-	ReferenceID string
-	Description string
-	Metadata    []byte
-	EventType   string
-	UserUuid    string
-}
-
-type CoinsApplyCreditRow struct {
-	CoinFound     bool
-	TransactionID *uuid.UUID
-	CreatedAt     *time.Time
-	BalanceAfter  *int64
-	DeliveryIds   []uuid.UUID
-}
-
-// One statement for the whole credit: check the coin is the game's, add to the balance, append
-// the journal entry, record the coin event and fan it out to the studio's matching webhook
-// configurations. coin_found is false for another game's coin; transaction_id is then null.
-func (q *Queries) CoinsApplyCredit(ctx context.Context, arg CoinsApplyCreditParams) (CoinsApplyCreditRow, error) {
-	row := q.db.QueryRow(ctx, coinsApplyCredit,
-		arg.CoinID,
-		arg.GameID,
-		arg.PlayerID,
-		arg.Amount,
-		arg.Environment,
-		arg.Reason,
-		arg.ReferenceID,
-		arg.Description,
-		arg.Metadata,
-		arg.EventType,
-		arg.UserUuid,
-	)
-	var i CoinsApplyCreditRow
-	err := row.Scan(
-		&i.CoinFound,
-		&i.TransactionID,
-		&i.CreatedAt,
-		&i.BalanceAfter,
-		&i.DeliveryIds,
-	)
-	return i, err
-}
-
-const coinsApplyDebit = `-- name: CoinsApplyDebit :one
-WITH coin AS (
-    SELECT k.id AS found_id FROM coins k WHERE k.id = $1 AND k.game_id = $2
-), bal AS (
+), debited AS (
     UPDATE balances b
-    SET balance = b.balance - $3::bigint, lifetime_spent = b.lifetime_spent + $3::bigint, updated_at = now()
+    SET balance = b.balance - $4::bigint, lifetime_spent = b.lifetime_spent + $4::bigint, updated_at = now()
     FROM coin
-    WHERE b.player_id = $4 AND b.coin_id = coin.found_id AND b.balance >= $3::bigint
+    WHERE $5::text = 'DEBIT' AND b.player_id = $3 AND b.coin_id = coin.found_id AND b.balance >= $4::bigint
     RETURNING b.balance
+), bal AS (
+    SELECT balance FROM credited UNION ALL SELECT balance FROM debited
 ), tx AS (
     INSERT INTO coin_transactions (game_id, environment, player_id, coin_id, type, amount, balance_after,
                                    reason, reference_id, description, metadata)
-    SELECT $2, $5, $4, $1, 'DEBIT', $3::bigint, bal.balance,
-           $6, $7, $8, $9
+    SELECT $2, $6, $3, $1, $5::text, $4::bigint, bal.balance,
+           $7, $8, $9, $10
     FROM bal
     RETURNING id, created_at, balance_after
 ), ev AS (
     INSERT INTO coin_events (game_id, environment, transaction_id, event_type, reason, player_id, user_uuid,
                              coin_id, delta, new_balance, reference_id, created_at)
-    SELECT $2, $5, tx.id, $10, $6, $4, $11,
-           $1, 0 - $3::bigint, tx.balance_after, $7, tx.created_at
+    SELECT $2, $6, tx.id, $11, $7, $3, $12, $1,
+           CASE WHEN $5::text = 'DEBIT' THEN 0 - $4::bigint ELSE $4::bigint END,
+           tx.balance_after, $8, tx.created_at
     FROM tx
     RETURNING id, transaction_id, created_at
 ), cfg AS (
@@ -142,14 +54,14 @@ WITH coin AS (
     FROM webhook_configs c
     JOIN games g ON g.studio_id = c.studio_id
     WHERE g.id = $2
-      AND c.environment = $5
+      AND c.environment = $6
       AND c.is_active
-      AND $10::text = ANY (c.subscribed_events)
-      AND NOT ($6::text = ANY (c.excluded_reasons))
+      AND $11::text = ANY (c.subscribed_events)
+      AND NOT ($7::text = ANY (c.excluded_reasons))
     FOR KEY SHARE OF c
 ), fan AS (
     INSERT INTO webhook_deliveries (event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at)
-    SELECT ev.id, cfg.id, cfg.studio_id, cfg.environment, $10, ev.transaction_id, ev.created_at
+    SELECT ev.id, cfg.id, cfg.studio_id, cfg.environment, $11, ev.transaction_id, ev.created_at
     FROM ev, cfg
     RETURNING id
 )
@@ -160,11 +72,12 @@ FROM (SELECT 1) AS one
 LEFT JOIN tx ON true
 `
 
-type CoinsApplyDebitParams struct {
+type CoinsApplyMovementParams struct {
 	CoinID      uuid.UUID
 	GameID      uuid.UUID
-	Amount      int64
 	PlayerID    uuid.UUID
+	Amount      int64
+	Type        string
 	Environment string
 	Reason      string
 	ReferenceID string
@@ -174,7 +87,7 @@ type CoinsApplyDebitParams struct {
 	UserUuid    string
 }
 
-type CoinsApplyDebitRow struct {
+type CoinsApplyMovementRow struct {
 	CoinFound     bool
 	TransactionID *uuid.UUID
 	CreatedAt     *time.Time
@@ -182,15 +95,18 @@ type CoinsApplyDebitRow struct {
 	DeliveryIds   []uuid.UUID
 }
 
-// The debit twin of CoinsApplyCredit: the balance changes only where it covers the amount
-// (one conditional update), so transaction_id is null for a coin that is not the game's or an
-// insufficient balance; coin_found tells them apart.
-func (q *Queries) CoinsApplyDebit(ctx context.Context, arg CoinsApplyDebitParams) (CoinsApplyDebitRow, error) {
-	row := q.db.QueryRow(ctx, coinsApplyDebit,
+// One statement for a whole balance change (@type CREDIT or DEBIT): check the coin is the
+// game's, change the balance — a debit only where the balance covers it, in one conditional
+// update — append the journal entry, record the coin event and fan it out to the studio's
+// matching webhook configurations. coin_found is false for another game's coin; transaction_id
+// is null when nothing changed (that, or an insufficient balance).
+func (q *Queries) CoinsApplyMovement(ctx context.Context, arg CoinsApplyMovementParams) (CoinsApplyMovementRow, error) {
+	row := q.db.QueryRow(ctx, coinsApplyMovement,
 		arg.CoinID,
 		arg.GameID,
-		arg.Amount,
 		arg.PlayerID,
+		arg.Amount,
+		arg.Type,
 		arg.Environment,
 		arg.Reason,
 		arg.ReferenceID,
@@ -199,7 +115,7 @@ func (q *Queries) CoinsApplyDebit(ctx context.Context, arg CoinsApplyDebitParams
 		arg.EventType,
 		arg.UserUuid,
 	)
-	var i CoinsApplyDebitRow
+	var i CoinsApplyMovementRow
 	err := row.Scan(
 		&i.CoinFound,
 		&i.TransactionID,
