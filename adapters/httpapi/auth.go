@@ -4,12 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humachi"
 
 	"github.com/rewardsco/rewards/core/studio"
 )
@@ -20,16 +20,10 @@ func callerFrom(ctx context.Context) studio.Caller {
 	return c
 }
 
-// writeHumaError answers from inside a Huma middleware.
+// writeHumaError answers from inside a Huma middleware, through the same writer as the chi layer.
 func writeHumaError(hctx huma.Context, e *APIError) {
-	for k, vs := range e.headers {
-		for _, v := range vs {
-			hctx.AppendHeader(k, v)
-		}
-	}
-	hctx.SetHeader("Content-Type", "application/json")
-	hctx.SetStatus(e.StatusCode)
-	_ = json.NewEncoder(hctx.BodyWriter()).Encode(e)
+	_, w := humachi.Unwrap(hctx)
+	writeError(w, e)
 }
 
 // requireAPIKey resolves the Host to an environment and x-api-key to a game in it.

@@ -40,9 +40,7 @@ func (a *handlers) registerCoins() {
 }
 
 // coinsError maps the coins module's errors to responses.
-func coinsError(ctx context.Context, err error) error { return coinsAPIError(ctx, err) }
-
-func coinsAPIError(ctx context.Context, err error) *APIError {
+func coinsError(ctx context.Context, err error) *APIError {
 	switch {
 	case errors.Is(err, coins.ErrCoinNotFound):
 		return newAPIError(ctx, http.StatusNotFound, "COIN_NOT_FOUND", err.Error())
@@ -196,7 +194,7 @@ func (a *handlers) registerLedger() {
 				out.Replay = "true"
 			}
 			if err != nil {
-				e := coinsAPIError(ctx, err)
+				e := coinsError(ctx, err)
 				if replayed {
 					e = e.WithHeader("x-idempotent-replay", "true")
 				}

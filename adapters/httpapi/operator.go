@@ -237,7 +237,7 @@ func (a *handlers) registerOperator() {
 }
 
 // studioError maps the studio module's errors to responses.
-func studioError(ctx context.Context, err error) error {
+func studioError(ctx context.Context, err error) *APIError {
 	switch {
 	case errors.Is(err, studio.ErrStudioNotFound):
 		return newAPIError(ctx, http.StatusNotFound, "STUDIO_NOT_FOUND", err.Error())

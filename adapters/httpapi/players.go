@@ -31,7 +31,7 @@ func (a *handlers) requirePlayer(hctx huma.Context, next func(huma.Context)) {
 	ctx := hctx.Context()
 	p, err := a.Players.Authenticate(ctx, callerFrom(ctx), bearerToken(hctx.Header("Authorization")), hctx.Header("x-game-uuid"))
 	if err != nil {
-		writeHumaError(hctx, playersAPIError(ctx, err))
+		writeHumaError(hctx, playersError(ctx, err))
 		return
 	}
 	next(huma.WithValue(hctx, playerCtxKey{}, p))
@@ -45,8 +45,8 @@ func (a *handlers) playerOperation(op huma.Operation) huma.Operation {
 	return op
 }
 
-// playersAPIError maps the players module's errors to responses.
-func playersAPIError(ctx context.Context, err error) *APIError {
+// playersError maps the players module's errors to responses.
+func playersError(ctx context.Context, err error) *APIError {
 	var limit *players.LimitError
 	switch {
 	case errors.As(err, &limit):
@@ -83,8 +83,6 @@ func playersAPIError(ctx context.Context, err error) *APIError {
 		return internal(ctx, err)
 	}
 }
-
-func playersError(ctx context.Context, err error) error { return playersAPIError(ctx, err) }
 
 // TokenBody is a login result.
 type TokenBody struct {

@@ -354,7 +354,7 @@ func (a *handlers) registerWebhooks() {
 }
 
 // webhooksError maps the webhooks module's errors to responses.
-func webhooksError(ctx context.Context, err error) error {
+func webhooksError(ctx context.Context, err error) *APIError {
 	switch {
 	case errors.Is(err, webhooks.ErrStudioMismatch):
 		return newAPIError(ctx, http.StatusForbidden, "STUDIO_MISMATCH", err.Error())

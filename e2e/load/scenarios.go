@@ -121,6 +121,14 @@ func driveHTTP(ctx context.Context, env *environment, clients int, do request) (
 }
 
 func loop(ctx context.Context, clients int, d time.Duration, do request) result {
+	deadline := time.Now().Add(d)
+	return runClients(ctx, clients, do, func() bool { return time.Now().Before(deadline) })
+}
+
+// runClients runs clients request loops while ctx lives and more says so, and tallies latencies
+// of 201 answers and everything else as errors. The wall time includes the requests still in
+// flight at the end, so the rate is what was actually served.
+func runClients(ctx context.Context, clients int, do request, more func() bool) result {
 	type tally struct {
 		lat    []time.Duration
 		errs   int
@@ -129,16 +137,12 @@ func loop(ctx context.Context, clients int, d time.Duration, do request) result 
 	tallies := make([]tally, clients)
 	var wg sync.WaitGroup
 	begin := time.Now()
-	deadline := begin.Add(d)
 	for c := range clients {
 		wg.Go(func() {
 			t := &tallies[c]
 			t.lat = make([]time.Duration, 0, 4096)
-			for ctx.Err() == nil {
+			for ctx.Err() == nil && more() {
 				start := time.Now()
-				if !start.Before(deadline) {
-					return
-				}
 				status, sample, err := do(ctx, c)
 				elapsed := time.Since(start)
 				switch {
@@ -155,8 +159,6 @@ func loop(ctx context.Context, clients int, d time.Duration, do request) result 
 		})
 	}
 	wg.Wait()
-	// The wall time includes the requests still in flight at the deadline, so the rate is what
-	// was actually served.
 	r := result{elapsed: time.Since(begin)}
 	var all []time.Duration
 	for _, t := range tallies {

@@ -139,48 +139,7 @@ func webhookRun(ctx context.Context, env *environment, clients int, burst bool) 
 // tickets. The throughput is over the wall time of all n.
 func loopN(ctx context.Context, clients, n int, do request) result {
 	var next atomic.Int64
-	type tally struct {
-		lat    []time.Duration
-		errs   int
-		sample string
-	}
-	tallies := make([]tally, clients)
-	var wg sync.WaitGroup
-	begin := time.Now()
-	for c := range clients {
-		wg.Go(func() {
-			t := &tallies[c]
-			for ctx.Err() == nil && next.Add(1) <= int64(n) {
-				start := time.Now()
-				status, sample, err := do(ctx, c)
-				elapsed := time.Since(start)
-				switch {
-				case err != nil:
-					t.errs++
-					t.sample = err.Error()
-				case status != http.StatusCreated:
-					t.errs++
-					t.sample = fmt.Sprintf("%d %s", status, strings.TrimSpace(string(sample)))
-				default:
-					t.lat = append(t.lat, elapsed)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	r := result{elapsed: time.Since(begin)}
-	var all []time.Duration
-	for _, t := range tallies {
-		all = append(all, t.lat...)
-		r.errors += t.errs
-		if t.sample != "" {
-			r.errorSample = t.sample
-		}
-	}
-	r.ok = len(all)
-	r.throughput = float64(r.ok) / r.elapsed.Seconds()
-	r.p50, r.p99 = percentiles(all)
-	return r
+	return runClients(ctx, clients, do, func() bool { return next.Add(1) <= int64(n) })
 }
 
 // hookedGame is a studio of its own (so the other scenarios stay without a webhook
