@@ -20,12 +20,17 @@ import (
 
 	"github.com/rewardsco/rewards/adapters/filestore"
 	"github.com/rewardsco/rewards/adapters/httpapi"
+	"github.com/rewardsco/rewards/adapters/httpapi/coinsapi"
+	"github.com/rewardsco/rewards/adapters/httpapi/playersapi"
+	"github.com/rewardsco/rewards/adapters/httpapi/studioapi"
+	"github.com/rewardsco/rewards/adapters/httpapi/webhooksapi"
 	"github.com/rewardsco/rewards/adapters/jobs"
 	"github.com/rewardsco/rewards/adapters/postgres"
+	"github.com/rewardsco/rewards/adapters/postgres/localpg"
 	"github.com/rewardsco/rewards/adapters/sms"
 	"github.com/rewardsco/rewards/adapters/webhookhttp"
-	"github.com/rewardsco/rewards/app/localpg"
 	"github.com/rewardsco/rewards/core/coins"
+	"github.com/rewardsco/rewards/core/idempotency"
 	"github.com/rewardsco/rewards/core/players"
 	"github.com/rewardsco/rewards/core/studio"
 	"github.com/rewardsco/rewards/core/webhooks"
@@ -37,15 +42,17 @@ const defaultPoolSize = 20
 // Version is set at build time with -ldflags "-X github.com/rewardsco/rewards/app.Version=…".
 var Version = "dev"
 
-// Services are the core use cases, wired to their adapters.
-type Services struct {
+// Modules are the core use cases, wired to their adapters.
+type Modules struct {
 	Studios  *studio.Service
 	Coins    *coins.Service
 	Players  *players.Service
 	Webhooks *webhooks.Service
+	// Idempotency keeps the idempotency keys of every module.
+	Idempotency *idempotency.Keeper
 }
 
-// External are the adapters of the outside world the services use.
+// External are the adapters of the outside world the modules use.
 type External struct {
 	// SecretKey is the master secret the modules' keys are derived from.
 	SecretKey      string
@@ -57,23 +64,32 @@ type External struct {
 	// WebhookTransport sends webhook requests; WebhookRetryDelays nil means the default.
 	WebhookTransport   webhooks.Transport
 	WebhookRetryDelays []time.Duration
+	Log                *slog.Logger
 }
 
-// NewServices wires every core module to PostgreSQL and the external adapters.
-func NewServices(store *postgres.Store, ext External) (Services, error) {
-	hooks, err := webhooks.NewService(postgres.For[webhooks.Repo](store), webhooks.Options{
+// NewModules wires every core module to PostgreSQL and the external adapters, registers each
+// module's jobs on queue and opens it (jobs can be queued from then on; Start works them).
+// A new module is one line here, one in its jobs (if it has any) and one in NewServer.
+func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules, error) {
+	if ext.Log == nil {
+		ext.Log = slog.New(slog.DiscardHandler)
+	}
+	games := postgres.NewStudioStore(database)
+	keeper := idempotency.NewKeeper(database, postgres.NewIdempotencyStore(database))
+	hooks, err := webhooks.NewService(postgres.NewWebhooksStore(database), webhooks.Options{
 		SecretKey:   deriveKey(ext.SecretKey, "webhook-secret"),
 		RetryDelays: ext.WebhookRetryDelays,
 		Transport:   ext.WebhookTransport,
 	})
 	if err != nil {
-		return Services{}, err
+		return Modules{}, err
 	}
-	return Services{
-		Webhooks: hooks,
-		Studios:  studio.NewService(postgres.For[studio.Repo](store)),
-		Coins:    coins.NewService(postgres.For[coins.Repo](store)),
-		Players: players.NewService(postgres.For[players.Repo](store), players.Config{
+	m := Modules{
+		Studios:     studio.NewService(games),
+		Coins:       coins.NewService(database, postgres.NewCoinsStore(database, queue), games, keeper),
+		Webhooks:    hooks,
+		Idempotency: keeper,
+		Players: players.NewService(database, postgres.NewPlayersStore(database), games, players.Config{
 			TokenKey: deriveKey(ext.SecretKey, "player-token"),
 			OTPKey:   deriveKey(ext.SecretKey, "otp"),
 			TokenTTL: ext.PlayerTokenTTL,
@@ -81,7 +97,47 @@ func NewServices(store *postgres.Store, ext External) (Services, error) {
 			Files:    ext.Files,
 			Now:      ext.Now,
 		}),
-	}, nil
+	}
+	jobs.RegisterWebhooks(queue, m.Webhooks)
+	jobs.RegisterIdempotency(queue, m.Idempotency, ext.Log.With("component", "idempotency"))
+	return m, queue.Open()
+}
+
+// ServerConfig is what the HTTP server needs beyond the modules.
+type ServerConfig struct {
+	Log   *slog.Logger
+	Hosts httpapi.Hosts
+	// Currency is the deployment currency, INR or USD.
+	Currency   string
+	AdminToken string
+	// Ready reports whether the service can serve traffic.
+	Ready        func(context.Context) error
+	MaxBodyBytes int64
+}
+
+// NewServer builds the HTTP API: the shared kit, then each module's operations (one line a
+// module; the docs page lists their tags in this order, the operator API last).
+func NewServer(m Modules, cfg ServerConfig) *httpapi.Server {
+	s := httpapi.New(httpapi.Config{
+		Log:                cfg.Log,
+		Hosts:              cfg.Hosts,
+		AuthenticateKey:    m.Studios.Authenticate,
+		AuthenticatePlayer: m.Players.Authenticate,
+		AdminToken:         cfg.AdminToken,
+		Ready:              cfg.Ready,
+		MaxBodyBytes:       cfg.MaxBodyBytes,
+		Version:            Version,
+	})
+	coinsapi.Register(s, m.Coins, cfg.Currency)
+	playersapi.Register(s, m.Players)
+	webhooksapi.Register(s, m.Webhooks)
+	studioapi.Register(s, m.Studios)
+	return s
+}
+
+// OpenAPIYAML returns the OpenAPI document of every operation, as served at /openapi.yaml.
+func OpenAPIYAML() ([]byte, error) {
+	return NewServer(Modules{}, ServerConfig{}).API.OpenAPI().YAML()
 }
 
 // deriveKey gives each use of the master secret its own key.
@@ -93,7 +149,7 @@ func deriveKey(secret, purpose string) []byte {
 
 // external builds the adapters cfg selects, announcing those not for production.
 func external(cfg Config, log *slog.Logger) (External, error) {
-	ext := External{PlayerTokenTTL: cfg.PlayerTokenTTL, SecretKey: cfg.SecretKey, Files: filestore.Disk{Dir: cfg.UploadDir},
+	ext := External{Log: log, PlayerTokenTTL: cfg.PlayerTokenTTL, SecretKey: cfg.SecretKey, Files: filestore.Disk{Dir: cfg.UploadDir},
 		WebhookRetryDelays: cfg.WebhookRetryDelays,
 		WebhookTransport:   webhookhttp.New(webhookhttp.Options{AllowHTTP: cfg.WebhookAllowHTTP, AllowPrivate: cfg.WebhookAllowPrivate})}
 	if cfg.WebhookAllowHTTP || cfg.WebhookAllowPrivate {
@@ -115,24 +171,6 @@ func external(cfg Config, log *slog.Logger) (External, error) {
 		log.Warn("OTP codes are written to this log instead of being sent (REWARDS_SMS_PROVIDER=log; not for production)")
 	}
 	return ext, nil
-}
-
-// purgeIdempotencyKeys deletes keys past their retention every hour until ctx ends.
-func purgeIdempotencyKeys(ctx context.Context, svc *coins.Service, log *slog.Logger) {
-	t := time.NewTicker(time.Hour)
-	defer t.Stop()
-	for {
-		if n, err := svc.PurgeIdempotencyKeys(ctx); err != nil && ctx.Err() == nil {
-			log.Warn("purge idempotency keys", "err", err)
-		} else if n > 0 {
-			log.Info("purged idempotency keys", "count", n)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
 }
 
 // Database is an open, migrated database, and what must happen to close it.
@@ -178,12 +216,7 @@ func OpenDatabase(ctx context.Context, cfg Config, log *slog.Logger) (*Database,
 		stop()
 		return nil, fmt.Errorf("database: %w", err)
 	}
-	if err := postgres.Migrate(ctx, pool, log); err != nil {
-		pool.Close()
-		stop()
-		return nil, err
-	}
-	if err := jobs.Migrate(ctx, pool); err != nil {
+	if err := postgres.Migrate(ctx, pool, log, jobs.Migrate); err != nil {
 		pool.Close()
 		stop()
 		return nil, err
@@ -201,21 +234,18 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) err
 		return err
 	}
 	defer database.Close()
-	store := postgres.NewStore(database.Pool)
 	ext, err := external(cfg, log)
 	if err != nil {
 		return err
 	}
-	queue, err := jobs.New(database.Pool, jobs.Options{Workers: cfg.WebhookWorkers, Logger: log.With("component", "river")})
-	if err != nil {
-		return fmt.Errorf("job queue: %w", err)
-	}
-	store.SetDeliveryQueue(queue)
-	svc, err := NewServices(store, ext)
+	queue := jobs.New(database.Pool, jobs.Options{
+		Workers: map[string]int{jobs.QueueWebhooks: cfg.WebhookWorkers},
+		Logger:  log.With("component", "river"),
+	})
+	mods, err := NewModules(postgres.NewDB(database.Pool), queue, ext)
 	if err != nil {
 		return err
 	}
-	queue.SetRunner(svc.Webhooks)
 	// The queue runs until the HTTP server has drained, so requests in flight still enqueue.
 	queueCtx, stopQueue := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopQueue()
@@ -229,7 +259,6 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) err
 			log.Warn("job queue stop cut short", "err", err)
 		}
 	}()
-	go purgeIdempotencyKeys(ctx, svc.Coins, log)
 
 	if cfg.AdminToken == "" {
 		if cfg.AdminToken, err = localSecret(filepath.Join(cfg.DataDir, "admin-token")); err != nil {
@@ -238,24 +267,19 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) err
 	}
 	var demo *DemoCredentials
 	if cfg.DemoSeed {
-		if demo, err = SeedDemo(ctx, svc, filepath.Join(cfg.DataDir, "demo.json")); err != nil {
+		if demo, err = SeedDemo(ctx, mods, filepath.Join(cfg.DataDir, "demo.json")); err != nil {
 			return fmt.Errorf("seed demo data: %w", err)
 		}
 	}
 
-	handler, _ := httpapi.New(httpapi.Deps{
+	handler := NewServer(mods, ServerConfig{
 		Log:          log,
-		Studios:      svc.Studios,
-		Coins:        svc.Coins,
-		Players:      svc.Players,
-		Webhooks:     svc.Webhooks,
 		Currency:     cfg.Currency,
 		Hosts:        httpapi.Hosts{Live: cfg.LiveHosts, Dev: cfg.DevHosts},
 		AdminToken:   cfg.AdminToken,
 		Ready:        func(ctx context.Context) error { return database.Pool.Ping(ctx) },
 		MaxBodyBytes: cfg.MaxBodyBytes,
-		Version:      Version,
-	})
+	}).Handler()
 	listener, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)

@@ -28,13 +28,13 @@ type DemoCredentials struct {
 
 // SeedDemo creates the demo studio, game and coin once. Later calls return the credentials kept
 // in path, unless the database no longer has that game (a reset database), when it seeds again.
-func SeedDemo(ctx context.Context, svc Services, path string) (*DemoCredentials, error) {
+func SeedDemo(ctx context.Context, m Modules, path string) (*DemoCredentials, error) {
 	if b, err := os.ReadFile(path); err == nil {
 		var demo DemoCredentials
 		if err := json.Unmarshal(b, &demo); err != nil {
 			return nil, fmt.Errorf("read %s: %w", path, err)
 		}
-		_, err := svc.Studios.GetGame(ctx, demo.GameID)
+		_, err := m.Studios.GetGame(ctx, demo.GameID)
 		if err == nil {
 			return &demo, nil
 		}
@@ -42,15 +42,15 @@ func SeedDemo(ctx context.Context, svc Services, path string) (*DemoCredentials,
 			return nil, err
 		}
 	}
-	s, err := svc.Studios.CreateStudio(ctx, "Demo Studio")
+	s, err := m.Studios.CreateStudio(ctx, "Demo Studio")
 	if err != nil {
 		return nil, err
 	}
-	g, err := svc.Studios.CreateGame(ctx, studio.Game{StudioID: s.ID, Name: "Demo Game", StoreURL: "http://localhost:8080/store"})
+	g, err := m.Studios.CreateGame(ctx, studio.Game{StudioID: s.ID, Name: "Demo Game", StoreURL: "http://localhost:8080/store"})
 	if err != nil {
 		return nil, err
 	}
-	c, err := svc.Coins.CreateCoin(ctx, coins.Coin{GameID: g.ID, Name: "Demo Coins", ImageURL: "https://example.com/coin.png"})
+	c, err := m.Coins.CreateCoin(ctx, coins.Coin{GameID: g.ID, Name: "Demo Coins", ImageURL: "https://example.com/coin.png"})
 	if err != nil {
 		return nil, err
 	}

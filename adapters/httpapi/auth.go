@@ -4,20 +4,28 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
-	"errors"
 	"net/http"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humachi"
 
+	"github.com/rewardsco/rewards/core/players"
 	"github.com/rewardsco/rewards/core/studio"
 )
 
-// callerFrom returns the game and environment the request's API key authenticated.
-func callerFrom(ctx context.Context) studio.Caller {
+type playerCtxKey struct{}
+
+// CallerFrom returns the game and environment the request's API key authenticated.
+func CallerFrom(ctx context.Context) studio.Caller {
 	c, _ := ctx.Value(callerKey).(studio.Caller)
 	return c
+}
+
+// PlayerFrom returns the player the request's bearer token authenticated.
+func PlayerFrom(ctx context.Context) players.Player {
+	p, _ := ctx.Value(playerCtxKey{}).(players.Player)
+	return p
 }
 
 // writeHumaError answers from inside a Huma middleware, through the same writer as the chi layer.
@@ -27,69 +35,73 @@ func writeHumaError(hctx huma.Context, e *APIError) {
 }
 
 // requireAPIKey resolves the Host to an environment and x-api-key to a game in it.
-func (a *handlers) requireAPIKey(hctx huma.Context, next func(huma.Context)) {
+func (s *Server) requireAPIKey(hctx huma.Context, next func(huma.Context)) {
 	ctx := hctx.Context()
-	env, ok := a.Hosts.Environment(hctx.Host())
+	env, ok := s.cfg.Hosts.Environment(hctx.Host())
 	if !ok {
-		writeHumaError(hctx, newAPIError(ctx, http.StatusMisdirectedRequest, "UNKNOWN_HOST", a.Hosts.unknownHostMessage(hctx.Host())))
+		writeHumaError(hctx, NewError(ctx, http.StatusMisdirectedRequest, "UNKNOWN_HOST", s.cfg.Hosts.unknownHostMessage(hctx.Host())))
 		return
 	}
-	caller, err := a.Studios.Authenticate(ctx, hctx.Header("x-api-key"), env)
+	caller, err := s.cfg.AuthenticateKey(ctx, hctx.Header("x-api-key"), env)
 	if err != nil {
-		writeHumaError(hctx, apiKeyError(ctx, err))
+		writeHumaError(hctx, ErrorFrom(ctx, err))
 		return
 	}
 	next(huma.WithValue(hctx, callerKey, caller))
 }
 
-func apiKeyError(ctx context.Context, err error) *APIError {
-	var wrongEnv *studio.WrongEnvironmentError
-	switch {
-	case errors.Is(err, studio.ErrKeyMissing):
-		return newAPIError(ctx, http.StatusUnauthorized, "API_KEY_MISSING", err.Error())
-	case errors.Is(err, studio.ErrKeyUnknown):
-		return newAPIError(ctx, http.StatusUnauthorized, "API_KEY_UNKNOWN", err.Error())
-	case errors.Is(err, studio.ErrKeyRevoked):
-		return newAPIError(ctx, http.StatusUnauthorized, "API_KEY_REVOKED", err.Error())
-	case errors.As(err, &wrongEnv):
-		return newAPIError(ctx, http.StatusUnauthorized, "API_KEY_WRONG_ENVIRONMENT", err.Error())
-	default:
-		return internal(ctx, err)
+// requirePlayer verifies the bearer token against the game and environment of the API key and
+// checks x-game-uuid when sent. It runs after requireAPIKey.
+func (s *Server) requirePlayer(hctx huma.Context, next func(huma.Context)) {
+	ctx := hctx.Context()
+	p, err := s.cfg.AuthenticatePlayer(ctx, CallerFrom(ctx), bearerToken(hctx.Header("Authorization")), hctx.Header("x-game-uuid"))
+	if err != nil {
+		writeHumaError(hctx, ErrorFrom(ctx, err))
+		return
 	}
+	next(huma.WithValue(hctx, playerCtxKey{}, p))
 }
 
 // requireOperator checks Authorization: Bearer <REWARDS_ADMIN_TOKEN> in constant time.
-func (a *handlers) requireOperator(hctx huma.Context, next func(huma.Context)) {
+func (s *Server) requireOperator(hctx huma.Context, next func(huma.Context)) {
 	ctx := hctx.Context()
 	token := bearerToken(hctx.Header("Authorization"))
 	if token == "" {
-		writeHumaError(hctx, newAPIError(ctx, http.StatusUnauthorized, "OPERATOR_TOKEN_MISSING",
+		writeHumaError(hctx, NewError(ctx, http.StatusUnauthorized, "OPERATOR_TOKEN_MISSING",
 			"missing operator token: send Authorization: Bearer <REWARDS_ADMIN_TOKEN>"))
 		return
 	}
 	// Comparing digests keeps the comparison constant-time whatever the lengths.
-	got, want := sha256.Sum256([]byte(token)), sha256.Sum256([]byte(a.AdminToken))
-	if a.AdminToken == "" || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
-		writeHumaError(hctx, newAPIError(ctx, http.StatusUnauthorized, "OPERATOR_TOKEN_INVALID", "invalid operator token"))
+	got, want := sha256.Sum256([]byte(token)), sha256.Sum256([]byte(s.cfg.AdminToken))
+	if s.cfg.AdminToken == "" || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+		writeHumaError(hctx, NewError(ctx, http.StatusUnauthorized, "OPERATOR_TOKEN_INVALID", "invalid operator token"))
 		return
 	}
 	next(hctx)
 }
 
-// apiKeyOperation declares an operation authenticated by the game's API key.
-func (a *handlers) apiKeyOperation(op huma.Operation) huma.Operation {
+// APIKey declares an operation authenticated by the game's API key.
+func (s *Server) APIKey(op huma.Operation) huma.Operation {
 	op.Security = append(op.Security, map[string][]string{schemeAPIKey: {}})
-	op.Middlewares = append(huma.Middlewares{a.requireAPIKey}, op.Middlewares...)
+	op.Middlewares = append(huma.Middlewares{s.requireAPIKey}, op.Middlewares...)
 	op.Errors = appendStatuses(op.Errors, http.StatusUnauthorized, http.StatusMisdirectedRequest)
 	return op
 }
 
-// operatorOperation declares an operator API operation.
-func (a *handlers) operatorOperation(op huma.Operation) huma.Operation {
+// Player declares an operation that needs the game's API key and a player token.
+func (s *Server) Player(op huma.Operation) huma.Operation {
+	op.Security = []map[string][]string{{schemeAPIKey: {}, schemePlayer: {}}}
+	op.Middlewares = append(huma.Middlewares{s.requireAPIKey, s.requirePlayer}, op.Middlewares...)
+	op.Errors = appendStatuses(op.Errors, http.StatusUnauthorized, http.StatusForbidden, http.StatusMisdirectedRequest)
+	return op
+}
+
+// Operator declares an operator API operation.
+func (s *Server) Operator(op huma.Operation) huma.Operation {
 	op.Security = []map[string][]string{{schemeOperator: {}}}
-	op.Middlewares = append(huma.Middlewares{a.requireOperator}, op.Middlewares...)
+	op.Middlewares = append(huma.Middlewares{s.requireOperator}, op.Middlewares...)
 	op.Errors = appendStatuses(op.Errors, http.StatusUnauthorized)
-	op.Tags = []string{tagOperator}
+	op.Tags = []string{TagOperator}
 	return op
 }
 

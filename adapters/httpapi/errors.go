@@ -5,9 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/rewardsco/rewards/core/errs"
 )
 
 // APIError is the one error body of every API: {statusCode, message, error, code?, requestId,
@@ -48,10 +52,10 @@ func (e *APIError) WithHeader(key, value string) *APIError {
 	return e
 }
 
-// newAPIError builds an error body for the request in ctx. A 500 never carries the message it
+// NewError builds an error body for the request in ctx. A 500 never carries the message it
 // was given: that goes to the log, the client sees "internal error". Other statuses carry the
 // message, which callers only ever write themselves.
-func newAPIError(ctx context.Context, status int, code, message string) *APIError {
+func NewError(ctx context.Context, status int, code, message string) *APIError {
 	if status == http.StatusInternalServerError {
 		message = "internal error"
 	}
@@ -120,7 +124,7 @@ func installErrorModel() {
 func humaError(ctx context.Context, status int, msg string, errs ...error) huma.StatusError {
 	if status >= 500 {
 		loggerFrom(ctx).ErrorContext(ctx, "request failed", "status", status, "message", msg, "errors", errors.Join(errs...))
-		return newAPIError(ctx, status, "", msg)
+		return NewError(ctx, status, "", msg)
 	}
 	var details []ErrorDetail
 	for _, err := range errs {
@@ -142,7 +146,7 @@ func humaError(ctx context.Context, status int, msg string, errs ...error) huma.
 	if status == 0 { // Huma builds an example error with status 0 for the schema.
 		status = http.StatusBadRequest
 	}
-	e := newAPIError(ctx, status, code, msg)
+	e := NewError(ctx, status, code, msg)
 	e.Details = details
 	return e
 }
@@ -160,16 +164,49 @@ func writeError(w http.ResponseWriter, e *APIError) {
 	_ = json.NewEncoder(w).Encode(e)
 }
 
-// internal logs err and returns the opaque 500 that clients see.
-func internal(ctx context.Context, err error) *APIError {
-	loggerFrom(ctx).ErrorContext(ctx, "internal error", "err", err)
-	return newAPIError(ctx, http.StatusInternalServerError, "", "")
+// statusOf is the HTTP status of each kind of coded error: the one place where core errors
+// meet HTTP (benbjohnson/wtf's error.go is the model).
+var statusOf = map[errs.Kind]int{
+	errs.Invalid:       http.StatusBadRequest,
+	errs.Unauthorized:  http.StatusUnauthorized,
+	errs.Forbidden:     http.StatusForbidden,
+	errs.NotFound:      http.StatusNotFound,
+	errs.Conflict:      http.StatusConflict,
+	errs.Unprocessable: http.StatusUnprocessableEntity,
+	errs.RateLimited:   http.StatusTooManyRequests,
+	errs.Upstream:      http.StatusBadGateway,
+	errs.Unavailable:   http.StatusServiceUnavailable,
 }
 
-// validationError is a 400 VALIDATION_FAILED about one field, for rules Huma's schema cannot
+// ErrorFrom turns any error a core call returned into the response: a coded error (core/errs)
+// becomes its kind's status with its code and message, and Retry-After when it says how long
+// to wait; anything else is logged and becomes the opaque 500.
+func ErrorFrom(ctx context.Context, err error) *APIError {
+	var api *APIError
+	if errors.As(err, &api) {
+		return api
+	}
+	e, ok := errs.As(err)
+	status, known := statusOf[errs.KindOf(err)]
+	if !ok || !known {
+		loggerFrom(ctx).ErrorContext(ctx, "internal error", "err", err)
+		return NewError(ctx, http.StatusInternalServerError, "", "")
+	}
+	if status >= 500 {
+		// The cause (which gateway, what it said) is for the log; the client gets the message.
+		loggerFrom(ctx).WarnContext(ctx, "request failed", "code", e.Code, "err", err)
+	}
+	out := NewError(ctx, status, e.Code, e.Message)
+	if e.RetryAfter > 0 {
+		out = out.WithHeader("Retry-After", strconv.FormatInt(int64((e.RetryAfter+time.Second-1)/time.Second), 10))
+	}
+	return out
+}
+
+// ValidationError is a 400 VALIDATION_FAILED about one field, for rules Huma's schema cannot
 // express.
-func validationError(ctx context.Context, location, message string, value any) *APIError {
-	e := newAPIError(ctx, http.StatusBadRequest, "VALIDATION_FAILED", "validation failed")
+func ValidationError(ctx context.Context, location, message string, value any) *APIError {
+	e := NewError(ctx, http.StatusBadRequest, "VALIDATION_FAILED", "validation failed")
 	e.Details = []ErrorDetail{{Location: location, Message: message, Value: value}}
 	return e
 }

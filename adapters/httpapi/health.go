@@ -13,8 +13,8 @@ type healthOutput struct {
 	}
 }
 
-func (a *handlers) registerHealth() {
-	huma.Register(a.api, huma.Operation{
+func (s *Server) registerHealth() {
+	huma.Register(s.API, huma.Operation{
 		OperationID: "healthz",
 		Method:      http.MethodGet,
 		Path:        "/healthz",
@@ -27,7 +27,7 @@ func (a *handlers) registerHealth() {
 		return out, nil
 	})
 
-	huma.Register(a.api, huma.Operation{
+	huma.Register(s.API, huma.Operation{
 		OperationID: "readyz",
 		Method:      http.MethodGet,
 		Path:        "/readyz",
@@ -36,9 +36,9 @@ func (a *handlers) registerHealth() {
 		Tags:        []string{tagHealth},
 		Errors:      []int{http.StatusServiceUnavailable},
 	}, func(ctx context.Context, _ *struct{}) (*healthOutput, error) {
-		if err := a.Ready(ctx); err != nil {
+		if err := s.cfg.Ready(ctx); err != nil {
 			loggerFrom(ctx).WarnContext(ctx, "not ready", "err", err)
-			return nil, newAPIError(ctx, http.StatusServiceUnavailable, "UNAVAILABLE", "database unavailable")
+			return nil, NewError(ctx, http.StatusServiceUnavailable, "UNAVAILABLE", "database unavailable")
 		}
 		out := &healthOutput{}
 		out.Body.Status = "ready"

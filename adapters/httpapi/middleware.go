@@ -70,7 +70,7 @@ func withRequestContext(log *slog.Logger) func(http.Handler) http.Handler {
 					}
 					reqLog.ErrorContext(ctx, "panic", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 					if ww.Status() == 0 {
-						writeError(ww, newAPIError(ctx, http.StatusInternalServerError, "", ""))
+						writeError(ww, NewError(ctx, http.StatusInternalServerError, "", ""))
 					}
 				}
 				level := slog.LevelInfo
@@ -92,7 +92,7 @@ func limitBody(max int64) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.ContentLength > max {
-				writeError(w, newAPIError(r.Context(), http.StatusRequestEntityTooLarge, "",
+				writeError(w, NewError(r.Context(), http.StatusRequestEntityTooLarge, "",
 					fmt.Sprintf("request body is larger than %d bytes", max)))
 				return
 			}

@@ -1,12 +1,15 @@
-// Package httpapi serves the documented HTTP API: Huma operations on a chi router, one file per
-// module, converting between transport types and core calls and mapping core errors to
-// statuses in one switch per module.
+// Package httpapi is the shared kit of the documented HTTP API: the server (Huma operations on a
+// chi router), the one error model and its mapping from core errors, authentication (API key,
+// player token, operator token), the success envelope, paging and path ids. Each module serves
+// its own operations from its own package (coinsapi, playersapi, studioapi, webhooksapi, …),
+// registered on a Server by the composition root.
 package httpapi
 
 import (
 	"context"
 	"log/slog"
 	"net/http"
+	"slices"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humachi"
@@ -14,23 +17,19 @@ import (
 	"github.com/swaggest/swgui"
 	"github.com/swaggest/swgui/v5emb"
 
-	"github.com/rewardsco/rewards/core/coins"
 	"github.com/rewardsco/rewards/core/players"
 	"github.com/rewardsco/rewards/core/studio"
-	"github.com/rewardsco/rewards/core/webhooks"
 )
 
-// Deps is what the HTTP layer calls into.
-type Deps struct {
-	Log     *slog.Logger
-	Studios *studio.Service
-	Coins   *coins.Service
-	Players *players.Service
-	// Webhooks serves the webhook-management API.
-	Webhooks *webhooks.Service
-	Hosts    Hosts
-	// Currency is the deployment currency, INR or USD.
-	Currency string
+// Config is what the shared kit needs.
+type Config struct {
+	Log   *slog.Logger
+	Hosts Hosts
+	// AuthenticateKey resolves an API key on a host of an environment (studio.Service).
+	AuthenticateKey func(ctx context.Context, key string, hostEnv studio.Environment) (studio.Caller, error)
+	// AuthenticatePlayer verifies a player token for a caller, checking x-game-uuid when sent
+	// (players.Service).
+	AuthenticatePlayer func(ctx context.Context, c studio.Caller, token, gameUUID string) (players.Player, error)
 	// AdminToken authenticates the operator API (Authorization: Bearer <token>).
 	AdminToken string
 	// Ready reports whether the service can serve traffic (the database answers).
@@ -48,54 +47,74 @@ const (
 	schemeOperator = "operatorBearer"
 )
 
-// Tags group operations on the docs page.
+// Tags of the kit's own operations, which the docs page lists after every module's.
 const (
-	tagOperator = "Operator"
-	tagCoins    = "Coins"
+	TagOperator = "Operator"
 	tagHealth   = "Health"
 )
 
-// New builds the HTTP handler with every route registered.
-func New(d Deps) (http.Handler, huma.API) {
-	if d.Log == nil {
-		d.Log = slog.Default()
+// Server holds the router and the Huma API that modules register their operations on.
+type Server struct {
+	cfg    Config
+	router *chi.Mux
+	// API is where modules register operations (huma.Register).
+	API huma.API
+}
+
+// New builds the server with the kit's routes (health probes, docs, OpenAPI document).
+func New(cfg Config) *Server {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
 	}
-	if d.MaxBodyBytes <= 0 {
-		d.MaxBodyBytes = 8 << 20
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = 8 << 20
 	}
 	installErrorModel()
 
 	router := chi.NewMux()
-	router.Use(withRequestContext(d.Log), limitBody(d.MaxBodyBytes))
+	router.Use(withRequestContext(cfg.Log), limitBody(cfg.MaxBodyBytes))
 	router.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, newAPIError(r.Context(), http.StatusNotFound, "ROUTE_NOT_FOUND", "no route for "+r.Method+" "+r.URL.Path))
+		writeError(w, NewError(r.Context(), http.StatusNotFound, "ROUTE_NOT_FOUND", "no route for "+r.Method+" "+r.URL.Path))
 	})
 	router.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, newAPIError(r.Context(), http.StatusMethodNotAllowed, "", "method "+r.Method+" is not allowed on "+r.URL.Path))
+		writeError(w, NewError(r.Context(), http.StatusMethodNotAllowed, "", "method "+r.Method+" is not allowed on "+r.URL.Path))
 	})
 
-	api := humachi.New(router, apiConfig(d.Version))
-	a := &handlers{Deps: d, api: api}
-	a.registerHealth()
-	a.registerOperator()
-	a.registerCoins()
-	a.registerPlayers()
-	a.registerLedger()
-	a.registerWebhooks()
-
+	s := &Server{cfg: cfg, router: router, API: humachi.New(router, apiConfig(cfg.Version))}
+	s.registerHealth()
 	router.Handle("/docs*", v5emb.NewWithConfig(swgui.Config{
 		Title:       "Rewards API",
 		SwaggerJSON: "/openapi.json",
 		BasePath:    "/docs/",
 		ShowTopBar:  false,
 	})("Rewards API", "/openapi.json", "/docs/"))
-	return router, api
+	return s
 }
 
-// handlers holds what every operation needs.
-type handlers struct {
-	Deps
-	api huma.API
+// Handler returns the HTTP handler of every registered route.
+func (s *Server) Handler() http.Handler { return s.router }
+
+// Router gives modules that serve plain HTTP routes (file downloads, redirects) the chi router.
+func (s *Server) Router() chi.Router { return s.router }
+
+// Logger returns the request's logger (with its request id).
+func Logger(ctx context.Context) *slog.Logger { return loggerFrom(ctx) }
+
+// AddTag declares a module's tag for the docs page. Studio-facing tags are listed in the order
+// they are added, the operator API and the health probes after them.
+func (s *Server) AddTag(name, description string) {
+	doc := s.API.OpenAPI()
+	doc.Tags = append(doc.Tags, &huma.Tag{Name: name, Description: description})
+	last := func(t *huma.Tag) int {
+		switch t.Name {
+		case TagOperator:
+			return 1
+		case tagHealth:
+			return 2
+		}
+		return 0
+	}
+	slices.SortStableFunc(doc.Tags, func(a, b *huma.Tag) int { return last(a) - last(b) })
 }
 
 func apiConfig(version string) huma.Config {
@@ -116,10 +135,7 @@ func apiConfig(version string) huma.Config {
 			Description: "The operator token (REWARDS_ADMIN_TOKEN)."},
 	}
 	cfg.Tags = []*huma.Tag{
-		{Name: tagOperator, Description: "Onboarding studios, games, keys and coins. Host-agnostic; operator token required."},
-		{Name: tagCoins, Description: "The game's coins and the players' balances."},
-		{Name: tagPlayer, Description: "Players: creation, OTP and federated login, profiles, store settings. Player endpoints need a bearer token as well as the key."},
-		{Name: tagWebhooks, Description: "Signed webhooks of coin events: configuration, test events, deliveries and stats. Answers are wrapped in {data, statusCode, message, requestId, timestamp}."},
+		{Name: TagOperator, Description: "Onboarding studios, games, keys and coins, and the settings of every module. Host-agnostic; operator token required."},
 		{Name: tagHealth, Description: "Liveness and readiness probes."},
 	}
 	return cfg
@@ -134,5 +150,7 @@ a host in neither list gets 421.
 **Errors.** Every error body is {statusCode, message, error, code?, requestId, details?}. Request
 validation failures are 400 VALIDATION_FAILED with one detail per field; unknown JSON fields are rejected.
 A 5xx body never carries internal detail: quote its requestId to support.
+
+**Ids.** Ids in paths are opaque strings: an unknown or malformed id is 404, never 400.
 
 **Request ids.** Every response carries x-request-id, echoing a valid incoming one.`

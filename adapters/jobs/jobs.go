@@ -1,6 +1,10 @@
 // Package jobs runs the service's durable background work on River, a job queue kept in the
 // same PostgreSQL database, so that a job is queued in the very transaction that makes it due.
-// Several service instances share the queue; River locks each job for one of them.
+// Several service instances share the queue; River locks each job for one of them, and runs
+// periodic jobs on the elected leader only, so each runs once across instances.
+//
+// Every module brings its own jobs (webhooks.go, idempotency.go, …): it registers its workers
+// with Register and its periodic jobs with AddPeriodic, before Open builds the one River client.
 package jobs
 
 import (
@@ -10,84 +14,111 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
-
-	"github.com/rewardsco/rewards/core/webhooks"
 )
 
-// QueueWebhooks is the queue webhook deliveries run on.
-const QueueWebhooks = "webhooks"
-
-// DeliverWebhookArgs asks for the next attempt of one webhook delivery.
-type DeliverWebhookArgs struct {
-	DeliveryID uuid.UUID `json:"delivery_id"`
-}
-
-// Kind implements river.JobArgs.
-func (DeliverWebhookArgs) Kind() string { return "deliver_webhook" }
-
-// InsertOpts implements river.JobArgsWithInsertOpts. MaxAttempts bounds retries after
-// unexpected errors (a database outage); the webhook's own five attempts are counted on the
-// delivery record and rescheduled by snoozing.
-func (DeliverWebhookArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueWebhooks, MaxAttempts: 25}
-}
-
-// DeliveryRunner makes one attempt of a delivery; webhooks.Service implements it.
-type DeliveryRunner interface {
-	Deliver(ctx context.Context, id uuid.UUID) (webhooks.Attempt, error)
-	// Abandon dead-letters a delivery the queue gives up on after repeated internal errors.
-	Abandon(ctx context.Context, id uuid.UUID, reason string) error
-}
-
-// deliverWorker works DeliverWebhookArgs.
-type deliverWorker struct {
-	river.WorkerDefaults[DeliverWebhookArgs]
-	runner func() DeliveryRunner
-}
-
-// Work makes one attempt and, when another is due, snoozes the job until then.
-func (w *deliverWorker) Work(ctx context.Context, job *river.Job[DeliverWebhookArgs]) error {
-	a, err := w.runner().Deliver(ctx, job.Args.DeliveryID)
-	if err != nil {
-		if job.Attempt >= job.MaxAttempts {
-			// River discards the job after this; the record must not stay pending forever.
-			if aerr := w.runner().Abandon(context.WithoutCancel(ctx), job.Args.DeliveryID, "internal error: delivery abandoned"); aerr != nil {
-				err = errors.Join(err, aerr)
-			}
-		}
-		return fmt.Errorf("deliver %s: %w", job.Args.DeliveryID, err)
-	}
-	if a.RetryAfter > 0 {
-		return river.JobSnooze(a.RetryAfter)
-	}
-	return nil
-}
-
-// Timeout leaves room for the receiver's 30 s on top of the bookkeeping.
-func (w *deliverWorker) Timeout(*river.Job[DeliverWebhookArgs]) time.Duration {
-	return webhooks.AttemptTimeout + 15*time.Second
-}
-
-// Queue is the River client: it inserts jobs inside callers' transactions and works them.
-type Queue struct {
-	client *river.Client[pgx.Tx]
-	runner DeliveryRunner
-}
+// QueueMaintenance is the queue of small periodic jobs (purges).
+const QueueMaintenance = river.QueueDefault
 
 // Options configure the queue.
 type Options struct {
-	// Workers is how many webhook deliveries run at once in this instance.
-	Workers int
+	// Workers is how many jobs of each named queue run at once in this instance; a queue left
+	// out gets DefaultWorkers.
+	Workers map[string]int
 	Logger  *slog.Logger
 }
 
-// Migrate creates or updates River's tables.
+// DefaultWorkers is the concurrency of a queue Options.Workers leaves out.
+const DefaultWorkers = 5
+
+// Queue is the River client every module's jobs run on.
+type Queue struct {
+	pool     *pgxpool.Pool
+	opts     Options
+	workers  *river.Workers
+	queues   map[string]river.QueueConfig
+	periodic []*river.PeriodicJob
+	client   *river.Client[pgx.Tx]
+}
+
+// New returns a queue on pool. Modules register their jobs on it, then Open builds the client.
+func New(pool *pgxpool.Pool, opts Options) *Queue {
+	return &Queue{pool: pool, opts: opts, workers: river.NewWorkers(),
+		queues: map[string]river.QueueConfig{QueueMaintenance: {MaxWorkers: opts.concurrency(QueueMaintenance)}}}
+}
+
+func (o Options) concurrency(queue string) int {
+	if n := o.Workers[queue]; n > 0 {
+		return n
+	}
+	return DefaultWorkers
+}
+
+// Register adds a module's worker, whose jobs run on queue. It must be called before Open.
+func Register[T river.JobArgs](q *Queue, queue string, w river.Worker[T]) {
+	if q.client != nil {
+		panic("jobs: Register after Open")
+	}
+	river.AddWorker(q.workers, w)
+	if _, ok := q.queues[queue]; !ok {
+		q.queues[queue] = river.QueueConfig{MaxWorkers: q.opts.concurrency(queue)}
+	}
+}
+
+// AddPeriodic adds a module's periodic job. It must be called before Open.
+func (q *Queue) AddPeriodic(j *river.PeriodicJob) {
+	if q.client != nil {
+		panic("jobs: AddPeriodic after Open")
+	}
+	q.periodic = append(q.periodic, j)
+}
+
+// Open builds the River client from what the modules registered. Jobs can be inserted from
+// then on; they are worked once Start is called.
+func (q *Queue) Open() error {
+	client, err := river.NewClient(riverpgxv5.New(q.pool), &river.Config{
+		Queues:            q.queues,
+		Workers:           q.workers,
+		PeriodicJobs:      q.periodic,
+		Logger:            q.opts.Logger,
+		FetchPollInterval: 250 * time.Millisecond,
+		FetchCooldown:     20 * time.Millisecond,
+		// A job whose instance died mid-attempt is worked again after this long.
+		RescueStuckJobsAfter: 2 * time.Minute,
+	})
+	if err != nil {
+		return fmt.Errorf("job queue: %w", err)
+	}
+	q.client = client
+	return nil
+}
+
+// Start begins working jobs until Stop.
+func (q *Queue) Start(ctx context.Context) error {
+	if q.client == nil {
+		return errors.New("jobs: Start before Open")
+	}
+	return q.client.Start(ctx)
+}
+
+// Stop lets running jobs finish, then stops.
+func (q *Queue) Stop(ctx context.Context) error { return q.client.Stop(ctx) }
+
+// InsertManyTx queues jobs inside tx: they exist if and only if tx commits.
+func (q *Queue) InsertManyTx(ctx context.Context, tx pgx.Tx, params []river.InsertManyParams) error {
+	if q.client == nil {
+		return errors.New("jobs: insert before Open")
+	}
+	_, err := q.client.InsertManyTx(ctx, tx, params)
+	return err
+}
+
+// Migrate creates or updates River's tables. Run it under the migration lock (see
+// postgres.Migrate), so instances starting together on an empty database do not race.
 func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	m, err := rivermigrate.New(riverpgxv5.New(pool), nil)
 	if err != nil {
@@ -95,51 +126,6 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	}
 	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
 		return fmt.Errorf("river migrate: %w", err)
-	}
-	return nil
-}
-
-// New returns a queue on pool. Call SetRunner before Start.
-func New(pool *pgxpool.Pool, opts Options) (*Queue, error) {
-	q := &Queue{}
-	workers := river.NewWorkers()
-	river.AddWorker(workers, &deliverWorker{runner: func() DeliveryRunner { return q.runner }})
-	if opts.Workers <= 0 {
-		opts.Workers = 50
-	}
-	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
-		Queues:            map[string]river.QueueConfig{QueueWebhooks: {MaxWorkers: opts.Workers}},
-		Workers:           workers,
-		Logger:            opts.Logger,
-		FetchPollInterval: 250 * time.Millisecond,
-		FetchCooldown:     20 * time.Millisecond,
-		// A job whose instance died mid-attempt is worked again after this long.
-		RescueStuckJobsAfter: 2 * time.Minute,
-	})
-	if err != nil {
-		return nil, err
-	}
-	q.client = client
-	return q, nil
-}
-
-// SetRunner sets what delivery jobs call.
-func (q *Queue) SetRunner(r DeliveryRunner) { q.runner = r }
-
-// Start begins working jobs until Stop.
-func (q *Queue) Start(ctx context.Context) error { return q.client.Start(ctx) }
-
-// Stop lets running jobs finish, then stops.
-func (q *Queue) Stop(ctx context.Context) error { return q.client.Stop(ctx) }
-
-// EnqueueDeliveries queues one delivery job per id inside tx.
-func (q *Queue) EnqueueDeliveries(ctx context.Context, tx pgx.Tx, ids []uuid.UUID) error {
-	params := make([]river.InsertManyParams, len(ids))
-	for i, id := range ids {
-		params[i] = river.InsertManyParams{Args: DeliverWebhookArgs{DeliveryID: id}}
-	}
-	if _, err := q.client.InsertManyTx(ctx, tx, params); err != nil {
-		return fmt.Errorf("enqueue deliveries: %w", err)
 	}
 	return nil
 }

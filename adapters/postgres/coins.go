@@ -5,19 +5,38 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/rewardsco/rewards/adapters/postgres/db"
 	"github.com/rewardsco/rewards/core/coins"
+	"github.com/rewardsco/rewards/core/store"
 )
 
-var _ coins.Repo = (*Repos)(nil)
+// DeliveryEnqueuer queues webhook delivery jobs inside a transaction (the River queue).
+type DeliveryEnqueuer interface {
+	EnqueueDeliveries(ctx context.Context, tx pgx.Tx, ids []uuid.UUID) error
+}
+
+// CoinsRepo is the storage of the coins module: coins, balances, the journal and the coin
+// events, whose webhook deliveries it queues on jobs in the same transaction.
+type CoinsRepo struct {
+	conn
+	jobs DeliveryEnqueuer
+}
+
+var _ coins.Repo = (*CoinsRepo)(nil)
+
+// NewCoinsStore returns the coins module's storage on d, queueing webhook deliveries on jobs.
+func NewCoinsStore(d *DB, jobs DeliveryEnqueuer) store.Of[coins.Repo] {
+	return newModuleStore(d, func(c conn) coins.Repo { return &CoinsRepo{conn: c, jobs: jobs} })
+}
 
 func toCoreCoin(r db.Coin) coins.Coin {
 	return coins.Coin{ID: r.ID, GameID: r.GameID, Name: r.Name, ImageURL: r.ImageUrl, CreatedAt: r.CreatedAt}
 }
 
 // CreateCoin implements coins.Repo.
-func (r *Repos) CreateCoin(ctx context.Context, c coins.Coin) (coins.Coin, error) {
+func (r *CoinsRepo) CreateCoin(ctx context.Context, c coins.Coin) (coins.Coin, error) {
 	row, err := r.q.CoinsCreate(ctx, db.CoinsCreateParams{GameID: c.GameID, Name: c.Name, ImageUrl: c.ImageURL})
 	if err != nil {
 		return coins.Coin{}, fmt.Errorf("insert coin: %w", err)
@@ -26,7 +45,7 @@ func (r *Repos) CreateCoin(ctx context.Context, c coins.Coin) (coins.Coin, error
 }
 
 // ListCoins implements coins.Repo.
-func (r *Repos) ListCoins(ctx context.Context, gameID uuid.UUID) ([]coins.Coin, error) {
+func (r *CoinsRepo) ListCoins(ctx context.Context, gameID uuid.UUID) ([]coins.Coin, error) {
 	rows, err := r.q.CoinsListByGame(ctx, gameID)
 	if err != nil {
 		return nil, fmt.Errorf("list coins: %w", err)
@@ -39,7 +58,7 @@ func (r *Repos) ListCoins(ctx context.Context, gameID uuid.UUID) ([]coins.Coin, 
 }
 
 // GetCoin implements coins.Repo.
-func (r *Repos) GetCoin(ctx context.Context, gameID, coinID uuid.UUID) (coins.Coin, error) {
+func (r *CoinsRepo) GetCoin(ctx context.Context, gameID, coinID uuid.UUID) (coins.Coin, error) {
 	row, err := r.q.CoinsGet(ctx, db.CoinsGetParams{ID: coinID, GameID: gameID})
 	if isNoRows(err) {
 		return coins.Coin{}, coins.ErrCoinNotFound
@@ -59,7 +78,7 @@ func toCoreTransaction(r db.CoinTransaction) coins.Transaction {
 }
 
 // FirstCoin implements coins.Repo.
-func (r *Repos) FirstCoin(ctx context.Context, gameID uuid.UUID) (coins.Coin, error) {
+func (r *CoinsRepo) FirstCoin(ctx context.Context, gameID uuid.UUID) (coins.Coin, error) {
 	row, err := r.q.CoinsFirstCoin(ctx, gameID)
 	if isNoRows(err) {
 		return coins.Coin{}, coins.ErrNoCoins
@@ -73,7 +92,7 @@ func (r *Repos) FirstCoin(ctx context.Context, gameID uuid.UUID) (coins.Coin, er
 // ApplyMovement implements coins.Repo in one statement (CoinsApplyMovement), then queues the
 // webhook deliveries it created on the delivery queue in the same transaction, so a delivery
 // exists if and only if the balance change commits.
-func (r *Repos) ApplyMovement(ctx context.Context, m coins.Movement, typ coins.TxType, event coins.EventType) (coins.Transaction, error) {
+func (r *CoinsRepo) ApplyMovement(ctx context.Context, m coins.Movement, typ coins.TxType, event coins.EventType) (coins.Transaction, error) {
 	row, err := r.q.CoinsApplyMovement(ctx, db.CoinsApplyMovementParams{
 		Type: string(typ), CoinID: m.CoinID, GameID: m.GameID, PlayerID: m.PlayerID, Amount: m.Amount,
 		Environment: string(m.Environment), Reason: m.Reason, ReferenceID: m.ReferenceID, Description: m.Description,
@@ -103,7 +122,7 @@ func (r *Repos) ApplyMovement(ctx context.Context, m coins.Movement, typ coins.T
 }
 
 // Funds implements coins.Repo.
-func (r *Repos) Funds(ctx context.Context, gameID, playerID uuid.UUID) ([]coins.Fund, error) {
+func (r *CoinsRepo) Funds(ctx context.Context, gameID, playerID uuid.UUID) ([]coins.Fund, error) {
 	rows, err := r.q.CoinsFunds(ctx, db.CoinsFundsParams{GameID: gameID, PlayerID: playerID})
 	if err != nil {
 		return nil, fmt.Errorf("funds: %w", err)
@@ -119,7 +138,7 @@ func (r *Repos) Funds(ctx context.Context, gameID, playerID uuid.UUID) ([]coins.
 }
 
 // ListTransactions implements coins.Repo.
-func (r *Repos) ListTransactions(ctx context.Context, playerID uuid.UUID, coinID *uuid.UUID, limit, offset int) ([]coins.Transaction, int64, error) {
+func (r *CoinsRepo) ListTransactions(ctx context.Context, playerID uuid.UUID, coinID *uuid.UUID, limit, offset int) ([]coins.Transaction, int64, error) {
 	rows, err := r.q.CoinsListTransactions(ctx, db.CoinsListTransactionsParams{PlayerID: playerID, CoinID: coinID, Lim: int32(limit), Off: int32(offset)})
 	if err != nil {
 		return nil, 0, fmt.Errorf("list transactions: %w", err)
@@ -136,7 +155,7 @@ func (r *Repos) ListTransactions(ctx context.Context, playerID uuid.UUID, coinID
 }
 
 // Savings implements coins.Repo.
-func (r *Repos) Savings(ctx context.Context, playerID, coinID uuid.UUID) (string, error) {
+func (r *CoinsRepo) Savings(ctx context.Context, playerID, coinID uuid.UUID) (string, error) {
 	s, err := r.q.CoinsSavings(ctx, db.CoinsSavingsParams{PlayerID: playerID, CoinID: coinID})
 	if err != nil {
 		return "", fmt.Errorf("savings: %w", err)

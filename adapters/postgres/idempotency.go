@@ -7,12 +7,21 @@ import (
 
 	"github.com/rewardsco/rewards/adapters/postgres/db"
 	"github.com/rewardsco/rewards/core/idempotency"
+	"github.com/rewardsco/rewards/core/store"
 )
 
-var _ idempotency.Repo = (*Repos)(nil)
+// IdempotencyRepo is the storage of idempotency keys.
+type IdempotencyRepo struct{ conn }
+
+var _ idempotency.Repo = (*IdempotencyRepo)(nil)
+
+// NewIdempotencyStore returns the storage of idempotency keys on d.
+func NewIdempotencyStore(d *DB) store.Of[idempotency.Repo] {
+	return newModuleStore(d, func(c conn) idempotency.Repo { return &IdempotencyRepo{c} })
+}
 
 // ClaimKey implements idempotency.Repo.
-func (r *Repos) ClaimKey(ctx context.Context, c idempotency.Claim, hash []byte, staleBefore time.Time) (idempotency.Record, bool, error) {
+func (r *IdempotencyRepo) ClaimKey(ctx context.Context, c idempotency.Claim, hash []byte, staleBefore time.Time) (idempotency.Record, bool, error) {
 	k := c.Key
 	claimed, err := r.q.IdempotencyClaim(ctx, db.IdempotencyClaimParams{
 		GameID: k.GameID, Environment: k.Environment, Scope: k.Scope, Key: k.Key, RequestHash: hash, StaleBefore: staleBefore,
@@ -36,7 +45,7 @@ func (r *Repos) ClaimKey(ctx context.Context, c idempotency.Claim, hash []byte, 
 }
 
 // CompleteKey implements idempotency.Repo.
-func (r *Repos) CompleteKey(ctx context.Context, c idempotency.Claim, result []byte, errorCode string) error {
+func (r *IdempotencyRepo) CompleteKey(ctx context.Context, c idempotency.Claim, result []byte, errorCode string) error {
 	n, err := r.q.IdempotencyComplete(ctx, db.IdempotencyCompleteParams{
 		GameID: c.GameID, Environment: c.Environment, Scope: c.Scope, Key: c.Key.Key, Result: result, ErrorCode: errorCode,
 		ClaimToken: &c.Token,
@@ -51,7 +60,7 @@ func (r *Repos) CompleteKey(ctx context.Context, c idempotency.Claim, result []b
 }
 
 // ReleaseKey implements idempotency.Repo.
-func (r *Repos) ReleaseKey(ctx context.Context, c idempotency.Claim) error {
+func (r *IdempotencyRepo) ReleaseKey(ctx context.Context, c idempotency.Claim) error {
 	if err := r.q.IdempotencyRelease(ctx, db.IdempotencyReleaseParams{GameID: c.GameID, Environment: c.Environment, Scope: c.Scope, Key: c.Key.Key, ClaimToken: &c.Token}); err != nil {
 		return fmt.Errorf("release idempotency key: %w", err)
 	}
@@ -59,7 +68,7 @@ func (r *Repos) ReleaseKey(ctx context.Context, c idempotency.Claim) error {
 }
 
 // PurgeKeys implements idempotency.Repo.
-func (r *Repos) PurgeKeys(ctx context.Context, before time.Time) (int64, error) {
+func (r *IdempotencyRepo) PurgeKeys(ctx context.Context, before time.Time) (int64, error) {
 	n, err := r.q.IdempotencyPurge(ctx, before)
 	if err != nil {
 		return 0, fmt.Errorf("purge idempotency keys: %w", err)

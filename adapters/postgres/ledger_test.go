@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
@@ -33,10 +34,12 @@ func setupLedger(t *testing.T) ledgerBundle {
 	t.Helper()
 	ctx := context.Background()
 	pool := pgtest.Pool(t)
-	store := postgres.NewStore(pool)
-	studios := studio.NewService(postgres.For[studio.Repo](store))
-	coinSvc := coins.NewService(postgres.For[coins.Repo](store))
-	playerSvc := players.NewService(postgres.For[players.Repo](store), players.Config{})
+	database := postgres.NewDB(pool)
+	games := postgres.NewStudioStore(database)
+	keeper := idempotency.NewKeeper(database, postgres.NewIdempotencyStore(database))
+	studios := studio.NewService(games)
+	coinSvc := coins.NewService(database, postgres.NewCoinsStore(database, nil), games, keeper)
+	playerSvc := players.NewService(database, postgres.NewPlayersStore(database), games, players.Config{})
 	s, err := studios.CreateStudio(ctx, "Pixel Forge")
 	require.NoError(t, err)
 	g, err := studios.CreateGame(ctx, studio.Game{StudioID: s.ID, Name: "Tower Tactics"})
@@ -108,7 +111,7 @@ func TestConcurrentSameIdempotencyKeyMovesCoinsOnce(t *testing.T) {
 	b := setupLedger(t)
 	ctx := context.Background()
 	m := b.movement(25)
-	m.IdempotencyKey, m.RequestHash = "order-42", idempotency.HashRequest([]byte("same body"))
+	m.IdempotencyKey = "order-42"
 
 	var wg sync.WaitGroup
 	results := make(chan error, 20)
@@ -145,7 +148,7 @@ func TestConcurrentSameIdempotencyKeyMovesCoinsOnce(t *testing.T) {
 	require.True(t, replayed)
 	require.True(t, distinct[tx.ID.String()])
 	other := m
-	other.Amount, other.RequestHash = 26, idempotency.HashRequest([]byte("other body"))
+	other.Amount = 26
 	_, _, err = b.coins.Distribute(ctx, other)
 	require.ErrorIs(t, err, idempotency.ErrKeyReused)
 	require.Equal(t, int64(25), b.requireJournalMatchesBalance(t))
@@ -156,7 +159,7 @@ func TestRefusedDeductIsReplayedUnderItsKey(t *testing.T) {
 	b := setupLedger(t)
 	ctx := context.Background()
 	m := b.movement(5)
-	m.IdempotencyKey, m.RequestHash = "deduct-1", idempotency.HashRequest([]byte("x"))
+	m.IdempotencyKey = "deduct-1"
 	_, replayed, err := b.coins.Deduct(ctx, m)
 	require.ErrorIs(t, err, coins.ErrInsufficientBalance)
 	require.False(t, replayed)
@@ -189,27 +192,32 @@ func TestStaleIdempotencyClaimIsTakenOverSafely(t *testing.T) {
 	t.Parallel()
 	b := setupLedger(t)
 	ctx := context.Background()
-	repo := postgres.NewStore(b.pool).Repos()
+	repo := postgres.NewIdempotencyStore(postgres.NewDB(b.pool)).Repo()
 	key := idempotency.Key{GameID: b.caller.GameID, Environment: "test", Scope: "player:x", Key: "k"}
-	hash := idempotency.HashRequest([]byte("body"))
+	hash := []byte("fingerprint of the body")
+	claim := func(now time.Time) (idempotency.Claim, idempotency.Record, bool) {
+		c := idempotency.Claim{Key: key, Token: uuid.New()}
+		rec, claimed, err := repo.ClaimKey(ctx, c, hash, now.Add(-idempotency.StaleAfter))
+		require.NoError(t, err)
+		return c, rec, claimed
+	}
 
-	stalled, rec, err := idempotency.Begin(ctx, repo, key, hash, time.Now())
-	require.NoError(t, err)
-	require.Nil(t, rec)
-	_, _, err = idempotency.Begin(ctx, repo, key, hash, time.Now())
-	require.ErrorIs(t, err, idempotency.ErrInProgress, "a fresh claim is not taken over")
+	stalled, _, claimed := claim(time.Now())
+	require.True(t, claimed)
+	_, rec, claimed := claim(time.Now())
+	require.False(t, claimed, "a fresh claim is not taken over")
+	require.False(t, rec.Done)
 
 	// Three minutes later the first holder has gone quiet: a retry takes over.
-	retry, rec, err := idempotency.Begin(ctx, repo, key, hash, time.Now().Add(3*time.Minute))
-	require.NoError(t, err)
-	require.Nil(t, rec)
+	retry, _, claimed := claim(time.Now().Add(3 * time.Minute))
+	require.True(t, claimed)
 	require.NotEqual(t, stalled.Token, retry.Token)
 
 	require.ErrorIs(t, repo.CompleteKey(ctx, stalled, []byte(`{"from":"stalled"}`), ""), idempotency.ErrClaimLost)
 	require.NoError(t, repo.ReleaseKey(ctx, stalled))
 	require.NoError(t, repo.CompleteKey(ctx, retry, []byte(`{"from":"retry"}`), ""))
-	_, rec, err = idempotency.Begin(ctx, repo, key, hash, time.Now().Add(4*time.Minute))
-	require.NoError(t, err)
-	require.NotNil(t, rec)
+	_, rec, claimed = claim(time.Now().Add(4 * time.Minute))
+	require.False(t, claimed)
+	require.True(t, rec.Done)
 	require.JSONEq(t, `{"from":"retry"}`, string(rec.Result))
 }

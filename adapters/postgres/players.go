@@ -10,10 +10,19 @@ import (
 
 	"github.com/rewardsco/rewards/adapters/postgres/db"
 	"github.com/rewardsco/rewards/core/players"
+	"github.com/rewardsco/rewards/core/store"
 	"github.com/rewardsco/rewards/core/studio"
 )
 
-var _ players.Repo = (*Repos)(nil)
+// PlayersRepo is the storage of the players module.
+type PlayersRepo struct{ conn }
+
+var _ players.Repo = (*PlayersRepo)(nil)
+
+// NewPlayersStore returns the storage of the players module on d.
+func NewPlayersStore(d *DB) store.Of[players.Repo] {
+	return newModuleStore(d, func(c conn) players.Repo { return &PlayersRepo{c} })
+}
 
 func toCorePlayer(r db.Player) (players.Player, error) {
 	p := players.Player{
@@ -38,7 +47,7 @@ func playerResult(r db.Player, err error, what string) (players.Player, error) {
 }
 
 // CreateWithUUID implements players.Repo.
-func (r *Repos) CreateWithUUID(ctx context.Context, s players.Scope, u string) (players.Created, error) {
+func (r *PlayersRepo) CreateWithUUID(ctx context.Context, s players.Scope, u string) (players.Created, error) {
 	arg := db.PlayersCreateWithUUIDParams{GameID: s.GameID, Environment: string(s.Environment), Uuid: &u}
 	row, err := r.q.PlayersCreateWithUUID(ctx, arg)
 	if isNoRows(err) {
@@ -59,7 +68,7 @@ func (r *Repos) CreateWithUUID(ctx context.Context, s players.Scope, u string) (
 }
 
 // GetOrCreateByPhone implements players.Repo.
-func (r *Repos) GetOrCreateByPhone(ctx context.Context, s players.Scope, phone string) (players.Player, error) {
+func (r *PlayersRepo) GetOrCreateByPhone(ctx context.Context, s players.Scope, phone string) (players.Player, error) {
 	arg := db.PlayersGetOrCreateByPhoneParams{GameID: s.GameID, Environment: string(s.Environment), Phone: &phone}
 	row, err := r.q.PlayersGetOrCreateByPhone(ctx, arg)
 	if isNoRows(err) {
@@ -69,25 +78,25 @@ func (r *Repos) GetOrCreateByPhone(ctx context.Context, s players.Scope, phone s
 }
 
 // Get implements players.Repo.
-func (r *Repos) Get(ctx context.Context, s players.Scope, id uuid.UUID) (players.Player, error) {
+func (r *PlayersRepo) Get(ctx context.Context, s players.Scope, id uuid.UUID) (players.Player, error) {
 	row, err := r.q.PlayersGet(ctx, db.PlayersGetParams{ID: id, GameID: s.GameID, Environment: string(s.Environment)})
 	return playerResult(row, err, "get player")
 }
 
 // GetByUUID implements players.Repo.
-func (r *Repos) GetByUUID(ctx context.Context, s players.Scope, u string) (players.Player, error) {
+func (r *PlayersRepo) GetByUUID(ctx context.Context, s players.Scope, u string) (players.Player, error) {
 	row, err := r.q.PlayersGetByUUID(ctx, db.PlayersGetByUUIDParams{GameID: s.GameID, Environment: string(s.Environment), Uuid: &u})
 	return playerResult(row, err, "get player by uuid")
 }
 
 // GetByPhone implements players.Repo.
-func (r *Repos) GetByPhone(ctx context.Context, s players.Scope, phone string) (players.Player, error) {
+func (r *PlayersRepo) GetByPhone(ctx context.Context, s players.Scope, phone string) (players.Player, error) {
 	row, err := r.q.PlayersGetByPhone(ctx, db.PlayersGetByPhoneParams{GameID: s.GameID, Environment: string(s.Environment), Phone: &phone})
 	return playerResult(row, err, "get player by phone")
 }
 
 // UpdateProfile implements players.Repo.
-func (r *Repos) UpdateProfile(ctx context.Context, p players.Player) (players.Player, error) {
+func (r *PlayersRepo) UpdateProfile(ctx context.Context, p players.Player) (players.Player, error) {
 	addresses := p.Addresses
 	if addresses == nil {
 		addresses = []players.Address{}
@@ -103,25 +112,25 @@ func (r *Repos) UpdateProfile(ctx context.Context, p players.Player) (players.Pl
 }
 
 // SetPicture implements players.Repo.
-func (r *Repos) SetPicture(ctx context.Context, id uuid.UUID, key string) (players.Player, error) {
+func (r *PlayersRepo) SetPicture(ctx context.Context, id uuid.UUID, key string) (players.Player, error) {
 	row, err := r.q.PlayersSetPicture(ctx, db.PlayersSetPictureParams{ID: id, PictureKey: key})
 	return playerResult(row, err, "set picture")
 }
 
 // SetCookieConsent implements players.Repo.
-func (r *Repos) SetCookieConsent(ctx context.Context, id uuid.UUID) (players.Player, error) {
+func (r *PlayersRepo) SetCookieConsent(ctx context.Context, id uuid.UUID) (players.Player, error) {
 	row, err := r.q.PlayersSetCookieConsent(ctx, id)
 	return playerResult(row, err, "set cookie consent")
 }
 
 // Block implements players.Repo.
-func (r *Repos) Block(ctx context.Context, id uuid.UUID) (players.Player, error) {
+func (r *PlayersRepo) Block(ctx context.Context, id uuid.UUID) (players.Player, error) {
 	row, err := r.q.PlayersBlock(ctx, id)
 	return playerResult(row, err, "block player")
 }
 
 // LockPhone implements players.Repo.
-func (r *Repos) LockPhone(ctx context.Context, s players.Scope, phone string) error {
+func (r *PlayersRepo) LockPhone(ctx context.Context, s players.Scope, phone string) error {
 	if err := r.q.PlayersLockPhone(ctx, db.PlayersLockPhoneParams{GameID: s.GameID.String(), Environment: string(s.Environment), Phone: phone}); err != nil {
 		return fmt.Errorf("lock phone: %w", err)
 	}
@@ -129,7 +138,7 @@ func (r *Repos) LockPhone(ctx context.Context, s players.Scope, phone string) er
 }
 
 // OTPSendStats implements players.Repo.
-func (r *Repos) OTPSendStats(ctx context.Context, s players.Scope, phone string, since time.Time) (players.SendStats, error) {
+func (r *PlayersRepo) OTPSendStats(ctx context.Context, s players.Scope, phone string, since time.Time) (players.SendStats, error) {
 	row, err := r.q.PlayersOTPSendStats(ctx, db.PlayersOTPSendStatsParams{GameID: s.GameID, Environment: string(s.Environment), Phone: phone, Since: since})
 	if err != nil {
 		return players.SendStats{}, fmt.Errorf("otp send stats: %w", err)
@@ -138,7 +147,7 @@ func (r *Repos) OTPSendStats(ctx context.Context, s players.Scope, phone string,
 }
 
 // InsertOTP implements players.Repo.
-func (r *Repos) InsertOTP(ctx context.Context, s players.Scope, phone string, hash []byte, expiresAt, now time.Time) error {
+func (r *PlayersRepo) InsertOTP(ctx context.Context, s players.Scope, phone string, hash []byte, expiresAt, now time.Time) error {
 	err := r.q.PlayersInsertOTP(ctx, db.PlayersInsertOTPParams{
 		GameID: s.GameID, Environment: string(s.Environment), Phone: phone, CodeHash: hash, ExpiresAt: expiresAt, CreatedAt: now,
 	})
@@ -149,7 +158,7 @@ func (r *Repos) InsertOTP(ctx context.Context, s players.Scope, phone string, ha
 }
 
 // LatestOTP implements players.Repo.
-func (r *Repos) LatestOTP(ctx context.Context, s players.Scope, phone string) (players.OTPCode, error) {
+func (r *PlayersRepo) LatestOTP(ctx context.Context, s players.Scope, phone string) (players.OTPCode, error) {
 	row, err := r.q.PlayersLatestOTPForUpdate(ctx, db.PlayersLatestOTPForUpdateParams{GameID: s.GameID, Environment: string(s.Environment), Phone: phone})
 	if isNoRows(err) {
 		return players.OTPCode{}, players.ErrOTPInvalid
@@ -161,7 +170,7 @@ func (r *Repos) LatestOTP(ctx context.Context, s players.Scope, phone string) (p
 }
 
 // OTPFailed implements players.Repo.
-func (r *Repos) OTPFailed(ctx context.Context, s players.Scope, phone string, id uuid.UUID, now time.Time) error {
+func (r *PlayersRepo) OTPFailed(ctx context.Context, s players.Scope, phone string, id uuid.UUID, now time.Time) error {
 	if err := r.q.PlayersOTPFailed(ctx, id); err != nil {
 		return fmt.Errorf("count otp attempt: %w", err)
 	}
@@ -172,7 +181,7 @@ func (r *Repos) OTPFailed(ctx context.Context, s players.Scope, phone string, id
 }
 
 // OTPUsed implements players.Repo.
-func (r *Repos) OTPUsed(ctx context.Context, id uuid.UUID) error {
+func (r *PlayersRepo) OTPUsed(ctx context.Context, id uuid.UUID) error {
 	if err := r.q.PlayersOTPUsed(ctx, id); err != nil {
 		return fmt.Errorf("use otp: %w", err)
 	}
@@ -180,7 +189,7 @@ func (r *Repos) OTPUsed(ctx context.Context, id uuid.UUID) error {
 }
 
 // CountOTPFailures implements players.Repo.
-func (r *Repos) CountOTPFailures(ctx context.Context, s players.Scope, phone string, since time.Time) (int64, error) {
+func (r *PlayersRepo) CountOTPFailures(ctx context.Context, s players.Scope, phone string, since time.Time) (int64, error) {
 	n, err := r.q.PlayersCountOTPFailures(ctx, db.PlayersCountOTPFailuresParams{GameID: s.GameID, Environment: string(s.Environment), Phone: phone, Since: since})
 	if err != nil {
 		return 0, fmt.Errorf("count otp failures: %w", err)
@@ -189,7 +198,7 @@ func (r *Repos) CountOTPFailures(ctx context.Context, s players.Scope, phone str
 }
 
 // StoreSettings implements players.Repo.
-func (r *Repos) StoreSettings(ctx context.Context, gameID uuid.UUID) (players.StoreSettings, error) {
+func (r *PlayersRepo) StoreSettings(ctx context.Context, gameID uuid.UUID) (players.StoreSettings, error) {
 	row, err := r.q.PlayersGetStoreSettings(ctx, gameID)
 	if isNoRows(err) {
 		return players.DefaultStoreSettings, nil
@@ -201,7 +210,7 @@ func (r *Repos) StoreSettings(ctx context.Context, gameID uuid.UUID) (players.St
 }
 
 // SaveStoreSettings implements players.Repo.
-func (r *Repos) SaveStoreSettings(ctx context.Context, gameID uuid.UUID, s players.StoreSettings) (players.StoreSettings, error) {
+func (r *PlayersRepo) SaveStoreSettings(ctx context.Context, gameID uuid.UUID, s players.StoreSettings) (players.StoreSettings, error) {
 	row, err := r.q.PlayersUpsertStoreSettings(ctx, db.PlayersUpsertStoreSettingsParams{
 		GameID: gameID, RewardsEnabled: s.RewardsEnabled, GcommerceEnabled: s.GcommerceEnabled,
 		DefaultLandingPage: s.DefaultLandingPage, Theme: s.Theme,

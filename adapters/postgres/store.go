@@ -1,83 +1,108 @@
 // Package postgres implements the core modules' storage ports on PostgreSQL through
-// sqlc-generated queries (package db) and pgx.
+// sqlc-generated queries (package db) and pgx. Each module has its own repository type, built by
+// its own constructor (NewCoinsStore, NewPlayersStore, …) on one DB; a use case that spans
+// modules opens a transaction with DB.InTx and binds each module's repository to it.
 package postgres
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/rewardsco/rewards/adapters/postgres/db"
+	"github.com/rewardsco/rewards/core/store"
 )
 
-// Store is the PostgreSQL storage of every module. Repos bound to the pool or to one
-// transaction implement each module's Repo port.
-type Store struct {
+// maxTxAttempts bounds how often a transaction runs when PostgreSQL aborts it with a
+// serialization failure or a deadlock.
+const maxTxAttempts = 3
+
+// DB is the database every module's storage is built on. It implements store.Runner.
+type DB struct {
 	pool *pgxpool.Pool
-	jobs DeliveryEnqueuer
 }
 
-// DeliveryEnqueuer queues webhook delivery jobs inside a transaction (the River queue).
-type DeliveryEnqueuer interface {
-	EnqueueDeliveries(ctx context.Context, tx pgx.Tx, ids []uuid.UUID) error
-}
-
-// NewStore returns a Store over pool.
-func NewStore(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
-
-// SetDeliveryQueue sets where coin events' webhook deliveries are queued. Without one, a coin
-// event for a studio with active webhook configurations fails its transaction rather than be
-// recorded undeliverable.
-func (s *Store) SetDeliveryQueue(q DeliveryEnqueuer) { s.jobs = q }
+// NewDB returns a DB over pool.
+func NewDB(pool *pgxpool.Pool) *DB { return &DB{pool: pool} }
 
 // Pool returns the underlying pool, for health checks and the job queue.
-func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+func (d *DB) Pool() *pgxpool.Pool { return d.pool }
 
-// Repos is one set of queries bound either to the pool or to a single transaction. It
-// implements the Repo port of every core module, so a use case that spans modules runs all of
-// them in one transaction.
-type Repos struct {
-	q    *db.Queries
-	tx   pgx.Tx // nil outside a transaction
-	jobs DeliveryEnqueuer
+// Tx is an open transaction: the store.Tx of this adapter.
+type Tx struct {
+	tx pgx.Tx
+	q  *db.Queries
 }
 
-// InTx runs fn in one transaction, committing when fn returns nil and rolling back otherwise.
-func (s *Store) InTx(ctx context.Context, fn func(*Repos) error) error {
-	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		return fn(&Repos{q: db.New(tx), tx: tx, jobs: s.jobs})
-	})
-}
+// PgxTx returns the pgx transaction, for libraries that take part in it (River's InsertTx).
+func (t *Tx) PgxTx() pgx.Tx { return t.tx }
 
-// Repos returns repos bound to the pool, for reads and single statements.
-func (s *Store) Repos() *Repos { return &Repos{q: db.New(s.pool), jobs: s.jobs} }
-
-// ModuleStore adapts Store to the Store port of one core module, whose Repo interface is R.
-type ModuleStore[R any] struct {
-	s *Store
-}
-
-// For returns the Store port of the module whose Repo interface is R. It panics at wiring time
-// if *Repos does not implement R, which is a programming error.
-func For[R any](s *Store) ModuleStore[R] {
-	if _, ok := any(&Repos{}).(R); !ok {
-		panic(fmt.Sprintf("postgres.Repos does not implement %T", new(R)))
+// InTx implements store.Runner. A transaction that PostgreSQL aborts with a serialization
+// failure (40001) or a deadlock (40P01) is run again, up to maxTxAttempts times in all, as
+// formancehq/ledger does: the loser of such a race usually succeeds at once on a retry.
+func (d *DB) InTx(ctx context.Context, fn func(store.Tx) error) error {
+	var err error
+	for attempt := 1; ; attempt++ {
+		err = pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
+			return fn(&Tx{tx: tx, q: db.New(tx)})
+		})
+		if !retryable(err) || attempt == maxTxAttempts || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(attempt) * 5 * time.Millisecond):
+		}
 	}
-	return ModuleStore[R]{s: s}
 }
 
-// InTx runs fn with the module's repo bound to one transaction.
-func (m ModuleStore[R]) InTx(ctx context.Context, fn func(R) error) error {
-	return m.s.InTx(ctx, func(r *Repos) error { return fn(any(r).(R)) })
+func retryable(err error) bool {
+	switch pgCode(err) {
+	case "40001", "40P01":
+		return true
+	}
+	return false
 }
 
-// Repo returns the module's repo bound to the pool.
-func (m ModuleStore[R]) Repo() R { return any(m.s.Repos()).(R) }
+// conn is what a module's repository runs its queries on: the pool, or one transaction (then
+// tx is set).
+type conn struct {
+	q  *db.Queries
+	tx pgx.Tx
+}
+
+// moduleStore is the store.Of of one module: it builds the module's repository on the pool or
+// on a transaction.
+type moduleStore[R any] struct {
+	db     *DB
+	pooled R
+	bind   func(conn) R
+}
+
+// newModuleStore returns the store of a module whose repository bind builds.
+func newModuleStore[R any](d *DB, bind func(conn) R) store.Of[R] {
+	return &moduleStore[R]{db: d, pooled: bind(conn{q: db.New(d.pool)}), bind: bind}
+}
+
+func (m *moduleStore[R]) Repo() R { return m.pooled }
+
+func (m *moduleStore[R]) WithTx(t store.Tx) R {
+	tx, ok := t.(*Tx)
+	if !ok {
+		panic(fmt.Sprintf("postgres: WithTx given %T, not a transaction of this adapter", t))
+	}
+	return m.bind(conn{q: tx.q, tx: tx.tx})
+}
+
+func (m *moduleStore[R]) InTx(ctx context.Context, fn func(R) error) error {
+	return m.db.InTx(ctx, func(t store.Tx) error { return fn(m.WithTx(t)) })
+}
 
 // isNoRows reports whether err means a query returned no row.
 func isNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }

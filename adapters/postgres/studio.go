@@ -7,10 +7,19 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rewardsco/rewards/adapters/postgres/db"
+	"github.com/rewardsco/rewards/core/store"
 	"github.com/rewardsco/rewards/core/studio"
 )
 
-var _ studio.Repo = (*Repos)(nil)
+// StudioRepo is the storage of the studio module.
+type StudioRepo struct{ conn }
+
+var _ studio.Repo = (*StudioRepo)(nil)
+
+// NewStudioStore returns the storage of the studio module on d.
+func NewStudioStore(d *DB) store.Of[studio.Repo] {
+	return newModuleStore(d, func(c conn) studio.Repo { return &StudioRepo{c} })
+}
 
 func toCoreStudio(r db.Studio) studio.Studio {
 	return studio.Studio{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt}
@@ -21,7 +30,7 @@ func toCoreGame(r db.Game) studio.Game {
 }
 
 // CreateStudio implements studio.Repo.
-func (r *Repos) CreateStudio(ctx context.Context, name string) (studio.Studio, error) {
+func (r *StudioRepo) CreateStudio(ctx context.Context, name string) (studio.Studio, error) {
 	row, err := r.q.StudioCreate(ctx, name)
 	if err != nil {
 		return studio.Studio{}, fmt.Errorf("insert studio: %w", err)
@@ -30,7 +39,7 @@ func (r *Repos) CreateStudio(ctx context.Context, name string) (studio.Studio, e
 }
 
 // ListStudios implements studio.Repo.
-func (r *Repos) ListStudios(ctx context.Context) ([]studio.Studio, error) {
+func (r *StudioRepo) ListStudios(ctx context.Context) ([]studio.Studio, error) {
 	rows, err := r.q.StudioList(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list studios: %w", err)
@@ -43,7 +52,7 @@ func (r *Repos) ListStudios(ctx context.Context) ([]studio.Studio, error) {
 }
 
 // GetStudio implements studio.Repo.
-func (r *Repos) GetStudio(ctx context.Context, id uuid.UUID) (studio.Studio, error) {
+func (r *StudioRepo) GetStudio(ctx context.Context, id uuid.UUID) (studio.Studio, error) {
 	row, err := r.q.StudioGet(ctx, id)
 	if isNoRows(err) {
 		return studio.Studio{}, studio.ErrStudioNotFound
@@ -55,7 +64,7 @@ func (r *Repos) GetStudio(ctx context.Context, id uuid.UUID) (studio.Studio, err
 }
 
 // CreateGame implements studio.Repo.
-func (r *Repos) CreateGame(ctx context.Context, g studio.Game) (studio.Game, error) {
+func (r *StudioRepo) CreateGame(ctx context.Context, g studio.Game) (studio.Game, error) {
 	row, err := r.q.StudioCreateGame(ctx, db.StudioCreateGameParams{StudioID: g.StudioID, Name: g.Name, StoreUrl: g.StoreURL})
 	if err != nil {
 		return studio.Game{}, fmt.Errorf("insert game: %w", err)
@@ -64,7 +73,7 @@ func (r *Repos) CreateGame(ctx context.Context, g studio.Game) (studio.Game, err
 }
 
 // GetGame implements studio.Repo.
-func (r *Repos) GetGame(ctx context.Context, id uuid.UUID) (studio.Game, error) {
+func (r *StudioRepo) GetGame(ctx context.Context, id uuid.UUID) (studio.Game, error) {
 	row, err := r.q.StudioGetGame(ctx, id)
 	if isNoRows(err) {
 		return studio.Game{}, studio.ErrGameNotFound
@@ -76,7 +85,7 @@ func (r *Repos) GetGame(ctx context.Context, id uuid.UUID) (studio.Game, error) 
 }
 
 // LockGame implements studio.Repo.
-func (r *Repos) LockGame(ctx context.Context, id uuid.UUID) (studio.Game, error) {
+func (r *StudioRepo) LockGame(ctx context.Context, id uuid.UUID) (studio.Game, error) {
 	row, err := r.q.StudioLockGame(ctx, id)
 	if isNoRows(err) {
 		return studio.Game{}, studio.ErrGameNotFound
@@ -88,7 +97,7 @@ func (r *Repos) LockGame(ctx context.Context, id uuid.UUID) (studio.Game, error)
 }
 
 // ListGames implements studio.Repo.
-func (r *Repos) ListGames(ctx context.Context, studioID uuid.UUID) ([]studio.Game, error) {
+func (r *StudioRepo) ListGames(ctx context.Context, studioID uuid.UUID) ([]studio.Game, error) {
 	rows, err := r.q.StudioListGames(ctx, studioID)
 	if err != nil {
 		return nil, fmt.Errorf("list games: %w", err)
@@ -101,7 +110,7 @@ func (r *Repos) ListGames(ctx context.Context, studioID uuid.UUID) ([]studio.Gam
 }
 
 // InsertAPIKey implements studio.Repo.
-func (r *Repos) InsertAPIKey(ctx context.Context, gameID uuid.UUID, env studio.Environment, hash []byte) error {
+func (r *StudioRepo) InsertAPIKey(ctx context.Context, gameID uuid.UUID, env studio.Environment, hash []byte) error {
 	err := r.q.StudioInsertAPIKey(ctx, db.StudioInsertAPIKeyParams{GameID: gameID, Environment: string(env), KeyHash: hash})
 	if err != nil {
 		return fmt.Errorf("insert api key: %w", err)
@@ -110,7 +119,7 @@ func (r *Repos) InsertAPIKey(ctx context.Context, gameID uuid.UUID, env studio.E
 }
 
 // RevokeAPIKeys implements studio.Repo.
-func (r *Repos) RevokeAPIKeys(ctx context.Context, gameID uuid.UUID, env studio.Environment) error {
+func (r *StudioRepo) RevokeAPIKeys(ctx context.Context, gameID uuid.UUID, env studio.Environment) error {
 	if err := r.q.StudioRevokeAPIKeys(ctx, db.StudioRevokeAPIKeysParams{GameID: gameID, Environment: string(env)}); err != nil {
 		return fmt.Errorf("revoke api keys: %w", err)
 	}
@@ -118,7 +127,7 @@ func (r *Repos) RevokeAPIKeys(ctx context.Context, gameID uuid.UUID, env studio.
 }
 
 // FindAPIKey implements studio.Repo.
-func (r *Repos) FindAPIKey(ctx context.Context, hash []byte) (studio.KeyRecord, error) {
+func (r *StudioRepo) FindAPIKey(ctx context.Context, hash []byte) (studio.KeyRecord, error) {
 	row, err := r.q.StudioFindAPIKey(ctx, hash)
 	if isNoRows(err) {
 		return studio.KeyRecord{}, studio.ErrKeyUnknown

@@ -8,11 +8,20 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rewardsco/rewards/adapters/postgres/db"
+	"github.com/rewardsco/rewards/core/store"
 	"github.com/rewardsco/rewards/core/studio"
 	"github.com/rewardsco/rewards/core/webhooks"
 )
 
-var _ webhooks.Repo = (*Repos)(nil)
+// WebhooksRepo is the storage of the webhooks module.
+type WebhooksRepo struct{ conn }
+
+var _ webhooks.Repo = (*WebhooksRepo)(nil)
+
+// NewWebhooksStore returns the storage of the webhooks module on d.
+func NewWebhooksStore(d *DB) store.Of[webhooks.Repo] {
+	return newModuleStore(d, func(c conn) webhooks.Repo { return &WebhooksRepo{c} })
+}
 
 func toCoreConfig(r db.WebhookConfig) webhooks.Config {
 	return webhooks.Config{
@@ -36,7 +45,7 @@ func configResult(r db.WebhookConfig, err error, what string) (webhooks.Config, 
 }
 
 // InsertConfig implements webhooks.Repo.
-func (r *Repos) InsertConfig(ctx context.Context, c webhooks.Config) (webhooks.Config, bool, error) {
+func (r *WebhooksRepo) InsertConfig(ctx context.Context, c webhooks.Config) (webhooks.Config, bool, error) {
 	row, err := r.q.WebhooksInsertConfig(ctx, db.WebhooksInsertConfigParams{
 		StudioID: c.StudioID, Environment: string(c.Environment), WebhookUrl: c.URL, SubscribedEvents: c.SubscribedEvents,
 		ExcludedReasons: c.ExcludedReasons, IsActive: c.IsActive, SecretSealed: c.Sealed, SecretLast4: c.SecretLast4,
@@ -50,19 +59,19 @@ func (r *Repos) InsertConfig(ctx context.Context, c webhooks.Config) (webhooks.C
 }
 
 // GetConfigByURL implements webhooks.Repo.
-func (r *Repos) GetConfigByURL(ctx context.Context, s webhooks.Scope, url string) (webhooks.Config, error) {
+func (r *WebhooksRepo) GetConfigByURL(ctx context.Context, s webhooks.Scope, url string) (webhooks.Config, error) {
 	row, err := r.q.WebhooksGetConfigByURL(ctx, db.WebhooksGetConfigByURLParams{StudioID: s.StudioID, Environment: string(s.Environment), WebhookUrl: url})
 	return configResult(row, err, "get webhook config by url")
 }
 
 // GetConfig implements webhooks.Repo.
-func (r *Repos) GetConfig(ctx context.Context, s webhooks.Scope, id uuid.UUID) (webhooks.Config, error) {
+func (r *WebhooksRepo) GetConfig(ctx context.Context, s webhooks.Scope, id uuid.UUID) (webhooks.Config, error) {
 	row, err := r.q.WebhooksGetConfig(ctx, db.WebhooksGetConfigParams{ID: id, StudioID: s.StudioID, Environment: string(s.Environment)})
 	return configResult(row, err, "get webhook config")
 }
 
 // ListConfigs implements webhooks.Repo.
-func (r *Repos) ListConfigs(ctx context.Context, s webhooks.Scope) ([]webhooks.Config, error) {
+func (r *WebhooksRepo) ListConfigs(ctx context.Context, s webhooks.Scope) ([]webhooks.Config, error) {
 	rows, err := r.q.WebhooksListConfigs(ctx, db.WebhooksListConfigsParams{StudioID: s.StudioID, Environment: string(s.Environment)})
 	if err != nil {
 		return nil, fmt.Errorf("list webhook configs: %w", err)
@@ -75,7 +84,7 @@ func (r *Repos) ListConfigs(ctx context.Context, s webhooks.Scope) ([]webhooks.C
 }
 
 // UpdateConfig implements webhooks.Repo.
-func (r *Repos) UpdateConfig(ctx context.Context, c webhooks.Config) (webhooks.Config, error) {
+func (r *WebhooksRepo) UpdateConfig(ctx context.Context, c webhooks.Config) (webhooks.Config, error) {
 	row, err := r.q.WebhooksUpdateConfig(ctx, db.WebhooksUpdateConfigParams{
 		ID: c.ID, StudioID: c.StudioID, Environment: string(c.Environment), WebhookUrl: c.URL,
 		SubscribedEvents: c.SubscribedEvents, ExcludedReasons: c.ExcludedReasons, IsActive: c.IsActive,
@@ -84,7 +93,7 @@ func (r *Repos) UpdateConfig(ctx context.Context, c webhooks.Config) (webhooks.C
 }
 
 // DeleteConfig implements webhooks.Repo.
-func (r *Repos) DeleteConfig(ctx context.Context, s webhooks.Scope, id uuid.UUID) error {
+func (r *WebhooksRepo) DeleteConfig(ctx context.Context, s webhooks.Scope, id uuid.UUID) error {
 	n, err := r.q.WebhooksDeleteConfig(ctx, db.WebhooksDeleteConfigParams{ID: id, StudioID: s.StudioID, Environment: string(s.Environment)})
 	if err != nil {
 		return fmt.Errorf("delete webhook config: %w", err)
@@ -96,7 +105,7 @@ func (r *Repos) DeleteConfig(ctx context.Context, s webhooks.Scope, id uuid.UUID
 }
 
 // PendingDelivery implements webhooks.Repo.
-func (r *Repos) PendingDelivery(ctx context.Context, id uuid.UUID) (webhooks.Pending, error) {
+func (r *WebhooksRepo) PendingDelivery(ctx context.Context, id uuid.UUID) (webhooks.Pending, error) {
 	row, err := r.q.WebhooksGetDelivery(ctx, id)
 	if isNoRows(err) {
 		return webhooks.Pending{}, webhooks.ErrDeliveryGone
@@ -116,7 +125,7 @@ func (r *Repos) PendingDelivery(ctx context.Context, id uuid.UUID) (webhooks.Pen
 }
 
 // RecordAttempt implements webhooks.Repo.
-func (r *Repos) RecordAttempt(ctx context.Context, id uuid.UUID, status string, attemptNo int, httpStatus *int, errMsg *string, at time.Time, next *time.Time) error {
+func (r *WebhooksRepo) RecordAttempt(ctx context.Context, id uuid.UUID, status string, attemptNo int, httpStatus *int, errMsg *string, at time.Time, next *time.Time) error {
 	var code *int32
 	if httpStatus != nil {
 		c := int32(*httpStatus)
@@ -132,7 +141,7 @@ func (r *Repos) RecordAttempt(ctx context.Context, id uuid.UUID, status string, 
 }
 
 // ListDeliveries implements webhooks.Repo.
-func (r *Repos) ListDeliveries(ctx context.Context, s webhooks.Scope, f webhooks.DeliveryFilter) ([]webhooks.Delivery, int64, error) {
+func (r *WebhooksRepo) ListDeliveries(ctx context.Context, s webhooks.Scope, f webhooks.DeliveryFilter) ([]webhooks.Delivery, int64, error) {
 	var status, eventType *string
 	if f.Status != "" {
 		status = &f.Status
@@ -168,7 +177,7 @@ func (r *Repos) ListDeliveries(ctx context.Context, s webhooks.Scope, f webhooks
 }
 
 // Stats implements webhooks.Repo.
-func (r *Repos) Stats(ctx context.Context, s webhooks.Scope) (webhooks.Stats, error) {
+func (r *WebhooksRepo) Stats(ctx context.Context, s webhooks.Scope) (webhooks.Stats, error) {
 	row, err := r.q.WebhooksStats(ctx, db.WebhooksStatsParams{StudioID: s.StudioID, Environment: string(s.Environment)})
 	if err != nil {
 		return webhooks.Stats{}, fmt.Errorf("webhook stats: %w", err)

@@ -69,10 +69,9 @@ type Movement struct {
 	Description string
 	// Metadata is a JSON object kept with the journal entry, or nil.
 	Metadata []byte
-	// IdempotencyKey, when set, makes the movement happen at most once; RequestHash is the
-	// fingerprint of the request it belongs to.
+	// IdempotencyKey, when set, makes the movement happen at most once per player: a repeat with
+	// the same fields replays the first outcome.
 	IdempotencyKey string
-	RequestHash    []byte
 }
 
 // Transaction is one journal entry.

@@ -5,7 +5,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/rewardsco/rewards/core/idempotency"
 )
 
 // Repo is the storage the coins module needs.
@@ -30,12 +29,4 @@ type Repo interface {
 	ListTransactions(ctx context.Context, playerID uuid.UUID, coinID *uuid.UUID, limit, offset int) ([]Transaction, int64, error)
 	// Savings is the money value of rewards the player bought with the coin, as a decimal string.
 	Savings(ctx context.Context, playerID, coinID uuid.UUID) (string, error)
-
-	idempotency.Repo
-}
-
-// Store opens transactions over Repo. Repo() serves reads that need none.
-type Store interface {
-	InTx(ctx context.Context, fn func(Repo) error) error
-	Repo() Repo
 }

@@ -2,158 +2,144 @@ package coins
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/rewardsco/rewards/core/errs"
 	"github.com/rewardsco/rewards/core/idempotency"
+	"github.com/rewardsco/rewards/core/store"
+	"github.com/rewardsco/rewards/core/studio"
 )
 
 // Service holds the coin use cases.
 type Service struct {
-	store Store
-	now   func() time.Time
+	runner store.Runner
+	coins  store.Of[Repo]
+	games  store.Of[studio.Repo]
+	keeper *idempotency.Keeper
 }
 
-// NewService returns a Service over store.
-func NewService(store Store) *Service { return &Service{store: store, now: time.Now} }
+// NewService returns a Service over the coins storage; games is the studio module's storage,
+// for the game a coin belongs to; runner opens the transactions both take part in; keeper makes
+// movements idempotent.
+func NewService(runner store.Runner, coins store.Of[Repo], games store.Of[studio.Repo], keeper *idempotency.Keeper) *Service {
+	return &Service{runner: runner, coins: coins, games: games, keeper: keeper}
+}
 
-// CreateCoin defines a new coin for a game. The caller has checked that the game exists.
+// CreateCoin defines a new coin for a game: ErrGameNotFound (studio) when there is no such
+// game. The game is locked while the coin is created, so it cannot vanish in between.
 func (s *Service) CreateCoin(ctx context.Context, c Coin) (Coin, error) {
 	c.Name = strings.TrimSpace(c.Name)
 	if c.Name == "" {
-		return Coin{}, fmt.Errorf("%w: name must not be blank", ErrInvalid)
+		return Coin{}, errs.Invalidf("name must not be blank")
 	}
-	return s.store.Repo().CreateCoin(ctx, c)
+	var out Coin
+	err := s.runner.InTx(ctx, func(t store.Tx) error {
+		if _, err := s.games.WithTx(t).LockGame(ctx, c.GameID); err != nil {
+			return err
+		}
+		var err error
+		out, err = s.coins.WithTx(t).CreateCoin(ctx, c)
+		return err
+	})
+	return out, err
 }
 
 // ListCoins returns the coins of a game, oldest first.
 func (s *Service) ListCoins(ctx context.Context, gameID uuid.UUID) ([]Coin, error) {
-	return s.store.Repo().ListCoins(ctx, gameID)
+	return s.coins.Repo().ListCoins(ctx, gameID)
+}
+
+// GameCoins returns a game and its coins, oldest first: what a player's client shows of the
+// game.
+func (s *Service) GameCoins(ctx context.Context, gameID uuid.UUID) (studio.Game, []Coin, error) {
+	g, err := s.games.Repo().GetGame(ctx, gameID)
+	if err != nil {
+		return studio.Game{}, nil, err
+	}
+	list, err := s.coins.Repo().ListCoins(ctx, gameID)
+	return g, list, err
 }
 
 var reasonPattern = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,63}$`)
 
 func (m *Movement) validate(defaultReason string) error {
 	if m.Amount < MinAmount || m.Amount > MaxAmount {
-		return fmt.Errorf("%w: amount must be a whole number from %d to %d", ErrInvalid, MinAmount, MaxAmount)
+		return errs.Invalidf("amount must be a whole number from %d to %d", MinAmount, MaxAmount)
 	}
 	if m.Reason == "" {
 		m.Reason = defaultReason
 	}
 	if !reasonPattern.MatchString(m.Reason) {
-		return fmt.Errorf("%w: reason must be UPPER_SNAKE_CASE, at most 64 characters", ErrInvalid)
+		return errs.Invalidf("reason must be UPPER_SNAKE_CASE, at most 64 characters")
 	}
 	if len(m.ReferenceID) > MaxReferenceIDLen {
-		return fmt.Errorf("%w: referenceId must be at most %d characters", ErrInvalid, MaxReferenceIDLen)
+		return errs.Invalidf("referenceId must be at most %d characters", MaxReferenceIDLen)
 	}
 	if len(m.Description) > MaxDescriptionLen {
-		return fmt.Errorf("%w: description must be at most %d characters", ErrInvalid, MaxDescriptionLen)
+		return errs.Invalidf("description must be at most %d characters", MaxDescriptionLen)
 	}
 	return nil
 }
 
-// Distribute credits a player's coins. See Move for idempotency.
+// Distribute credits a player's coins. See move for idempotency.
 func (s *Service) Distribute(ctx context.Context, m Movement) (Transaction, bool, error) {
 	if err := m.validate(ReasonGameCredit); err != nil {
 		return Transaction{}, false, err
 	}
-	return s.move(ctx, m, Credit, EventCredited)
+	return s.move(ctx, "coins.distribute", m, Credit, EventCredited)
 }
 
 // Deduct debits a player's coins; ErrInsufficientBalance when the balance is smaller than the
-// amount, whatever runs concurrently. See Move for idempotency.
+// amount, whatever runs concurrently. See move for idempotency.
 func (s *Service) Deduct(ctx context.Context, m Movement) (Transaction, bool, error) {
 	if err := m.validate(ReasonGameDebit); err != nil {
 		return Transaction{}, false, err
 	}
-	return s.move(ctx, m, Debit, EventDebited)
+	return s.move(ctx, "coins.deduct", m, Debit, EventDebited)
+}
+
+// movementRequest is what two movements with one idempotency key must share.
+type movementRequest struct {
+	CoinID      uuid.UUID `json:"coinId"`
+	Amount      int64     `json:"amount"`
+	Reason      string    `json:"reason"`
+	ReferenceID string    `json:"referenceId"`
+	Description string    `json:"description"`
+	Metadata    []byte    `json:"metadata"`
 }
 
 // move changes the balance, appends the journal entry and records the coin event in one
-// transaction (see Repo.ApplyMovement). With an idempotency key, the outcome is stored in that same transaction, so a
-// movement and its record commit together or not at all; the boolean result reports a replay.
-func (s *Service) move(ctx context.Context, m Movement, typ TxType, event EventType) (Transaction, bool, error) {
-	var claim idempotency.Claim
-	if m.IdempotencyKey != "" {
-		key := idempotency.Key{GameID: m.GameID, Environment: string(m.Environment), Scope: "player:" + m.PlayerID.String(), Key: m.IdempotencyKey}
-		var rec *idempotency.Record
-		var err error
-		if claim, rec, err = idempotency.Begin(ctx, s.store.Repo(), key, m.RequestHash, s.now()); err != nil {
-			return Transaction{}, false, err
-		}
-		if rec != nil {
-			return replay(rec)
-		}
-		// The work under the claim must end well before a retry could take the key over.
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, idempotency.WorkTimeout)
-		defer cancel()
+// transaction (see Repo.ApplyMovement), at most once per idempotency key; the boolean result
+// reports a replay of an earlier outcome.
+func (s *Service) move(ctx context.Context, op string, m Movement, typ TxType, event EventType) (Transaction, bool, error) {
+	req := idempotency.Request{
+		Key: idempotency.Key{GameID: m.GameID, Environment: string(m.Environment), Scope: "player:" + m.PlayerID.String(), Key: m.IdempotencyKey},
+		Op:  op,
+		Body: movementRequest{CoinID: m.CoinID, Amount: m.Amount, Reason: m.Reason, ReferenceID: m.ReferenceID,
+			Description: m.Description, Metadata: m.Metadata},
 	}
-	var out Transaction
-	err := s.store.InTx(ctx, func(r Repo) error {
-		var err error
-		if out, err = r.ApplyMovement(ctx, m, typ, event); err != nil {
-			return err
-		}
-		if m.IdempotencyKey != "" {
-			result, err := json.Marshal(out)
-			if err != nil {
-				return err
-			}
-			return r.CompleteKey(ctx, claim, result, "")
-		}
-		return nil
+	return idempotency.Do(ctx, s.keeper, req, func(ctx context.Context, t store.Tx) (Transaction, error) {
+		return s.coins.WithTx(t).ApplyMovement(ctx, m, typ, event)
 	})
-	if err != nil && m.IdempotencyKey != "" {
-		// A business refusal is the request's outcome and is replayed; anything else (the
-		// database went away) frees the key so that a retry runs afresh.
-		// Both run even when the client has gone: a key must not stay held.
-		bg := context.WithoutCancel(ctx)
-		if code := replayCode(err); code != "" {
-			if cerr := s.store.Repo().CompleteKey(bg, claim, nil, code); cerr != nil {
-				return Transaction{}, false, errors.Join(err, cerr)
-			}
-		} else if rerr := s.store.Repo().ReleaseKey(bg, claim); rerr != nil {
-			return Transaction{}, false, errors.Join(err, rerr)
-		}
-	}
-	return out, false, err
-}
-
-func replay(rec *idempotency.Record) (Transaction, bool, error) {
-	if rec.ErrorCode != "" {
-		if err, ok := replayable[rec.ErrorCode]; ok {
-			return Transaction{}, true, err
-		}
-		return Transaction{}, true, fmt.Errorf("stored outcome %q cannot be replayed", rec.ErrorCode)
-	}
-	var t Transaction
-	if err := json.Unmarshal(rec.Result, &t); err != nil {
-		return Transaction{}, true, fmt.Errorf("decode stored outcome: %w", err)
-	}
-	return t, true, nil
 }
 
 // Funds lists every coin of the game with the player's holding (zero where it has none).
 func (s *Service) Funds(ctx context.Context, gameID, playerID uuid.UUID) ([]Fund, error) {
-	return s.store.Repo().Funds(ctx, gameID, playerID)
+	return s.coins.Repo().Funds(ctx, gameID, playerID)
 }
 
 // Transactions returns a page of the player's journal over every coin, newest first.
 func (s *Service) Transactions(ctx context.Context, playerID uuid.UUID, limit, offset int) ([]Transaction, int64, error) {
-	return s.store.Repo().ListTransactions(ctx, playerID, nil, limit, offset)
+	return s.coins.Repo().ListTransactions(ctx, playerID, nil, limit, offset)
 }
 
 // History returns the summary and a page of the journal of one coin; coinID nil means the
 // game's first coin.
 func (s *Service) History(ctx context.Context, gameID, playerID uuid.UUID, coinID *uuid.UUID, limit, offset int) (History, error) {
-	r := s.store.Repo()
+	r := s.coins.Repo()
 	var coin Coin
 	var err error
 	if coinID == nil {
@@ -179,9 +165,4 @@ func (s *Service) History(ctx context.Context, gameID, playerID uuid.UUID, coinI
 	}
 	h.Transactions, h.Total, err = r.ListTransactions(ctx, playerID, &coin.ID, limit, offset)
 	return h, err
-}
-
-// PurgeIdempotencyKeys deletes keys older than the retention period.
-func (s *Service) PurgeIdempotencyKeys(ctx context.Context) (int64, error) {
-	return s.store.Repo().PurgeKeys(ctx, s.now().Add(-idempotency.Retention))
 }

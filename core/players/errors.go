@@ -1,56 +1,48 @@
 package players
 
 import (
-	"errors"
-	"fmt"
 	"time"
+
+	"github.com/rewardsco/rewards/core/errs"
 )
 
 var (
 	// ErrPlayerNotFound means no such player in the caller's game and environment.
-	ErrPlayerNotFound = errors.New("player not found")
+	ErrPlayerNotFound = errs.New(errs.NotFound, "PLAYER_NOT_FOUND", "player not found")
 	// ErrPlayerDisabled means the player deleted its account.
-	ErrPlayerDisabled = errors.New("this player account is disabled")
+	ErrPlayerDisabled = errs.New(errs.Forbidden, "PLAYER_DISABLED", "this player account is disabled")
 	// ErrPlayerMismatch means x-game-uuid names another player than the token.
-	ErrPlayerMismatch = errors.New("x-game-uuid does not match the player of the token")
+	ErrPlayerMismatch = errs.New(errs.Forbidden, "PLAYER_MISMATCH", "x-game-uuid does not match the player of the token")
 	// ErrTokenMissing means no bearer token was sent.
-	ErrTokenMissing = errors.New("missing player token: send Authorization: Bearer <access_token>")
+	ErrTokenMissing = errs.New(errs.Unauthorized, "TOKEN_MISSING", "missing player token: send Authorization: Bearer <access_token>")
 	// ErrTokenInvalid means the token is malformed, forged or expired.
-	ErrTokenInvalid = errors.New("invalid or expired player token")
+	ErrTokenInvalid = errs.New(errs.Unauthorized, "TOKEN_INVALID", "invalid or expired player token")
 	// ErrTokenOtherGame means the token belongs to another game or environment than the API key.
-	ErrTokenOtherGame = errors.New("this player token belongs to another game or environment than the API key")
+	ErrTokenOtherGame = errs.New(errs.Unauthorized, "TOKEN_WRONG_GAME", "this player token belongs to another game or environment than the API key")
 	// ErrOTPInvalid means the code is wrong, or no code was requested.
-	ErrOTPInvalid = errors.New("invalid OTP")
+	ErrOTPInvalid = errs.New(errs.Unauthorized, "OTP_INVALID", "invalid OTP")
 	// ErrOTPExpired means the code's 5 minutes have passed.
-	ErrOTPExpired = errors.New("OTP has expired; request a new one")
+	ErrOTPExpired = errs.New(errs.Unauthorized, "OTP_EXPIRED", "OTP has expired; request a new one")
 	// ErrOTPUsed means the code already logged the player in once.
-	ErrOTPUsed = errors.New("OTP has already been used; request a new one")
+	ErrOTPUsed = errs.New(errs.Unauthorized, "OTP_USED", "OTP has already been used; request a new one")
 	// ErrOTPExhausted means the code saw 5 wrong tries and is dead.
-	ErrOTPExhausted = errors.New("too many wrong tries for this OTP; request a new one")
-	// ErrInvalid wraps a rule broken by the caller's input.
-	ErrInvalid = errors.New("invalid input")
+	ErrOTPExhausted = errs.New(errs.Unauthorized, "OTP_ATTEMPTS_EXCEEDED", "too many wrong tries for this OTP; request a new one")
 	// ErrSMSFailed means the SMS gateway did not take the message.
-	ErrSMSFailed = errors.New("the OTP could not be sent; try again later")
+	ErrSMSFailed = errs.New(errs.Upstream, "SMS_SEND_FAILED", "the OTP could not be sent; try again later")
+	// ErrOTPResendTooSoon means a code was sent less than OTPResendGap ago.
+	ErrOTPResendTooSoon = errs.New(errs.RateLimited, "OTP_RESEND_TOO_SOON", "an OTP was sent too recently")
+	// ErrOTPRateLimited means the phone reached an hourly limit of sends or failed checks.
+	ErrOTPRateLimited = errs.New(errs.RateLimited, "OTP_RATE_LIMITED", "too many OTP requests for this phone")
+	// ErrFileNotFound means no stored file has the key.
+	ErrFileNotFound = errs.New(errs.NotFound, "FILE_NOT_FOUND", "file not found")
 )
 
-// LimitError is a rate limit hit: RetryAfter says when trying again makes sense.
-type LimitError struct {
-	// Code is OTP_RESEND_TOO_SOON or OTP_RATE_LIMITED.
-	Code       string
-	RetryAfter time.Duration
-	msg        string
+func resendTooSoon(wait time.Duration) error {
+	return ErrOTPResendTooSoon.Withf("an OTP was sent less than %s ago; retry in %ds", OTPResendGap, secondsCeil(wait)).WithRetryAfter(wait)
 }
 
-func (e *LimitError) Error() string { return e.msg }
-
-func resendTooSoon(wait time.Duration) *LimitError {
-	return &LimitError{Code: "OTP_RESEND_TOO_SOON", RetryAfter: wait,
-		msg: fmt.Sprintf("an OTP was sent less than %s ago; retry in %ds", OTPResendGap, secondsCeil(wait))}
-}
-
-func rateLimited(wait time.Duration, what string) *LimitError {
-	return &LimitError{Code: "OTP_RATE_LIMITED", RetryAfter: wait,
-		msg: fmt.Sprintf("too many %s for this phone in the last hour; retry in %ds", what, secondsCeil(wait))}
+func rateLimited(wait time.Duration, what string) error {
+	return ErrOTPRateLimited.Withf("too many %s for this phone in the last hour; retry in %ds", what, secondsCeil(wait)).WithRetryAfter(wait)
 }
 
 func secondsCeil(d time.Duration) int64 {
@@ -61,9 +53,5 @@ func secondsCeil(d time.Duration) int64 {
 	return s
 }
 
-func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
-}
+func invalid(format string, args ...any) error { return errs.Invalidf(format, args...) }
 
-// ErrFileNotFound means no stored file has the key.
-var ErrFileNotFound = errors.New("file not found")

@@ -61,11 +61,6 @@ type Repo interface {
 	SaveStoreSettings(ctx context.Context, gameID uuid.UUID, s StoreSettings) (StoreSettings, error)
 }
 
-// Store opens transactions over Repo. Repo() serves reads that need none.
-type Store interface {
-	InTx(ctx context.Context, fn func(Repo) error) error
-	Repo() Repo
-}
 
 // OTPSender delivers a login code to a phone.
 type OTPSender interface {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/rewardsco/rewards/core/store"
 	"github.com/rewardsco/rewards/core/studio"
 )
 
@@ -36,18 +37,22 @@ type Config struct {
 
 // Service holds the player use cases.
 type Service struct {
-	store Store
-	cfg   Config
-	now   func() time.Time
+	runner store.Runner
+	store  store.Of[Repo]
+	games  store.Of[studio.Repo]
+	cfg    Config
+	now    func() time.Time
 }
 
-// NewService returns a Service over store.
-func NewService(store Store, cfg Config) *Service {
+// NewService returns a Service over the players storage; games is the studio module's storage,
+// for the game whose settings an operator changes; runner opens the transactions both take
+// part in.
+func NewService(runner store.Runner, st store.Of[Repo], games store.Of[studio.Repo], cfg Config) *Service {
 	now := cfg.Now
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{store: store, cfg: cfg, now: now}
+	return &Service{runner: runner, store: st, games: games, cfg: cfg, now: now}
 }
 
 func scopeOf(c studio.Caller) Scope { return Scope{GameID: c.GameID, Environment: c.Environment} }
@@ -352,7 +357,9 @@ type SettingsChange struct {
 	Theme              []byte
 }
 
-// ChangeStoreSettings applies an operator's change.
+// ChangeStoreSettings applies an operator's change: studio.ErrGameNotFound when there is no
+// such game. The game stays locked until the change commits, so concurrent changes apply one
+// after the other and none is lost.
 func (s *Service) ChangeStoreSettings(ctx context.Context, gameID uuid.UUID, ch SettingsChange) (StoreSettings, error) {
 	if ch.Theme != nil {
 		var obj map[string]any
@@ -361,7 +368,11 @@ func (s *Service) ChangeStoreSettings(ctx context.Context, gameID uuid.UUID, ch 
 		}
 	}
 	var out StoreSettings
-	err := s.store.InTx(ctx, func(r Repo) error {
+	err := s.runner.InTx(ctx, func(t store.Tx) error {
+		if _, err := s.games.WithTx(t).LockGame(ctx, gameID); err != nil {
+			return err
+		}
+		r := s.store.WithTx(t)
 		cur, err := r.StoreSettings(ctx, gameID)
 		if err != nil {
 			return err

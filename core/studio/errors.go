@@ -1,35 +1,32 @@
 package studio
 
 import (
-	"errors"
-	"fmt"
+
+	"github.com/rewardsco/rewards/core/errs"
 )
 
 var (
 	// ErrStudioNotFound means no studio has the given id.
-	ErrStudioNotFound = errors.New("studio not found")
+	ErrStudioNotFound = errs.New(errs.NotFound, "STUDIO_NOT_FOUND", "studio not found")
 	// ErrGameNotFound means no game has the given id.
-	ErrGameNotFound = errors.New("game not found")
+	ErrGameNotFound = errs.New(errs.NotFound, "GAME_NOT_FOUND", "game not found")
 	// ErrKeyMissing means the request carried no x-api-key header.
-	ErrKeyMissing = errors.New("missing API key: send the game's key in the x-api-key header")
+	ErrKeyMissing = errs.New(errs.Unauthorized, "API_KEY_MISSING", "missing API key: send the game's key in the x-api-key header")
 	// ErrKeyUnknown means the key is not one this service issued.
-	ErrKeyUnknown = errors.New("unknown API key")
+	ErrKeyUnknown = errs.New(errs.Unauthorized, "API_KEY_UNKNOWN", "unknown API key")
 	// ErrKeyRevoked means the key was valid once but has been rotated away.
-	ErrKeyRevoked = errors.New("API key has been revoked by a rotation; use the game's current key")
-	// ErrInvalid wraps a rule broken by the caller's input.
-	ErrInvalid = errors.New("invalid input")
+	ErrKeyRevoked = errs.New(errs.Unauthorized, "API_KEY_REVOKED", "API key has been revoked by a rotation; use the game's current key")
+	// ErrKeyWrongEnvironment means a valid key was used on the host of the other environment;
+	// WrongEnvironment makes the variant that names the key's environment.
+	ErrKeyWrongEnvironment = errs.New(errs.Unauthorized, "API_KEY_WRONG_ENVIRONMENT", "this API key belongs to the other environment")
 )
 
-// WrongEnvironmentError means a valid key was used on the host of the other environment.
-type WrongEnvironmentError struct {
-	// KeyEnvironment is the environment the key belongs to.
-	KeyEnvironment Environment
-}
-
-func (e *WrongEnvironmentError) Error() string {
+// WrongEnvironment is ErrKeyWrongEnvironment for a key of keyEnv.
+func WrongEnvironment(keyEnv Environment) *errs.Error {
 	host := "live"
-	if e.KeyEnvironment == Test {
+	if keyEnv == Test {
 		host = "development"
 	}
-	return fmt.Sprintf("this API key belongs to the %s environment; call the %s host with it", e.KeyEnvironment, host)
+	return ErrKeyWrongEnvironment.Withf("this API key belongs to the %s environment; call the %s host with it", keyEnv, host)
 }
+

@@ -23,9 +23,3 @@ type Repo interface {
 	// FindAPIKey returns ErrKeyUnknown when no key has the hash.
 	FindAPIKey(ctx context.Context, hash []byte) (KeyRecord, error)
 }
-
-// Store opens transactions over Repo. Repo() serves reads that need none.
-type Store interface {
-	InTx(ctx context.Context, fn func(Repo) error) error
-	Repo() Repo
-}

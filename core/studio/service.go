@@ -6,21 +6,24 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+
+	"github.com/rewardsco/rewards/core/errs"
+	"github.com/rewardsco/rewards/core/store"
 )
 
 // Service holds the studio use cases.
 type Service struct {
-	store Store
+	store store.Of[Repo]
 }
 
-// NewService returns a Service over store.
-func NewService(store Store) *Service { return &Service{store: store} }
+// NewService returns a Service over the studio module's storage.
+func NewService(st store.Of[Repo]) *Service { return &Service{store: st} }
 
 // CreateStudio onboards a studio.
 func (s *Service) CreateStudio(ctx context.Context, name string) (Studio, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
-		return Studio{}, fmt.Errorf("%w: name must not be blank", ErrInvalid)
+		return Studio{}, errs.Invalidf("name must not be blank")
 	}
 	return s.store.Repo().CreateStudio(ctx, name)
 }
@@ -48,7 +51,7 @@ func (s *Service) ListGames(ctx context.Context, studioID uuid.UUID) ([]Game, er
 func (s *Service) CreateGame(ctx context.Context, g Game) (NewGame, error) {
 	g.Name = strings.TrimSpace(g.Name)
 	if g.Name == "" {
-		return NewGame{}, fmt.Errorf("%w: name must not be blank", ErrInvalid)
+		return NewGame{}, errs.Invalidf("name must not be blank")
 	}
 	var out NewGame
 	err := s.store.InTx(ctx, func(r Repo) error {
@@ -80,7 +83,7 @@ func (s *Service) CreateGame(ctx context.Context, g Game) (NewGame, error) {
 // only here. The old key stops working as soon as the rotation commits.
 func (s *Service) RotateKey(ctx context.Context, gameID uuid.UUID, env Environment) (string, error) {
 	if !env.Valid() {
-		return "", fmt.Errorf("%w: environment must be live or test", ErrInvalid)
+		return "", errs.Invalidf("environment must be live or test")
 	}
 	var plain string
 	err := s.store.InTx(ctx, func(r Repo) error {
@@ -118,7 +121,7 @@ func (s *Service) Authenticate(ctx context.Context, key string, hostEnv Environm
 		return Caller{}, ErrKeyRevoked
 	}
 	if rec.Environment != hostEnv {
-		return Caller{}, &WrongEnvironmentError{KeyEnvironment: rec.Environment}
+		return Caller{}, WrongEnvironment(rec.Environment)
 	}
 	return Caller{GameID: rec.GameID, StudioID: rec.StudioID, GameName: rec.GameName, Environment: rec.Environment}, nil
 }

@@ -2,14 +2,16 @@ package studio_test
 
 import (
 	"context"
-	"errors"
 	"regexp"
 	"testing"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rewardsco/rewards/core/errs"
+	"github.com/rewardsco/rewards/core/store/memstore"
 	"github.com/rewardsco/rewards/core/studio"
+	"github.com/rewardsco/rewards/core/studio/studiofake"
 )
 
 type bundle struct {
@@ -19,7 +21,7 @@ type bundle struct {
 
 func setup(t *testing.T) bundle {
 	t.Helper()
-	svc := studio.NewService(newMemStore())
+	svc := studio.NewService(memstore.New[studio.Repo](&memstore.Runner{}, studiofake.New()))
 	ctx := context.Background()
 	s, err := svc.CreateStudio(ctx, "Pixel Forge")
 	require.NoError(t, err)
@@ -42,7 +44,7 @@ func TestCreateGameRejectsUnknownStudioAndBlankName(t *testing.T) {
 	_, err := b.svc.CreateGame(context.Background(), studio.Game{StudioID: uuid.New(), Name: "x"})
 	require.ErrorIs(t, err, studio.ErrStudioNotFound)
 	_, err = b.svc.CreateGame(context.Background(), studio.Game{StudioID: b.game.StudioID, Name: "  "})
-	require.ErrorIs(t, err, studio.ErrInvalid)
+	require.ErrorIs(t, err, errs.ErrInvalid)
 }
 
 func TestAuthenticate(t *testing.T) {
@@ -73,13 +75,12 @@ func TestAuthenticate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			caller, err := b.svc.Authenticate(ctx, tt.key, tt.host)
-			var wrongEnv *studio.WrongEnvironmentError
 			switch {
 			case tt.wantErr != nil:
 				require.ErrorIs(t, err, tt.wantErr)
 			case tt.wantEnv != "":
-				require.True(t, errors.As(err, &wrongEnv), "got %v", err)
-				require.Equal(t, tt.wantEnv, wrongEnv.KeyEnvironment)
+				require.ErrorIs(t, err, studio.ErrKeyWrongEnvironment)
+				require.Contains(t, err.Error(), "belongs to the "+string(tt.wantEnv)+" environment", "the error names the key's environment")
 			default:
 				require.NoError(t, err)
 				require.Equal(t, b.game.ID, caller.GameID)
@@ -94,7 +95,7 @@ func TestRotateKeyRejectsUnknownEnvironmentAndGame(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	_, err := b.svc.RotateKey(context.Background(), b.game.ID, "staging")
-	require.ErrorIs(t, err, studio.ErrInvalid)
+	require.ErrorIs(t, err, errs.ErrInvalid)
 	_, err = b.svc.RotateKey(context.Background(), uuid.New(), studio.Live)
 	require.ErrorIs(t, err, studio.ErrGameNotFound)
 }
@@ -109,4 +110,21 @@ func TestRandomBase62(t *testing.T) {
 		require.False(t, seen[s])
 		seen[s] = true
 	}
+}
+
+func TestListGamesOldestFirst(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	second, err := b.svc.CreateGame(ctx, studio.Game{StudioID: b.game.StudioID, Name: "  Second  "})
+	require.NoError(t, err)
+	require.Equal(t, "Second", second.Name, "names are trimmed")
+
+	games, err := b.svc.ListGames(ctx, b.game.StudioID)
+	require.NoError(t, err)
+	require.Len(t, games, 2)
+	require.Equal(t, []uuid.UUID{b.game.ID, second.ID}, []uuid.UUID{games[0].ID, games[1].ID})
+
+	_, err = b.svc.ListGames(ctx, uuid.New())
+	require.ErrorIs(t, err, studio.ErrStudioNotFound)
 }

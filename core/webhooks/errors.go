@@ -1,28 +1,19 @@
 package webhooks
 
-import (
-	"errors"
-	"fmt"
-)
+import "github.com/rewardsco/rewards/core/errs"
 
 var (
 	// ErrConfigNotFound means no configuration of the caller's studio and environment has the id.
-	ErrConfigNotFound = errors.New("webhook configuration not found")
+	ErrConfigNotFound = errs.New(errs.NotFound, "WEBHOOK_CONFIG_NOT_FOUND", "webhook configuration not found")
 	// ErrStudioMismatch means a studioId other than the API key's studio was named.
-	ErrStudioMismatch = errors.New("studioId is not the studio of this API key")
-	// ErrInvalid wraps a rule broken by the caller's input.
-	ErrInvalid = errors.New("invalid input")
+	ErrStudioMismatch = errs.New(errs.Forbidden, "STUDIO_MISMATCH", "studioId is not the studio of this API key")
 	// ErrURLConflict means another configuration of the studio already uses the URL.
-	ErrURLConflict = errors.New("another configuration of this studio already uses this webhookUrl")
+	ErrURLConflict = errs.New(errs.Conflict, "WEBHOOK_URL_CONFLICT", "another configuration of this studio already uses this webhookUrl")
+	// ErrDeliveryGone means the delivery no longer exists (its configuration was deleted).
+	ErrDeliveryGone = errs.New(errs.NotFound, "DELIVERY_NOT_FOUND", "delivery no longer exists")
+	// ErrTargetRefused means the transport would not send to the URL: not https, or not a public
+	// address (unless the development switches allow it).
+	ErrTargetRefused = errs.New(errs.Invalid, "WEBHOOK_TARGET_REFUSED", "target refused: the URL must be https and resolve to a public address")
 )
 
-func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
-}
-
-// ErrDeliveryGone means the delivery no longer exists (its configuration was deleted).
-var ErrDeliveryGone = errors.New("delivery no longer exists")
-
-// ErrTargetRefused means the transport would not send to the URL: not https, or not a public
-// address (unless the development switches allow it).
-var ErrTargetRefused = errors.New("target refused: the URL must be https and resolve to a public address")
+func invalid(format string, args ...any) error { return errs.Invalidf(format, args...) }

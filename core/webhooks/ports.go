@@ -33,11 +33,6 @@ type Repo interface {
 	Stats(ctx context.Context, s Scope) (Stats, error)
 }
 
-// Store opens transactions over Repo. Repo() serves reads that need none.
-type Store interface {
-	InTx(ctx context.Context, fn func(Repo) error) error
-	Repo() Repo
-}
 
 // Request is one webhook POST.
 type Request struct {

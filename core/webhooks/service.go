@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/rewardsco/rewards/core/store"
 	"github.com/rewardsco/rewards/core/studio"
 )
 
@@ -28,14 +29,14 @@ type Options struct {
 
 // Service holds the webhook use cases.
 type Service struct {
-	store Store
+	store store.Of[Repo]
 	box   secretBox
 	opts  Options
 	now   func() time.Time
 }
 
-// NewService returns a Service over store.
-func NewService(store Store, opts Options) (*Service, error) {
+// NewService returns a Service over the webhooks module's storage.
+func NewService(st store.Of[Repo], opts Options) (*Service, error) {
 	box, err := newSecretBox(opts.SecretKey)
 	if err != nil {
 		return nil, err
@@ -50,7 +51,7 @@ func NewService(store Store, opts Options) (*Service, error) {
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{store: store, box: box, opts: opts, now: now}, nil
+	return &Service{store: st, box: box, opts: opts, now: now}, nil
 }
 
 // ScopeOf is the scope of a caller: the studio of its key, the environment of its host. A

@@ -11,115 +11,12 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/stripe/stripe-go/v76/webhook"
 
+	"github.com/rewardsco/rewards/core/errs"
+	"github.com/rewardsco/rewards/core/store/memstore"
 	"github.com/rewardsco/rewards/core/studio"
 	"github.com/rewardsco/rewards/core/webhooks"
+	"github.com/rewardsco/rewards/core/webhooks/webhooksfake"
 )
-
-// memRepo is an in-memory webhooks.Repo holding configurations and deliveries.
-type memRepo struct {
-	mu         sync.Mutex
-	configs    map[uuid.UUID]webhooks.Config
-	deliveries map[uuid.UUID]*delivery
-}
-
-type delivery struct {
-	configID uuid.UUID
-	status   string
-	attempt  int
-	code     *int
-	msg      *string
-	next     *time.Time
-	payload  webhooks.Payload
-}
-
-func newMemRepo() *memRepo {
-	return &memRepo{configs: map[uuid.UUID]webhooks.Config{}, deliveries: map[uuid.UUID]*delivery{}}
-}
-
-func (m *memRepo) InTx(_ context.Context, fn func(webhooks.Repo) error) error { return fn(m) }
-func (m *memRepo) Repo() webhooks.Repo                                        { return m }
-
-func (m *memRepo) InsertConfig(_ context.Context, c webhooks.Config) (webhooks.Config, bool, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for _, x := range m.configs {
-		if x.StudioID == c.StudioID && x.Environment == c.Environment && x.URL == c.URL {
-			return x, false, nil
-		}
-	}
-	c.ID, c.CreatedAt = uuid.New(), time.Now()
-	stored := c
-	stored.Secret = ""
-	m.configs[c.ID] = stored
-	return stored, true, nil
-}
-
-func (m *memRepo) GetConfigByURL(_ context.Context, s webhooks.Scope, url string) (webhooks.Config, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for _, x := range m.configs {
-		if x.StudioID == s.StudioID && x.Environment == s.Environment && x.URL == url {
-			return x, nil
-		}
-	}
-	return webhooks.Config{}, webhooks.ErrConfigNotFound
-}
-
-func (m *memRepo) GetConfig(_ context.Context, s webhooks.Scope, id uuid.UUID) (webhooks.Config, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	c, ok := m.configs[id]
-	if !ok || c.StudioID != s.StudioID || c.Environment != s.Environment {
-		return webhooks.Config{}, webhooks.ErrConfigNotFound
-	}
-	return c, nil
-}
-
-func (m *memRepo) ListConfigs(context.Context, webhooks.Scope) ([]webhooks.Config, error) {
-	return nil, errors.New("not used")
-}
-
-func (m *memRepo) UpdateConfig(_ context.Context, c webhooks.Config) (webhooks.Config, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.configs[c.ID] = c
-	return c, nil
-}
-
-func (m *memRepo) DeleteConfig(context.Context, webhooks.Scope, uuid.UUID) error {
-	return errors.New("not used")
-}
-
-func (m *memRepo) PendingDelivery(_ context.Context, id uuid.UUID) (webhooks.Pending, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	d, ok := m.deliveries[id]
-	if !ok {
-		return webhooks.Pending{}, webhooks.ErrDeliveryGone
-	}
-	c := m.configs[d.configID]
-	return webhooks.Pending{DeliveryID: id, Status: d.status, AttemptNumber: d.attempt, URL: c.URL, ConfigActive: c.IsActive,
-		Sealed: c.Sealed, Payload: d.payload}, nil
-}
-
-func (m *memRepo) RecordAttempt(_ context.Context, id uuid.UUID, status string, attemptNo int, code *int, msg *string, _ time.Time, next *time.Time) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	d := m.deliveries[id]
-	if d.status == webhooks.StatusSuccess || d.status == webhooks.StatusFailed {
-		return nil
-	}
-	d.status, d.attempt, d.code, d.msg, d.next = status, attemptNo, code, msg, next
-	return nil
-}
-
-func (m *memRepo) ListDeliveries(context.Context, webhooks.Scope, webhooks.DeliveryFilter) ([]webhooks.Delivery, int64, error) {
-	return nil, 0, errors.New("not used")
-}
-
-func (m *memRepo) Stats(context.Context, webhooks.Scope) (webhooks.Stats, error) {
-	return webhooks.Stats{}, errors.New("not used")
-}
 
 // scriptedTransport answers with the statuses it is given, in order, then 200; it keeps
 // every request.
@@ -148,7 +45,7 @@ func (s *scriptedTransport) Send(_ context.Context, r webhooks.Request) (int, er
 
 type bundle struct {
 	svc       *webhooks.Service
-	repo      *memRepo
+	repo      *webhooksfake.Repo
 	transport *scriptedTransport
 	config    webhooks.Config
 	scope     webhooks.Scope
@@ -158,9 +55,9 @@ var delays = []time.Duration{time.Second, 2 * time.Second, 3 * time.Second, 4 * 
 
 func setup(t *testing.T, answers ...int) bundle {
 	t.Helper()
-	repo := newMemRepo()
+	repo := webhooksfake.New()
 	tr := &scriptedTransport{answers: answers}
-	svc, err := webhooks.NewService(repo, webhooks.Options{SecretKey: make([]byte, 32), RetryDelays: delays, Transport: tr})
+	svc, err := webhooks.NewService(memstore.New[webhooks.Repo](&memstore.Runner{}, repo), webhooks.Options{SecretKey: make([]byte, 32), RetryDelays: delays, Transport: tr})
 	require.NoError(t, err)
 	sc := webhooks.Scope{StudioID: uuid.New(), Environment: studio.Test}
 	url, events := "https://hooks.example.com/x", []string{"COINS_CREDITED"}
@@ -170,13 +67,22 @@ func setup(t *testing.T, answers ...int) bundle {
 	return bundle{svc: svc, repo: repo, transport: tr, config: c, scope: sc}
 }
 
-func (b bundle) queue(t *testing.T) uuid.UUID {
+// queue records a coin event delivered to the bundle's configuration, and returns the
+// delivery and the event.
+func (b bundle) queue(t *testing.T) (uuid.UUID, webhooksfake.Event) {
 	t.Helper()
-	id := uuid.New()
-	b.repo.deliveries[id] = &delivery{configID: b.config.ID, status: webhooks.StatusPending, payload: webhooks.Payload{
-		EventID: uuid.NewString(), EventType: "COINS_CREDITED", Timestamp: time.Now().Format(time.RFC3339Nano),
-		AppID: uuid.NewString(), UserUUID: "u1", CoinID: uuid.NewString(), Delta: 5, NewBalance: 5, Reason: "GAME_CREDIT"}}
-	return id
+	e := webhooksfake.Event{ID: uuid.New(), Type: "COINS_CREDITED", UserUUID: "u1", Delta: 5, NewBalance: 5, Reason: "GAME_CREDIT"}
+	id, err := b.repo.AddDelivery(b.config.ID, e)
+	require.NoError(t, err)
+	return id, e
+}
+
+// delivery returns the stored delivery.
+func (b bundle) delivery(t *testing.T, id uuid.UUID) webhooks.Delivery {
+	t.Helper()
+	d, ok := b.repo.Delivery(id)
+	require.True(t, ok, "delivery %s exists", id)
+	return d
 }
 
 func TestSignatureVerifiesWithStripe(t *testing.T) {
@@ -193,38 +99,42 @@ func TestSignatureVerifiesWithStripe(t *testing.T) {
 func TestDeliverRetriesThenSucceeds(t *testing.T) {
 	t.Parallel()
 	b := setup(t, 500, 0)
-	id := b.queue(t)
+	id, event := b.queue(t)
 	ctx := context.Background()
 
 	a, err := b.svc.Deliver(ctx, id)
 	require.NoError(t, err)
 	require.Equal(t, time.Second, a.RetryAfter)
-	require.Equal(t, webhooks.StatusRetrying, b.repo.deliveries[id].status)
-	require.Equal(t, 500, *b.repo.deliveries[id].code)
-	require.NotNil(t, b.repo.deliveries[id].next)
+	d := b.delivery(t, id)
+	require.Equal(t, webhooks.StatusRetrying, d.Status)
+	require.Equal(t, 500, *d.HTTPStatusCode)
+	require.NotNil(t, d.NextRetryAt)
 
 	a, err = b.svc.Deliver(ctx, id)
 	require.NoError(t, err)
 	require.Equal(t, 2*time.Second, a.RetryAfter)
-	require.Nil(t, b.repo.deliveries[id].code, "no answer: no status code")
-	require.Equal(t, "connection refused", *b.repo.deliveries[id].msg)
+	d = b.delivery(t, id)
+	require.Nil(t, d.HTTPStatusCode, "no answer: no status code")
+	require.Equal(t, "connection refused", *d.ErrorMessage)
 
 	a, err = b.svc.Deliver(ctx, id)
 	require.NoError(t, err)
 	require.True(t, a.Delivered)
 	require.Zero(t, a.RetryAfter)
-	d := b.repo.deliveries[id]
-	require.Equal(t, webhooks.StatusSuccess, d.status)
-	require.Equal(t, 3, d.attempt)
-	require.Nil(t, d.next)
+	d = b.delivery(t, id)
+	require.Equal(t, webhooks.StatusSuccess, d.Status)
+	require.Equal(t, 3, d.AttemptNumber)
+	require.Nil(t, d.NextRetryAt)
 
 	// Every attempt carried the same event id, its attempt number and a valid signature.
+	require.Len(t, b.transport.requests, 3)
 	for i, r := range b.transport.requests {
-		require.Equal(t, d.payload.EventID, r.Headers["X-Service-Event-ID"])
+		require.Equal(t, event.ID.String(), r.Headers["X-Service-Event-ID"])
 		require.Equal(t, []string{"1", "2", "3"}[i], r.Headers["X-Service-Attempt"])
+		require.NoError(t, webhook.ValidatePayload(r.Body, r.Headers["X-Service-Signature"], b.config.Secret))
 	}
 	// A finished delivery is never sent again.
-	a, err = b.svc.Deliver(ctx, id)
+	_, err = b.svc.Deliver(ctx, id)
 	require.NoError(t, err)
 	require.Len(t, b.transport.requests, 3)
 }
@@ -232,7 +142,7 @@ func TestDeliverRetriesThenSucceeds(t *testing.T) {
 func TestDeliverDeadLettersAfterFiveAttempts(t *testing.T) {
 	t.Parallel()
 	b := setup(t, 503, 503, 503, 503, 503, 503)
-	id := b.queue(t)
+	id, _ := b.queue(t)
 	var waits []time.Duration
 	for i := 0; i < 5; i++ {
 		a, err := b.svc.Deliver(context.Background(), id)
@@ -242,10 +152,10 @@ func TestDeliverDeadLettersAfterFiveAttempts(t *testing.T) {
 		}
 	}
 	require.Equal(t, delays, waits)
-	d := b.repo.deliveries[id]
-	require.Equal(t, webhooks.StatusFailed, d.status)
-	require.Equal(t, 5, d.attempt)
-	require.Nil(t, d.next)
+	d := b.delivery(t, id)
+	require.Equal(t, webhooks.StatusFailed, d.Status)
+	require.Equal(t, 5, d.AttemptNumber)
+	require.Nil(t, d.NextRetryAt)
 	_, err := b.svc.Deliver(context.Background(), id)
 	require.NoError(t, err)
 	require.Len(t, b.transport.requests, 5, "no sixth attempt")
@@ -254,16 +164,23 @@ func TestDeliverDeadLettersAfterFiveAttempts(t *testing.T) {
 func TestDeliverSkipsInactiveAndGone(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	id := b.queue(t)
+	ctx := context.Background()
+	id, _ := b.queue(t)
 	off := false
-	_, err := b.svc.Update(context.Background(), b.scope, b.config.ID, webhooks.Change{IsActive: &off})
+	_, err := b.svc.Update(ctx, b.scope, b.config.ID, webhooks.Change{IsActive: &off})
 	require.NoError(t, err)
-	_, err = b.svc.Deliver(context.Background(), id)
+	_, err = b.svc.Deliver(ctx, id)
 	require.NoError(t, err)
 	require.Empty(t, b.transport.requests)
-	require.Equal(t, webhooks.StatusFailed, b.repo.deliveries[id].status)
-	_, err = b.svc.Deliver(context.Background(), uuid.New())
+	require.Equal(t, webhooks.StatusFailed, b.delivery(t, id).Status)
+
+	require.NoError(t, b.svc.Delete(ctx, b.scope, b.config.ID))
+	_, exists := b.repo.Delivery(id)
+	require.False(t, exists, "deleting a configuration deletes its deliveries")
+	_, err = b.svc.Deliver(ctx, id)
 	require.NoError(t, err, "a delivery whose configuration was deleted is simply dropped")
+	require.Empty(t, b.transport.requests)
+	require.ErrorIs(t, b.svc.Delete(ctx, b.scope, b.config.ID), webhooks.ErrConfigNotFound)
 }
 
 func TestConfigureValidatesAndScopes(t *testing.T) {
@@ -281,10 +198,10 @@ func TestConfigureValidatesAndScopes(t *testing.T) {
 
 	bad := []string{"COINS_MINTED"}
 	_, _, err = b.svc.Configure(ctx, b.scope, webhooks.Change{URL: &url, SubscribedEvents: &bad})
-	require.ErrorIs(t, err, webhooks.ErrInvalid)
+	require.ErrorIs(t, err, errs.ErrInvalid)
 	ftp := "ftp://x.example.com"
 	_, _, err = b.svc.Configure(ctx, b.scope, webhooks.Change{URL: &ftp, SubscribedEvents: &events})
-	require.ErrorIs(t, err, webhooks.ErrInvalid)
+	require.ErrorIs(t, err, errs.ErrInvalid)
 
 	caller := studio.Caller{StudioID: b.scope.StudioID, Environment: studio.Test}
 	_, err = webhooks.ScopeOf(caller, uuid.NewString())
@@ -310,4 +227,67 @@ func TestSuccessRate(t *testing.T) {
 	} {
 		require.Equal(t, c.want, c.s.SuccessRate())
 	}
+}
+
+func TestUpdateKeepsURLsUnique(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	other, events := "https://hooks.example.com/other", []string{"COINS_DEBITED", "COINS_CREDITED", "COINS_DEBITED"}
+	second, created, err := b.svc.Configure(ctx, b.scope, webhooks.Change{URL: &other, SubscribedEvents: &events})
+	require.NoError(t, err)
+	require.True(t, created)
+	require.Equal(t, []string{"COINS_CREDITED", "COINS_DEBITED"}, second.SubscribedEvents, "events are sorted and counted once")
+
+	taken := b.config.URL
+	_, err = b.svc.Update(ctx, b.scope, second.ID, webhooks.Change{URL: &taken})
+	require.ErrorIs(t, err, webhooks.ErrURLConflict)
+	got, err := b.svc.Get(ctx, b.scope, second.ID)
+	require.NoError(t, err)
+	require.Equal(t, other, got.URL, "a refused update changes nothing")
+
+	list, err := b.svc.List(ctx, b.scope)
+	require.NoError(t, err)
+	require.Len(t, list, 2)
+	require.Equal(t, []uuid.UUID{b.config.ID, second.ID}, []uuid.UUID{list[0].ID, list[1].ID}, "oldest first")
+	for _, c := range list {
+		require.Empty(t, c.Secret, "reads never show the secret")
+	}
+	require.Equal(t, "whsec_****"+b.config.Secret[len(b.config.Secret)-4:], list[0].MaskedSecret())
+}
+
+func TestDeliveriesAndStats(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 500, 500, 500, 500, 500)
+	ctx := context.Background()
+	failing, _ := b.queue(t)
+	for i := 0; i < webhooks.MaxAttempts; i++ {
+		_, err := b.svc.Deliver(ctx, failing)
+		require.NoError(t, err)
+	}
+	delivered, _ := b.queue(t)
+	_, err := b.svc.Deliver(ctx, delivered)
+	require.NoError(t, err)
+	pending, _ := b.queue(t)
+
+	stats, err := b.svc.Stats(ctx, b.scope)
+	require.NoError(t, err)
+	require.Equal(t, webhooks.Stats{Total: 3, Delivered: 1, Failed: 1}, stats)
+	require.Equal(t, "33.33", stats.SuccessRate())
+
+	page, total, err := b.svc.Deliveries(ctx, b.scope, webhooks.DeliveryFilter{Limit: 2})
+	require.NoError(t, err)
+	require.EqualValues(t, 3, total)
+	require.Len(t, page, 2)
+	require.Equal(t, []uuid.UUID{pending, delivered}, []uuid.UUID{page[0].ID, page[1].ID}, "newest first")
+
+	failed, total, err := b.svc.Deliveries(ctx, b.scope, webhooks.DeliveryFilter{Status: webhooks.StatusFailed, Limit: 10})
+	require.NoError(t, err)
+	require.EqualValues(t, 1, total)
+	require.Equal(t, failing, failed[0].ID)
+
+	otherEnv := webhooks.Scope{StudioID: b.scope.StudioID, Environment: studio.Live}
+	stats, err = b.svc.Stats(ctx, otherEnv)
+	require.NoError(t, err)
+	require.Zero(t, stats.Total, "the other environment's deliveries are its own")
 }

@@ -7,7 +7,7 @@
 //
 //	go run ./e2e/load -duration 10s -clients 8,32
 //
-// With no -database-url it starts a private PostgreSQL (app/localpg) in a temporary directory; the
+// With no -database-url it starts a private PostgreSQL (adapters/postgres/localpg) in a temporary directory; the
 // service runs in this process on a free loopback port. Everything is stopped and removed at the
 // end. It exits non-zero only for real failures (setup errors, failed requests), never because a
 // goal was missed: it is a benchmark, not a test.

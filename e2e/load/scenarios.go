@@ -17,7 +17,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rewardsco/rewards/app/localpg"
+	"github.com/rewardsco/rewards/adapters/postgres/localpg"
 )
 
 // A scenario measures one workload at a given number of concurrent clients, warm-up included.

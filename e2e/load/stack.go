@@ -22,7 +22,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/rewardsco/rewards/app"
-	"github.com/rewardsco/rewards/app/localpg"
+	"github.com/rewardsco/rewards/adapters/postgres/localpg"
 )
 
 // environment is everything the scenarios run against: the service, its game, coin and players,

@@ -1,5 +1,5 @@
 // Package pgtest gives tests a fresh, migrated PostgreSQL database each, on a private server
-// started from the machine's PostgreSQL binaries (see app/localpg), or on the server named by
+// started from the machine's PostgreSQL binaries (see adapters/postgres/localpg), or on the server named by
 // REWARDS_TEST_DATABASE_URL. A package that uses it calls Main from its TestMain so the server
 // stops when the tests end.
 package pgtest
@@ -7,7 +7,6 @@ package pgtest
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -20,7 +19,7 @@ import (
 
 	"github.com/rewardsco/rewards/adapters/jobs"
 	"github.com/rewardsco/rewards/adapters/postgres"
-	"github.com/rewardsco/rewards/app/localpg"
+	"github.com/rewardsco/rewards/adapters/postgres/localpg"
 )
 
 const template = "rewards_template"
@@ -86,10 +85,7 @@ func setup() {
 		return
 	}
 	defer pool.Close()
-	if setupErr = postgres.Migrate(ctx, pool, slog.New(slog.NewTextHandler(io.Discard, nil))); setupErr != nil {
-		return
-	}
-	setupErr = jobs.Migrate(ctx, pool)
+	setupErr = postgres.Migrate(ctx, pool, slog.New(slog.DiscardHandler), jobs.Migrate)
 }
 
 // withDatabase returns url pointing at database name.
@@ -106,6 +102,17 @@ func withDatabase(url, name string) string {
 // URL returns the URL of a fresh, migrated database for t, dropped when t ends.
 func URL(t testing.TB) string {
 	t.Helper()
+	return newDatabase(t, template)
+}
+
+// EmptyURL returns the URL of a fresh database with no tables at all, dropped when t ends.
+func EmptyURL(t testing.TB) string {
+	t.Helper()
+	return newDatabase(t, "template0")
+}
+
+func newDatabase(t testing.TB, from string) string {
+	t.Helper()
 	once.Do(setup)
 	if setupErr != nil {
 		t.Fatalf("pgtest: %v", setupErr)
@@ -118,7 +125,7 @@ func URL(t testing.TB) string {
 	}
 	defer conn.Close(ctx)
 	createMu.Lock()
-	_, err = conn.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE "+template)
+	_, err = conn.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE "+from)
 	createMu.Unlock()
 	if err != nil {
 		t.Fatalf("pgtest: create database: %v", err)

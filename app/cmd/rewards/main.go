@@ -14,7 +14,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/rewardsco/rewards/adapters/httpapi"
 	"github.com/rewardsco/rewards/app"
 )
 
@@ -31,7 +30,7 @@ func run(args []string) error {
 		cmd = args[0]
 	}
 	if cmd == "openapi" {
-		doc, err := httpapi.OpenAPIYAML()
+		doc, err := app.OpenAPIYAML()
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package httpapi_test
+package app_test
 
 import (
 	"bytes"
@@ -194,6 +194,9 @@ func TestCoinsDistributeDeductAndHistory(t *testing.T) {
 
 	other := a.newGame("Other")
 	requireError(t, a.asGame(g, "POST", "/coins/"+other.coinID+"/distribute", `{"amount":1}`, "Authorization", bearer), 404, "COIN_NOT_FOUND")
+	// Ids in paths are opaque to clients: a malformed one is as unknown as any other.
+	requireError(t, a.asGame(g, "POST", "/coins/no-such-coin/distribute", `{"amount":1}`, "Authorization", bearer), 404, "COIN_NOT_FOUND")
+	requireError(t, a.asGame(g, "GET", "/player/coins-history?coinId=no-such-coin", "", "Authorization", bearer), 404, "COIN_NOT_FOUND")
 
 	f := a.asGame(g, "GET", "/player/funds", "", "Authorization", bearer)
 	require.Equal(t, 200, f.Status, string(f.Raw))

@@ -1,31 +1,26 @@
-package httpapi
+// Package webhooksapi serves the webhook-management API of the webhooks module: a studio's
+// webhook configurations, test events, delivery records and delivery stats, each scoped to the
+// API key's studio and the environment of the host called.
+package webhooksapi
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/google/uuid"
 
+	"github.com/rewardsco/rewards/adapters/httpapi"
+	"github.com/rewardsco/rewards/core/studio"
 	"github.com/rewardsco/rewards/core/webhooks"
 )
 
-const tagWebhooks = "Webhooks"
-
-// Envelope is the success body of the partner, touchpoint and webhook-management APIs.
-type Envelope[T any] struct {
-	Data       T         `json:"data" doc:"The payload"`
-	StatusCode int       `json:"statusCode" doc:"HTTP status code" example:"200"`
-	Message    string    `json:"message" doc:"What happened" example:"OK"`
-	RequestID  string    `json:"requestId" doc:"The request id"`
-	Timestamp  time.Time `json:"timestamp" doc:"When the answer was made"`
-}
-
-func envelope[T any](ctx context.Context, status int, message string, data T) Envelope[T] {
-	return Envelope[T]{Data: data, StatusCode: status, Message: message, RequestID: requestIDFrom(ctx), Timestamp: time.Now().UTC()}
-}
+const (
+	tagWebhooks     = "Webhooks"
+	tagWebhooksDesc = "Signed webhooks of coin events: configuration, test events, deliveries and stats. Answers are wrapped in {data, statusCode, message, requestId, timestamp}."
+	scopeRule       = " Configurations belong to the API key's studio and the environment of the host called."
+)
 
 // WebhookConfigBody is a webhook configuration.
 type WebhookConfigBody struct {
@@ -40,19 +35,6 @@ type WebhookConfigBody struct {
 	CreatedAt        time.Time `json:"createdAt" doc:"When it was created"`
 }
 
-func toWebhookConfigBody(c webhooks.Config) WebhookConfigBody {
-	env := "DEVELOPMENT"
-	if c.Environment == "live" {
-		env = "PRODUCTION"
-	}
-	secret := c.MaskedSecret()
-	if c.Secret != "" {
-		secret = c.Secret
-	}
-	return WebhookConfigBody{ID: c.ID, StudioID: c.StudioID, WebhookURL: c.URL, SubscribedEvents: c.SubscribedEvents,
-		ExcludedReasons: c.ExcludedReasons, Environment: env, IsActive: c.IsActive, SigningSecret: secret, CreatedAt: c.CreatedAt}
-}
-
 // DeliveryBody is a delivery record.
 type DeliveryBody struct {
 	ID             uuid.UUID  `json:"id" doc:"Delivery id"`
@@ -65,7 +47,9 @@ type DeliveryBody struct {
 	AttemptedAt    *time.Time `json:"attemptedAt" doc:"When the last attempt was made, or null"`
 	NextRetryAt    *time.Time `json:"nextRetryAt" doc:"When the next attempt is due, or null"`
 	CreatedAt      time.Time  `json:"createdAt" doc:"When the delivery was queued"`
-	Event          struct {
+	// Event stays an anonymous struct: its schema name (DeliveryBodyEventStruct) is part of the
+	// published OpenAPI document.
+	Event struct {
 		ID            uuid.UUID `json:"id" doc:"Event id"`
 		EventType     string    `json:"eventType" doc:"Event type"`
 		TransactionID uuid.UUID `json:"transactionId" doc:"The coin transaction"`
@@ -75,7 +59,9 @@ type DeliveryBody struct {
 
 // DeliveryPage is the delivery list with its pagination.
 type DeliveryPage struct {
-	Data       []DeliveryBody `json:"data" doc:"Deliveries, newest first"`
+	Data []DeliveryBody `json:"data" doc:"Deliveries, newest first"`
+	// Pagination stays an anonymous struct: its schema name (DeliveryPagePaginationStruct) is
+	// part of the published OpenAPI document.
 	Pagination struct {
 		Total   int64 `json:"total"`
 		Limit   int   `json:"limit"`
@@ -100,6 +86,9 @@ type TestResultBody struct {
 	DurationMs     int64  `json:"durationMs" doc:"How long the attempt took"`
 }
 
+// Inputs. Type names of bodies (and of inputs with anonymous bodies) are schema names in the
+// OpenAPI document: ConfigureBody, UpdateConfigInputBody, TestInputBody.
+
 type studioQuery struct {
 	StudioID string `query:"studioId" format:"uuid" doc:"Optional; must be the API key's studio (403 STUDIO_MISMATCH)"`
 }
@@ -119,12 +108,12 @@ type configureInput struct {
 
 type configIDInput struct {
 	StudioID string `query:"studioId" format:"uuid" doc:"Optional; must be the API key's studio (403 STUDIO_MISMATCH)"`
-	ConfigID string `path:"configId" format:"uuid" doc:"Configuration id"`
+	ConfigID string `path:"configId" doc:"Configuration id"`
 }
 
 type updateConfigInput struct {
 	StudioID string `query:"studioId" format:"uuid" doc:"Optional; must be the API key's studio (403 STUDIO_MISMATCH)"`
-	ConfigID string `path:"configId" format:"uuid" doc:"Configuration id"`
+	ConfigID string `path:"configId" doc:"Configuration id"`
 	Body     struct {
 		WebhookURL       *string   `json:"webhookUrl,omitempty" minLength:"1" maxLength:"2048" doc:"HTTPS endpoint"`
 		SubscribedEvents *[]string `json:"subscribedEvents,omitempty" minItems:"1" doc:"Event types"`
@@ -150,19 +139,101 @@ type deliveriesInput struct {
 	Skip      int    `query:"skip" minimum:"0" maximum:"100000000" default:"0" doc:"Offset"`
 }
 
-func (a *handlers) scope(ctx context.Context, studioID string) (webhooks.Scope, error) {
-	sc, err := webhooks.ScopeOf(callerFrom(ctx), studioID)
-	if err != nil {
-		return webhooks.Scope{}, webhooksError(ctx, err)
-	}
-	return sc, nil
+// Outputs.
+
+type configureOutput struct {
+	Status int
+	Body   httpapi.Envelope[WebhookConfigBody]
 }
 
-func (a *handlers) registerWebhooks() {
-	tags := []string{tagWebhooks}
-	scopeRule := " Configurations belong to the API key's studio and the environment of the host called."
+type configOutput struct {
+	Body httpapi.Envelope[WebhookConfigBody]
+}
 
-	huma.Register(a.api, a.apiKeyOperation(huma.Operation{
+type configsOutput struct {
+	Body httpapi.Envelope[[]WebhookConfigBody]
+}
+
+type deletedOutput struct {
+	Body httpapi.Envelope[map[string]string]
+}
+
+type testOutput struct {
+	Body httpapi.Envelope[TestResultBody]
+}
+
+type deliveriesOutput struct {
+	Body httpapi.Envelope[DeliveryPage]
+}
+
+type statsOutput struct {
+	Body httpapi.Envelope[WebhookStatsBody]
+}
+
+// Converters.
+
+func toWebhookConfigBody(c webhooks.Config) WebhookConfigBody {
+	env := "DEVELOPMENT"
+	if c.Environment == studio.Live {
+		env = "PRODUCTION"
+	}
+	secret := c.MaskedSecret()
+	if c.Secret != "" {
+		secret = c.Secret
+	}
+	return WebhookConfigBody{ID: c.ID, StudioID: c.StudioID, WebhookURL: c.URL, SubscribedEvents: c.SubscribedEvents,
+		ExcludedReasons: c.ExcludedReasons, Environment: env, IsActive: c.IsActive, SigningSecret: secret, CreatedAt: c.CreatedAt}
+}
+
+func toDeliveryBody(d webhooks.Delivery) DeliveryBody {
+	b := DeliveryBody{ID: d.ID, EventID: d.EventID, ConfigID: d.ConfigID, AttemptNumber: d.AttemptNumber, Status: d.Status,
+		HTTPStatusCode: d.HTTPStatusCode, ErrorMessage: d.ErrorMessage, AttemptedAt: d.AttemptedAt, NextRetryAt: d.NextRetryAt, CreatedAt: d.CreatedAt}
+	b.Event.ID, b.Event.EventType, b.Event.TransactionID, b.Event.CreatedAt = d.EventID, d.EventType, d.TransactionID, d.EventCreatedAt
+	return b
+}
+
+func toDeliveryPage(list []webhooks.Delivery, total int64, limit, skip int) DeliveryPage {
+	page := DeliveryPage{Data: httpapi.Map(list, toDeliveryBody)}
+	page.Pagination.Total, page.Pagination.Limit, page.Pagination.Skip = total, limit, skip
+	page.Pagination.HasMore = int64(skip+len(list)) < total
+	return page
+}
+
+func toWebhookStatsBody(s webhooks.Stats) WebhookStatsBody {
+	return WebhookStatsBody{TotalEvents: s.Total, DeliveredEvents: s.Delivered, FailedEvents: s.Failed, SuccessRate: s.SuccessRate()}
+}
+
+func toTestResultBody(r webhooks.TestResult) TestResultBody {
+	return TestResultBody{Delivered: r.Delivered, HTTPStatusCode: r.HTTPStatus, ErrorMessage: r.Error, DurationMs: r.Duration.Milliseconds()}
+}
+
+// toConfigureChange is the change a configure request asks for: every field is set, the
+// excluded reasons only when sent.
+func toConfigureChange(b *configureBody) webhooks.Change {
+	ch := webhooks.Change{URL: &b.WebhookURL, SubscribedEvents: &b.SubscribedEvents, IsActive: b.IsActive}
+	if b.ExcludedReasons != nil {
+		ch.ExcludedReasons = &b.ExcludedReasons
+	}
+	return ch
+}
+
+// toUpdateChange is the change an update request asks for: only the fields sent.
+func toUpdateChange(in *updateConfigInput) webhooks.Change {
+	return webhooks.Change{URL: in.Body.WebhookURL, SubscribedEvents: in.Body.SubscribedEvents,
+		ExcludedReasons: in.Body.ExcludedReasons, IsActive: in.Body.IsActive}
+}
+
+// handlers serve the webhook-management operations: decode, one core call, encode.
+type handlers struct{ svc *webhooks.Service }
+
+// Register adds the webhook-management operations (configurations, test events, deliveries and
+// stats under /studio-webhooks) and their tag to s. Every operation needs the game's API key.
+func Register(s *httpapi.Server, svc *webhooks.Service) {
+	h := handlers{svc: svc}
+	s.AddTag(tagWebhooks, tagWebhooksDesc)
+	tags := []string{tagWebhooks}
+
+	huma.Register(s.API, s.APIKey(huma.Operation{
 		OperationID: "webhooks-configure",
 		Method:      http.MethodPost,
 		Path:        "/studio-webhooks/configure",
@@ -170,33 +241,8 @@ func (a *handlers) registerWebhooks() {
 		Description: "Creates a configuration (201, with the full signingSecret, shown only here) or, when the studio already has one with this webhookUrl in this environment, updates it (200, secret masked)." + scopeRule + " The URL must be https and resolve to a public address (checked again at every connection). 400 VALIDATION_FAILED; 403 STUDIO_MISMATCH.",
 		Tags:        tags,
 		Errors:      []int{http.StatusBadRequest, http.StatusForbidden},
-	}), func(ctx context.Context, in *configureInput) (*struct {
-		Status int
-		Body   Envelope[WebhookConfigBody]
-	}, error) {
-		sc, err := a.scope(ctx, in.StudioID)
-		if err != nil {
-			return nil, err
-		}
-		ch := webhooks.Change{URL: &in.Body.WebhookURL, SubscribedEvents: &in.Body.SubscribedEvents, IsActive: in.Body.IsActive}
-		if in.Body.ExcludedReasons != nil {
-			ch.ExcludedReasons = &in.Body.ExcludedReasons
-		}
-		c, created, err := a.Webhooks.Configure(ctx, sc, ch)
-		if err != nil {
-			return nil, webhooksError(ctx, err)
-		}
-		status, msg := http.StatusOK, "webhook configuration updated"
-		if created {
-			status, msg = http.StatusCreated, "webhook configuration created"
-		}
-		return &struct {
-			Status int
-			Body   Envelope[WebhookConfigBody]
-		}{Status: status, Body: envelope(ctx, status, msg, toWebhookConfigBody(c))}, nil
-	})
-
-	huma.Register(a.api, a.apiKeyOperation(huma.Operation{
+	}), h.configure)
+	huma.Register(s.API, s.APIKey(huma.Operation{
 		OperationID: "webhooks-list-configs",
 		Method:      http.MethodGet,
 		Path:        "/studio-webhooks/config",
@@ -204,23 +250,8 @@ func (a *handlers) registerWebhooks() {
 		Description: "The studio's configurations in this environment, secrets masked." + scopeRule,
 		Tags:        tags,
 		Errors:      []int{http.StatusBadRequest, http.StatusForbidden},
-	}), func(ctx context.Context, in *studioQuery) (*struct{ Body Envelope[[]WebhookConfigBody] }, error) {
-		sc, err := a.scope(ctx, in.StudioID)
-		if err != nil {
-			return nil, err
-		}
-		list, err := a.Webhooks.List(ctx, sc)
-		if err != nil {
-			return nil, webhooksError(ctx, err)
-		}
-		out := make([]WebhookConfigBody, len(list))
-		for i, c := range list {
-			out[i] = toWebhookConfigBody(c)
-		}
-		return &struct{ Body Envelope[[]WebhookConfigBody] }{Body: envelope(ctx, 200, "OK", out)}, nil
-	})
-
-	huma.Register(a.api, a.apiKeyOperation(huma.Operation{
+	}), h.listConfigs)
+	huma.Register(s.API, s.APIKey(huma.Operation{
 		OperationID: "webhooks-get-config",
 		Method:      http.MethodGet,
 		Path:        "/studio-webhooks/config/{configId}",
@@ -228,19 +259,8 @@ func (a *handlers) registerWebhooks() {
 		Description: "One configuration, secret masked. 404 WEBHOOK_CONFIG_NOT_FOUND for another studio's or environment's id.",
 		Tags:        tags,
 		Errors:      []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound},
-	}), func(ctx context.Context, in *configIDInput) (*struct{ Body Envelope[WebhookConfigBody] }, error) {
-		sc, err := a.scope(ctx, in.StudioID)
-		if err != nil {
-			return nil, err
-		}
-		c, err := a.Webhooks.Get(ctx, sc, uuid.MustParse(in.ConfigID))
-		if err != nil {
-			return nil, webhooksError(ctx, err)
-		}
-		return &struct{ Body Envelope[WebhookConfigBody] }{Body: envelope(ctx, 200, "OK", toWebhookConfigBody(c))}, nil
-	})
-
-	huma.Register(a.api, a.apiKeyOperation(huma.Operation{
+	}), h.getConfig)
+	huma.Register(s.API, s.APIKey(huma.Operation{
 		OperationID: "webhooks-update-config",
 		Method:      http.MethodPut,
 		Path:        "/studio-webhooks/config/{configId}",
@@ -248,20 +268,8 @@ func (a *handlers) registerWebhooks() {
 		Description: "Changes the fields sent. `isActive: false` stops deliveries (queued ones are marked FAILED when their turn comes) without deleting. 404 WEBHOOK_CONFIG_NOT_FOUND; 409 WEBHOOK_URL_CONFLICT when another configuration has the URL.",
 		Tags:        tags,
 		Errors:      []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusConflict},
-	}), func(ctx context.Context, in *updateConfigInput) (*struct{ Body Envelope[WebhookConfigBody] }, error) {
-		sc, err := a.scope(ctx, in.StudioID)
-		if err != nil {
-			return nil, err
-		}
-		c, err := a.Webhooks.Update(ctx, sc, uuid.MustParse(in.ConfigID), webhooks.Change{
-			URL: in.Body.WebhookURL, SubscribedEvents: in.Body.SubscribedEvents, ExcludedReasons: in.Body.ExcludedReasons, IsActive: in.Body.IsActive})
-		if err != nil {
-			return nil, webhooksError(ctx, err)
-		}
-		return &struct{ Body Envelope[WebhookConfigBody] }{Body: envelope(ctx, 200, "webhook configuration updated", toWebhookConfigBody(c))}, nil
-	})
-
-	huma.Register(a.api, a.apiKeyOperation(huma.Operation{
+	}), h.updateConfig)
+	huma.Register(s.API, s.APIKey(huma.Operation{
 		OperationID: "webhooks-delete-config",
 		Method:      http.MethodDelete,
 		Path:        "/studio-webhooks/config/{configId}",
@@ -269,18 +277,8 @@ func (a *handlers) registerWebhooks() {
 		Description: "Deletes the configuration and its delivery records; queued deliveries are dropped. 404 WEBHOOK_CONFIG_NOT_FOUND.",
 		Tags:        tags,
 		Errors:      []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound},
-	}), func(ctx context.Context, in *configIDInput) (*struct{ Body Envelope[map[string]string] }, error) {
-		sc, err := a.scope(ctx, in.StudioID)
-		if err != nil {
-			return nil, err
-		}
-		if err := a.Webhooks.Delete(ctx, sc, uuid.MustParse(in.ConfigID)); err != nil {
-			return nil, webhooksError(ctx, err)
-		}
-		return &struct{ Body Envelope[map[string]string] }{Body: envelope(ctx, 200, "webhook configuration deleted", map[string]string{"id": in.ConfigID})}, nil
-	})
-
-	huma.Register(a.api, a.apiKeyOperation(huma.Operation{
+	}), h.deleteConfig)
+	huma.Register(s.API, s.APIKey(huma.Operation{
 		OperationID: "webhooks-test",
 		Method:      http.MethodPost,
 		Path:        "/studio-webhooks/test",
@@ -288,20 +286,8 @@ func (a *handlers) registerWebhooks() {
 		Description: "Sends one signed synthetic event (user_uuid test-user, reason TEST) to the configuration at once and answers the outcome. It changes no balance, delivery record or stat, and is sent even when the configuration is inactive.",
 		Tags:        tags,
 		Errors:      []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound},
-	}), func(ctx context.Context, in *testInput) (*struct{ Body Envelope[TestResultBody] }, error) {
-		sc, err := a.scope(ctx, in.StudioID)
-		if err != nil {
-			return nil, err
-		}
-		res, err := a.Webhooks.SendTest(ctx, sc, callerFrom(ctx), uuid.MustParse(in.ConfigID), in.Body.EventType)
-		if err != nil {
-			return nil, webhooksError(ctx, err)
-		}
-		body := TestResultBody{Delivered: res.Delivered, HTTPStatusCode: res.HTTPStatus, ErrorMessage: res.Error, DurationMs: res.Duration.Milliseconds()}
-		return &struct{ Body Envelope[TestResultBody] }{Body: envelope(ctx, 200, "test event sent", body)}, nil
-	})
-
-	huma.Register(a.api, a.apiKeyOperation(huma.Operation{
+	}), h.test)
+	huma.Register(s.API, s.APIKey(huma.Operation{
 		OperationID: "webhooks-deliveries",
 		Method:      http.MethodGet,
 		Path:        "/studio-webhooks/deliveries",
@@ -309,29 +295,8 @@ func (a *handlers) registerWebhooks() {
 		Description: "One record per (event, configuration), newest first, filtered by status and eventType; `limit` default 20, at most 100; `skip` is the offset." + scopeRule,
 		Tags:        tags,
 		Errors:      []int{http.StatusBadRequest, http.StatusForbidden},
-	}), func(ctx context.Context, in *deliveriesInput) (*struct{ Body Envelope[DeliveryPage] }, error) {
-		sc, err := a.scope(ctx, in.StudioID)
-		if err != nil {
-			return nil, err
-		}
-		list, total, err := a.Webhooks.Deliveries(ctx, sc, webhooks.DeliveryFilter{Status: in.Status, EventType: in.EventType, Limit: in.Limit, Skip: in.Skip})
-		if err != nil {
-			return nil, webhooksError(ctx, err)
-		}
-		var page DeliveryPage
-		page.Data = make([]DeliveryBody, len(list))
-		for i, d := range list {
-			b := DeliveryBody{ID: d.ID, EventID: d.EventID, ConfigID: d.ConfigID, AttemptNumber: d.AttemptNumber, Status: d.Status,
-				HTTPStatusCode: d.HTTPStatusCode, ErrorMessage: d.ErrorMessage, AttemptedAt: d.AttemptedAt, NextRetryAt: d.NextRetryAt, CreatedAt: d.CreatedAt}
-			b.Event.ID, b.Event.EventType, b.Event.TransactionID, b.Event.CreatedAt = d.EventID, d.EventType, d.TransactionID, d.EventCreatedAt
-			page.Data[i] = b
-		}
-		page.Pagination.Total, page.Pagination.Limit, page.Pagination.Skip = total, in.Limit, in.Skip
-		page.Pagination.HasMore = int64(in.Skip+len(list)) < total
-		return &struct{ Body Envelope[DeliveryPage] }{Body: envelope(ctx, 200, "OK", page)}, nil
-	})
-
-	huma.Register(a.api, a.apiKeyOperation(huma.Operation{
+	}), h.deliveries)
+	huma.Register(s.API, s.APIKey(huma.Operation{
 		OperationID: "webhooks-stats",
 		Method:      http.MethodGet,
 		Path:        "/studio-webhooks/stats",
@@ -339,32 +304,127 @@ func (a *handlers) registerWebhooks() {
 		Description: "totalEvents counts deliveries, deliveredEvents those with SUCCESS, failedEvents those FAILED; successRate is delivered/total as a percentage with two decimals." + scopeRule,
 		Tags:        tags,
 		Errors:      []int{http.StatusBadRequest, http.StatusForbidden},
-	}), func(ctx context.Context, in *studioQuery) (*struct{ Body Envelope[WebhookStatsBody] }, error) {
-		sc, err := a.scope(ctx, in.StudioID)
-		if err != nil {
-			return nil, err
-		}
-		s, err := a.Webhooks.Stats(ctx, sc)
-		if err != nil {
-			return nil, webhooksError(ctx, err)
-		}
-		body := WebhookStatsBody{TotalEvents: s.Total, DeliveredEvents: s.Delivered, FailedEvents: s.Failed, SuccessRate: s.SuccessRate()}
-		return &struct{ Body Envelope[WebhookStatsBody] }{Body: envelope(ctx, 200, "OK", body)}, nil
-	})
+	}), h.stats)
 }
 
-// webhooksError maps the webhooks module's errors to responses.
-func webhooksError(ctx context.Context, err error) *APIError {
-	switch {
-	case errors.Is(err, webhooks.ErrStudioMismatch):
-		return newAPIError(ctx, http.StatusForbidden, "STUDIO_MISMATCH", err.Error())
-	case errors.Is(err, webhooks.ErrConfigNotFound):
-		return newAPIError(ctx, http.StatusNotFound, "WEBHOOK_CONFIG_NOT_FOUND", err.Error())
-	case errors.Is(err, webhooks.ErrURLConflict):
-		return newAPIError(ctx, http.StatusConflict, "WEBHOOK_URL_CONFLICT", err.Error())
-	case errors.Is(err, webhooks.ErrInvalid):
-		return newAPIError(ctx, http.StatusBadRequest, "VALIDATION_FAILED", err.Error())
-	default:
-		return internal(ctx, err)
+// scope is the caller's scope; a studioId naming another studio is 403 STUDIO_MISMATCH.
+func scope(ctx context.Context, studioID string) (webhooks.Scope, error) {
+	sc, err := webhooks.ScopeOf(httpapi.CallerFrom(ctx), studioID)
+	if err != nil {
+		return webhooks.Scope{}, httpapi.ErrorFrom(ctx, err)
 	}
+	return sc, nil
+}
+
+// scopeAndID is the caller's scope and the configuration id named: a malformed id is as unknown
+// as any other (404 WEBHOOK_CONFIG_NOT_FOUND).
+func scopeAndID(ctx context.Context, studioID, configID string) (webhooks.Scope, uuid.UUID, error) {
+	sc, err := scope(ctx, studioID)
+	if err != nil {
+		return webhooks.Scope{}, uuid.Nil, err
+	}
+	id, err := httpapi.ParseID(configID, webhooks.ErrConfigNotFound)
+	if err != nil {
+		return webhooks.Scope{}, uuid.Nil, httpapi.ErrorFrom(ctx, err)
+	}
+	return sc, id, nil
+}
+
+func (h handlers) configure(ctx context.Context, in *configureInput) (*configureOutput, error) {
+	sc, err := scope(ctx, in.StudioID)
+	if err != nil {
+		return nil, err
+	}
+	c, created, err := h.svc.Configure(ctx, sc, toConfigureChange(&in.Body))
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	status, msg := http.StatusOK, "webhook configuration updated"
+	if created {
+		status, msg = http.StatusCreated, "webhook configuration created"
+	}
+	return &configureOutput{Status: status, Body: httpapi.Wrap(ctx, status, msg, toWebhookConfigBody(c))}, nil
+}
+
+func (h handlers) listConfigs(ctx context.Context, in *studioQuery) (*configsOutput, error) {
+	sc, err := scope(ctx, in.StudioID)
+	if err != nil {
+		return nil, err
+	}
+	list, err := h.svc.List(ctx, sc)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	return &configsOutput{Body: httpapi.Wrap(ctx, http.StatusOK, "OK", httpapi.Map(list, toWebhookConfigBody))}, nil
+}
+
+func (h handlers) getConfig(ctx context.Context, in *configIDInput) (*configOutput, error) {
+	sc, id, err := scopeAndID(ctx, in.StudioID, in.ConfigID)
+	if err != nil {
+		return nil, err
+	}
+	c, err := h.svc.Get(ctx, sc, id)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	return &configOutput{Body: httpapi.Wrap(ctx, http.StatusOK, "OK", toWebhookConfigBody(c))}, nil
+}
+
+func (h handlers) updateConfig(ctx context.Context, in *updateConfigInput) (*configOutput, error) {
+	sc, id, err := scopeAndID(ctx, in.StudioID, in.ConfigID)
+	if err != nil {
+		return nil, err
+	}
+	c, err := h.svc.Update(ctx, sc, id, toUpdateChange(in))
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	return &configOutput{Body: httpapi.Wrap(ctx, http.StatusOK, "webhook configuration updated", toWebhookConfigBody(c))}, nil
+}
+
+func (h handlers) deleteConfig(ctx context.Context, in *configIDInput) (*deletedOutput, error) {
+	sc, id, err := scopeAndID(ctx, in.StudioID, in.ConfigID)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.svc.Delete(ctx, sc, id); err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	return &deletedOutput{Body: httpapi.Wrap(ctx, http.StatusOK, "webhook configuration deleted", map[string]string{"id": in.ConfigID})}, nil
+}
+
+func (h handlers) test(ctx context.Context, in *testInput) (*testOutput, error) {
+	sc, id, err := scopeAndID(ctx, in.StudioID, in.ConfigID)
+	if err != nil {
+		return nil, err
+	}
+	res, err := h.svc.SendTest(ctx, sc, httpapi.CallerFrom(ctx), id, in.Body.EventType)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	return &testOutput{Body: httpapi.Wrap(ctx, http.StatusOK, "test event sent", toTestResultBody(res))}, nil
+}
+
+func (h handlers) deliveries(ctx context.Context, in *deliveriesInput) (*deliveriesOutput, error) {
+	sc, err := scope(ctx, in.StudioID)
+	if err != nil {
+		return nil, err
+	}
+	list, total, err := h.svc.Deliveries(ctx, sc, webhooks.DeliveryFilter{Status: in.Status, EventType: in.EventType, Limit: in.Limit, Skip: in.Skip})
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	return &deliveriesOutput{Body: httpapi.Wrap(ctx, http.StatusOK, "OK", toDeliveryPage(list, total, in.Limit, in.Skip))}, nil
+}
+
+func (h handlers) stats(ctx context.Context, in *studioQuery) (*statsOutput, error) {
+	sc, err := scope(ctx, in.StudioID)
+	if err != nil {
+		return nil, err
+	}
+	s, err := h.svc.Stats(ctx, sc)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	return &statsOutput{Body: httpapi.Wrap(ctx, http.StatusOK, "OK", toWebhookStatsBody(s))}, nil
 }

@@ -1,0 +1,355 @@
+// Package coinsapi serves the coins module: the game's coins, distribute and deduct, the
+// player's balances and journal, and the operator's coin creation.
+package coinsapi
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/google/uuid"
+
+	"github.com/rewardsco/rewards/adapters/httpapi"
+	"github.com/rewardsco/rewards/core/coins"
+	"github.com/rewardsco/rewards/core/studio"
+)
+
+// Tags of the coins operations on the docs page.
+const (
+	tagCoins  = "Coins"
+	tagPlayer = "Player"
+)
+
+// CoinBody is a coin as every API shows it.
+type CoinBody struct {
+	ID   uuid.UUID `json:"id" doc:"Coin id (coinId)"`
+	Name string    `json:"name" doc:"Coin name" example:"Gems"`
+	URL  string    `json:"url" doc:"Coin image address" example:"https://cdn.example.com/gem.png"`
+}
+
+// CoinMovementBody is the answer of distribute and deduct.
+type CoinMovementBody struct {
+	TransactionID uuid.UUID `json:"transactionId" doc:"Journal entry id"`
+	CoinID        uuid.UUID `json:"coinId" doc:"Coin id"`
+	PlayerID      uuid.UUID `json:"playerId" doc:"Player id"`
+	UUID          *string   `json:"uuid" doc:"The player's studio uuid, or null"`
+	Type          string    `json:"type" enum:"CREDIT,DEBIT" doc:"Direction"`
+	Amount        int64     `json:"amount" doc:"Coins moved" example:"50"`
+	Balance       int64     `json:"balance" doc:"Balance after the movement" example:"150"`
+	Reason        string    `json:"reason" doc:"Reason recorded" example:"GAME_CREDIT"`
+	ReferenceID   *string   `json:"referenceId" doc:"The studio's reference, or null"`
+	CreatedAt     time.Time `json:"createdAt" doc:"When it happened"`
+}
+
+// TransactionBody is one journal entry.
+type TransactionBody struct {
+	ID           uuid.UUID `json:"id" doc:"Journal entry id"`
+	CoinID       uuid.UUID `json:"coinId" doc:"Coin id"`
+	Type         string    `json:"type" enum:"CREDIT,DEBIT" doc:"Direction"`
+	Amount       int64     `json:"amount" doc:"Coins moved"`
+	BalanceAfter int64     `json:"balanceAfter" doc:"Balance after this entry"`
+	Reason       string    `json:"reason" doc:"Reason"`
+	ReferenceID  *string   `json:"referenceId" doc:"Reference, or null"`
+	Description  *string   `json:"description" doc:"Description, or null"`
+	CreatedAt    time.Time `json:"createdAt" doc:"When it happened"`
+}
+
+// WalletBody is WalletResponseDTO: the player's holding of one coin.
+type WalletBody struct {
+	CoinID         uuid.UUID `json:"coinId" doc:"Coin id"`
+	CoinName       string    `json:"coinName" doc:"Coin name"`
+	CoinImageURL   string    `json:"coinImageUrl" doc:"Coin image address"`
+	Balance        int64     `json:"balance" doc:"Current balance"`
+	LifetimeEarned int64     `json:"lifetimeEarned" doc:"Coins ever credited"`
+	LifetimeSpent  int64     `json:"lifetimeSpent" doc:"Coins ever debited"`
+}
+
+// HistorySummaryBody sums up a player's holding of one coin.
+type HistorySummaryBody struct {
+	CurrentBalance  int64   `json:"currentBalance" doc:"Current balance of the coin"`
+	LifetimeEarning int64   `json:"lifetimeEarning" doc:"Coins ever credited"`
+	LifetimeSpends  int64   `json:"lifetimeSpends" doc:"Coins ever debited"`
+	Savings         float64 `json:"savings" doc:"Money value of rewards bought with this coin, in the deployment currency"`
+}
+
+// CoinsHistoryBody is CoinsHistoryResponseDto.
+type CoinsHistoryBody struct {
+	Summary      HistorySummaryBody            `json:"summary"`
+	Transactions httpapi.Page[TransactionBody] `json:"transactions"`
+}
+
+// PlayerGameBody describes the game that owns the key.
+type PlayerGameBody struct {
+	ID          uuid.UUID  `json:"id" doc:"Game id"`
+	StudioID    uuid.UUID  `json:"studioId" doc:"Owning studio"`
+	Name        string     `json:"name" doc:"Game name"`
+	StoreURL    string     `json:"storeUrl" doc:"Base address of the game's store"`
+	Environment string     `json:"environment" doc:"live or test, from the host called" example:"test"`
+	Currency    string     `json:"currency" doc:"Deployment currency" example:"INR"`
+	Coins       []CoinBody `json:"coins" doc:"The game's coins"`
+}
+
+func toCoinBody(c coins.Coin) CoinBody { return CoinBody{ID: c.ID, Name: c.Name, URL: c.ImageURL} }
+
+func toMovementBody(t coins.Transaction, playerUUID *string) CoinMovementBody {
+	return CoinMovementBody{TransactionID: t.ID, CoinID: t.CoinID, PlayerID: t.PlayerID, UUID: playerUUID,
+		Type: string(t.Type), Amount: t.Amount, Balance: t.BalanceAfter, Reason: t.Reason,
+		ReferenceID: httpapi.Optional(t.ReferenceID), CreatedAt: t.CreatedAt}
+}
+
+func toTransactionBody(t coins.Transaction) TransactionBody {
+	return TransactionBody{ID: t.ID, CoinID: t.CoinID, Type: string(t.Type), Amount: t.Amount, BalanceAfter: t.BalanceAfter,
+		Reason: t.Reason, ReferenceID: httpapi.Optional(t.ReferenceID), Description: httpapi.Optional(t.Description), CreatedAt: t.CreatedAt}
+}
+
+func toWalletBody(f coins.Fund) WalletBody {
+	return WalletBody{CoinID: f.Coin.ID, CoinName: f.Coin.Name, CoinImageURL: f.Coin.ImageURL,
+		Balance: f.Balance, LifetimeEarned: f.LifetimeEarned, LifetimeSpent: f.LifetimeSpent}
+}
+
+func toHistoryBody(h coins.History, q httpapi.PageQuery) CoinsHistoryBody {
+	savings, _ := strconv.ParseFloat(h.Savings, 64)
+	return CoinsHistoryBody{
+		Summary: HistorySummaryBody{CurrentBalance: h.CurrentBalance, LifetimeEarning: h.LifetimeEarned,
+			LifetimeSpends: h.LifetimeSpent, Savings: savings},
+		Transactions: httpapi.PageOf(q, h.Transactions, h.Total, toTransactionBody),
+	}
+}
+
+// coinDistributionBody is CoinDistributionDto.
+type coinDistributionBody struct {
+	Amount      int64          `json:"amount" minimum:"1" maximum:"1000000000" doc:"Whole coins, 1 to 1,000,000,000" example:"50"`
+	Reason      string         `json:"reason,omitempty" pattern:"^[A-Z][A-Z0-9_]{0,63}$" doc:"UPPER_SNAKE_CASE reason; defaults to GAME_CREDIT or GAME_DEBIT" example:"LEVEL_COMPLETE"`
+	ReferenceID string         `json:"referenceId,omitempty" maxLength:"128" doc:"The studio's reference" example:"match-7781"`
+	Description string         `json:"description,omitempty" maxLength:"256" doc:"Free text"`
+	Metadata    map[string]any `json:"metadata,omitempty" doc:"Any JSON object, kept with the entry"`
+}
+
+type coinMoveInput struct {
+	CoinID         string `path:"coinId" doc:"Coin id"`
+	IdempotencyKey string `header:"x-idempotency-key" maxLength:"255" doc:"Optional, 1 to 255 characters: the same key with the same body replays the first answer (x-idempotent-replay: true); with another body 422 IDEMPOTENCY_KEY_REUSED; while the first is running 409 IDEMPOTENCY_IN_PROGRESS. Kept 24 hours, per player."`
+	httpapi.GameUUIDHeader
+	Body coinDistributionBody
+}
+
+type coinMoveOutput struct {
+	Replay string `header:"x-idempotent-replay" doc:"true when this answer replays an earlier request with the same idempotency key"`
+	Body   CoinMovementBody
+}
+
+type transactionsInput struct {
+	httpapi.PageQuery
+	Language string `header:"x-language" required:"true" pattern:"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$" doc:"Language code, e.g. en" example:"en"`
+}
+
+type historyInput struct {
+	CoinID string `query:"coinId" doc:"Coin; default the game's first coin"`
+	httpapi.PageQuery
+}
+
+type createCoinInput struct {
+	GameID string `path:"gameId" doc:"Game id"`
+	Body   struct {
+		Name     string `json:"name" minLength:"1" maxLength:"100" doc:"Coin name" example:"Gems"`
+		ImageURL string `json:"imageUrl" format:"uri" maxLength:"2048" doc:"Coin image address" example:"https://cdn.example.com/gem.png"`
+	}
+}
+
+type (
+	coinOutput         struct{ Body CoinBody }
+	coinsOutput        struct{ Body []CoinBody }
+	fundsOutput        struct{ Body []WalletBody }
+	transactionsOutput struct {
+		Body httpapi.Page[TransactionBody]
+	}
+	historyOutput    struct{ Body CoinsHistoryBody }
+	playerGameOutput struct{ Body PlayerGameBody }
+)
+
+// handlers serve the coins operations: decode, one core call, encode.
+type handlers struct {
+	svc      *coins.Service
+	currency string
+}
+
+// Register adds the coins module's operations to s; currency is the deployment currency.
+func Register(s *httpapi.Server, svc *coins.Service, currency string) {
+	h := handlers{svc: svc, currency: currency}
+	s.AddTag(tagCoins, "The game's coins and the players' balances.")
+	huma.Register(s.API, s.APIKey(huma.Operation{
+		OperationID: "list-coins",
+		Method:      http.MethodGet,
+		Path:        "/coins",
+		Summary:     "List the game's coins",
+		Description: "Every coin of the game that owns the API key, oldest first.",
+		Tags:        []string{tagCoins},
+	}), h.listCoins)
+	huma.Register(s.API, s.Player(huma.Operation{
+		OperationID:   "coins-distribute",
+		Method:        http.MethodPost,
+		Path:          "/coins/{coinId}/distribute",
+		Summary:       "Credit coins to the player",
+		Description:   "Credits the token's player. The balance, a journal entry and the COINS_CREDITED event for webhooks are written in one transaction. 404 COIN_NOT_FOUND for a coin of another game (or an id that is no coin at all). With x-idempotency-key the credit happens at most once.",
+		Tags:          []string{tagCoins},
+		DefaultStatus: http.StatusCreated,
+		Errors:        []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
+	}), h.distribute)
+	huma.Register(s.API, s.Player(huma.Operation{
+		OperationID:   "coins-deduct",
+		Method:        http.MethodPost,
+		Path:          "/coins/{coinId}/deduct",
+		Summary:       "Debit coins from the player",
+		Description:   "Debits the token's player in one conditional update: a balance never goes below zero, under any concurrency; 400 INSUFFICIENT_BALANCE otherwise. The balance, a journal entry and the COINS_DEBITED event are written in one transaction. 404 COIN_NOT_FOUND for a coin of another game. With x-idempotency-key the debit happens at most once (a refusal is replayed too).",
+		Tags:          []string{tagCoins},
+		DefaultStatus: http.StatusCreated,
+		Errors:        []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
+	}), h.deduct)
+	huma.Register(s.API, s.Player(huma.Operation{
+		OperationID: "player-funds",
+		Method:      http.MethodGet,
+		Path:        "/player/funds",
+		Summary:     "The player's balances",
+		Description: "Every coin of the game with the player's balance, lifetime earned and lifetime spent (zero where it has none).",
+		Tags:        []string{tagPlayer},
+	}), h.funds)
+	huma.Register(s.API, s.Player(huma.Operation{
+		OperationID: "player-transactions",
+		Method:      http.MethodGet,
+		Path:        "/player/transactions",
+		Summary:     "The player's coin transactions",
+		Description: "The journal over every coin, newest first, paginated (`limit` default 10, at most 100; `page` from 1). x-language is required.",
+		Tags:        []string{tagPlayer},
+		Errors:      []int{http.StatusBadRequest},
+	}), h.transactions)
+	huma.Register(s.API, s.Player(huma.Operation{
+		OperationID: "player-coins-history",
+		Method:      http.MethodGet,
+		Path:        "/player/coins-history",
+		Summary:     "The player's history of one coin",
+		Description: "A summary (current balance, lifetime earning and spends, savings: the money value of rewards bought with the coin in the deployment currency) and the coin's journal, newest first, paginated. `coinId` defaults to the game's first coin; 404 COIN_NOT_FOUND for another game's coin.",
+		Tags:        []string{tagPlayer},
+		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
+	}), h.history)
+	huma.Register(s.API, s.APIKey(huma.Operation{
+		OperationID: "player-game",
+		Method:      http.MethodGet,
+		Path:        "/player/game",
+		Summary:     "The game that owns the key",
+		Description: "The game of the API key, the environment of the host called, the deployment currency and the game's coins.",
+		Tags:        []string{tagPlayer},
+	}), h.playerGame)
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID:   "admin-create-coin",
+		Method:        http.MethodPost,
+		Path:          "/admin/v1/games/{gameId}/coins",
+		Summary:       "Create a coin for a game",
+		Description:   "Defines a coin the game can give its players. Balances are kept per environment. 404 GAME_NOT_FOUND for an unknown game.",
+		DefaultStatus: http.StatusCreated,
+		Errors:        []int{http.StatusBadRequest, http.StatusNotFound},
+	}), h.createCoin)
+}
+
+func (h handlers) listCoins(ctx context.Context, _ *struct{}) (*coinsOutput, error) {
+	list, err := h.svc.ListCoins(ctx, httpapi.CallerFrom(ctx).GameID)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	return &coinsOutput{Body: httpapi.Map(list, toCoinBody)}, nil
+}
+
+func (h handlers) distribute(ctx context.Context, in *coinMoveInput) (*coinMoveOutput, error) {
+	return h.move(ctx, in, h.svc.Distribute)
+}
+
+func (h handlers) deduct(ctx context.Context, in *coinMoveInput) (*coinMoveOutput, error) {
+	return h.move(ctx, in, h.svc.Deduct)
+}
+
+// move decodes a distribute or deduct, makes it, and marks a replayed answer (or refusal).
+func (h handlers) move(ctx context.Context, in *coinMoveInput, do func(context.Context, coins.Movement) (coins.Transaction, bool, error)) (*coinMoveOutput, error) {
+	coinID, err := httpapi.ParseID(in.CoinID, coins.ErrCoinNotFound)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	c, p := httpapi.CallerFrom(ctx), httpapi.PlayerFrom(ctx)
+	m := coins.Movement{
+		GameID: c.GameID, Environment: c.Environment, PlayerID: p.ID, UserUUID: p.StudioRef(),
+		CoinID: coinID, Amount: in.Body.Amount, Reason: in.Body.Reason,
+		ReferenceID: in.Body.ReferenceID, Description: in.Body.Description, IdempotencyKey: in.IdempotencyKey,
+	}
+	if in.Body.Metadata != nil {
+		if m.Metadata, err = json.Marshal(in.Body.Metadata); err != nil {
+			return nil, httpapi.ValidationError(ctx, "body.metadata", "metadata must be a JSON object", nil)
+		}
+	}
+	t, replayed, err := do(ctx, m)
+	if err != nil {
+		e := httpapi.ErrorFrom(ctx, err)
+		if replayed {
+			e = e.WithHeader("x-idempotent-replay", "true")
+		}
+		return nil, e
+	}
+	out := &coinMoveOutput{Body: toMovementBody(t, p.UUID)}
+	if replayed {
+		out.Replay = "true"
+	}
+	return out, nil
+}
+
+func (h handlers) funds(ctx context.Context, _ *httpapi.GameUUIDHeader) (*fundsOutput, error) {
+	funds, err := h.svc.Funds(ctx, httpapi.CallerFrom(ctx).GameID, httpapi.PlayerFrom(ctx).ID)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	return &fundsOutput{Body: httpapi.Map(funds, toWalletBody)}, nil
+}
+
+func (h handlers) transactions(ctx context.Context, in *transactionsInput) (*transactionsOutput, error) {
+	list, total, err := h.svc.Transactions(ctx, httpapi.PlayerFrom(ctx).ID, in.Limit, in.Offset())
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	return &transactionsOutput{Body: httpapi.PageOf(in.PageQuery, list, total, toTransactionBody)}, nil
+}
+
+func (h handlers) history(ctx context.Context, in *historyInput) (*historyOutput, error) {
+	var coinID *uuid.UUID
+	if in.CoinID != "" {
+		id, err := httpapi.ParseID(in.CoinID, coins.ErrCoinNotFound)
+		if err != nil {
+			return nil, httpapi.ErrorFrom(ctx, err)
+		}
+		coinID = &id
+	}
+	hist, err := h.svc.History(ctx, httpapi.CallerFrom(ctx).GameID, httpapi.PlayerFrom(ctx).ID, coinID, in.Limit, in.Offset())
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	return &historyOutput{Body: toHistoryBody(hist, in.PageQuery)}, nil
+}
+
+func (h handlers) playerGame(ctx context.Context, _ *struct{}) (*playerGameOutput, error) {
+	c := httpapi.CallerFrom(ctx)
+	g, list, err := h.svc.GameCoins(ctx, c.GameID)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	return &playerGameOutput{Body: PlayerGameBody{ID: g.ID, StudioID: g.StudioID, Name: g.Name, StoreURL: g.StoreURL,
+		Environment: string(c.Environment), Currency: h.currency, Coins: httpapi.Map(list, toCoinBody)}}, nil
+}
+
+func (h handlers) createCoin(ctx context.Context, in *createCoinInput) (*coinOutput, error) {
+	gameID, err := httpapi.ParseID(in.GameID, studio.ErrGameNotFound)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	c, err := h.svc.CreateCoin(ctx, coins.Coin{GameID: gameID, Name: in.Body.Name, ImageURL: in.Body.ImageURL})
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	return &coinOutput{Body: toCoinBody(c)}, nil
+}

@@ -1,0 +1,82 @@
+package httpapi
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Envelope is the success body of the partner, touchpoint and webhook-management APIs.
+type Envelope[T any] struct {
+	Data       T         `json:"data" doc:"The payload"`
+	StatusCode int       `json:"statusCode" doc:"HTTP status code" example:"200"`
+	Message    string    `json:"message" doc:"What happened" example:"OK"`
+	RequestID  string    `json:"requestId" doc:"The request id"`
+	Timestamp  time.Time `json:"timestamp" doc:"When the answer was made"`
+}
+
+// Wrap puts data in the success envelope of the request in ctx.
+func Wrap[T any](ctx context.Context, status int, message string, data T) Envelope[T] {
+	return Envelope[T]{Data: data, StatusCode: status, Message: message, RequestID: requestIDFrom(ctx), Timestamp: time.Now().UTC()}
+}
+
+// PageQuery is the paging of a list in the rewards store and partner APIs; embed it in an
+// operation's input.
+type PageQuery struct {
+	Limit int `query:"limit" minimum:"1" maximum:"100" default:"10" doc:"Page size, at most 100"`
+	Page  int `query:"page" minimum:"1" maximum:"1000000" default:"1" doc:"Page number, from 1"`
+}
+
+// Offset is the number of items before the page.
+func (q PageQuery) Offset() int { return (q.Page - 1) * q.Limit }
+
+// Page is a page of a list: {items, page, limit, total}.
+type Page[T any] struct {
+	Items []T   `json:"items" doc:"The items of this page"`
+	Page  int   `json:"page" doc:"Page number, from 1"`
+	Limit int   `json:"limit" doc:"Page size"`
+	Total int64 `json:"total" doc:"Items in all"`
+}
+
+// PageOf converts a page of core values with conv.
+func PageOf[C, T any](q PageQuery, list []C, total int64, conv func(C) T) Page[T] {
+	p := Page[T]{Items: make([]T, len(list)), Page: q.Page, Limit: q.Limit, Total: total}
+	for i, c := range list {
+		p.Items[i] = conv(c)
+	}
+	return p
+}
+
+// Map converts a list of core values with conv.
+func Map[C, T any](list []C, conv func(C) T) []T {
+	out := make([]T, len(list))
+	for i, c := range list {
+		out[i] = conv(c)
+	}
+	return out
+}
+
+// ParseID reads an id from a path or query: ids are opaque strings to clients, so one that is
+// not even well formed is as unknown as any other, and the answer is notFound (a 404), never a
+// 400.
+func ParseID(s string, notFound error) (uuid.UUID, error) {
+	id, err := uuid.Parse(s)
+	if err != nil {
+		return uuid.Nil, notFound
+	}
+	return id, nil
+}
+
+// Optional returns nil for "" and &s otherwise, for fields that are null when empty.
+func Optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// GameUUIDHeader is the x-game-uuid header player operations accept; embed it in an input.
+type GameUUIDHeader struct {
+	GameUUID string `header:"x-game-uuid" maxLength:"128" doc:"Optional: the player's studio uuid; must match the token's player (403 PLAYER_MISMATCH)"`
+}

@@ -1,0 +1,215 @@
+// Package playersapi serves the players module over HTTP: player creation, OTP and federated
+// login, profiles and pictures, and the store settings players read and the operator sets.
+package playersapi
+
+import (
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/rewardsco/rewards/adapters/httpapi"
+	"github.com/rewardsco/rewards/core/players"
+)
+
+// Tag groups the players operations on the docs page.
+const Tag = "Player"
+
+// TagDescription describes Tag on the docs page.
+const TagDescription = "Players: creation, OTP and federated login, profiles, store settings. Player endpoints need a bearer token as well as the key."
+
+// otpRules documents both request-otp and resend-otp.
+const otpRules = "Sends a 6-digit code by SMS, valid 5 minutes (a new code replaces the previous one). At most one send per 30 s (429 OTP_RESEND_TOO_SOON with Retry-After) and 5 sends per phone per hour (429 OTP_RATE_LIMITED). 403 PLAYER_DISABLED for a deleted account; 502 SMS_SEND_FAILED when the SMS gateway refuses."
+
+// Register adds the players operations to s.
+func Register(s *httpapi.Server, svc *players.Service) {
+	s.AddTag(Tag, TagDescription)
+	h := handlers{svc: svc}
+	tags := []string{Tag}
+
+	huma.Register(s.API, s.APIKey(huma.Operation{
+		OperationID:   "player-create-with-uuid",
+		Method:        http.MethodPost,
+		Path:          "/player/create-with-uuid",
+		Summary:       "Create a player with the studio's uuid",
+		Description:   "Creates the player, or returns the existing one with that uuid (`created` tells which). A blocked player is returned as found with `isBlocked: true`. uuid is 1 to 128 characters, unique per game and environment.",
+		Tags:          tags,
+		DefaultStatus: http.StatusCreated,
+		Errors:        []int{http.StatusBadRequest},
+	}), h.createWithUUID)
+
+	huma.Register(s.API, s.APIKey(huma.Operation{
+		OperationID:   "player-create-with-bulk-uuids",
+		Method:        http.MethodPost,
+		Path:          "/player/create-with-bulk-uuids",
+		Summary:       "Create players in bulk",
+		Description:   "Creates a player for each uuid that has none (1 to 1,000 uuids; repeats count once), all in one transaction. Answers every player with whether this call created it.",
+		Tags:          tags,
+		DefaultStatus: http.StatusCreated,
+		Errors:        []int{http.StatusBadRequest},
+	}), h.createBulk)
+
+	huma.Register(s.API, s.APIKey(huma.Operation{
+		OperationID:   "player-create-with-uuid-batch",
+		Method:        http.MethodPost,
+		Path:          "/player/create-with-uuid-batch",
+		Summary:       "Create players in bulk (alias)",
+		Description:   "The getting-started guide's alias of /player/create-with-bulk-uuids, with the body field `uuid` (an array). Same rules and answer.",
+		Tags:          tags,
+		DefaultStatus: http.StatusCreated,
+		Errors:        []int{http.StatusBadRequest},
+	}), h.createBatch)
+
+	huma.Register(s.API, s.APIKey(huma.Operation{
+		OperationID: "player-login-federated",
+		Method:      http.MethodPost,
+		Path:        "/player/login/federatedByStudio",
+		Summary:     "Log a player in by the studio's uuid",
+		Description: "Issues a player token for the player the studio created with this uuid. 404 PLAYER_NOT_FOUND when there is none; 403 PLAYER_DISABLED when it deleted its account. The token works only with this game's key of this environment, for REWARDS_PLAYER_TOKEN_TTL (default 168h).",
+		Tags:        tags,
+		Errors:      []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound},
+	}), h.federatedLogin)
+
+	huma.Register(s.API, s.APIKey(huma.Operation{
+		OperationID: "player-request-otp",
+		Method:      http.MethodPost,
+		Path:        "/player/request-otp",
+		Summary:     "Request a login code",
+		Description: otpRules,
+		Tags:        tags,
+		Errors:      []int{http.StatusBadRequest, http.StatusForbidden, http.StatusTooManyRequests, http.StatusBadGateway},
+	}), h.requestOTP)
+
+	huma.Register(s.API, s.APIKey(huma.Operation{
+		OperationID: "player-resend-otp",
+		Method:      http.MethodPost,
+		Path:        "/player/resend-otp",
+		Summary:     "Resend a login code",
+		Description: otpRules,
+		Tags:        tags,
+		Errors:      []int{http.StatusBadRequest, http.StatusForbidden, http.StatusTooManyRequests, http.StatusBadGateway},
+	}), h.requestOTP)
+
+	huma.Register(s.API, s.APIKey(huma.Operation{
+		OperationID: "player-login",
+		Method:      http.MethodPost,
+		Path:        "/player/login",
+		Summary:     "Log a player in with a code",
+		Description: "Checks the latest code sent to the phone and issues a player token; the first successful login of a phone creates its player. 401 OTP_INVALID (wrong code or none requested), OTP_EXPIRED, OTP_USED (a code works once), OTP_ATTEMPTS_EXCEEDED (5 wrong tries kill a code); 429 OTP_RATE_LIMITED after 10 failed checks per phone per hour; 403 PLAYER_DISABLED.",
+		Tags:        tags,
+		Errors:      []int{http.StatusBadRequest, http.StatusForbidden, http.StatusTooManyRequests},
+	}), h.login)
+
+	huma.Register(s.API, s.Player(huma.Operation{
+		OperationID: "player-profile",
+		Method:      http.MethodGet,
+		Path:        "/player/profile",
+		Summary:     "The player's profile",
+		Description: "The profile of the token's player.",
+		Tags:        tags,
+	}), h.profile)
+
+	huma.Register(s.API, s.Player(huma.Operation{
+		OperationID: "player-update",
+		Method:      http.MethodPut,
+		Path:        "/player",
+		Summary:     "Update the player's profile",
+		Description: "Changes name (at most 100 characters) and email; fields left out stay as they are. Answers the updated profile.",
+		Tags:        tags,
+		Errors:      []int{http.StatusBadRequest},
+	}), h.updateProfile)
+
+	huma.Register(s.API, s.Player(huma.Operation{
+		OperationID: "player-cookie-consent",
+		Method:      http.MethodPost,
+		Path:        "/player/cookie-consent",
+		Summary:     "Record cookie consent",
+		Description: "Records that the player consented to cookies; repeating it keeps the first time.",
+		Tags:        tags,
+	}), h.cookieConsent)
+
+	huma.Register(s.API, s.Player(huma.Operation{
+		OperationID: "player-delete-me",
+		Method:      http.MethodDelete,
+		Path:        "/player/me",
+		Summary:     "Delete the player's account",
+		Description: "Soft delete: the account is disabled (`isBlocked: true`), not removed. Its tokens, OTP login and federated login then get 403 PLAYER_DISABLED; its coins stay in the ledger.",
+		Tags:        tags,
+	}), h.deleteMe)
+
+	huma.Register(s.API, s.APIKey(huma.Operation{
+		OperationID: "player-store-settings",
+		Method:      http.MethodGet,
+		Path:        "/player/store-settings",
+		Summary:     "The store settings",
+		Description: "The game's store switches, as the operator set them (defaults: rewards on, gcommerce off, landing page rewards).",
+		Tags:        tags,
+	}), h.storeSettings)
+
+	huma.Register(s.API, s.APIKey(huma.Operation{
+		OperationID: "player-store-theme-config",
+		Method:      http.MethodGet,
+		Path:        "/player/store-theme-config",
+		Summary:     "The store theme and configuration",
+		Description: "The JSON object the operator set as the game's store theme; `{}` when none was set.",
+		Tags:        tags,
+	}), h.storeThemeConfig)
+
+	huma.Register(s.API, s.Player(huma.Operation{
+		OperationID: "player-gcommerce-profile",
+		Method:      http.MethodGet,
+		Path:        "/player/gcommerce/profile/details",
+		Summary:     "The player's shopping profile",
+		Description: "Name, email, contact phone, profile picture and delivery addresses of the token's player.",
+		Tags:        tags,
+	}), h.gcommerceProfile)
+
+	huma.Register(s.API, s.Player(huma.Operation{
+		OperationID: "player-gcommerce-profile-update",
+		Method:      http.MethodPatch,
+		Path:        "/player/gcommerce/profile",
+		Summary:     "Update the player's shopping profile",
+		Description: "Changes the fields sent; `addresses` replaces the list. Delivery is in India only: each address needs line1, city, an Indian state or union territory, and a 6-digit PIN code; at most 10 addresses, at most one default. 400 VALIDATION_FAILED otherwise.",
+		Tags:        tags,
+		Errors:      []int{http.StatusBadRequest},
+	}), h.updateGcommerceProfile)
+
+	huma.Register(s.API, s.Player(huma.Operation{
+		OperationID:   "player-gcommerce-profile-upload",
+		Method:        http.MethodPost,
+		Path:          "/player/gcommerce/profile/upload",
+		Summary:       "Upload a profile picture",
+		Description:   "Multipart form with field `file`: a PNG, JPEG or WebP image (checked by its content, not its name), at most 5 MB. Answers the profile with the picture's address, served by GET /files/{name}.",
+		Tags:          tags,
+		DefaultStatus: http.StatusCreated,
+		MaxBodyBytes:  players.MaxPictureBytes + 64<<10,
+		Errors:        []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge},
+	}), h.uploadPicture)
+
+	huma.Register(s.API, huma.Operation{
+		OperationID: "file",
+		Method:      http.MethodGet,
+		Path:        "/files/{name}",
+		Summary:     "An uploaded file",
+		Description: "Serves an uploaded profile picture by the name in its profilePictureUrl. Names are unguessable; no authentication, host-agnostic.",
+		Tags:        tags,
+		Errors:      []int{http.StatusNotFound},
+	}, h.file)
+
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID: "admin-set-store-settings",
+		Method:      http.MethodPut,
+		Path:        "/admin/v1/games/{gameId}/store-settings",
+		Summary:     "Set a game's store settings",
+		Description: "Changes the fields sent; the rest stay. Players read them at GET /player/store-settings. 404 GAME_NOT_FOUND.",
+		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
+	}), h.setStoreSettings)
+
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID: "admin-set-store-theme",
+		Method:      http.MethodPut,
+		Path:        "/admin/v1/games/{gameId}/store-theme",
+		Summary:     "Set a game's store theme",
+		Description: "Replaces the theme and configuration object players read at GET /player/store-theme-config. 404 GAME_NOT_FOUND.",
+		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
+	}), h.setStoreTheme)
+}

@@ -1,0 +1,221 @@
+// Package studioapi serves the operator API of the studio module: onboarding studios and games,
+// and rotating API keys.
+package studioapi
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/google/uuid"
+
+	"github.com/rewardsco/rewards/adapters/httpapi"
+	"github.com/rewardsco/rewards/core/studio"
+)
+
+// StudioBody is a studio as the operator API shows it.
+type StudioBody struct {
+	ID        uuid.UUID `json:"id" doc:"Studio id"`
+	Name      string    `json:"name" doc:"Studio name" example:"Pixel Forge"`
+	CreatedAt time.Time `json:"createdAt" doc:"When the studio was onboarded"`
+}
+
+// GameBody is a game as the operator API lists it (keys are never shown again).
+type GameBody struct {
+	ID        uuid.UUID `json:"id" doc:"Game id"`
+	StudioID  uuid.UUID `json:"studioId" doc:"Owning studio"`
+	Name      string    `json:"name" doc:"Game name" example:"Tower Tactics"`
+	StoreURL  string    `json:"storeUrl" doc:"Base address of the game's store, used in touchpoint links" example:"https://store.example.com"`
+	CreatedAt time.Time `json:"createdAt" doc:"When the game was created"`
+}
+
+// APIKeysBody holds plaintext keys, shown only when created.
+type APIKeysBody struct {
+	Live string `json:"live" doc:"Live key, for the live hosts" example:"rk_live_4eC39HqLyjWDarjtT1zdp7dc0000000000"`
+	Test string `json:"test" doc:"Test key, for the development hosts" example:"rk_test_4eC39HqLyjWDarjtT1zdp7dc0000000000"`
+}
+
+// NewGameBody is a created game with its keys.
+type NewGameBody struct {
+	ID       uuid.UUID   `json:"id" doc:"Game id"`
+	StudioID uuid.UUID   `json:"studioId" doc:"Owning studio"`
+	Name     string      `json:"name" doc:"Game name"`
+	StoreURL string      `json:"storeUrl" doc:"Base address of the game's store"`
+	APIKeys  APIKeysBody `json:"apiKeys" doc:"The plaintext keys; shown only in this response"`
+}
+
+func toStudioBody(s studio.Studio) StudioBody {
+	return StudioBody{ID: s.ID, Name: s.Name, CreatedAt: s.CreatedAt}
+}
+
+func toGameBody(g studio.Game) GameBody {
+	return GameBody{ID: g.ID, StudioID: g.StudioID, Name: g.Name, StoreURL: g.StoreURL, CreatedAt: g.CreatedAt}
+}
+
+func toNewGameBody(g studio.NewGame) NewGameBody {
+	return NewGameBody{ID: g.ID, StudioID: g.StudioID, Name: g.Name, StoreURL: g.StoreURL,
+		APIKeys: APIKeysBody{Live: g.LiveKey, Test: g.TestKey}}
+}
+
+type createStudioInput struct {
+	Body struct {
+		Name string `json:"name" minLength:"1" maxLength:"200" doc:"Studio name" example:"Pixel Forge"`
+	}
+}
+
+type studioOutput struct{ Body StudioBody }
+
+type studiosOutput struct{ Body []StudioBody }
+
+type studioPath struct {
+	StudioID string `path:"studioId" doc:"Studio id"`
+}
+
+type createGameInput struct {
+	StudioID string `path:"studioId" doc:"Studio id"`
+	Body     struct {
+		Name     string `json:"name" minLength:"1" maxLength:"200" doc:"Game name" example:"Tower Tactics"`
+		StoreURL string `json:"storeUrl,omitempty" format:"uri" maxLength:"2048" doc:"Base address of the game's store" example:"https://store.example.com"`
+	}
+}
+
+type newGameOutput struct{ Body NewGameBody }
+
+type gamesOutput struct{ Body []GameBody }
+
+type rotateKeyInput struct {
+	GameID      string `path:"gameId" doc:"Game id"`
+	Environment string `path:"environment" enum:"live,test" doc:"Which key to rotate"`
+}
+
+type rotateKeyOutput struct {
+	Body struct {
+		Environment string `json:"environment" doc:"live or test" example:"test"`
+		APIKey      string `json:"apiKey" doc:"The new plaintext key; shown only in this response"`
+	}
+}
+
+// handlers serve the studio operations: decode, one core call, encode.
+type handlers struct{ svc *studio.Service }
+
+// Register adds the studio module's operations to s.
+func Register(s *httpapi.Server, svc *studio.Service) {
+	h := handlers{svc: svc}
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID:   "admin-create-studio",
+		Method:        http.MethodPost,
+		Path:          "/admin/v1/studios",
+		Summary:       "Onboard a studio",
+		Description:   "Creates a studio. Games, keys and coins are added under it.",
+		DefaultStatus: http.StatusCreated,
+		Errors:        []int{http.StatusBadRequest},
+	}), h.createStudio)
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID: "admin-list-studios",
+		Method:      http.MethodGet,
+		Path:        "/admin/v1/studios",
+		Summary:     "List studios",
+		Description: "Every studio, oldest first.",
+	}), h.listStudios)
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID: "admin-get-studio",
+		Method:      http.MethodGet,
+		Path:        "/admin/v1/studios/{studioId}",
+		Summary:     "Get a studio",
+		Description: "One studio. 404 STUDIO_NOT_FOUND when no studio has the id.",
+		Errors:      []int{http.StatusNotFound},
+	}), h.getStudio)
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID:   "admin-create-game",
+		Method:        http.MethodPost,
+		Path:          "/admin/v1/studios/{studioId}/games",
+		Summary:       "Create a game with its API keys",
+		Description:   "Creates a game under the studio and issues its live and test API keys. The plaintext keys are in this response only; the service keeps hashes. 404 STUDIO_NOT_FOUND for an unknown studio.",
+		DefaultStatus: http.StatusCreated,
+		Errors:        []int{http.StatusBadRequest, http.StatusNotFound},
+	}), h.createGame)
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID: "admin-list-games",
+		Method:      http.MethodGet,
+		Path:        "/admin/v1/studios/{studioId}/games",
+		Summary:     "List a studio's games",
+		Description: "The studio's games, oldest first, without keys. 404 STUDIO_NOT_FOUND for an unknown studio.",
+		Errors:      []int{http.StatusNotFound},
+	}), h.listGames)
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID:   "admin-rotate-api-key",
+		Method:        http.MethodPost,
+		Path:          "/admin/v1/games/{gameId}/api-keys/{environment}/rotate",
+		Summary:       "Rotate a game's API key",
+		Description:   "Issues a new key for the environment and revokes the previous one at once: calls with the old key get 401 API_KEY_REVOKED. The plaintext key is in this response only. 404 GAME_NOT_FOUND for an unknown game.",
+		DefaultStatus: http.StatusCreated,
+		Errors:        []int{http.StatusBadRequest, http.StatusNotFound},
+	}), h.rotateKey)
+}
+
+func (h handlers) createStudio(ctx context.Context, in *createStudioInput) (*studioOutput, error) {
+	s, err := h.svc.CreateStudio(ctx, in.Body.Name)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	return &studioOutput{Body: toStudioBody(s)}, nil
+}
+
+func (h handlers) listStudios(ctx context.Context, _ *struct{}) (*studiosOutput, error) {
+	list, err := h.svc.ListStudios(ctx)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	return &studiosOutput{Body: httpapi.Map(list, toStudioBody)}, nil
+}
+
+func (h handlers) getStudio(ctx context.Context, in *studioPath) (*studioOutput, error) {
+	id, err := httpapi.ParseID(in.StudioID, studio.ErrStudioNotFound)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	s, err := h.svc.GetStudio(ctx, id)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	return &studioOutput{Body: toStudioBody(s)}, nil
+}
+
+func (h handlers) createGame(ctx context.Context, in *createGameInput) (*newGameOutput, error) {
+	id, err := httpapi.ParseID(in.StudioID, studio.ErrStudioNotFound)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	g, err := h.svc.CreateGame(ctx, studio.Game{StudioID: id, Name: in.Body.Name, StoreURL: in.Body.StoreURL})
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	return &newGameOutput{Body: toNewGameBody(g)}, nil
+}
+
+func (h handlers) listGames(ctx context.Context, in *studioPath) (*gamesOutput, error) {
+	id, err := httpapi.ParseID(in.StudioID, studio.ErrStudioNotFound)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	list, err := h.svc.ListGames(ctx, id)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	return &gamesOutput{Body: httpapi.Map(list, toGameBody)}, nil
+}
+
+func (h handlers) rotateKey(ctx context.Context, in *rotateKeyInput) (*rotateKeyOutput, error) {
+	id, err := httpapi.ParseID(in.GameID, studio.ErrGameNotFound)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	key, err := h.svc.RotateKey(ctx, id, studio.Environment(in.Environment))
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	out := &rotateKeyOutput{}
+	out.Body.Environment, out.Body.APIKey = in.Environment, key
+	return out, nil
+}

@@ -1,0 +1,86 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
+	"github.com/rewardsco/rewards/core/webhooks"
+)
+
+// QueueWebhooks is the queue webhook deliveries run on.
+const QueueWebhooks = "webhooks"
+
+// DeliverWebhookArgs asks for the next attempt of one webhook delivery.
+type DeliverWebhookArgs struct {
+	DeliveryID uuid.UUID `json:"delivery_id"`
+}
+
+// Kind implements river.JobArgs.
+func (DeliverWebhookArgs) Kind() string { return "deliver_webhook" }
+
+// InsertOpts implements river.JobArgsWithInsertOpts. MaxAttempts bounds retries after
+// unexpected errors (a database outage); the webhook's own five attempts are counted on the
+// delivery record and rescheduled by snoozing.
+func (DeliverWebhookArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueWebhooks, MaxAttempts: 25}
+}
+
+// DeliveryRunner makes one attempt of a delivery; webhooks.Service implements it.
+type DeliveryRunner interface {
+	Deliver(ctx context.Context, id uuid.UUID) (webhooks.Attempt, error)
+	// Abandon dead-letters a delivery the queue gives up on after repeated internal errors.
+	Abandon(ctx context.Context, id uuid.UUID, reason string) error
+}
+
+// RegisterWebhooks registers the webhooks module's delivery worker.
+func RegisterWebhooks(q *Queue, runner DeliveryRunner) {
+	Register(q, QueueWebhooks, &deliverWorker{runner: runner})
+}
+
+// deliverWorker works DeliverWebhookArgs.
+type deliverWorker struct {
+	river.WorkerDefaults[DeliverWebhookArgs]
+	runner DeliveryRunner
+}
+
+// Work makes one attempt and, when another is due, snoozes the job until then.
+func (w *deliverWorker) Work(ctx context.Context, job *river.Job[DeliverWebhookArgs]) error {
+	a, err := w.runner.Deliver(ctx, job.Args.DeliveryID)
+	if err != nil {
+		if job.Attempt >= job.MaxAttempts {
+			// River discards the job after this; the record must not stay pending forever.
+			if aerr := w.runner.Abandon(context.WithoutCancel(ctx), job.Args.DeliveryID, "internal error: delivery abandoned"); aerr != nil {
+				err = errors.Join(err, aerr)
+			}
+		}
+		return fmt.Errorf("deliver %s: %w", job.Args.DeliveryID, err)
+	}
+	if a.RetryAfter > 0 {
+		return river.JobSnooze(a.RetryAfter)
+	}
+	return nil
+}
+
+// Timeout leaves room for the receiver's 30 s on top of the bookkeeping.
+func (w *deliverWorker) Timeout(*river.Job[DeliverWebhookArgs]) time.Duration {
+	return webhooks.AttemptTimeout + 15*time.Second
+}
+
+// EnqueueDeliveries queues one delivery job per id inside tx; postgres.CoinsRepo calls it for
+// the deliveries a coin event fans out to.
+func (q *Queue) EnqueueDeliveries(ctx context.Context, tx pgx.Tx, ids []uuid.UUID) error {
+	params := make([]river.InsertManyParams, len(ids))
+	for i, id := range ids {
+		params[i] = river.InsertManyParams{Args: DeliverWebhookArgs{DeliveryID: id}}
+	}
+	if err := q.InsertManyTx(ctx, tx, params); err != nil {
+		return fmt.Errorf("enqueue deliveries: %w", err)
+	}
+	return nil
+}

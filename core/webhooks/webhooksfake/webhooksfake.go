@@ -1,0 +1,413 @@
+// Package webhooksfake is an in-memory webhooks.Repo that behaves like the PostgreSQL one
+// (adapters/postgres/webhooks.go), for core tests: one configuration per (studio, environment,
+// URL), deliveries deleted with their configuration, a finished delivery never changed again,
+// the same ordering and paging. Register it with a memstore.Runner (memstore.New) and a failed
+// transaction leaves it as it was.
+//
+// In PostgreSQL the coins module records coin events and fans them out to deliveries; here a
+// test does that with AddDelivery.
+package webhooksfake
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/rewardsco/rewards/core/store/memstore"
+	"github.com/rewardsco/rewards/core/webhooks"
+)
+
+// Repo is the fake. The zero value is not ready; use New.
+type Repo struct {
+	mu   sync.Mutex
+	st   state
+	last time.Time // the last now()
+}
+
+var (
+	_ webhooks.Repo        = (*Repo)(nil)
+	_ memstore.Snapshotter = (*Repo)(nil)
+)
+
+// Event is a coin event (a row of coin_events), as far as deliveries show it.
+type Event struct {
+	// ID, TransactionID, GameID and CoinID are made up when zero; CreatedAt is now when zero.
+	ID            uuid.UUID
+	TransactionID uuid.UUID
+	GameID        uuid.UUID
+	Type          string
+	Reason        string
+	UserUUID      string
+	CoinID        uuid.UUID
+	Delta         int64
+	NewBalance    int64
+	ReferenceID   string
+	CreatedAt     time.Time
+}
+
+// delivery is a row of webhook_deliveries.
+type delivery struct {
+	webhooks.Delivery
+	studioID uuid.UUID
+	env      string
+}
+
+type state struct {
+	configs    map[uuid.UUID]webhooks.Config
+	events     map[uuid.UUID]Event
+	deliveries map[uuid.UUID]delivery
+}
+
+// New returns an empty fake.
+func New() *Repo {
+	return &Repo{st: state{configs: map[uuid.UUID]webhooks.Config{}, events: map[uuid.UUID]Event{},
+		deliveries: map[uuid.UUID]delivery{}}}
+}
+
+// Snapshot implements memstore.Snapshotter.
+func (r *Repo) Snapshot() (restore func()) {
+	r.mu.Lock()
+	saved := r.st.clone()
+	r.mu.Unlock()
+	return func() {
+		r.mu.Lock()
+		r.st = saved.clone()
+		r.mu.Unlock()
+	}
+}
+
+func (s state) clone() state {
+	c := state{configs: make(map[uuid.UUID]webhooks.Config, len(s.configs)), events: make(map[uuid.UUID]Event, len(s.events)),
+		deliveries: make(map[uuid.UUID]delivery, len(s.deliveries))}
+	for id, v := range s.configs {
+		c.configs[id] = cloneConfig(v)
+	}
+	for id, v := range s.events {
+		c.events[id] = v
+	}
+	for id, v := range s.deliveries {
+		v.Delivery = cloneDelivery(v.Delivery)
+		c.deliveries[id] = v
+	}
+	return c
+}
+
+func cloneConfig(c webhooks.Config) webhooks.Config {
+	c.SubscribedEvents = cloneSlice(c.SubscribedEvents)
+	c.ExcludedReasons = cloneSlice(c.ExcludedReasons)
+	c.Sealed = bytes.Clone(c.Sealed)
+	return c
+}
+
+// cloneSlice copies s, keeping nil nil and empty empty.
+func cloneSlice(s []string) []string {
+	if s == nil {
+		return nil
+	}
+	return append([]string{}, s...)
+}
+
+func cloneDelivery(d webhooks.Delivery) webhooks.Delivery {
+	d.HTTPStatusCode = clonePtr(d.HTTPStatusCode)
+	d.ErrorMessage = clonePtr(d.ErrorMessage)
+	d.AttemptedAt = clonePtr(d.AttemptedAt)
+	d.NextRetryAt = clonePtr(d.NextRetryAt)
+	return d
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// pgTime is t as it comes back from a timestamptz: microseconds, no monotonic reading.
+func pgTime(t time.Time) time.Time { return t.Truncate(time.Microsecond) }
+
+func pgTimePtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	v := pgTime(*t)
+	return &v
+}
+
+// now is PostgreSQL's now() as a timestamptz keeps it: microseconds, no monotonic reading. It
+// never repeats, so that rows written one after the other sort in that order, as rows written
+// by separate transactions do. r.mu is held.
+func (r *Repo) now() time.Time {
+	t := time.Now().Truncate(time.Microsecond)
+	if !t.After(r.last) {
+		t = r.last.Add(time.Microsecond)
+	}
+	r.last = t
+	return t
+}
+
+func compareCreated(at1 time.Time, id1 uuid.UUID, at2 time.Time, id2 uuid.UUID) int {
+	if c := at1.Compare(at2); c != 0 {
+		return c
+	}
+	return bytes.Compare(id1[:], id2[:])
+}
+
+// stored is a configuration as a read returns it: no plaintext secret.
+func stored(c webhooks.Config) webhooks.Config {
+	c = cloneConfig(c)
+	c.Secret = ""
+	return c
+}
+
+// checkColumns refuses what the columns' constraints refuse.
+func checkColumns(c webhooks.Config) error {
+	switch {
+	case !c.Environment.Valid():
+		return fmt.Errorf("environment %q (check violation)", c.Environment)
+	case c.SubscribedEvents == nil || c.ExcludedReasons == nil:
+		return fmt.Errorf("null subscribed_events or excluded_reasons (not-null violation)")
+	}
+	return nil
+}
+
+// byURL returns the configuration of scope s with url. r.mu is held.
+func (r *Repo) byURL(s webhooks.Scope, url string) (webhooks.Config, bool) {
+	for _, c := range r.st.configs {
+		if c.StudioID == s.StudioID && c.Environment == s.Environment && c.URL == url {
+			return c, true
+		}
+	}
+	return webhooks.Config{}, false
+}
+
+// InsertConfig implements webhooks.Repo.
+func (r *Repo) InsertConfig(_ context.Context, c webhooks.Config) (webhooks.Config, bool, error) {
+	if err := checkColumns(c); err != nil {
+		return webhooks.Config{}, false, fmt.Errorf("insert webhook config: %w", err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if existing, ok := r.byURL(webhooks.Scope{StudioID: c.StudioID, Environment: c.Environment}, c.URL); ok {
+		return stored(existing), false, nil
+	}
+	c.ID = uuid.New()
+	c.CreatedAt = r.now()
+	c.UpdatedAt = c.CreatedAt
+	c = stored(c)
+	r.st.configs[c.ID] = c
+	return stored(c), true, nil
+}
+
+// GetConfigByURL implements webhooks.Repo.
+func (r *Repo) GetConfigByURL(_ context.Context, s webhooks.Scope, url string) (webhooks.Config, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c, ok := r.byURL(s, url)
+	if !ok {
+		return webhooks.Config{}, webhooks.ErrConfigNotFound
+	}
+	return stored(c), nil
+}
+
+// GetConfig implements webhooks.Repo.
+func (r *Repo) GetConfig(_ context.Context, s webhooks.Scope, id uuid.UUID) (webhooks.Config, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c, ok := r.st.configs[id]
+	if !ok || c.StudioID != s.StudioID || c.Environment != s.Environment {
+		return webhooks.Config{}, webhooks.ErrConfigNotFound
+	}
+	return stored(c), nil
+}
+
+// ListConfigs implements webhooks.Repo: oldest first.
+func (r *Repo) ListConfigs(_ context.Context, s webhooks.Scope) ([]webhooks.Config, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := []webhooks.Config{}
+	for _, c := range r.st.configs {
+		if c.StudioID == s.StudioID && c.Environment == s.Environment {
+			out = append(out, stored(c))
+		}
+	}
+	slices.SortFunc(out, func(a, b webhooks.Config) int { return compareCreated(a.CreatedAt, a.ID, b.CreatedAt, b.ID) })
+	return out, nil
+}
+
+// UpdateConfig implements webhooks.Repo: URL, events, excluded reasons and the active switch of
+// the configuration with c's id in c's scope, or ErrConfigNotFound; ErrURLConflict when another
+// configuration of the scope has the URL. The secret is not changed.
+func (r *Repo) UpdateConfig(_ context.Context, c webhooks.Config) (webhooks.Config, error) {
+	if err := checkColumns(c); err != nil {
+		return webhooks.Config{}, fmt.Errorf("update webhook config: %w", err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	cur, ok := r.st.configs[c.ID]
+	if !ok || cur.StudioID != c.StudioID || cur.Environment != c.Environment {
+		return webhooks.Config{}, webhooks.ErrConfigNotFound
+	}
+	if other, taken := r.byURL(webhooks.Scope{StudioID: c.StudioID, Environment: c.Environment}, c.URL); taken && other.ID != c.ID {
+		return webhooks.Config{}, webhooks.ErrURLConflict
+	}
+	cur.URL, cur.IsActive = c.URL, c.IsActive
+	cur.SubscribedEvents, cur.ExcludedReasons = cloneSlice(c.SubscribedEvents), cloneSlice(c.ExcludedReasons)
+	cur.UpdatedAt = r.now()
+	r.st.configs[c.ID] = cur
+	return stored(cur), nil
+}
+
+// DeleteConfig implements webhooks.Repo: the configuration and, as ON DELETE CASCADE does, its
+// deliveries; ErrConfigNotFound when the scope has no such configuration.
+func (r *Repo) DeleteConfig(_ context.Context, s webhooks.Scope, id uuid.UUID) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c, ok := r.st.configs[id]
+	if !ok || c.StudioID != s.StudioID || c.Environment != s.Environment {
+		return webhooks.ErrConfigNotFound
+	}
+	delete(r.st.configs, id)
+	for did, d := range r.st.deliveries {
+		if d.ConfigID == id {
+			delete(r.st.deliveries, did)
+		}
+	}
+	return nil
+}
+
+// AddDelivery records coin event e (the first time its id is seen) and a PENDING delivery of
+// it to configuration configID, as the coins module's fan-out does, and returns the delivery's
+// id. Like the table's constraints, it fails for an unknown configuration and for a second
+// delivery of one event to one configuration.
+func (r *Repo) AddDelivery(configID uuid.UUID, e Event) (uuid.UUID, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c, ok := r.st.configs[configID]
+	if !ok {
+		return uuid.Nil, fmt.Errorf("add delivery: configuration %s does not exist (foreign key violation)", configID)
+	}
+	for _, id := range []*uuid.UUID{&e.ID, &e.TransactionID, &e.GameID, &e.CoinID} {
+		if *id == uuid.Nil {
+			*id = uuid.New()
+		}
+	}
+	if e.CreatedAt.IsZero() {
+		e.CreatedAt = r.now()
+	}
+	e.CreatedAt = pgTime(e.CreatedAt)
+	if prev, seen := r.st.events[e.ID]; seen {
+		e = prev
+	}
+	for _, d := range r.st.deliveries {
+		if d.EventID == e.ID && d.ConfigID == configID {
+			return uuid.Nil, fmt.Errorf("add delivery: event %s already goes to configuration %s (unique violation)", e.ID, configID)
+		}
+	}
+	r.st.events[e.ID] = e
+	d := delivery{studioID: c.StudioID, env: string(c.Environment), Delivery: webhooks.Delivery{
+		ID: uuid.New(), EventID: e.ID, ConfigID: configID, EventType: e.Type, TransactionID: e.TransactionID,
+		EventCreatedAt: e.CreatedAt, Status: webhooks.StatusPending, CreatedAt: r.now(),
+	}}
+	r.st.deliveries[d.ID] = d
+	return d.ID, nil
+}
+
+// Delivery returns the delivery with id as ListDeliveries would show it, and whether it exists.
+func (r *Repo) Delivery(id uuid.UUID) (webhooks.Delivery, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	d, ok := r.st.deliveries[id]
+	return cloneDelivery(d.Delivery), ok
+}
+
+// PendingDelivery implements webhooks.Repo.
+func (r *Repo) PendingDelivery(_ context.Context, id uuid.UUID) (webhooks.Pending, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	d, ok := r.st.deliveries[id]
+	if !ok {
+		return webhooks.Pending{}, webhooks.ErrDeliveryGone
+	}
+	c, e := r.st.configs[d.ConfigID], r.st.events[d.EventID]
+	return webhooks.Pending{
+		DeliveryID: d.ID, Status: d.Status, AttemptNumber: d.AttemptNumber, URL: c.URL, ConfigActive: c.IsActive,
+		Sealed: bytes.Clone(c.Sealed),
+		Payload: webhooks.Payload{
+			EventID: e.ID.String(), EventType: e.Type, Timestamp: e.CreatedAt.UTC().Format(time.RFC3339Nano),
+			AppID: e.GameID.String(), UserUUID: e.UserUUID, CoinID: e.CoinID.String(), Delta: e.Delta,
+			NewBalance: e.NewBalance, ReferenceID: e.ReferenceID, Reason: e.Reason,
+		},
+	}, nil
+}
+
+// RecordAttempt implements webhooks.Repo: a delivery that is gone, SUCCESS or FAILED is left as
+// it is, without error.
+func (r *Repo) RecordAttempt(_ context.Context, id uuid.UUID, status string, attemptNo int, httpStatus *int, errMsg *string, at time.Time, next *time.Time) error {
+	switch status {
+	case webhooks.StatusPending, webhooks.StatusRetrying, webhooks.StatusSuccess, webhooks.StatusFailed:
+	default:
+		return fmt.Errorf("record attempt of %s: status %q (check violation)", id, status)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	d, ok := r.st.deliveries[id]
+	if !ok || d.Status == webhooks.StatusSuccess || d.Status == webhooks.StatusFailed {
+		return nil
+	}
+	at = pgTime(at)
+	d.Status, d.AttemptNumber = status, attemptNo
+	d.HTTPStatusCode, d.ErrorMessage = clonePtr(httpStatus), clonePtr(errMsg)
+	d.AttemptedAt, d.NextRetryAt = &at, pgTimePtr(next)
+	r.st.deliveries[id] = d
+	return nil
+}
+
+// ListDeliveries implements webhooks.Repo: newest first (created_at, then id, descending),
+// filtered by status and event type when set, a page of f.Limit after f.Skip, and the total.
+// Like LIMIT and OFFSET, a negative limit or skip is an error and a zero limit returns nothing.
+func (r *Repo) ListDeliveries(_ context.Context, s webhooks.Scope, f webhooks.DeliveryFilter) ([]webhooks.Delivery, int64, error) {
+	if f.Limit < 0 || f.Skip < 0 {
+		return nil, 0, fmt.Errorf("list deliveries: negative LIMIT or OFFSET")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var match []webhooks.Delivery
+	for _, d := range r.st.deliveries {
+		if d.studioID == s.StudioID && d.env == string(s.Environment) &&
+			(f.Status == "" || d.Status == f.Status) && (f.EventType == "" || d.EventType == f.EventType) {
+			match = append(match, d.Delivery)
+		}
+	}
+	slices.SortFunc(match, func(a, b webhooks.Delivery) int { return compareCreated(b.CreatedAt, b.ID, a.CreatedAt, a.ID) })
+	page := []webhooks.Delivery{}
+	for i := f.Skip; i < len(match) && len(page) < f.Limit; i++ {
+		page = append(page, cloneDelivery(match[i]))
+	}
+	return page, int64(len(match)), nil
+}
+
+// Stats implements webhooks.Repo.
+func (r *Repo) Stats(_ context.Context, s webhooks.Scope) (webhooks.Stats, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var st webhooks.Stats
+	for _, d := range r.st.deliveries {
+		if d.studioID != s.StudioID || d.env != string(s.Environment) {
+			continue
+		}
+		st.Total++
+		switch d.Status {
+		case webhooks.StatusSuccess:
+			st.Delivered++
+		case webhooks.StatusFailed:
+			st.Failed++
+		}
+	}
+	return st, nil
+}
