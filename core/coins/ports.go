@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/google/uuid"
-
 )
 
 // Repo is the storage the coins module needs.

@@ -54,4 +54,3 @@ func secondsCeil(d time.Duration) int64 {
 }
 
 func invalid(format string, args ...any) error { return errs.Invalidf(format, args...) }
-

@@ -61,7 +61,6 @@ type Repo interface {
 	SaveStoreSettings(ctx context.Context, gameID uuid.UUID, s StoreSettings) (StoreSettings, error)
 }
 
-
 // OTPSender delivers a login code to a phone.
 type OTPSender interface {
 	SendOTP(ctx context.Context, phone, message string) error

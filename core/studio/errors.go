@@ -1,7 +1,6 @@
 package studio
 
 import (
-
 	"github.com/rewardsco/rewards/core/errs"
 )
 
@@ -29,4 +28,3 @@ func WrongEnvironment(keyEnv Environment) *errs.Error {
 	}
 	return ErrKeyWrongEnvironment.Withf("this API key belongs to the %s environment; call the %s host with it", keyEnv, host)
 }
-

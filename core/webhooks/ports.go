@@ -33,7 +33,6 @@ type Repo interface {
 	Stats(ctx context.Context, s Scope) (Stats, error)
 }
 
-
 // Request is one webhook POST.
 type Request struct {
 	URL     string
