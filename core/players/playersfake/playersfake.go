@@ -319,7 +319,7 @@ func (r *Repo) LatestOTP(_ context.Context, s players.Scope, phone string) (play
 }
 
 // OTPFailed implements players.Repo: one more wrong try of code id, and one failed check of the
-// phone at now.
+// phone, made at at.
 func (r *Repo) OTPFailed(_ context.Context, s players.Scope, phone string, id uuid.UUID, at time.Time) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()

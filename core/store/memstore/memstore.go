@@ -16,7 +16,10 @@ type Snapshotter interface {
 	Snapshot() (restore func())
 }
 
-// Runner is an in-memory store.Runner.
+// Runner is an in-memory store.Runner. Its rollback restores whole fakes, so a write made
+// outside a transaction while one is open (through Repo()) is undone with it when that
+// transaction fails: tests of races between a transaction and a concurrent write belong on
+// PostgreSQL (pgtest).
 type Runner struct {
 	mu    sync.Mutex // held for the whole of a transaction
 	fakes []Snapshotter
@@ -33,12 +36,19 @@ func (r *Runner) InTx(_ context.Context, fn func(store.Tx) error) error {
 	for i, f := range r.fakes {
 		restores[i] = f.Snapshot()
 	}
-	if err := fn(tx{}); err != nil {
-		for i := len(restores) - 1; i >= 0; i-- {
-			restores[i]()
+	committed := false
+	defer func() {
+		// Also on a panic, as a real rollback would.
+		if !committed {
+			for i := len(restores) - 1; i >= 0; i-- {
+				restores[i]()
+			}
 		}
+	}()
+	if err := fn(tx{}); err != nil {
 		return err
 	}
+	committed = true
 	return nil
 }
 
