@@ -1,15 +1,11 @@
 package webhooks
 
 import (
-	"crypto/aes"
-	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
-	"fmt"
 	"strconv"
 	"time"
 )
@@ -31,42 +27,4 @@ func Sign(secret string, t time.Time, body []byte) string {
 	m.Write([]byte("."))
 	m.Write(body)
 	return "t=" + ts + ",v1=" + hex.EncodeToString(m.Sum(nil))
-}
-
-// secretBox seals signing secrets at rest with AES-256-GCM.
-type secretBox struct {
-	aead cipher.AEAD
-}
-
-func newSecretBox(key []byte) (secretBox, error) {
-	if len(key) != 32 {
-		return secretBox{}, errors.New("webhook secret key must be 32 bytes")
-	}
-	block, err := aes.NewCipher(key)
-	if err != nil {
-		return secretBox{}, err
-	}
-	aead, err := cipher.NewGCM(block)
-	if err != nil {
-		return secretBox{}, err
-	}
-	return secretBox{aead: aead}, nil
-}
-
-func (b secretBox) seal(plain string) []byte {
-	nonce := make([]byte, b.aead.NonceSize())
-	_, _ = rand.Read(nonce)
-	return b.aead.Seal(nonce, nonce, []byte(plain), nil)
-}
-
-func (b secretBox) open(sealed []byte) (string, error) {
-	n := b.aead.NonceSize()
-	if len(sealed) < n {
-		return "", errors.New("sealed secret too short")
-	}
-	plain, err := b.aead.Open(nil, sealed[:n], sealed[n:], nil)
-	if err != nil {
-		return "", fmt.Errorf("open signing secret: %w", err)
-	}
-	return string(plain), nil
 }

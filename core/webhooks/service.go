@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/rewardsco/rewards/core/sealed"
 	"github.com/rewardsco/rewards/core/store"
 	"github.com/rewardsco/rewards/core/studio"
 )
@@ -30,14 +31,14 @@ type Options struct {
 // Service holds the webhook use cases.
 type Service struct {
 	store store.Of[Repo]
-	box   secretBox
+	box   sealed.Box
 	opts  Options
 	now   func() time.Time
 }
 
 // NewService returns a Service over the webhooks module's storage.
 func NewService(st store.Of[Repo], opts Options) (*Service, error) {
-	box, err := newSecretBox(opts.SecretKey)
+	box, err := sealed.New(opts.SecretKey)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +121,7 @@ func (s *Service) Configure(ctx context.Context, sc Scope, ch Change) (Config, b
 		return Config{}, false, err
 	}
 	c.Secret = newSigningSecret()
-	c.Sealed, c.SecretLast4 = s.box.seal(c.Secret), c.Secret[len(c.Secret)-4:]
+	c.Sealed, c.SecretLast4 = s.box.Seal(c.Secret), c.Secret[len(c.Secret)-4:]
 	out, created, err := s.store.Repo().InsertConfig(ctx, c)
 	if err != nil {
 		return Config{}, false, err
@@ -205,7 +206,7 @@ func (s *Service) SendTest(ctx context.Context, sc Scope, c studio.Caller, confi
 	if err != nil {
 		return TestResult{}, err
 	}
-	secret, err := s.box.open(cfg.Sealed)
+	secret, err := s.box.Open(cfg.Sealed)
 	if err != nil {
 		return TestResult{}, err
 	}
@@ -275,7 +276,7 @@ func (s *Service) Deliver(ctx context.Context, id uuid.UUID) (Attempt, error) {
 		msg := "configuration is inactive"
 		return Attempt{AttemptNo: p.AttemptNumber}, r.RecordAttempt(ctx, id, StatusFailed, p.AttemptNumber, nil, &msg, s.now(), nil)
 	}
-	secret, err := s.box.open(p.Sealed)
+	secret, err := s.box.Open(p.Sealed)
 	if err != nil {
 		return Attempt{}, err
 	}

@@ -13,7 +13,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -24,9 +23,8 @@ import (
 
 // Repo is the fake. The zero value is not ready; use New.
 type Repo struct {
-	mu   sync.Mutex
-	st   state
-	last time.Time // the last now()
+	tab   *memstore.Table[state]
+	clock memstore.Clock // now()
 }
 
 var (
@@ -65,97 +63,39 @@ type state struct {
 
 // New returns an empty fake.
 func New() *Repo {
-	return &Repo{st: state{configs: map[uuid.UUID]webhooks.Config{}, events: map[uuid.UUID]Event{},
-		deliveries: map[uuid.UUID]delivery{}}}
+	return &Repo{tab: memstore.NewTable(state{configs: map[uuid.UUID]webhooks.Config{}, events: map[uuid.UUID]Event{},
+		deliveries: map[uuid.UUID]delivery{}}, state.clone)}
 }
 
 // Snapshot implements memstore.Snapshotter.
-func (r *Repo) Snapshot() (restore func()) {
-	r.mu.Lock()
-	saved := r.st.clone()
-	r.mu.Unlock()
-	return func() {
-		r.mu.Lock()
-		r.st = saved.clone()
-		r.mu.Unlock()
-	}
-}
+func (r *Repo) Snapshot() (restore func()) { return r.tab.Snapshot() }
 
 func (s state) clone() state {
-	c := state{configs: make(map[uuid.UUID]webhooks.Config, len(s.configs)), events: make(map[uuid.UUID]Event, len(s.events)),
-		deliveries: make(map[uuid.UUID]delivery, len(s.deliveries))}
-	for id, v := range s.configs {
-		c.configs[id] = cloneConfig(v)
-	}
-	for id, v := range s.events {
-		c.events[id] = v
-	}
-	for id, v := range s.deliveries {
-		v.Delivery = cloneDelivery(v.Delivery)
-		c.deliveries[id] = v
-	}
-	return c
+	return state{configs: memstore.CloneMap(s.configs, cloneConfig), events: memstore.CloneMap(s.events, nil),
+		deliveries: memstore.CloneMap(s.deliveries, func(d delivery) delivery { d.Delivery = cloneDelivery(d.Delivery); return d })}
 }
 
 func cloneConfig(c webhooks.Config) webhooks.Config {
-	c.SubscribedEvents = cloneSlice(c.SubscribedEvents)
-	c.ExcludedReasons = cloneSlice(c.ExcludedReasons)
+	c.SubscribedEvents = memstore.CloneSlice(c.SubscribedEvents, nil)
+	c.ExcludedReasons = memstore.CloneSlice(c.ExcludedReasons, nil)
 	c.Sealed = bytes.Clone(c.Sealed)
 	return c
 }
 
-// cloneSlice copies s, keeping nil nil and empty empty.
-func cloneSlice(s []string) []string {
-	if s == nil {
-		return nil
-	}
-	return append([]string{}, s...)
-}
-
 func cloneDelivery(d webhooks.Delivery) webhooks.Delivery {
-	d.HTTPStatusCode = clonePtr(d.HTTPStatusCode)
-	d.ErrorMessage = clonePtr(d.ErrorMessage)
-	d.AttemptedAt = clonePtr(d.AttemptedAt)
-	d.NextRetryAt = clonePtr(d.NextRetryAt)
+	d.HTTPStatusCode = memstore.ClonePtr(d.HTTPStatusCode)
+	d.ErrorMessage = memstore.ClonePtr(d.ErrorMessage)
+	d.AttemptedAt = memstore.ClonePtr(d.AttemptedAt)
+	d.NextRetryAt = memstore.ClonePtr(d.NextRetryAt)
 	return d
 }
 
-func clonePtr[T any](p *T) *T {
-	if p == nil {
-		return nil
-	}
-	v := *p
-	return &v
-}
-
-// pgTime is t as it comes back from a timestamptz: microseconds, no monotonic reading.
-func pgTime(t time.Time) time.Time { return t.Truncate(time.Microsecond) }
-
+// pgTimePtr is memstore.PGTime of *t, in a new variable, or nil.
 func pgTimePtr(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
+	if t = memstore.ClonePtr(t); t != nil {
+		*t = memstore.PGTime(*t)
 	}
-	v := pgTime(*t)
-	return &v
-}
-
-// now is PostgreSQL's now() as a timestamptz keeps it: microseconds, no monotonic reading. It
-// never repeats, so that rows written one after the other sort in that order, as rows written
-// by separate transactions do. r.mu is held.
-func (r *Repo) now() time.Time {
-	t := time.Now().Truncate(time.Microsecond)
-	if !t.After(r.last) {
-		t = r.last.Add(time.Microsecond)
-	}
-	r.last = t
 	return t
-}
-
-func compareCreated(at1 time.Time, id1 uuid.UUID, at2 time.Time, id2 uuid.UUID) int {
-	if c := at1.Compare(at2); c != 0 {
-		return c
-	}
-	return bytes.Compare(id1[:], id2[:])
 }
 
 // stored is a configuration as a read returns it: no plaintext secret.
@@ -176,9 +116,9 @@ func checkColumns(c webhooks.Config) error {
 	return nil
 }
 
-// byURL returns the configuration of scope s with url. r.mu is held.
-func (r *Repo) byURL(s webhooks.Scope, url string) (webhooks.Config, bool) {
-	for _, c := range r.st.configs {
+// byURL returns the configuration of scope s in st with url.
+func byURL(st *state, s webhooks.Scope, url string) (webhooks.Config, bool) {
+	for _, c := range st.configs {
 		if c.StudioID == s.StudioID && c.Environment == s.Environment && c.URL == url {
 			return c, true
 		}
@@ -191,24 +131,24 @@ func (r *Repo) InsertConfig(_ context.Context, c webhooks.Config) (webhooks.Conf
 	if err := checkColumns(c); err != nil {
 		return webhooks.Config{}, false, fmt.Errorf("insert webhook config: %w", err)
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if existing, ok := r.byURL(webhooks.Scope{StudioID: c.StudioID, Environment: c.Environment}, c.URL); ok {
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	if existing, ok := byURL(st, webhooks.Scope{StudioID: c.StudioID, Environment: c.Environment}, c.URL); ok {
 		return stored(existing), false, nil
 	}
 	c.ID = uuid.New()
-	c.CreatedAt = r.now()
+	c.CreatedAt = r.clock.Now()
 	c.UpdatedAt = c.CreatedAt
 	c = stored(c)
-	r.st.configs[c.ID] = c
+	st.configs[c.ID] = c
 	return stored(c), true, nil
 }
 
 // GetConfigByURL implements webhooks.Repo.
 func (r *Repo) GetConfigByURL(_ context.Context, s webhooks.Scope, url string) (webhooks.Config, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	c, ok := r.byURL(s, url)
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	c, ok := byURL(st, s, url)
 	if !ok {
 		return webhooks.Config{}, webhooks.ErrConfigNotFound
 	}
@@ -217,9 +157,9 @@ func (r *Repo) GetConfigByURL(_ context.Context, s webhooks.Scope, url string) (
 
 // GetConfig implements webhooks.Repo.
 func (r *Repo) GetConfig(_ context.Context, s webhooks.Scope, id uuid.UUID) (webhooks.Config, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	c, ok := r.st.configs[id]
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	c, ok := st.configs[id]
 	if !ok || c.StudioID != s.StudioID || c.Environment != s.Environment {
 		return webhooks.Config{}, webhooks.ErrConfigNotFound
 	}
@@ -228,15 +168,15 @@ func (r *Repo) GetConfig(_ context.Context, s webhooks.Scope, id uuid.UUID) (web
 
 // ListConfigs implements webhooks.Repo: oldest first.
 func (r *Repo) ListConfigs(_ context.Context, s webhooks.Scope) ([]webhooks.Config, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
 	out := []webhooks.Config{}
-	for _, c := range r.st.configs {
+	for _, c := range st.configs {
 		if c.StudioID == s.StudioID && c.Environment == s.Environment {
 			out = append(out, stored(c))
 		}
 	}
-	slices.SortFunc(out, func(a, b webhooks.Config) int { return compareCreated(a.CreatedAt, a.ID, b.CreatedAt, b.ID) })
+	slices.SortFunc(out, func(a, b webhooks.Config) int { return memstore.CompareCreated(a.CreatedAt, a.ID, b.CreatedAt, b.ID) })
 	return out, nil
 }
 
@@ -247,35 +187,36 @@ func (r *Repo) UpdateConfig(_ context.Context, c webhooks.Config) (webhooks.Conf
 	if err := checkColumns(c); err != nil {
 		return webhooks.Config{}, fmt.Errorf("update webhook config: %w", err)
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	cur, ok := r.st.configs[c.ID]
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	cur, ok := st.configs[c.ID]
 	if !ok || cur.StudioID != c.StudioID || cur.Environment != c.Environment {
 		return webhooks.Config{}, webhooks.ErrConfigNotFound
 	}
-	if other, taken := r.byURL(webhooks.Scope{StudioID: c.StudioID, Environment: c.Environment}, c.URL); taken && other.ID != c.ID {
+	if other, taken := byURL(st, webhooks.Scope{StudioID: c.StudioID, Environment: c.Environment}, c.URL); taken && other.ID != c.ID {
 		return webhooks.Config{}, webhooks.ErrURLConflict
 	}
 	cur.URL, cur.IsActive = c.URL, c.IsActive
-	cur.SubscribedEvents, cur.ExcludedReasons = cloneSlice(c.SubscribedEvents), cloneSlice(c.ExcludedReasons)
-	cur.UpdatedAt = r.now()
-	r.st.configs[c.ID] = cur
+	cur.SubscribedEvents = memstore.CloneSlice(c.SubscribedEvents, nil)
+	cur.ExcludedReasons = memstore.CloneSlice(c.ExcludedReasons, nil)
+	cur.UpdatedAt = r.clock.Now()
+	st.configs[c.ID] = cur
 	return stored(cur), nil
 }
 
 // DeleteConfig implements webhooks.Repo: the configuration and, as ON DELETE CASCADE does, its
 // deliveries; ErrConfigNotFound when the scope has no such configuration.
 func (r *Repo) DeleteConfig(_ context.Context, s webhooks.Scope, id uuid.UUID) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	c, ok := r.st.configs[id]
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	c, ok := st.configs[id]
 	if !ok || c.StudioID != s.StudioID || c.Environment != s.Environment {
 		return webhooks.ErrConfigNotFound
 	}
-	delete(r.st.configs, id)
-	for did, d := range r.st.deliveries {
+	delete(st.configs, id)
+	for did, d := range st.deliveries {
 		if d.ConfigID == id {
-			delete(r.st.deliveries, did)
+			delete(st.deliveries, did)
 		}
 	}
 	return nil
@@ -286,9 +227,9 @@ func (r *Repo) DeleteConfig(_ context.Context, s webhooks.Scope, id uuid.UUID) e
 // id. Like the table's constraints, it fails for an unknown configuration and for a second
 // delivery of one event to one configuration.
 func (r *Repo) AddDelivery(configID uuid.UUID, e Event) (uuid.UUID, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	c, ok := r.st.configs[configID]
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	c, ok := st.configs[configID]
 	if !ok {
 		return uuid.Nil, fmt.Errorf("add delivery: configuration %s does not exist (foreign key violation)", configID)
 	}
@@ -298,43 +239,43 @@ func (r *Repo) AddDelivery(configID uuid.UUID, e Event) (uuid.UUID, error) {
 		}
 	}
 	if e.CreatedAt.IsZero() {
-		e.CreatedAt = r.now()
+		e.CreatedAt = r.clock.Now()
 	}
-	e.CreatedAt = pgTime(e.CreatedAt)
-	if prev, seen := r.st.events[e.ID]; seen {
+	e.CreatedAt = memstore.PGTime(e.CreatedAt)
+	if prev, seen := st.events[e.ID]; seen {
 		e = prev
 	}
-	for _, d := range r.st.deliveries {
+	for _, d := range st.deliveries {
 		if d.EventID == e.ID && d.ConfigID == configID {
 			return uuid.Nil, fmt.Errorf("add delivery: event %s already goes to configuration %s (unique violation)", e.ID, configID)
 		}
 	}
-	r.st.events[e.ID] = e
+	st.events[e.ID] = e
 	d := delivery{studioID: c.StudioID, env: string(c.Environment), Delivery: webhooks.Delivery{
 		ID: uuid.New(), EventID: e.ID, ConfigID: configID, EventType: e.Type, TransactionID: e.TransactionID,
-		EventCreatedAt: e.CreatedAt, Status: webhooks.StatusPending, CreatedAt: r.now(),
+		EventCreatedAt: e.CreatedAt, Status: webhooks.StatusPending, CreatedAt: r.clock.Now(),
 	}}
-	r.st.deliveries[d.ID] = d
+	st.deliveries[d.ID] = d
 	return d.ID, nil
 }
 
 // Delivery returns the delivery with id as ListDeliveries would show it, and whether it exists.
 func (r *Repo) Delivery(id uuid.UUID) (webhooks.Delivery, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	d, ok := r.st.deliveries[id]
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	d, ok := st.deliveries[id]
 	return cloneDelivery(d.Delivery), ok
 }
 
 // PendingDelivery implements webhooks.Repo.
 func (r *Repo) PendingDelivery(_ context.Context, id uuid.UUID) (webhooks.Pending, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	d, ok := r.st.deliveries[id]
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	d, ok := st.deliveries[id]
 	if !ok {
 		return webhooks.Pending{}, webhooks.ErrDeliveryGone
 	}
-	c, e := r.st.configs[d.ConfigID], r.st.events[d.EventID]
+	c, e := st.configs[d.ConfigID], st.events[d.EventID]
 	return webhooks.Pending{
 		DeliveryID: d.ID, Status: d.Status, AttemptNumber: d.AttemptNumber, URL: c.URL, ConfigActive: c.IsActive,
 		Sealed: bytes.Clone(c.Sealed),
@@ -354,17 +295,17 @@ func (r *Repo) RecordAttempt(_ context.Context, id uuid.UUID, status string, att
 	default:
 		return fmt.Errorf("record attempt of %s: status %q (check violation)", id, status)
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	d, ok := r.st.deliveries[id]
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	d, ok := st.deliveries[id]
 	if !ok || d.Status == webhooks.StatusSuccess || d.Status == webhooks.StatusFailed {
 		return nil
 	}
-	at = pgTime(at)
+	at = memstore.PGTime(at)
 	d.Status, d.AttemptNumber = status, attemptNo
-	d.HTTPStatusCode, d.ErrorMessage = clonePtr(httpStatus), clonePtr(errMsg)
+	d.HTTPStatusCode, d.ErrorMessage = memstore.ClonePtr(httpStatus), memstore.ClonePtr(errMsg)
 	d.AttemptedAt, d.NextRetryAt = &at, pgTimePtr(next)
-	r.st.deliveries[id] = d
+	st.deliveries[id] = d
 	return nil
 }
 
@@ -375,16 +316,16 @@ func (r *Repo) ListDeliveries(_ context.Context, s webhooks.Scope, f webhooks.De
 	if f.Limit < 0 || f.Skip < 0 {
 		return nil, 0, fmt.Errorf("list deliveries: negative LIMIT or OFFSET")
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
 	var match []webhooks.Delivery
-	for _, d := range r.st.deliveries {
+	for _, d := range st.deliveries {
 		if d.studioID == s.StudioID && d.env == string(s.Environment) &&
 			(f.Status == "" || d.Status == f.Status) && (f.EventType == "" || d.EventType == f.EventType) {
 			match = append(match, d.Delivery)
 		}
 	}
-	slices.SortFunc(match, func(a, b webhooks.Delivery) int { return compareCreated(b.CreatedAt, b.ID, a.CreatedAt, a.ID) })
+	slices.SortFunc(match, func(a, b webhooks.Delivery) int { return memstore.CompareCreated(b.CreatedAt, b.ID, a.CreatedAt, a.ID) })
 	page := []webhooks.Delivery{}
 	for i := f.Skip; i < len(match) && len(page) < f.Limit; i++ {
 		page = append(page, cloneDelivery(match[i]))
@@ -394,20 +335,20 @@ func (r *Repo) ListDeliveries(_ context.Context, s webhooks.Scope, f webhooks.De
 
 // Stats implements webhooks.Repo.
 func (r *Repo) Stats(_ context.Context, s webhooks.Scope) (webhooks.Stats, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var st webhooks.Stats
-	for _, d := range r.st.deliveries {
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	var stats webhooks.Stats
+	for _, d := range st.deliveries {
 		if d.studioID != s.StudioID || d.env != string(s.Environment) {
 			continue
 		}
-		st.Total++
+		stats.Total++
 		switch d.Status {
 		case webhooks.StatusSuccess:
-			st.Delivered++
+			stats.Delivered++
 		case webhooks.StatusFailed:
-			st.Failed++
+			stats.Failed++
 		}
 	}
-	return st, nil
+	return stats, nil
 }
