@@ -32,14 +32,26 @@ func NewCoinsStore(d *DB, jobs DeliveryEnqueuer) store.Of[coins.Repo] {
 }
 
 func toCoreCoin(r db.Coin) coins.Coin {
-	return coins.Coin{ID: r.ID, GameID: r.GameID, Name: r.Name, ImageURL: r.ImageUrl, CreatedAt: r.CreatedAt}
+	return coins.Coin{ID: r.ID, GameID: r.GameID, Name: r.Name, ImageURL: r.ImageUrl, CoinsPerUnit: int64(r.CoinsPerUnit), CreatedAt: r.CreatedAt}
 }
 
 // CreateCoin implements coins.Repo.
 func (r *CoinsRepo) CreateCoin(ctx context.Context, c coins.Coin) (coins.Coin, error) {
-	row, err := r.q.CoinsCreate(ctx, db.CoinsCreateParams{GameID: c.GameID, Name: c.Name, ImageUrl: c.ImageURL})
+	row, err := r.q.CoinsCreate(ctx, db.CoinsCreateParams{GameID: c.GameID, Name: c.Name, ImageUrl: c.ImageURL, CoinsPerUnit: int32(c.CoinsPerUnit)})
 	if err != nil {
 		return coins.Coin{}, fmt.Errorf("insert coin: %w", err)
+	}
+	return toCoreCoin(row), nil
+}
+
+// SetCoinsPerUnit implements coins.Repo.
+func (r *CoinsRepo) SetCoinsPerUnit(ctx context.Context, coinID uuid.UUID, n int64) (coins.Coin, error) {
+	row, err := r.q.CoinsSetValue(ctx, db.CoinsSetValueParams{ID: coinID, CoinsPerUnit: int32(n)})
+	if isNoRows(err) {
+		return coins.Coin{}, coins.ErrCoinNotFound
+	}
+	if err != nil {
+		return coins.Coin{}, fmt.Errorf("set value of coin %s: %w", coinID, err)
 	}
 	return toCoreCoin(row), nil
 }

@@ -17,8 +17,17 @@ type Coin struct {
 	GameID    uuid.UUID
 	Name      string
 	ImageURL  string
-	CreatedAt time.Time
+	// CoinsPerUnit is how many coins are worth one unit of the deployment currency: it turns
+	// money prices into coin prices.
+	CoinsPerUnit int64
+	CreatedAt    time.Time
 }
+
+// Limits of a coin's value.
+const (
+	DefaultCoinsPerUnit = 10
+	MaxCoinsPerUnit     = 1_000_000
+)
 
 // TxType is the direction of a journal entry.
 type TxType string

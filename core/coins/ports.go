@@ -9,6 +9,8 @@ import (
 // Repo is the storage the coins module needs.
 type Repo interface {
 	CreateCoin(ctx context.Context, c Coin) (Coin, error)
+	// SetCoinsPerUnit changes a coin's value, or returns ErrCoinNotFound.
+	SetCoinsPerUnit(ctx context.Context, coinID uuid.UUID, n int64) (Coin, error)
 	ListCoins(ctx context.Context, gameID uuid.UUID) ([]Coin, error)
 	// GetCoin returns ErrCoinNotFound unless the coin exists and belongs to gameID.
 	GetCoin(ctx context.Context, gameID, coinID uuid.UUID) (Coin, error)

@@ -35,6 +35,12 @@ func (s *Service) CreateCoin(ctx context.Context, c Coin) (Coin, error) {
 	if c.Name == "" {
 		return Coin{}, errs.Invalidf("name must not be blank")
 	}
+	if c.CoinsPerUnit == 0 {
+		c.CoinsPerUnit = DefaultCoinsPerUnit
+	}
+	if err := validCoinsPerUnit(c.CoinsPerUnit); err != nil {
+		return Coin{}, err
+	}
 	var out Coin
 	err := s.runner.InTx(ctx, func(t store.Tx) error {
 		if _, err := s.games.WithTx(t).LockGame(ctx, c.GameID); err != nil {
@@ -45,6 +51,22 @@ func (s *Service) CreateCoin(ctx context.Context, c Coin) (Coin, error) {
 		return err
 	})
 	return out, err
+}
+
+func validCoinsPerUnit(n int64) error {
+	if n < 1 || n > MaxCoinsPerUnit {
+		return errs.Invalidf("coinsPerUnit must be a whole number from 1 to %d", MaxCoinsPerUnit)
+	}
+	return nil
+}
+
+// SetCoinsPerUnit changes what a coin is worth: n coins a unit of the deployment currency.
+// Coin prices follow at once; orders already placed keep what they cost.
+func (s *Service) SetCoinsPerUnit(ctx context.Context, coinID uuid.UUID, n int64) (Coin, error) {
+	if err := validCoinsPerUnit(n); err != nil {
+		return Coin{}, err
+	}
+	return s.coins.Repo().SetCoinsPerUnit(ctx, coinID, n)
 }
 
 // ListCoins returns the coins of a game, oldest first.

@@ -1,5 +1,11 @@
 -- name: CoinsCreate :one
-INSERT INTO coins (game_id, name, image_url) VALUES ($1, $2, $3) RETURNING *;
+INSERT INTO coins (game_id, name, image_url, coins_per_unit) VALUES ($1, $2, $3, $4) RETURNING *;
+
+-- name: CoinsSetValue :one
+UPDATE coins SET coins_per_unit = @coins_per_unit WHERE id = @id RETURNING *;
+
+-- name: CoinsGetByID :one
+SELECT * FROM coins WHERE id = $1;
 
 -- name: CoinsListByGame :many
 SELECT * FROM coins WHERE game_id = $1 ORDER BY created_at, id;

@@ -92,7 +92,17 @@ type PlayerGameBody struct {
 	Coins       []CoinBody `json:"coins" doc:"The game's coins"`
 }
 
+// AdminCoinBody is a coin as the operator API shows it: with its value.
+type AdminCoinBody struct {
+	CoinBody
+	CoinsPerUnit int64 `json:"coinsPerUnit" doc:"Coins worth one unit of the deployment currency; coin prices are ceil(selling price × coinsPerUnit)" example:"10"`
+}
+
 func toCoinBody(c coins.Coin) CoinBody { return CoinBody{ID: c.ID, Name: c.Name, URL: c.ImageURL} }
+
+func toAdminCoinBody(c coins.Coin) AdminCoinBody {
+	return AdminCoinBody{CoinBody: toCoinBody(c), CoinsPerUnit: c.CoinsPerUnit}
+}
 
 func toMovementBody(t coins.Transaction, playerUUID *string) CoinMovementBody {
 	return CoinMovementBody{TransactionID: t.ID, CoinID: t.CoinID, PlayerID: t.PlayerID, UUID: playerUUID,
@@ -153,13 +163,21 @@ type historyInput struct {
 type createCoinInput struct {
 	GameID string `path:"gameId" doc:"Game id"`
 	Body   struct {
-		Name     string `json:"name" minLength:"1" maxLength:"100" doc:"Coin name" example:"Gems"`
-		ImageURL string `json:"imageUrl" format:"uri" maxLength:"2048" doc:"Coin image address" example:"https://cdn.example.com/gem.png"`
+		Name         string `json:"name" minLength:"1" maxLength:"100" doc:"Coin name" example:"Gems"`
+		ImageURL     string `json:"imageUrl" format:"uri" maxLength:"2048" doc:"Coin image address" example:"https://cdn.example.com/gem.png"`
+		CoinsPerUnit int64  `json:"coinsPerUnit,omitempty" minimum:"1" maximum:"1000000" doc:"Coins worth one unit of the deployment currency (default 10)" example:"10"`
+	}
+}
+
+type setCoinValueInput struct {
+	CoinID string `path:"coinId" doc:"Coin id"`
+	Body   struct {
+		CoinsPerUnit int64 `json:"coinsPerUnit" minimum:"1" maximum:"1000000" doc:"Coins worth one unit of the deployment currency" example:"10"`
 	}
 }
 
 type (
-	coinOutput         struct{ Body CoinBody }
+	coinOutput         struct{ Body AdminCoinBody }
 	coinsOutput        struct{ Body []CoinBody }
 	fundsOutput        struct{ Body []WalletBody }
 	transactionsOutput struct {
@@ -246,10 +264,18 @@ func Register(s *httpapi.Server, svc *coins.Service, currency string) {
 		Method:        http.MethodPost,
 		Path:          "/admin/v1/games/{gameId}/coins",
 		Summary:       "Create a coin for a game",
-		Description:   "Defines a coin the game can give its players. Balances are kept per environment. 404 GAME_NOT_FOUND for an unknown game.",
+		Description:   "Defines a coin the game can give its players. Balances are kept per environment. `coinsPerUnit` (default 10) is what the coin is worth: coins per unit of the deployment currency. 404 GAME_NOT_FOUND for an unknown game.",
 		DefaultStatus: http.StatusCreated,
 		Errors:        []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.createCoin)
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID: "admin-set-coin-value",
+		Method:      http.MethodPatch,
+		Path:        "/admin/v1/coins/{coinId}",
+		Summary:     "Set what a coin is worth",
+		Description: "Sets `coinsPerUnit`: coins worth one unit of the deployment currency. The coin price of a reward is ceil(selling price × coinsPerUnit) unless the game set its own; prices follow at once. 404 COIN_NOT_FOUND.",
+		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
+	}), h.setCoinValue)
 }
 
 func (h handlers) listCoins(ctx context.Context, _ *struct{}) (*coinsOutput, error) {
@@ -347,9 +373,21 @@ func (h handlers) createCoin(ctx context.Context, in *createCoinInput) (*coinOut
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
-	c, err := h.svc.CreateCoin(ctx, coins.Coin{GameID: gameID, Name: in.Body.Name, ImageURL: in.Body.ImageURL})
+	c, err := h.svc.CreateCoin(ctx, coins.Coin{GameID: gameID, Name: in.Body.Name, ImageURL: in.Body.ImageURL, CoinsPerUnit: in.Body.CoinsPerUnit})
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
-	return &coinOutput{Body: toCoinBody(c)}, nil
+	return &coinOutput{Body: toAdminCoinBody(c)}, nil
+}
+
+func (h handlers) setCoinValue(ctx context.Context, in *setCoinValueInput) (*coinOutput, error) {
+	coinID, err := httpapi.ParseID(in.CoinID, coins.ErrCoinNotFound)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	c, err := h.svc.SetCoinsPerUnit(ctx, coinID, in.Body.CoinsPerUnit)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	return &coinOutput{Body: toAdminCoinBody(c)}, nil
 }

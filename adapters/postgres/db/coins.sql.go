@@ -144,17 +144,23 @@ func (q *Queries) CoinsCountTransactions(ctx context.Context, arg CoinsCountTran
 }
 
 const coinsCreate = `-- name: CoinsCreate :one
-INSERT INTO coins (game_id, name, image_url) VALUES ($1, $2, $3) RETURNING id, game_id, name, image_url, created_at
+INSERT INTO coins (game_id, name, image_url, coins_per_unit) VALUES ($1, $2, $3, $4) RETURNING id, game_id, name, image_url, created_at, coins_per_unit
 `
 
 type CoinsCreateParams struct {
-	GameID   uuid.UUID
-	Name     string
-	ImageUrl string
+	GameID       uuid.UUID
+	Name         string
+	ImageUrl     string
+	CoinsPerUnit int32
 }
 
 func (q *Queries) CoinsCreate(ctx context.Context, arg CoinsCreateParams) (Coin, error) {
-	row := q.db.QueryRow(ctx, coinsCreate, arg.GameID, arg.Name, arg.ImageUrl)
+	row := q.db.QueryRow(ctx, coinsCreate,
+		arg.GameID,
+		arg.Name,
+		arg.ImageUrl,
+		arg.CoinsPerUnit,
+	)
 	var i Coin
 	err := row.Scan(
 		&i.ID,
@@ -162,12 +168,13 @@ func (q *Queries) CoinsCreate(ctx context.Context, arg CoinsCreateParams) (Coin,
 		&i.Name,
 		&i.ImageUrl,
 		&i.CreatedAt,
+		&i.CoinsPerUnit,
 	)
 	return i, err
 }
 
 const coinsFirstCoin = `-- name: CoinsFirstCoin :one
-SELECT id, game_id, name, image_url, created_at FROM coins WHERE game_id = $1 ORDER BY created_at, id LIMIT 1
+SELECT id, game_id, name, image_url, created_at, coins_per_unit FROM coins WHERE game_id = $1 ORDER BY created_at, id LIMIT 1
 `
 
 func (q *Queries) CoinsFirstCoin(ctx context.Context, gameID uuid.UUID) (Coin, error) {
@@ -179,6 +186,7 @@ func (q *Queries) CoinsFirstCoin(ctx context.Context, gameID uuid.UUID) (Coin, e
 		&i.Name,
 		&i.ImageUrl,
 		&i.CreatedAt,
+		&i.CoinsPerUnit,
 	)
 	return i, err
 }
@@ -236,7 +244,7 @@ func (q *Queries) CoinsFunds(ctx context.Context, arg CoinsFundsParams) ([]Coins
 }
 
 const coinsGet = `-- name: CoinsGet :one
-SELECT id, game_id, name, image_url, created_at FROM coins WHERE id = $1 AND game_id = $2
+SELECT id, game_id, name, image_url, created_at, coins_per_unit FROM coins WHERE id = $1 AND game_id = $2
 `
 
 type CoinsGetParams struct {
@@ -253,12 +261,31 @@ func (q *Queries) CoinsGet(ctx context.Context, arg CoinsGetParams) (Coin, error
 		&i.Name,
 		&i.ImageUrl,
 		&i.CreatedAt,
+		&i.CoinsPerUnit,
+	)
+	return i, err
+}
+
+const coinsGetByID = `-- name: CoinsGetByID :one
+SELECT id, game_id, name, image_url, created_at, coins_per_unit FROM coins WHERE id = $1
+`
+
+func (q *Queries) CoinsGetByID(ctx context.Context, id uuid.UUID) (Coin, error) {
+	row := q.db.QueryRow(ctx, coinsGetByID, id)
+	var i Coin
+	err := row.Scan(
+		&i.ID,
+		&i.GameID,
+		&i.Name,
+		&i.ImageUrl,
+		&i.CreatedAt,
+		&i.CoinsPerUnit,
 	)
 	return i, err
 }
 
 const coinsListByGame = `-- name: CoinsListByGame :many
-SELECT id, game_id, name, image_url, created_at FROM coins WHERE game_id = $1 ORDER BY created_at, id
+SELECT id, game_id, name, image_url, created_at, coins_per_unit FROM coins WHERE game_id = $1 ORDER BY created_at, id
 `
 
 func (q *Queries) CoinsListByGame(ctx context.Context, gameID uuid.UUID) ([]Coin, error) {
@@ -276,6 +303,7 @@ func (q *Queries) CoinsListByGame(ctx context.Context, gameID uuid.UUID) ([]Coin
 			&i.Name,
 			&i.ImageUrl,
 			&i.CreatedAt,
+			&i.CoinsPerUnit,
 		); err != nil {
 			return nil, err
 		}
@@ -356,4 +384,27 @@ func (q *Queries) CoinsSavings(ctx context.Context, arg CoinsSavingsParams) (str
 	var savings string
 	err := row.Scan(&savings)
 	return savings, err
+}
+
+const coinsSetValue = `-- name: CoinsSetValue :one
+UPDATE coins SET coins_per_unit = $1 WHERE id = $2 RETURNING id, game_id, name, image_url, created_at, coins_per_unit
+`
+
+type CoinsSetValueParams struct {
+	CoinsPerUnit int32
+	ID           uuid.UUID
+}
+
+func (q *Queries) CoinsSetValue(ctx context.Context, arg CoinsSetValueParams) (Coin, error) {
+	row := q.db.QueryRow(ctx, coinsSetValue, arg.CoinsPerUnit, arg.ID)
+	var i Coin
+	err := row.Scan(
+		&i.ID,
+		&i.GameID,
+		&i.Name,
+		&i.ImageUrl,
+		&i.CreatedAt,
+		&i.CoinsPerUnit,
+	)
+	return i, err
 }

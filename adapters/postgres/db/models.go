@@ -29,12 +29,127 @@ type Balance struct {
 	UpdatedAt      time.Time
 }
 
-type Coin struct {
+type CatalogueBrand struct {
+	Code         string
+	Name         string
+	Description  string
+	LogoUrl      string
+	WebsiteUrl   string
+	Issuer       string
+	Categories   []string
+	Countries    []string
+	IsActive     bool
+	Translations []byte
+	ProviderCode *string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+type CatalogueCategory struct {
+	Code         string
+	Name         string
+	ImageUrl     string
+	DisplayOrder int32
+	Translations []byte
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+type CatalogueCode struct {
 	ID        uuid.UUID
-	GameID    uuid.UUID
-	Name      string
-	ImageUrl  string
+	RewardID  uuid.UUID
+	CodeHash  []byte
+	Code      []byte
+	Pin       []byte
+	Expiry    *time.Time
+	OrderID   *uuid.UUID
+	TakenAt   *time.Time
 	CreatedAt time.Time
+}
+
+type CatalogueGameReward struct {
+	GameID     uuid.UUID
+	RewardID   uuid.UUID
+	Hidden     bool
+	CoinPrices []byte
+	UpdatedAt  time.Time
+}
+
+type CatalogueProduct struct {
+	ID                     string
+	Name                   string
+	BrandName              string
+	Category               string
+	ImageUrl               string
+	HeroImageUrl           string
+	Rating                 float64
+	Mrp                    int64
+	ListingPrice           int64
+	DiscountedListingPrice int64
+	MaxCoinDiscountBps     int32
+	PriceUpdatedAt         time.Time
+	IsActive               bool
+	CreatedAt              time.Time
+	UpdatedAt              time.Time
+}
+
+type CatalogueReward struct {
+	ID                       uuid.UUID
+	Type                     string
+	BrandCode                string
+	Name                     string
+	Description              string
+	CampaignTitle            string
+	CampaignSubTitle         string
+	CampaignDetails          string
+	TermsAndConditions       string
+	HowToRedeem              string
+	CoverImage               string
+	Assets                   []byte
+	Countries                []string
+	EndDate                  *time.Time
+	IsActive                 bool
+	ValueType                string
+	Denominations            []int64
+	MinFace                  int64
+	MaxFace                  int64
+	DiscountBps              int32
+	MinSelling               int64
+	MaxSelling               int64
+	PurchaseCooldown         int32
+	XScore                   float64
+	FlagAllowStudioEditPrice bool
+	Translations             []byte
+	SharedCode               []byte
+	ProviderProductID        *string
+	SearchName               string
+	SearchBody               string
+	SearchTsv                interface{}
+	CreatedAt                time.Time
+	UpdatedAt                time.Time
+}
+
+type CatalogueRewardOrder struct {
+	RewardID uuid.UUID
+	Day      pgtype.Date
+	Orders   int32
+}
+
+type CatalogueShortLink struct {
+	Code      string
+	PlayerID  uuid.UUID
+	RewardID  uuid.UUID
+	Clicks    int64
+	CreatedAt time.Time
+}
+
+type Coin struct {
+	ID           uuid.UUID
+	GameID       uuid.UUID
+	Name         string
+	ImageUrl     string
+	CreatedAt    time.Time
+	CoinsPerUnit int32
 }
 
 type CoinEvent struct {

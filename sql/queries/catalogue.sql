@@ -1,0 +1,310 @@
+-- name: CatalogueUpsertCategory :one
+INSERT INTO catalogue_categories (code, name, image_url, display_order, translations)
+VALUES (@code, @name, @image_url, @display_order, @translations)
+ON CONFLICT (code) DO UPDATE SET name = excluded.name, image_url = excluded.image_url,
+    display_order = excluded.display_order, translations = excluded.translations, updated_at = now()
+RETURNING (xmax = 0) AS created;
+
+-- name: CatalogueMissingCategories :many
+SELECT c::text FROM unnest(@codes::text[]) AS c
+WHERE NOT EXISTS (SELECT 1 FROM catalogue_categories k WHERE k.code = c);
+
+-- name: CatalogueUpsertBrand :one
+INSERT INTO catalogue_brands (code, name, description, logo_url, website_url, issuer, categories, countries,
+    is_active, translations, provider_code)
+VALUES (@code, @name, @description, @logo_url, @website_url, @issuer, @categories, @countries, @is_active,
+    @translations, sqlc.narg(provider_code))
+ON CONFLICT (code) DO UPDATE SET name = excluded.name, description = excluded.description,
+    logo_url = excluded.logo_url, website_url = excluded.website_url, issuer = excluded.issuer,
+    categories = excluded.categories, countries = excluded.countries, is_active = excluded.is_active,
+    translations = excluded.translations,
+    provider_code = coalesce(excluded.provider_code, catalogue_brands.provider_code), updated_at = now()
+RETURNING (xmax = 0) AS created;
+
+-- name: CatalogueGetBrand :one
+SELECT * FROM catalogue_brands WHERE code = $1;
+
+-- name: CatalogueBrandByProviderCode :one
+SELECT * FROM catalogue_brands WHERE provider_code = $1;
+
+-- name: CatalogueRefreshSearch :exec
+-- Recomputes the search text of the rewards of one reward id, one brand, or one category.
+UPDATE catalogue_rewards r SET
+    search_name = lower(concat_ws(' ', r.name, b.name,
+        (SELECT string_agg(t.value ->> 'name', ' ') FROM jsonb_each(r.translations) t),
+        (SELECT string_agg(t.value ->> 'name', ' ') FROM jsonb_each(b.translations) t))),
+    search_body = lower(concat_ws(' ', r.description, r.campaign_title, b.description,
+        (SELECT string_agg(concat_ws(' ', c.name, (SELECT string_agg(t.value ->> 'name', ' ') FROM jsonb_each(c.translations) t)), ' ')
+         FROM catalogue_categories c WHERE c.code = ANY (b.categories))))
+FROM catalogue_brands b
+WHERE b.code = r.brand_code
+  AND (r.id = sqlc.narg(reward_id)::uuid OR r.brand_code = sqlc.narg(brand_code)::text
+       OR sqlc.narg(category)::text = ANY (b.categories));
+
+-- name: CatalogueInsertReward :one
+INSERT INTO catalogue_rewards (type, brand_code, name, description, campaign_title, campaign_sub_title,
+    campaign_details, terms_and_conditions, how_to_redeem, cover_image, assets, countries, end_date, is_active,
+    value_type, denominations, min_face, max_face, discount_bps, min_selling, max_selling, purchase_cooldown,
+    x_score, flag_allow_studio_edit_price, translations, shared_code, provider_product_id)
+VALUES (@type, @brand_code, @name, @description, @campaign_title, @campaign_sub_title, @campaign_details,
+    @terms_and_conditions, @how_to_redeem, @cover_image, @assets, @countries, sqlc.narg(end_date), @is_active,
+    @value_type, @denominations, @min_face, @max_face, @discount_bps, @min_selling, @max_selling,
+    @purchase_cooldown, @x_score, @flag_allow_studio_edit_price, @translations, sqlc.narg(shared_code),
+    sqlc.narg(provider_product_id))
+RETURNING id, created_at, updated_at;
+
+-- name: CatalogueUpdateReward :one
+UPDATE catalogue_rewards SET type = @type, brand_code = @brand_code, name = @name, description = @description,
+    campaign_title = @campaign_title, campaign_sub_title = @campaign_sub_title,
+    campaign_details = @campaign_details, terms_and_conditions = @terms_and_conditions,
+    how_to_redeem = @how_to_redeem, cover_image = @cover_image, assets = @assets, countries = @countries,
+    end_date = sqlc.narg(end_date), is_active = @is_active, value_type = @value_type,
+    denominations = @denominations, min_face = @min_face, max_face = @max_face, discount_bps = @discount_bps,
+    min_selling = @min_selling, max_selling = @max_selling, purchase_cooldown = @purchase_cooldown,
+    x_score = @x_score, flag_allow_studio_edit_price = @flag_allow_studio_edit_price,
+    translations = @translations,
+    shared_code = CASE WHEN @set_shared_code::boolean THEN sqlc.narg(shared_code) ELSE shared_code END,
+    updated_at = now()
+WHERE id = @id
+RETURNING created_at, updated_at, (shared_code IS NOT NULL)::boolean AS has_shared_code;
+
+-- name: CatalogueGetReward :one
+SELECT * FROM catalogue_rewards WHERE id = $1;
+
+-- name: CatalogueLockReward :one
+SELECT * FROM catalogue_rewards WHERE id = $1 FOR UPDATE;
+
+-- name: CatalogueRewardByProviderProduct :one
+SELECT * FROM catalogue_rewards WHERE provider_product_id = $1;
+
+-- name: CatalogueListRewards :many
+SELECT *, count(*) OVER () AS total FROM catalogue_rewards
+WHERE (@type::text = '' OR type = @type) AND (@brand_code::text = '' OR brand_code = @brand_code)
+  AND (sqlc.narg(active)::boolean IS NULL OR is_active = sqlc.narg(active))
+ORDER BY created_at DESC, id
+LIMIT @lim OFFSET @off;
+
+-- name: CatalogueDeactivateProviderRewards :one
+WITH gone AS (
+    UPDATE catalogue_rewards SET is_active = false, updated_at = now()
+    WHERE provider_product_id IS NOT NULL AND is_active AND NOT (provider_product_id = ANY (@keep_products::text[]))
+    RETURNING id
+), gone_brands AS (
+    UPDATE catalogue_brands SET is_active = false, updated_at = now()
+    WHERE provider_code IS NOT NULL AND is_active AND NOT (provider_code = ANY (@keep_brands::text[]))
+    RETURNING code
+)
+SELECT (SELECT count(*) FROM gone)::bigint AS rewards, (SELECT count(*) FROM gone_brands)::bigint AS brands;
+
+-- name: CatalogueAddCode :batchexec
+-- One code of a pool (sent in a pipelined batch); a code already in the pool is ignored.
+INSERT INTO catalogue_codes (reward_id, code_hash, code, pin, expiry)
+VALUES (@reward_id, @code_hash, @code, sqlc.narg(pin), sqlc.narg(expiry))
+ON CONFLICT (reward_id, code_hash) DO NOTHING;
+
+-- name: CatalogueFreeCodes :one
+SELECT count(*) FROM catalogue_codes WHERE reward_id = $1 AND order_id IS NULL;
+
+-- name: CatalogueFreeCodesOf :many
+-- The free codes of the pool coupons among a page of rewards.
+SELECT r.id AS reward_id, count(c.id) AS free
+FROM catalogue_rewards r
+LEFT JOIN catalogue_codes c ON c.reward_id = r.id AND c.order_id IS NULL
+WHERE r.id = ANY (@ids::uuid[]) AND r.type = 'COUPON' AND r.shared_code IS NULL
+GROUP BY r.id;
+
+-- name: CatalogueUpsertProduct :one
+INSERT INTO catalogue_products (id, name, brand_name, category, image_url, hero_image_url, rating, mrp,
+    listing_price, discounted_listing_price, max_coin_discount_bps, price_updated_at, is_active)
+VALUES (@id, @name, @brand_name, @category, @image_url, @hero_image_url, @rating, @mrp, @listing_price,
+    @discounted_listing_price, @max_coin_discount_bps, @price_updated_at, @is_active)
+ON CONFLICT (id) DO UPDATE SET name = excluded.name, brand_name = excluded.brand_name,
+    category = excluded.category, image_url = excluded.image_url, hero_image_url = excluded.hero_image_url,
+    rating = excluded.rating, mrp = excluded.mrp, listing_price = excluded.listing_price,
+    discounted_listing_price = excluded.discounted_listing_price,
+    max_coin_discount_bps = excluded.max_coin_discount_bps, price_updated_at = excluded.price_updated_at,
+    is_active = excluded.is_active, updated_at = now()
+RETURNING (xmax = 0) AS created;
+
+-- name: CatalogueGameReward :one
+SELECT * FROM catalogue_game_rewards WHERE game_id = $1 AND reward_id = $2;
+
+-- name: CatalogueSaveGameReward :exec
+INSERT INTO catalogue_game_rewards (game_id, reward_id, hidden, coin_prices)
+VALUES (@game_id, @reward_id, @hidden, @coin_prices)
+ON CONFLICT (game_id, reward_id) DO UPDATE SET hidden = excluded.hidden, coin_prices = excluded.coin_prices,
+    updated_at = now();
+
+-- name: CatalogueListVisible :many
+-- The rewards a game's players see (core/catalogue Visible), filtered, optionally one per brand
+-- (the largest discount), priced in one coin and sorted as core/catalogue Compare says; the
+-- page is chosen on the narrow rows, then joined to the full records.
+WITH v AS (
+    SELECT r.id, r.discount_bps, r.x_score, r.created_at,
+           coalesce((gr.coin_prices ->> @coin_id::text)::bigint, 0)::bigint AS override,
+           coalesce((gr.coin_prices ->> @coin_id::text)::bigint, ceil(r.min_selling * sqlc.arg(coins_per_unit)::bigint / 100.0)::bigint) AS coin_price,
+           CASE WHEN @dedupe::boolean THEN row_number() OVER (PARTITION BY r.brand_code
+               ORDER BY r.discount_bps DESC, r.x_score DESC, r.created_at DESC, r.id) ELSE 1 END AS brand_rank
+    FROM catalogue_rewards r
+    JOIN catalogue_brands b ON b.code = r.brand_code
+    LEFT JOIN catalogue_game_rewards gr ON gr.game_id = @game_id AND gr.reward_id = r.id
+    WHERE r.is_active AND b.is_active AND NOT coalesce(gr.hidden, false)
+      AND (r.end_date IS NULL OR r.end_date > @now::timestamptz)
+      AND (@country::text = '' OR ((cardinality(r.countries) = 0 OR @country = ANY (r.countries))
+                                  AND (cardinality(b.countries) = 0 OR @country = ANY (b.countries))))
+      AND (@category::text = '' OR @category = ANY (b.categories))
+      AND (@brand::text = '' OR r.brand_code = @brand)
+      AND (sqlc.narg(gift_card)::boolean IS NULL OR (r.type = 'GIFT_CARD') = sqlc.narg(gift_card))
+      AND (cardinality(@reward_ids::uuid[]) = 0 OR r.id = ANY (@reward_ids::uuid[]))
+), k AS (
+    SELECT v.id, v.override, v.discount_bps, v.x_score, v.created_at,
+           coalesce(o.orders, 0)::bigint AS orders_7d, v.coin_price
+    FROM v
+    LEFT JOIN (SELECT ro.reward_id, sum(ro.orders) AS orders FROM catalogue_reward_orders ro
+               WHERE @ord::text = 'TRENDING' AND ro.day > (@now::timestamptz)::date - 7
+               GROUP BY ro.reward_id) o ON o.reward_id = v.id
+    WHERE v.brand_rank = 1
+), page AS (
+    SELECT k.*, count(*) OVER () AS total FROM k
+    ORDER BY
+        CASE WHEN @ord::text = 'NEWEST' THEN k.created_at END DESC,
+        CASE WHEN @ord::text = 'TRENDING' THEN k.orders_7d END DESC,
+        CASE WHEN @ord::text = 'PRICE_LOW_HIGH' THEN k.coin_price END ASC,
+        CASE WHEN @ord::text = 'PRICE_HIGH_LOW' THEN k.coin_price END DESC,
+        CASE WHEN @ord::text = 'DISCOUNT' THEN k.discount_bps END DESC,
+        k.x_score DESC, k.created_at DESC, k.id
+    LIMIT @lim OFFSET @off
+)
+SELECT sqlc.embed(r), sqlc.embed(b), p.override, p.total, p.orders_7d
+FROM page p
+JOIN catalogue_rewards r ON r.id = p.id
+JOIN catalogue_brands b ON b.code = r.brand_code
+ORDER BY
+    CASE WHEN @ord::text = 'NEWEST' THEN p.created_at END DESC,
+    CASE WHEN @ord::text = 'TRENDING' THEN p.orders_7d END DESC,
+    CASE WHEN @ord::text = 'PRICE_LOW_HIGH' THEN p.coin_price END ASC,
+    CASE WHEN @ord::text = 'PRICE_HIGH_LOW' THEN p.coin_price END DESC,
+    CASE WHEN @ord::text = 'DISCOUNT' THEN p.discount_bps END DESC,
+    p.x_score DESC, p.created_at DESC, p.id;
+
+-- name: CatalogueSearch :many
+-- The visible rewards matching a search: full text (prefixes of each word, @tsq) over names
+-- (weight A) and descriptions and categories (weight B), or trigram word similarity of the
+-- whole query to the names (typos). Relevance ranks an exact name first, then names, then
+-- descriptions. Brand and category filters name codes or names; when none of them is known
+-- the filter is ignored.
+WITH v AS (
+    SELECT r.id, r.discount_bps, r.x_score, r.created_at, r.value_type, r.type,
+           coalesce((gr.coin_prices ->> @coin_id::text)::bigint, 0)::bigint AS override,
+           coalesce((gr.coin_prices ->> @coin_id::text)::bigint, ceil(r.min_selling * sqlc.arg(coins_per_unit)::bigint / 100.0)::bigint) AS coin_price,
+           (CASE WHEN lower(r.name) = @q::text OR lower(b.name) = @q::text THEN 2 ELSE 0 END
+            + ts_rank(r.search_tsv, to_tsquery('simple', @tsq::text))
+            + word_similarity(@q::text, r.search_name))::float8 AS relevance
+    FROM catalogue_rewards r
+    JOIN catalogue_brands b ON b.code = r.brand_code
+    LEFT JOIN catalogue_game_rewards gr ON gr.game_id = @game_id AND gr.reward_id = r.id
+    WHERE r.is_active AND b.is_active AND NOT coalesce(gr.hidden, false)
+      AND (r.end_date IS NULL OR r.end_date > @now::timestamptz)
+      AND (@country::text = '' OR ((cardinality(r.countries) = 0 OR @country = ANY (r.countries))
+                                  AND (cardinality(b.countries) = 0 OR @country = ANY (b.countries))))
+      AND (r.search_tsv @@ to_tsquery('simple', @tsq::text) OR @q::text <% r.search_name)
+      AND (NOT EXISTS (SELECT 1 FROM catalogue_brands kb WHERE kb.code = ANY (@brands::text[]) OR lower(kb.name) = ANY (@brands_lower::text[]))
+           OR b.code = ANY (@brands::text[]) OR lower(b.name) = ANY (@brands_lower::text[]))
+      AND (NOT EXISTS (SELECT 1 FROM catalogue_categories kc WHERE kc.code = ANY (@categories::text[]) OR lower(kc.name) = ANY (@categories_lower::text[]))
+           OR EXISTS (SELECT 1 FROM catalogue_categories c WHERE c.code = ANY (b.categories)
+                      AND (c.code = ANY (@categories::text[]) OR lower(c.name) = ANY (@categories_lower::text[]))))
+), k AS (
+    SELECT v.id, v.override, v.discount_bps, v.x_score, v.created_at, v.relevance,
+           CASE WHEN v.type IN ('GIFT_CARD', 'DIGITAL_CREDIT') AND v.value_type = 'RANGE' THEN 1 ELSE 0 END AS mode_rank,
+           coalesce(o.orders, 0)::bigint AS orders_30d, v.coin_price
+    FROM v
+    LEFT JOIN (SELECT ro.reward_id, sum(ro.orders) AS orders FROM catalogue_reward_orders ro
+               WHERE @ord::text = 'MOST_ORDERED' AND ro.day > (@now::timestamptz)::date - 30
+               GROUP BY ro.reward_id) o ON o.reward_id = v.id
+), page AS (
+    SELECT k.*, count(*) OVER () AS total FROM k
+    ORDER BY
+        CASE WHEN @ord::text = 'RELEVANCE' THEN k.relevance END DESC,
+        CASE WHEN @ord::text = 'PRICING_MODE' THEN k.mode_rank END ASC,
+        CASE WHEN @ord::text = 'PRICING_MODE' THEN k.relevance END DESC,
+        CASE WHEN @ord::text = 'NEWEST' THEN k.created_at END DESC,
+        CASE WHEN @ord::text = 'MOST_ORDERED' THEN k.orders_30d END DESC,
+        CASE WHEN @ord::text = 'PRICE_LOW_HIGH' THEN k.coin_price END ASC,
+        CASE WHEN @ord::text = 'PRICE_HIGH_LOW' THEN k.coin_price END DESC,
+        CASE WHEN @ord::text = 'DISCOUNT' THEN k.discount_bps END DESC,
+        k.x_score DESC, k.created_at DESC, k.id
+    LIMIT @lim OFFSET @off
+)
+SELECT sqlc.embed(r), sqlc.embed(b), p.override, p.total, p.orders_30d, p.relevance
+FROM page p
+JOIN catalogue_rewards r ON r.id = p.id
+JOIN catalogue_brands b ON b.code = r.brand_code
+ORDER BY
+    CASE WHEN @ord::text = 'RELEVANCE' THEN p.relevance END DESC,
+    CASE WHEN @ord::text = 'PRICING_MODE' THEN p.mode_rank END ASC,
+    CASE WHEN @ord::text = 'PRICING_MODE' THEN p.relevance END DESC,
+    CASE WHEN @ord::text = 'NEWEST' THEN p.created_at END DESC,
+    CASE WHEN @ord::text = 'MOST_ORDERED' THEN p.orders_30d END DESC,
+    CASE WHEN @ord::text = 'PRICE_LOW_HIGH' THEN p.coin_price END ASC,
+    CASE WHEN @ord::text = 'PRICE_HIGH_LOW' THEN p.coin_price END DESC,
+    CASE WHEN @ord::text = 'DISCOUNT' THEN p.discount_bps END DESC,
+    p.x_score DESC, p.created_at DESC, p.id;
+
+-- name: CatalogueGetVisible :one
+SELECT sqlc.embed(r), sqlc.embed(b), coalesce((gr.coin_prices ->> @coin_id::text)::bigint, 0)::bigint AS override
+FROM catalogue_rewards r
+JOIN catalogue_brands b ON b.code = r.brand_code
+LEFT JOIN catalogue_game_rewards gr ON gr.game_id = @game_id AND gr.reward_id = r.id
+WHERE r.id = @id AND r.is_active AND b.is_active AND NOT coalesce(gr.hidden, false)
+  AND (r.end_date IS NULL OR r.end_date > @now::timestamptz)
+  AND (@country::text = '' OR ((cardinality(r.countries) = 0 OR @country = ANY (r.countries))
+                              AND (cardinality(b.countries) = 0 OR @country = ANY (b.countries))));
+
+-- name: CatalogueBrands :many
+-- Brands with the number of rewards the game's players see, by name.
+SELECT sqlc.embed(b), count(r.id) AS reward_count
+FROM catalogue_brands b
+JOIN catalogue_rewards r ON r.brand_code = b.code
+LEFT JOIN catalogue_game_rewards gr ON gr.game_id = @game_id AND gr.reward_id = r.id
+WHERE b.is_active AND r.is_active AND NOT coalesce(gr.hidden, false)
+  AND (r.end_date IS NULL OR r.end_date > @now::timestamptz)
+  AND (sqlc.narg(gift_card)::boolean IS NULL OR (r.type = 'GIFT_CARD') = sqlc.narg(gift_card))
+  AND (@category::text = '' OR @category = ANY (b.categories))
+  AND (@q::text = '' OR lower(b.name) LIKE @q || '%' OR lower(b.name) % @q OR @q <% lower(b.name))
+GROUP BY b.code
+ORDER BY CASE WHEN @q::text = '' THEN 0 ELSE similarity(lower(b.name), @q) END DESC, b.name, b.code
+LIMIT @lim;
+
+-- name: CatalogueCategories :many
+-- Categories with the number of rewards the game's players see, in display order.
+SELECT sqlc.embed(c), count(DISTINCT r.id) AS reward_count
+FROM catalogue_categories c
+JOIN catalogue_brands b ON c.code = ANY (b.categories) AND b.is_active
+JOIN catalogue_rewards r ON r.brand_code = b.code AND r.is_active
+LEFT JOIN catalogue_game_rewards gr ON gr.game_id = @game_id AND gr.reward_id = r.id
+WHERE NOT coalesce(gr.hidden, false) AND (r.end_date IS NULL OR r.end_date > @now::timestamptz)
+  AND (@q::text = '' OR lower(c.name) LIKE @q || '%' OR lower(c.name) % @q OR @q <% lower(c.name))
+GROUP BY c.code
+ORDER BY CASE WHEN @q::text = '' THEN 0 ELSE similarity(lower(c.name), @q) END DESC, c.display_order, c.name, c.code
+LIMIT @lim;
+
+-- name: CatalogueShortLink :one
+WITH ins AS (
+    INSERT INTO catalogue_short_links (code, player_id, reward_id) VALUES (@code, @player_id, @reward_id)
+    ON CONFLICT (player_id, reward_id) DO NOTHING
+    RETURNING code
+)
+SELECT code FROM ins
+UNION ALL
+SELECT code FROM catalogue_short_links WHERE player_id = @player_id AND reward_id = @reward_id
+LIMIT 1;
+
+-- name: CatalogueFollowLink :one
+UPDATE catalogue_short_links l SET clicks = l.clicks + 1
+FROM catalogue_rewards r JOIN catalogue_brands b ON b.code = r.brand_code
+WHERE l.code = @code AND r.id = l.reward_id
+RETURNING b.website_url;
+
+-- name: CatalogueCountCodes :one
+-- Every code of a pool, taken or not (codes are never deleted).
+SELECT count(*) FROM catalogue_codes WHERE reward_id = $1;
