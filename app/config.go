@@ -50,6 +50,10 @@ type Config struct {
 	WebhookAllowHTTP    bool            // REWARDS_WEBHOOK_ALLOW_HTTP
 	WebhookAllowPrivate bool            // REWARDS_WEBHOOK_ALLOW_PRIVATE
 	WebhookWorkers      int             // REWARDS_WEBHOOK_WORKERS
+
+	PublicURL      string // REWARDS_PUBLIC_URL
+	VoucherBaseURL string // REWARDS_VOUCHER_BASE_URL
+	VoucherAPIKey  string // REWARDS_VOUCHER_API_KEY
 }
 
 // Setting documents one environment variable; README's configuration table lists the same.
@@ -84,6 +88,9 @@ var Settings = []Setting{
 	{"REWARDS_WEBHOOK_ALLOW_HTTP", "false", "Local development and tests only: allow plain http webhook URLs."},
 	{"REWARDS_WEBHOOK_ALLOW_PRIVATE", "false", "Local development and tests only: allow webhook targets on loopback, private and other non-public addresses."},
 	{"REWARDS_WEBHOOK_WORKERS", "50", "Webhook deliveries in flight at once, per instance."},
+	{"REWARDS_PUBLIC_URL", "http://localhost:8080", "The address the service's own links use (short links /r/{code})."},
+	{"REWARDS_VOUCHER_BASE_URL", "(unset: in development, the in-process fake)", "Base URL of the voucher provider's API, e.g. https://vouchers.example.com/vouchers. Unset in development: the fake provider of fakes/vouchers runs in-process on a loopback port and its catalogue is synced into the demo (not for production). Unset in production: no provider (catalogue sync answers 503)."},
+	{"REWARDS_VOUCHER_API_KEY", "(unset)", "API key sent to the voucher provider (X-Api-Key)."},
 }
 
 // LoadConfig reads the configuration from getenv (os.Getenv in production use).
@@ -113,6 +120,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	c.SMSAccountSID = get("REWARDS_SMS_ACCOUNT_SID", "")
 	c.SMSAuthToken = get("REWARDS_SMS_AUTH_TOKEN", "")
 	c.SMSFrom = get("REWARDS_SMS_FROM", "")
+	c.PublicURL = strings.TrimSuffix(get("REWARDS_PUBLIC_URL", "http://localhost:8080"), "/")
+	c.VoucherBaseURL = strings.TrimSuffix(get("REWARDS_VOUCHER_BASE_URL", ""), "/")
+	c.VoucherAPIKey = get("REWARDS_VOUCHER_API_KEY", "")
 	var errs []string
 	if c.SMSProvider == "" {
 		c.SMSProvider = "log"

@@ -24,11 +24,38 @@ type DemoCredentials struct {
 	CoinName   string    `json:"coinName"`
 	LiveKey    string    `json:"liveKey"`
 	TestKey    string    `json:"testKey"`
+	// CatalogueSynced records that the fake provider's catalogue was synced into the demo.
+	CatalogueSynced bool `json:"catalogueSynced"`
+	// Synced counts what that sync created, for the banner.
+	Synced int64 `json:"synced,omitempty"`
 }
 
-// SeedDemo creates the demo studio, game and coin once. Later calls return the credentials kept
-// in path, unless the database no longer has that game (a reset database), when it seeds again.
-func SeedDemo(ctx context.Context, m Modules, path string) (*DemoCredentials, error) {
+// SeedDemo creates the demo studio, game and coin once, and with syncCatalogue (the fake voucher
+// provider runs in-process) syncs the provider's catalogue once, so the store has rewards. Later
+// calls return the credentials kept in path, unless the database no longer has that game (a
+// reset database), when it seeds again.
+func SeedDemo(ctx context.Context, m Modules, path string, syncCatalogue bool) (*DemoCredentials, error) {
+	demo, err := seedDemo(ctx, m, path)
+	if err != nil || !syncCatalogue || demo.CatalogueSynced {
+		return demo, err
+	}
+	st, err := m.Catalogue.Sync(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("sync the fake provider's catalogue: %w", err)
+	}
+	demo.CatalogueSynced, demo.Synced = true, st.Created
+	return demo, writeDemo(path, demo)
+}
+
+func writeDemo(path string, demo *DemoCredentials) error {
+	b, _ := json.MarshalIndent(demo, "", "  ")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+func seedDemo(ctx context.Context, m Modules, path string) (*DemoCredentials, error) {
 	if b, err := os.ReadFile(path); err == nil {
 		var demo DemoCredentials
 		if err := json.Unmarshal(b, &demo); err != nil {
@@ -58,9 +85,5 @@ func SeedDemo(ctx context.Context, m Modules, path string) (*DemoCredentials, er
 		StudioID: s.ID, StudioName: s.Name, GameID: g.ID, GameName: g.Name,
 		CoinID: c.ID, CoinName: c.Name, LiveKey: g.LiveKey, TestKey: g.TestKey,
 	}
-	b, _ := json.MarshalIndent(demo, "", "  ")
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		return nil, fmt.Errorf("write %s: %w", path, err)
-	}
-	return demo, nil
+	return demo, writeDemo(path, demo)
 }
