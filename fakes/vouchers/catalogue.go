@@ -3,8 +3,6 @@ package vouchers
 import (
 	"fmt"
 	"strings"
-
-	"github.com/rewardsco/rewards/core/money"
 )
 
 // The sandbox brands: ordering one of their items forces an outcome. Each has FIXED_VALUE items
@@ -263,8 +261,8 @@ func howToRedeem(name, website string) string {
 		"3. Enter the code and PIN. 4. The balance is applied to your next purchase.", host, name)
 }
 
-func must(s string) money.Amount {
-	a, err := money.Parse(s)
+func must(s string) cents {
+	a, err := parseCents(s)
 	if err != nil {
 		panic(err)
 	}

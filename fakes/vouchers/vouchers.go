@@ -66,11 +66,10 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/rewardsco/rewards/core/money"
 )
 
 // Value types of an item.
@@ -89,12 +88,39 @@ const (
 // APIKeyHeader is the header that carries the API key.
 const APIKeyHeader = "X-Api-Key"
 
+// cents is an amount in hundredths of a unit. The fake keeps its own arithmetic rather than
+// the service's (core/money), so that a mistake there cannot be agreed with here.
+type cents int64
+
+// String writes c with two decimals: 500.00.
+func (c cents) String() string {
+	sign := ""
+	if c < 0 {
+		sign, c = "-", -c
+	}
+	return fmt.Sprintf("%s%d.%02d", sign, c/100, c%100)
+}
+
+// parseCents reads "500", "500.5" or "500.50".
+func parseCents(s string) (cents, error) {
+	whole, frac, _ := strings.Cut(s, ".")
+	if len(frac) > 2 {
+		return 0, fmt.Errorf("%s has more than two decimals", s)
+	}
+	frac += strings.Repeat("0", 2-len(frac))
+	n, err := strconv.ParseInt(whole+frac, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", s, err)
+	}
+	return cents(n), nil
+}
+
 // Decimal is an amount (hundredths of a unit) or a percentage (hundredths of a percent) that is a
 // JSON number with two decimals on the wire: 500.00, 2.50.
-type Decimal money.Amount
+type Decimal cents
 
 // MarshalJSON writes the number with two decimals.
-func (d Decimal) MarshalJSON() ([]byte, error) { return []byte(money.Amount(d).String()), nil }
+func (d Decimal) MarshalJSON() ([]byte, error) { return []byte(cents(d).String()), nil }
 
 // UnmarshalJSON reads a non-negative JSON number with at most two decimals, exactly.
 func (d *Decimal) UnmarshalJSON(b []byte) error {
@@ -105,7 +131,7 @@ func (d *Decimal) UnmarshalJSON(b []byte) error {
 	if !decimalRE.MatchString(s) {
 		return fmt.Errorf("%s is not a non-negative number with at most two decimals", s)
 	}
-	a, err := money.Parse(s)
+	a, err := parseCents(s)
 	if err != nil {
 		return err
 	}
@@ -241,11 +267,11 @@ func WithSandboxDelay(d time.Duration) Option { return func(p *Provider) { p.san
 type item struct {
 	Item
 	brandKey string
-	faces    []money.Amount
-	min, max money.Amount
+	faces    []cents
+	min, max cents
 	// left is the stock of each face value (key 0 for a VARIABLE_VALUE item); a missing key is
 	// unlimited.
-	left map[money.Amount]int64
+	left map[cents]int64
 }
 
 // order is an order with what is left to do for a PENDING one.
@@ -282,7 +308,7 @@ func New(opts ...Option) *Provider {
 			Terms: terms(b.name), HowToRedeem: howToRedeem(b.name, b.website), Categories: b.categories,
 			Countries: b.countries, Status: "active"}
 		for _, s := range b.items {
-			it := &item{brandKey: b.key, left: map[money.Amount]int64{}}
+			it := &item{brandKey: b.key, left: map[cents]int64{}}
 			it.CurrencyCode, it.Discount, it.Status = s.currency, Decimal(must(s.discount)), "active"
 			if s.fixed != nil {
 				it.UTID, it.ValueType = utid(b.key, s.currency, true), FixedValue
@@ -424,7 +450,7 @@ func (p *Provider) stock(r *http.Request) answer {
 	out := Stock{UTID: it.UTID, CurrencyCode: it.CurrencyCode, ValueType: it.ValueType, Stock: []StockEntry{}}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	entry := func(face money.Amount) StockEntry {
+	entry := func(face cents) StockEntry {
 		e := StockEntry{Available: true}
 		if n, limited := it.left[face]; limited {
 			e.Quantity, e.Available = &n, n > 0
@@ -469,7 +495,7 @@ func (p *Provider) placeOrder(r *http.Request) answer {
 		return answer{http.StatusOK, o.Order}
 	}
 	it := p.items[req.UTID]
-	amount := money.Amount(req.Amount)
+	amount := cents(req.Amount)
 	switch {
 	case it == nil:
 		return fail(http.StatusBadRequest, "UNKNOWN_UTID", "no item %q", req.UTID)
@@ -560,7 +586,7 @@ func (p *Provider) settle(o *order) {
 	if o.refuse != "" {
 		o.Status, o.Reason = StatusFailed, o.refuse
 		it := p.items[o.UTID]
-		key := money.Amount(o.Amount)
+		key := cents(o.Amount)
 		if it.ValueType == VariableValue {
 			key = 0
 		}
