@@ -14,7 +14,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -24,11 +23,7 @@ import (
 )
 
 // Repo is the fake. The zero value is not ready; use New.
-type Repo struct {
-	mu   sync.Mutex
-	st   state
-	last time.Time // the last now()
-}
+type Repo struct{ tab *memstore.Table[state] }
 
 var (
 	_ coins.Repo           = (*Repo)(nil)
@@ -66,34 +61,15 @@ type state struct {
 
 // New returns an empty fake.
 func New() *Repo {
-	return &Repo{st: state{coins: map[uuid.UUID]coins.Coin{}, balances: map[balanceKey]balance{}}}
+	return &Repo{tab: memstore.NewTable(state{coins: map[uuid.UUID]coins.Coin{}, balances: map[balanceKey]balance{}}, state.clone)}
 }
 
 // Snapshot implements memstore.Snapshotter.
-func (r *Repo) Snapshot() (restore func()) {
-	r.mu.Lock()
-	saved := r.st.clone()
-	r.mu.Unlock()
-	return func() {
-		r.mu.Lock()
-		r.st = saved.clone()
-		r.mu.Unlock()
-	}
-}
+func (r *Repo) Snapshot() (restore func()) { return r.tab.Snapshot() }
 
 func (s state) clone() state {
-	c := state{coins: make(map[uuid.UUID]coins.Coin, len(s.coins)), balances: make(map[balanceKey]balance, len(s.balances)),
-		journal: make([]coins.Transaction, len(s.journal)), events: slices.Clone(s.events)}
-	for id, v := range s.coins {
-		c.coins[id] = v
-	}
-	for k, v := range s.balances {
-		c.balances[k] = v
-	}
-	for i, t := range s.journal {
-		c.journal[i] = cloneTx(t)
-	}
-	return c
+	return state{coins: memstore.CloneMap(s.coins, nil), balances: memstore.CloneMap(s.balances, nil),
+		journal: memstore.CloneSlice(s.journal, cloneTx), events: slices.Clone(s.events)}
 }
 
 func cloneTx(t coins.Transaction) coins.Transaction {
@@ -103,64 +79,61 @@ func cloneTx(t coins.Transaction) coins.Transaction {
 
 // Events returns the coin events recorded so far, oldest first.
 func (r *Repo) Events() []Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.st.events)
-}
-
-// now is PostgreSQL's now() as a timestamptz keeps it: microseconds, no monotonic reading. It
-// never repeats, so that rows written one after the other sort in that order, as rows written
-// by separate transactions do. r.mu is held.
-func (r *Repo) now() time.Time {
-	t := time.Now().Truncate(time.Microsecond)
-	if !t.After(r.last) {
-		t = r.last.Add(time.Microsecond)
-	}
-	r.last = t
-	return t
-}
-
-// compareCreated orders rows by created_at, then id, as ORDER BY created_at, id does.
-func compareCreated(at1 time.Time, id1 uuid.UUID, at2 time.Time, id2 uuid.UUID) int {
-	if c := at1.Compare(at2); c != 0 {
-		return c
-	}
-	return bytes.Compare(id1[:], id2[:])
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	return slices.Clone(st.events)
 }
 
 // CreateCoin implements coins.Repo.
 func (r *Repo) CreateCoin(_ context.Context, c coins.Coin) (coins.Coin, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	c.ID, c.CreatedAt = uuid.New(), r.now()
-	r.st.coins[c.ID] = c
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	c.ID, c.CreatedAt = uuid.New(), r.tab.Now()
+	st.coins[c.ID] = c
 	return c, nil
 }
 
-// gameCoins returns the coins of a game, oldest first. r.mu is held.
-func (r *Repo) gameCoins(gameID uuid.UUID) []coins.Coin {
+// SetCoinsPerUnit implements coins.Repo as CoinsSetValue does: ErrCoinNotFound for an unknown
+// coin, and the column's check refuses a value outside 1 to coins.MaxCoinsPerUnit.
+func (r *Repo) SetCoinsPerUnit(_ context.Context, coinID uuid.UUID, n int64) (coins.Coin, error) {
+	if n < 1 || n > coins.MaxCoinsPerUnit {
+		return coins.Coin{}, fmt.Errorf("set value of coin %s: coins_per_unit %d (check violation)", coinID, n)
+	}
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	c, ok := st.coins[coinID]
+	if !ok {
+		return coins.Coin{}, coins.ErrCoinNotFound
+	}
+	c.CoinsPerUnit = n
+	st.coins[coinID] = c
+	return c, nil
+}
+
+// gameCoins returns the coins of a game, oldest first.
+func (s *state) gameCoins(gameID uuid.UUID) []coins.Coin {
 	out := []coins.Coin{}
-	for _, c := range r.st.coins {
+	for _, c := range s.coins {
 		if c.GameID == gameID {
 			out = append(out, c)
 		}
 	}
-	slices.SortFunc(out, func(a, b coins.Coin) int { return compareCreated(a.CreatedAt, a.ID, b.CreatedAt, b.ID) })
+	slices.SortFunc(out, func(a, b coins.Coin) int { return memstore.CompareCreated(a.CreatedAt, a.ID, b.CreatedAt, b.ID) })
 	return out
 }
 
 // ListCoins implements coins.Repo: oldest first.
 func (r *Repo) ListCoins(_ context.Context, gameID uuid.UUID) ([]coins.Coin, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.gameCoins(gameID), nil
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	return st.gameCoins(gameID), nil
 }
 
 // GetCoin implements coins.Repo.
 func (r *Repo) GetCoin(_ context.Context, gameID, coinID uuid.UUID) (coins.Coin, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	c, ok := r.st.coins[coinID]
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	c, ok := st.coins[coinID]
 	if !ok || c.GameID != gameID {
 		return coins.Coin{}, coins.ErrCoinNotFound
 	}
@@ -169,9 +142,9 @@ func (r *Repo) GetCoin(_ context.Context, gameID, coinID uuid.UUID) (coins.Coin,
 
 // FirstCoin implements coins.Repo.
 func (r *Repo) FirstCoin(_ context.Context, gameID uuid.UUID) (coins.Coin, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	list := r.gameCoins(gameID)
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	list := st.gameCoins(gameID)
 	if len(list) == 0 {
 		return coins.Coin{}, coins.ErrNoCoins
 	}
@@ -184,9 +157,9 @@ func (r *Repo) FirstCoin(_ context.Context, gameID uuid.UUID) (coins.Coin, error
 // changes. It appends the journal entry and records the coin event, but makes no webhook
 // deliveries (see the package comment).
 func (r *Repo) ApplyMovement(_ context.Context, m coins.Movement, typ coins.TxType, event coins.EventType) (coins.Transaction, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if c, ok := r.st.coins[m.CoinID]; !ok || c.GameID != m.GameID {
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	if c, ok := st.coins[m.CoinID]; !ok || c.GameID != m.GameID {
 		return coins.Transaction{}, coins.ErrCoinNotFound
 	}
 	if m.Amount <= 0 {
@@ -194,7 +167,7 @@ func (r *Repo) ApplyMovement(_ context.Context, m coins.Movement, typ coins.TxTy
 		return coins.Transaction{}, fmt.Errorf("apply %s of %s: amount %d (check violation)", typ, m.PlayerID, m.Amount)
 	}
 	k := balanceKey{player: m.PlayerID, coin: m.CoinID}
-	b, exists := r.st.balances[k]
+	b, exists := st.balances[k]
 	delta := m.Amount
 	switch typ {
 	case coins.Credit:
@@ -210,14 +183,14 @@ func (r *Repo) ApplyMovement(_ context.Context, m coins.Movement, typ coins.TxTy
 	default:
 		return coins.Transaction{}, fmt.Errorf("apply %s of %s: type (check violation)", typ, m.PlayerID)
 	}
-	r.st.balances[k] = b
+	st.balances[k] = b
 	t := coins.Transaction{
 		ID: uuid.New(), GameID: m.GameID, Environment: string(m.Environment), PlayerID: m.PlayerID, CoinID: m.CoinID,
 		Type: typ, Amount: m.Amount, BalanceAfter: b.balance, Reason: m.Reason, ReferenceID: m.ReferenceID,
-		Description: m.Description, Metadata: bytes.Clone(m.Metadata), CreatedAt: r.now(),
+		Description: m.Description, Metadata: bytes.Clone(m.Metadata), CreatedAt: r.tab.Now(),
 	}
-	r.st.journal = append(r.st.journal, t)
-	r.st.events = append(r.st.events, Event{
+	st.journal = append(st.journal, t)
+	st.events = append(st.events, Event{
 		ID: uuid.New(), GameID: m.GameID, Environment: string(m.Environment), TransactionID: t.ID, Type: event,
 		Reason: m.Reason, PlayerID: m.PlayerID, UserUUID: m.UserUUID, CoinID: m.CoinID, Delta: delta,
 		NewBalance: b.balance, ReferenceID: m.ReferenceID, CreatedAt: t.CreatedAt,
@@ -228,12 +201,12 @@ func (r *Repo) ApplyMovement(_ context.Context, m coins.Movement, typ coins.TxTy
 // Funds implements coins.Repo: every coin of the game, oldest first, with the player's
 // holding or zeros. As in the real query, the coins carry no CreatedAt.
 func (r *Repo) Funds(_ context.Context, gameID, playerID uuid.UUID) ([]coins.Fund, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	list := r.gameCoins(gameID)
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	list := st.gameCoins(gameID)
 	out := make([]coins.Fund, len(list))
 	for i, c := range list {
-		b := r.st.balances[balanceKey{player: playerID, coin: c.ID}]
+		b := st.balances[balanceKey{player: playerID, coin: c.ID}]
 		out[i] = coins.Fund{
 			Coin:    coins.Coin{ID: c.ID, GameID: gameID, Name: c.Name, ImageURL: c.ImageURL},
 			Balance: b.balance, LifetimeEarned: b.earned, LifetimeSpent: b.spent,
@@ -249,15 +222,15 @@ func (r *Repo) ListTransactions(_ context.Context, playerID uuid.UUID, coinID *u
 	if limit < 0 || offset < 0 {
 		return nil, 0, fmt.Errorf("list transactions: negative LIMIT or OFFSET")
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
 	var match []coins.Transaction
-	for _, t := range r.st.journal {
+	for _, t := range st.journal {
 		if t.PlayerID == playerID && (coinID == nil || t.CoinID == *coinID) {
 			match = append(match, t)
 		}
 	}
-	slices.SortFunc(match, func(a, b coins.Transaction) int { return compareCreated(b.CreatedAt, b.ID, a.CreatedAt, a.ID) })
+	slices.SortFunc(match, func(a, b coins.Transaction) int { return memstore.CompareCreated(b.CreatedAt, b.ID, a.CreatedAt, a.ID) })
 	page := []coins.Transaction{}
 	for i := offset; i < len(match) && len(page) < limit; i++ {
 		page = append(page, cloneTx(match[i]))

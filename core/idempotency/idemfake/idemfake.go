@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -21,9 +20,8 @@ import (
 
 // Repo is the fake. The zero value is not ready; use New.
 type Repo struct {
-	mu  sync.Mutex
-	now func() time.Time
-	st  map[idempotency.Key]row
+	tab *memstore.Table[map[idempotency.Key]row]
+	now func() time.Time // the database's now(); tab's lock guards it
 }
 
 var (
@@ -44,40 +42,26 @@ type row struct {
 
 // New returns an empty fake whose clock, the database's now(), is time.Now.
 func New() *Repo {
-	return &Repo{now: time.Now, st: map[idempotency.Key]row{}}
+	return &Repo{now: time.Now, tab: memstore.NewTable(map[idempotency.Key]row{}, clone)}
 }
 
 // SetClock replaces the fake's clock: the time a key is claimed (created, locked) is now().
 // Tests use it to make keys look old (past idempotency.StaleAfter or idempotency.Retention).
 func (r *Repo) SetClock(now func() time.Time) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.tab.Lock()
+	defer r.tab.Unlock()
 	r.now = now
 }
 
-// Snapshot implements memstore.Snapshotter.
-func (r *Repo) Snapshot() (restore func()) {
-	r.mu.Lock()
-	saved := clone(r.st)
-	r.mu.Unlock()
-	return func() {
-		r.mu.Lock()
-		r.st = clone(saved)
-		r.mu.Unlock()
-	}
-}
+// Snapshot implements memstore.Snapshotter. It leaves the clock as it is.
+func (r *Repo) Snapshot() (restore func()) { return r.tab.Snapshot() }
 
 func clone(m map[idempotency.Key]row) map[idempotency.Key]row {
-	c := make(map[idempotency.Key]row, len(m))
-	for k, v := range m {
+	return memstore.CloneMap(m, func(v row) row {
 		v.hash, v.result = bytes.Clone(v.hash), bytes.Clone(v.result)
-		c[k] = v
-	}
-	return c
+		return v
+	})
 }
-
-// pgTime is t as it comes back from a timestamptz: microseconds, no monotonic reading.
-func pgTime(t time.Time) time.Time { return t.Truncate(time.Microsecond) }
 
 // ClaimKey implements idempotency.Repo.
 func (r *Repo) ClaimKey(_ context.Context, c idempotency.Claim, hash []byte, staleBefore time.Time) (idempotency.Record, bool, error) {
@@ -87,17 +71,17 @@ func (r *Repo) ClaimKey(_ context.Context, c idempotency.Claim, hash []byte, sta
 	case hash == nil:
 		return idempotency.Record{}, false, fmt.Errorf("claim idempotency key: null request_hash (not-null violation)")
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	now := pgTime(r.now())
-	cur, exists := r.st[c.Key]
+	keys := *r.tab.Lock() // the map itself: no restore runs while it is locked
+	defer r.tab.Unlock()
+	now := memstore.PGTime(r.now())
+	cur, exists := keys[c.Key]
 	switch {
 	case !exists:
-		r.st[c.Key] = row{hash: bytes.Clone(hash), lockedAt: now, createdAt: now, token: c.Token}
+		keys[c.Key] = row{hash: bytes.Clone(hash), lockedAt: now, createdAt: now, token: c.Token}
 		return idempotency.Record{}, true, nil
-	case !cur.done && cur.lockedAt.Before(pgTime(staleBefore)) && bytes.Equal(cur.hash, hash):
+	case !cur.done && cur.lockedAt.Before(memstore.PGTime(staleBefore)) && bytes.Equal(cur.hash, hash):
 		cur.lockedAt, cur.token = now, c.Token
-		r.st[c.Key] = cur
+		keys[c.Key] = cur
 		return idempotency.Record{}, true, nil
 	}
 	return idempotency.Record{RequestHash: bytes.Clone(cur.hash), Done: cur.done, Result: bytes.Clone(cur.result),
@@ -106,24 +90,24 @@ func (r *Repo) ClaimKey(_ context.Context, c idempotency.Claim, hash []byte, sta
 
 // CompleteKey implements idempotency.Repo.
 func (r *Repo) CompleteKey(_ context.Context, c idempotency.Claim, result []byte, errorCode string) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	cur, ok := r.st[c.Key]
+	keys := *r.tab.Lock()
+	defer r.tab.Unlock()
+	cur, ok := keys[c.Key]
 	if !ok || cur.done || cur.token != c.Token {
 		return idempotency.ErrClaimLost
 	}
 	cur.done, cur.result, cur.errorCode = true, bytes.Clone(result), errorCode
-	r.st[c.Key] = cur
+	keys[c.Key] = cur
 	return nil
 }
 
 // ReleaseKey implements idempotency.Repo: it deletes the key only while c holds it and it is
 // running; otherwise it does nothing, without error.
 func (r *Repo) ReleaseKey(_ context.Context, c idempotency.Claim) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if cur, ok := r.st[c.Key]; ok && !cur.done && cur.token == c.Token {
-		delete(r.st, c.Key)
+	keys := *r.tab.Lock()
+	defer r.tab.Unlock()
+	if cur, ok := keys[c.Key]; ok && !cur.done && cur.token == c.Token {
+		delete(keys, c.Key)
 	}
 	return nil
 }
@@ -131,13 +115,13 @@ func (r *Repo) ReleaseKey(_ context.Context, c idempotency.Claim) error {
 // PurgeKeys implements idempotency.Repo: it deletes the keys created before before, running or
 // done.
 func (r *Repo) PurgeKeys(_ context.Context, before time.Time) (int64, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	before = pgTime(before)
+	keys := *r.tab.Lock()
+	defer r.tab.Unlock()
+	before = memstore.PGTime(before)
 	var n int64
-	for k, v := range r.st {
+	for k, v := range keys {
 		if v.createdAt.Before(before) {
-			delete(r.st, k)
+			delete(keys, k)
 			n++
 		}
 	}

@@ -22,10 +22,7 @@ import (
 )
 
 // Repo is the fake. The zero value is not ready; use New.
-type Repo struct {
-	tab   *memstore.Table[state]
-	clock memstore.Clock // now()
-}
+type Repo struct{ tab *memstore.Table[state] }
 
 var (
 	_ webhooks.Repo        = (*Repo)(nil)
@@ -137,7 +134,7 @@ func (r *Repo) InsertConfig(_ context.Context, c webhooks.Config) (webhooks.Conf
 		return stored(existing), false, nil
 	}
 	c.ID = uuid.New()
-	c.CreatedAt = r.clock.Now()
+	c.CreatedAt = r.tab.Now()
 	c.UpdatedAt = c.CreatedAt
 	c = stored(c)
 	st.configs[c.ID] = c
@@ -199,7 +196,7 @@ func (r *Repo) UpdateConfig(_ context.Context, c webhooks.Config) (webhooks.Conf
 	cur.URL, cur.IsActive = c.URL, c.IsActive
 	cur.SubscribedEvents = memstore.CloneSlice(c.SubscribedEvents, nil)
 	cur.ExcludedReasons = memstore.CloneSlice(c.ExcludedReasons, nil)
-	cur.UpdatedAt = r.clock.Now()
+	cur.UpdatedAt = r.tab.Now()
 	st.configs[c.ID] = cur
 	return stored(cur), nil
 }
@@ -239,7 +236,7 @@ func (r *Repo) AddDelivery(configID uuid.UUID, e Event) (uuid.UUID, error) {
 		}
 	}
 	if e.CreatedAt.IsZero() {
-		e.CreatedAt = r.clock.Now()
+		e.CreatedAt = r.tab.Now()
 	}
 	e.CreatedAt = memstore.PGTime(e.CreatedAt)
 	if prev, seen := st.events[e.ID]; seen {
@@ -253,7 +250,7 @@ func (r *Repo) AddDelivery(configID uuid.UUID, e Event) (uuid.UUID, error) {
 	st.events[e.ID] = e
 	d := delivery{studioID: c.StudioID, env: string(c.Environment), Delivery: webhooks.Delivery{
 		ID: uuid.New(), EventID: e.ID, ConfigID: configID, EventType: e.Type, TransactionID: e.TransactionID,
-		EventCreatedAt: e.CreatedAt, Status: webhooks.StatusPending, CreatedAt: r.clock.Now(),
+		EventCreatedAt: e.CreatedAt, Status: webhooks.StatusPending, CreatedAt: r.tab.Now(),
 	}}
 	st.deliveries[d.ID] = d
 	return d.ID, nil
