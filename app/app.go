@@ -20,6 +20,7 @@ import (
 
 	"github.com/rewardsco/rewards/adapters/filestore"
 	"github.com/rewardsco/rewards/adapters/httpapi"
+	"github.com/rewardsco/rewards/adapters/httpapi/catalogueapi"
 	"github.com/rewardsco/rewards/adapters/httpapi/coinsapi"
 	"github.com/rewardsco/rewards/adapters/httpapi/playersapi"
 	"github.com/rewardsco/rewards/adapters/httpapi/studioapi"
@@ -28,12 +29,17 @@ import (
 	"github.com/rewardsco/rewards/adapters/postgres"
 	"github.com/rewardsco/rewards/adapters/postgres/localpg"
 	"github.com/rewardsco/rewards/adapters/sms"
+	voucherhttp "github.com/rewardsco/rewards/adapters/vouchers"
 	"github.com/rewardsco/rewards/adapters/webhookhttp"
+	"github.com/rewardsco/rewards/core/catalogue"
 	"github.com/rewardsco/rewards/core/coins"
 	"github.com/rewardsco/rewards/core/idempotency"
 	"github.com/rewardsco/rewards/core/players"
+	"github.com/rewardsco/rewards/core/sealed"
 	"github.com/rewardsco/rewards/core/studio"
+	"github.com/rewardsco/rewards/core/vouchers"
 	"github.com/rewardsco/rewards/core/webhooks"
+	fakevouchers "github.com/rewardsco/rewards/fakes/vouchers"
 )
 
 // defaultPoolSize is the database pool's size unless DATABASE_URL sets pool_max_conns.
@@ -44,10 +50,11 @@ var Version = "dev"
 
 // Modules are the core use cases, wired to their adapters.
 type Modules struct {
-	Studios  *studio.Service
-	Coins    *coins.Service
-	Players  *players.Service
-	Webhooks *webhooks.Service
+	Studios   *studio.Service
+	Coins     *coins.Service
+	Players   *players.Service
+	Webhooks  *webhooks.Service
+	Catalogue *catalogue.Service
 	// Idempotency keeps the idempotency keys of every module.
 	Idempotency *idempotency.Keeper
 }
@@ -64,7 +71,12 @@ type External struct {
 	// WebhookTransport sends webhook requests; WebhookRetryDelays nil means the default.
 	WebhookTransport   webhooks.Transport
 	WebhookRetryDelays []time.Duration
-	Log                *slog.Logger
+	// Currency is the deployment currency; PublicURL the address of the service's own links.
+	Currency  string
+	PublicURL string
+	// Vouchers is the voucher provider; nil when none is configured.
+	Vouchers vouchers.Provider
+	Log      *slog.Logger
 }
 
 // NewModules wires every core module to PostgreSQL and the external adapters, registers each
@@ -76,6 +88,11 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 	}
 	games := postgres.NewStudioStore(database)
 	keeper := idempotency.NewKeeper(database, postgres.NewIdempotencyStore(database))
+	box, err := sealed.New(deriveKey(ext.SecretKey, "catalogue-codes"))
+	if err != nil {
+		return Modules{}, err
+	}
+	coinStore := postgres.NewCoinsStore(database, queue)
 	hooks, err := webhooks.NewService(postgres.NewWebhooksStore(database), webhooks.Options{
 		SecretKey:   deriveKey(ext.SecretKey, "webhook-secret"),
 		RetryDelays: ext.WebhookRetryDelays,
@@ -85,8 +102,11 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 		return Modules{}, err
 	}
 	m := Modules{
-		Studios:     studio.NewService(games),
-		Coins:       coins.NewService(database, postgres.NewCoinsStore(database, queue), games, keeper),
+		Studios: studio.NewService(games),
+		Coins:   coins.NewService(database, coinStore, games, keeper),
+		Catalogue: catalogue.NewService(database, postgres.NewCatalogueStore(database), coinStore, games, catalogue.Config{
+			Currency: ext.Currency, Provider: ext.Vouchers, Box: box, PublicURL: ext.PublicURL,
+		}),
 		Webhooks:    hooks,
 		Idempotency: keeper,
 		Players: players.NewService(database, postgres.NewPlayersStore(database), games, players.Config{
@@ -129,6 +149,7 @@ func NewServer(m Modules, cfg ServerConfig) *httpapi.Server {
 		Version:            Version,
 	})
 	coinsapi.Register(s, m.Coins, cfg.Currency)
+	catalogueapi.Register(s, m.Catalogue)
 	playersapi.Register(s, m.Players)
 	webhooksapi.Register(s, m.Webhooks)
 	studioapi.Register(s, m.Studios)
@@ -147,9 +168,47 @@ func deriveKey(secret, purpose string) []byte {
 	return m.Sum(nil)
 }
 
-// external builds the adapters cfg selects, announcing those not for production.
-func external(cfg Config, log *slog.Logger) (External, error) {
-	ext := External{Log: log, PlayerTokenTTL: cfg.PlayerTokenTTL, SecretKey: cfg.SecretKey, Files: filestore.Disk{Dir: cfg.UploadDir},
+// external builds the adapters cfg selects, announcing those not for production. In
+// development, outside systems with no address configured are served by the in-process fakes
+// (devFakes); stop ends them.
+func external(cfg Config, log *slog.Logger) (ext External, devFakes bool, stop func(), err error) {
+	ext, err = adapters(cfg, log)
+	if err != nil {
+		return External{}, false, nil, err
+	}
+	stop = func() {}
+	switch {
+	case cfg.VoucherBaseURL != "":
+		ext.Vouchers = voucherhttp.New(cfg.VoucherBaseURL, cfg.VoucherAPIKey)
+	case cfg.Mode == Development:
+		url, stopFakes, err := startFakes()
+		if err != nil {
+			return External{}, false, nil, fmt.Errorf("start the in-process fakes: %w", err)
+		}
+		ext.Vouchers, devFakes, stop = voucherhttp.New(url+"/vouchers", ""), true, stopFakes
+		log.Warn("the voucher provider is the in-process fake (REWARDS_VOUCHER_BASE_URL unset; not for production)", "url", url+"/vouchers")
+	default:
+		log.Warn("no voucher provider is configured (REWARDS_VOUCHER_BASE_URL): gift cards cannot be synced or bought")
+	}
+	return ext, devFakes, stop, nil
+}
+
+// startFakes serves the fakes of fakes/ on a loopback port for a local run.
+func startFakes() (baseURL string, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	mux := http.NewServeMux()
+	fakevouchers.New().Register(mux)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	return "http://" + ln.Addr().String(), func() { _ = srv.Close() }, nil
+}
+
+// adapters builds the adapters of the outside world that need no fake.
+func adapters(cfg Config, log *slog.Logger) (External, error) {
+	ext := External{Log: log, Currency: cfg.Currency, PublicURL: cfg.PublicURL, PlayerTokenTTL: cfg.PlayerTokenTTL, SecretKey: cfg.SecretKey, Files: filestore.Disk{Dir: cfg.UploadDir},
 		WebhookRetryDelays: cfg.WebhookRetryDelays,
 		WebhookTransport:   webhookhttp.New(webhookhttp.Options{AllowHTTP: cfg.WebhookAllowHTTP, AllowPrivate: cfg.WebhookAllowPrivate})}
 	if cfg.WebhookAllowHTTP || cfg.WebhookAllowPrivate {
@@ -234,10 +293,11 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) err
 		return err
 	}
 	defer database.Close()
-	ext, err := external(cfg, log)
+	ext, devFakes, stopFakes, err := external(cfg, log)
 	if err != nil {
 		return err
 	}
+	defer stopFakes()
 	queue := jobs.New(database.Pool, jobs.Options{
 		Workers: map[string]int{jobs.QueueWebhooks: cfg.WebhookWorkers},
 		Logger:  log.With("component", "river"),
@@ -267,7 +327,7 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) err
 	}
 	var demo *DemoCredentials
 	if cfg.DemoSeed {
-		if demo, err = SeedDemo(ctx, mods, filepath.Join(cfg.DataDir, "demo.json")); err != nil {
+		if demo, err = SeedDemo(ctx, mods, filepath.Join(cfg.DataDir, "demo.json"), devFakes); err != nil {
 			return fmt.Errorf("seed demo data: %w", err)
 		}
 	}
@@ -339,6 +399,9 @@ func printBanner(out io.Writer, cfg Config, addr net.Addr, demo *DemoCredentials
 		fmt.Fprintf(out, "  Demo coin:       %s (%s)\n", demo.CoinName, demo.CoinID)
 		fmt.Fprintf(out, "  Test API key:    %s   (development hosts, e.g. localhost:%d)\n", demo.TestKey, port)
 		fmt.Fprintf(out, "  Live API key:    %s   (live hosts, e.g. live.localhost:%d)\n", demo.LiveKey, port)
+		if demo.CatalogueSynced {
+			fmt.Fprintf(out, "  Catalogue:       the fake voucher provider's gift cards (%d synced at the first run)\n", demo.Synced)
+		}
 		fmt.Fprintf(out, "\n  Try: curl -H 'x-api-key: %s' http://localhost:%d/coins\n", demo.TestKey, port)
 	}
 	fmt.Fprintf(out, "\nCtrl-C stops the service")

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -108,7 +109,13 @@ func defaultCode(status int) string {
 // installErrorModel makes Huma raise APIError everywhere: request validation failures become
 // 400 VALIDATION_FAILED with details (Huma's own choice is 422), and 5xx bodies say nothing
 // of the cause, which is logged instead.
-func installErrorModel() {
+func installErrorModel() { errorModelOnce.Do(setErrorModel) }
+
+// errorModelOnce guards Huma's package-level error hooks: servers built concurrently (tests)
+// must not write them at the same time.
+var errorModelOnce sync.Once
+
+func setErrorModel() {
 	huma.NewError = func(status int, msg string, errs ...error) huma.StatusError {
 		return humaError(context.Background(), status, msg, errs...)
 	}

@@ -60,7 +60,12 @@ type Listed struct {
 	Orders7d, Orders30d int64
 	// Relevance scores a search match; zero outside search.
 	Relevance float64
+	// CoinsPerUnit is the value of the coin that priced the list (see Prices).
+	CoinsPerUnit int64
 }
+
+// Prices are the listed reward's coin prices in the coin that priced the list.
+func (l Listed) Prices() Prices { return l.Reward.PricesFor(l.CoinsPerUnit, l.Override) }
 
 // Compare orders a before b (negative), after (positive) or as equal (zero, only for the same
 // reward) in order o, for a coin worth coinsPerUnit. It is the definition the storage's SQL

@@ -567,7 +567,16 @@ func (s *Service) List(ctx context.Context, q ListQuery) ([]Listed, int64, error
 	if err := s.priceCoin(ctx, &q); err != nil {
 		return nil, 0, err
 	}
-	return s.repo.Repo().ListVisible(ctx, q)
+	list, total, err := s.repo.Repo().ListVisible(ctx, q)
+	pricedIn(list, q.CoinsPerUnit)
+	return list, total, err
+}
+
+// pricedIn records in each listed reward the value of the coin that priced it.
+func pricedIn(list []Listed, coinsPerUnit int64) {
+	for i := range list {
+		list[i].CoinsPerUnit = coinsPerUnit
+	}
 }
 
 // Search returns the brands, categories and a page of rewards matching q.Text; kinds limits
@@ -601,6 +610,7 @@ func (s *Service) Search(ctx context.Context, q SearchQuery, kinds []string) (Se
 		if res.Rewards, res.Total, err = repo.Search(ctx, q); err != nil {
 			return SearchResult{}, err
 		}
+		pricedIn(res.Rewards, q.CoinsPerUnit)
 	}
 	return res, nil
 }
@@ -655,6 +665,7 @@ func (s *Service) Fetch(ctx context.Context, q ListQuery, rewardID, playerID uui
 	if err != nil {
 		return Detail{}, err
 	}
+	l.CoinsPerUnit = q.CoinsPerUnit
 	d := Detail{Listed: l, CoinsPerUnit: q.CoinsPerUnit}
 	stock, err := s.stock(ctx, l)
 	if err != nil {

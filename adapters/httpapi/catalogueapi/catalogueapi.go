@@ -1,0 +1,267 @@
+// Package catalogueapi serves the catalogue module over HTTP: the rewards store players browse
+// (GET /rewards in its two shapes, brands, categories, search, one reward, short links to brand
+// sites) and the operator's catalogue (categories, brands, rewards and their coupon codes,
+// products, what each game hides and the coin prices it sets, the voucher provider sync).
+package catalogueapi
+
+import (
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/rewardsco/rewards/adapters/httpapi"
+	"github.com/rewardsco/rewards/core/catalogue"
+)
+
+// Tag groups the store's catalogue operations on the docs page.
+const Tag = "Rewards"
+
+// TagDescription describes Tag on the docs page.
+const TagDescription = "The rewards store: what the game's players see of the catalogue, priced in the game's coins. Every operation needs the key and a player token, except GET /r/{code}."
+
+// moneyRule documents how every operator body writes money.
+const moneyRule = "Money is a JSON number of units of the deployment currency with at most two decimals (500, 10.99); percentages are numbers from 0 to 100 with at most two decimals; more decimals or a negative amount is 400 VALIDATION_FAILED naming the field."
+
+// shapesRule documents the two shapes of GET /rewards.
+const shapesRule = "**Shapes.** With `api-version=2` (query) or `x-api-version: 2` (header) every item is a **RewardShapeB** " +
+	"`{id, brandId, brandName, organizationId, metadata: {…shape A metadata, campaignExpiryDate}, inventory: {availableQuantity, type}, price: {amount, coinId}}`; " +
+	"otherwise a **RewardShapeA** `{id, name, description, type, brandId, brandName, organizationId, endDate, metadata: {brandName, brandLogoImage, campaignCoverImage, " +
+	"campaignTitle, campaignSubTitle, campaignDetails, termsAndConditions, howToRedeem, brandCategory, campaignAssets}, availableQuantity, price, maxPrice, minPrice, flagAllowStudioEditPrice}`. " +
+	"`brandId` is the brand's code, `organizationId` its issuer (the code unless set). Prices are whole coins of `coinId`: ceil(selling price × the coin's coinsPerUnit), " +
+	"unless the game set its own price for the reward's smallest face value (the others scale with it); `price` and `minPrice` are the smallest face value's, `maxPrice` the largest's. " +
+	"`availableQuantity` is the unused codes of a coupon with a code pool, -1 otherwise."
+
+// Register adds the catalogue operations to s.
+func Register(s *httpapi.Server, svc *catalogue.Service) {
+	s.AddTag(Tag, TagDescription)
+	h := handlers{svc: svc}
+	registerOperator(s, h)
+	registerStore(s, h)
+}
+
+func registerOperator(s *httpapi.Server, h handlers) {
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID: "admin-put-category",
+		Method:      http.MethodPut,
+		Path:        "/admin/v1/catalogue/categories/{code}",
+		Summary:     "Create or replace a category",
+		Description: "Categories group brands; the catalogue is shared by every game of the deployment. 201 when the code is new, 200 when it replaced a category. " +
+			"Codes are `^[A-Z0-9_]{2,64}$`; `translations` maps a language tag (hi, ta, pt-BR) to `{name?, description?}`. Bad input is 400 VALIDATION_FAILED and changes nothing.",
+		Errors: []int{http.StatusBadRequest},
+	}), h.putCategory)
+	documentCreated(s, http.MethodPut, "/admin/v1/catalogue/categories/{code}")
+
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID: "admin-put-brand",
+		Method:      http.MethodPut,
+		Path:        "/admin/v1/catalogue/brands/{code}",
+		Summary:     "Create or replace a brand",
+		Description: "201 when the code is new, 200 when it replaced a brand (a brand imported by a sync keeps its link to the provider). " +
+			"Every code in `categories` must name a category (400 VALIDATION_FAILED otherwise). `countries` are ISO 3166-1 alpha-2 codes; none means everywhere. " +
+			"`isActive` defaults to true: an inactive brand's rewards are not shown. `websiteUrl` is where players' short links lead. The brand's code is `brandId` in the store, " +
+			"its `issuer` (the code unless set) is `organizationId`.",
+		Errors: []int{http.StatusBadRequest},
+	}), h.putBrand)
+	documentCreated(s, http.MethodPut, "/admin/v1/catalogue/brands/{code}")
+
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID:   "admin-create-reward",
+		Method:        http.MethodPost,
+		Path:          "/admin/v1/catalogue/rewards",
+		Summary:       "Create a reward",
+		DefaultStatus: http.StatusCreated,
+		Description: "Adds a reward to the catalogue every game shares. `brandCode` must name a brand (400 VALIDATION_FAILED otherwise). " +
+			"GIFT_CARD and DIGITAL_CREDIT are priced by face value: `valueType` FIXED (the default) with 1 to 50 distinct `denominations`, or RANGE from `minValue` to `maxValue`; " +
+			"a face value d sells for d × (1 − discountPct/100). COUPON and PHYSICAL have `mrp` (required, positive) and `sellingPrice` (at most mrp; default the mrp) and count as FIXED with one value; " +
+			"fields of the other pricing are ignored. A COUPON with `sharedCode` gives that code to every buyer (unlimited); otherwise add codes to its pool. " +
+			"Defaults: isActive true, discountPct 0, purchaseCooldown 0 s, xScore 0, flagAllowStudioEditPrice false. " + moneyRule,
+		Errors: []int{http.StatusBadRequest},
+	}), h.createReward)
+
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID: "admin-update-reward",
+		Method:      http.MethodPatch,
+		Path:        "/admin/v1/catalogue/rewards/{rewardId}",
+		Summary:     "Change a reward",
+		Description: "Sets the fields sent; the rest stay. The result must satisfy every rule of a new reward (400 VALIDATION_FAILED otherwise, and nothing changes). " +
+			"`endDate: null` removes the end date; `sharedCode: \"\"` removes a coupon's shared code. 404 REWARD_NOT_FOUND. " + moneyRule,
+		Errors: []int{http.StatusBadRequest, http.StatusNotFound},
+	}), h.updateReward)
+
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID: "admin-list-rewards",
+		Method:      http.MethodGet,
+		Path:        "/admin/v1/catalogue/rewards",
+		Summary:     "List the catalogue's rewards",
+		Description: "Every reward, active or not, newest first, paginated (`limit` default 10, at most 100; `page` from 1); filters `type`, `brandCode` and `active`.",
+		Errors:      []int{http.StatusBadRequest},
+	}), h.listRewards)
+
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID: "admin-get-reward",
+		Method:      http.MethodGet,
+		Path:        "/admin/v1/catalogue/rewards/{rewardId}",
+		Summary:     "One reward of the catalogue",
+		Description: "The reward whatever its state. 404 REWARD_NOT_FOUND.",
+		Errors:      []int{http.StatusNotFound},
+	}), h.getReward)
+
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID:   "admin-add-reward-codes",
+		Method:        http.MethodPost,
+		Path:          "/admin/v1/catalogue/rewards/{rewardId}/codes",
+		Summary:       "Add codes to a coupon's pool",
+		DefaultStatus: http.StatusCreated,
+		Description: "Adds 1 to 10,000 codes to a COUPON's pool; codes already there are ignored. The codes and pins are stored encrypted and shown only to the player who buys them. " +
+			"A coupon with a pool is limited by it: each purchase takes one code. Answers how many were added and how many are unused now. " +
+			"400 VALIDATION_FAILED for another type of reward or a coupon with a shared code; 404 REWARD_NOT_FOUND.",
+		Errors: []int{http.StatusBadRequest, http.StatusNotFound},
+	}), h.addCodes)
+
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID: "admin-put-product",
+		Method:      http.MethodPut,
+		Path:        "/admin/v1/catalogue/products/{productId}",
+		Summary:     "Create or replace a product",
+		Description: "Products are physical goods sold for money in the store web, with a coin discount; they feed touchpoints, never /rewards or search. " +
+			"201 when the id is new, 200 when it replaced a product. Prices must satisfy discountedListingPrice ≤ listingPrice ≤ mrp; `maxCoinDiscountPct` (default 0) is the " +
+			"largest share of the price coins may pay; `rating` 0 to 5; `isActive` defaults to true. " + moneyRule,
+		Errors: []int{http.StatusBadRequest},
+	}), h.putProduct)
+	documentCreated(s, http.MethodPut, "/admin/v1/catalogue/products/{productId}")
+
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID: "admin-set-game-reward",
+		Method:      http.MethodPut,
+		Path:        "/admin/v1/games/{gameId}/rewards/{rewardId}",
+		Summary:     "Hide a reward from a game or set its coin prices",
+		Description: "What one game changes of a shared reward; fields left out stay as they are. `hidden: true` takes the reward out of the game's store. " +
+			"`coinPrices` sets the game's price of the reward's smallest face value, by coin id (whole coins from 1; the other face values scale with it); " +
+			"it replaces the previous prices and `{}` removes them. Only for rewards with flagAllowStudioEditPrice (400 PRICE_NOT_EDITABLE otherwise); " +
+			"every key must be a coin id of this game (400 VALIDATION_FAILED otherwise). 404 GAME_NOT_FOUND, REWARD_NOT_FOUND.",
+		Errors: []int{http.StatusBadRequest, http.StatusNotFound},
+	}), h.setGameReward)
+
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID: "admin-sync-catalogue",
+		Method:      http.MethodPost,
+		Path:        "/admin/v1/catalogue/sync",
+		Summary:     "Import the voucher provider's catalogue",
+		Description: "Imports the provider's brands (and their categories) as brands and its products in the deployment currency as GIFT_CARD rewards, keyed by the provider's codes, " +
+			"so a second sync changes only what changed. Products and brands gone upstream become inactive, never deleted: past orders keep showing them. " +
+			"Answers the counts created, updated and deactivated. 503 VOUCHER_PROVIDER_NOT_CONFIGURED without a provider (REWARDS_VOUCHER_BASE_URL); 502 when the provider fails.",
+		Errors: []int{http.StatusBadGateway, http.StatusServiceUnavailable},
+	}), h.sync)
+}
+
+func registerStore(s *httpapi.Server, h handlers) {
+	tags := []string{Tag}
+	huma.Register(s.API, s.Player(huma.Operation{
+		OperationID: "rewards-list",
+		Method:      http.MethodGet,
+		Path:        "/rewards",
+		Summary:     "List the rewards the player can buy",
+		Description: "A page `{items, page, limit, total}` (`limit` default 10, at most 100; `page` from 1) of the rewards the game's players see: active, unexpired, of an active brand, " +
+			"not hidden by the game and, with `country`, available there. `coinId` must be a coin of the key's game (404 COIN_NOT_FOUND otherwise, a malformed id included). " +
+			"Filters: `category` and `brand` (codes), `giftCard`, `rewardIds` (repeated or a comma list; malformed ids match nothing), `country`; " +
+			"`dedupeBrandsByDiscount=true` keeps one reward per brand, the one with the largest discount on mrp. `contentLogic` orders the list; ties go to the higher xScore, then the newest. " +
+			"`layoutStyle` is validated and changes no data. Names and descriptions (of rewards and brands) are localised by `x-language` (required: 400 without it).\n\n" + shapesRule,
+		Tags:   tags,
+		Errors: []int{http.StatusBadRequest, http.StatusNotFound},
+	}), h.list)
+
+	huma.Register(s.API, s.Player(huma.Operation{
+		OperationID: "rewards-brands",
+		Method:      http.MethodGet,
+		Path:        "/rewards/metadata/brands",
+		Summary:     "The brands of the store",
+		Description: "BrandMetadata of every brand with rewards the game's players see, by name, with the number of those rewards. " +
+			"`giftCard=true` keeps brands with gift cards, `false` brands with other rewards; `category` keeps brands of that category (code). Names are localised by the optional `x-language`.",
+		Tags:   tags,
+		Errors: []int{http.StatusBadRequest},
+	}), h.brands)
+
+	huma.Register(s.API, s.Player(huma.Operation{
+		OperationID: "rewards-categories",
+		Method:      http.MethodGet,
+		Path:        "/rewards/categories",
+		Summary:     "The categories of the store",
+		Description: "CategoryMetadata of every category with rewards the game's players see, in display order, with the number of those rewards. Names are localised by `x-language` (required: 400 without it).",
+		Tags:        tags,
+		Errors:      []int{http.StatusBadRequest},
+	}), h.categories)
+
+	huma.Register(s.API, s.Player(huma.Operation{
+		OperationID: "rewards-fetch",
+		Method:      http.MethodGet,
+		Path:        "/rewards/fetch/{rewardId}",
+		Summary:     "One reward, before buying it",
+		Description: "FetchRewardByIdDto: the shape B record of the reward plus `name`, `description`, `type`, `valueType`, and, for FIXED rewards, `denominations` " +
+			"(each face value in units of the currency, its coin price in `coinId`'s coin, and whether it is in stock now: a code pool's unused codes or the voucher provider's stock), " +
+			"for RANGE rewards `minValue` and `maxValue`; `nextPurchaseAt` is null unless the player is in the reward's purchase cooldown. " +
+			"404 REWARD_NOT_FOUND for a reward the game's players do not see (or an unknown or malformed id); 404 COIN_NOT_FOUND for a coin of another game. " +
+			"Names are localised by the optional `x-language`.",
+		Tags:   tags,
+		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusBadGateway},
+	}), h.fetch)
+
+	huma.Register(s.API, s.Player(huma.Operation{
+		OperationID: "rewards-redirection-link",
+		Method:      http.MethodGet,
+		Path:        "/rewards/{rewardId}/get-redirection-link",
+		Summary:     "The player's short link to the reward's brand site",
+		Description: "`{url}`: a short link `{REWARDS_PUBLIC_URL}/r/{code}`, one per player and reward, created on the first call and the same afterwards. " +
+			"Following it (GET /r/{code}) counts the click and redirects to the brand's website. 404 REWARD_NOT_FOUND for a reward the game's players do not see.",
+		Tags:   tags,
+		Errors: []int{http.StatusNotFound},
+	}), h.redirectionLink)
+
+	huma.Register(s.API, s.Player(huma.Operation{
+		OperationID: "rewards-search",
+		Method:      http.MethodGet,
+		Path:        "/rewards/search",
+		Summary:     "Search the store",
+		Description: "SearchResponseDto `{brands, categories, rewards: {items, page, limit, total}}`: brands and categories (at most 20 each, best match first) and a page of rewards " +
+			"(shape A, see GET /rewards) matching `q`, among what the game's players see. Matching is case-insensitive over reward, brand and category names and descriptions, " +
+			"tolerant to typos and prefixes. `type` fills only one group (the others are empty); products are never searched. `brand` and `category` (repeat them for several) keep " +
+			"rewards of those brands or categories, by exact code or name; unknown ones are ignored. `coinId` must be a coin of the key's game (404 COIN_NOT_FOUND). " +
+			"`q` is 1 to 200 characters (400 otherwise); `x-language` is required.",
+		Tags:   tags,
+		Errors: []int{http.StatusBadRequest, http.StatusNotFound},
+	}), h.search)
+
+	huma.Register(s.API, huma.Operation{
+		OperationID:   "rewards-follow-link",
+		Method:        http.MethodGet,
+		Path:          "/r/{code}",
+		Summary:       "Follow a short link",
+		DefaultStatus: http.StatusFound,
+		Description: "No authentication, any host: the address GET /rewards/{rewardId}/get-redirection-link gave. Counts the click and answers 302 with `Location` the brand's website " +
+			"with `utm_source=rewards`. 404 LINK_NOT_FOUND for an unknown code or a brand with no website.",
+		Tags:   tags,
+		Errors: []int{http.StatusNotFound},
+	}, h.follow)
+}
+
+// documentCreated documents a create-or-replace operation's 201 answer: the same body as its
+// 200, which Huma documents alone.
+func documentCreated(s *httpapi.Server, method, path string) {
+	item := s.API.OpenAPI().Paths[path]
+	if item == nil {
+		return
+	}
+	var op *huma.Operation
+	switch method {
+	case http.MethodPut:
+		op = item.Put
+	case http.MethodPost:
+		op = item.Post
+	}
+	if op == nil || op.Responses["200"] == nil {
+		return
+	}
+	ok := *op.Responses["200"]
+	op.Responses["200"].Description = "Replaced"
+	ok.Description = "Created"
+	op.Responses["201"] = &ok
+}
