@@ -161,7 +161,7 @@ func TestCatalogue(t *testing.T) {
 	l := get("/rewards/" + coupon + "/get-redirection-link")
 	require.Equal(t, 200, l.Status, string(l.Raw))
 	link := str(l.Body["url"])
-	require.Equal(t, link, str(get("/rewards/"+coupon+"/get-redirection-link").Body["url"]))
+	require.Equal(t, link, str(get("/rewards/" + coupon + "/get-redirection-link").Body["url"]))
 	u, err := url.Parse(link)
 	require.NoError(t, err)
 	noFollow := &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}

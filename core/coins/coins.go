@@ -13,10 +13,10 @@ import (
 
 // Coin is a currency a game gives its players.
 type Coin struct {
-	ID        uuid.UUID
-	GameID    uuid.UUID
-	Name      string
-	ImageURL  string
+	ID       uuid.UUID
+	GameID   uuid.UUID
+	Name     string
+	ImageURL string
 	// CoinsPerUnit is how many coins are worth one unit of the deployment currency: it turns
 	// money prices into coin prices.
 	CoinsPerUnit int64
