@@ -88,8 +88,9 @@ func TestFoundation(t *testing.T) {
 		requireError(t, r, 400, "VALIDATION_FAILED")
 		require.Equal(t, "body.id", r.Body["details"].([]any)[0].(map[string]any)["location"])
 
+		// Ids in paths are opaque to clients: a malformed one is as unknown as any other.
 		r = s.admin("POST", "/admin/v1/games/not-a-uuid/coins", map[string]any{"name": "x", "imageUrl": "https://x.example/a.png"})
-		requireError(t, r, 400, "VALIDATION_FAILED")
+		requireError(t, r, 404, "GAME_NOT_FOUND")
 		requireError(t, s.admin("POST", "/admin/v1/games/00000000-0000-4000-8000-000000000000/coins",
 			map[string]any{"name": "x", "imageUrl": "https://x.example/a.png"}), 404, "GAME_NOT_FOUND")
 

@@ -19,8 +19,10 @@ type result struct {
 	elapsed     time.Duration
 	throughput  float64 // successful per second
 	p50, p99    time.Duration
+	p95         time.Duration // printed for the rewards store runs
 	mean        time.Duration // pgbench's own latency average, for cross-checking the log
 	hook        *hookStats    // webhook scenarios: delivery figures (the fields above are the producing distributes)
+	store       *storeStats   // rewards store scenarios (catalogue.go): compared with their own pgbench runs
 }
 
 // report prints the table, the ratios to pgbench and the goals; it returns how many runs had
@@ -54,7 +56,7 @@ func report(w io.Writer, results []result, opts options) (failed int) {
 		}
 		var parts []string
 		for _, r := range results {
-			if r.clients == c && r.scenario != baseline && r.hook == nil {
+			if r.clients == c && r.scenario != baseline && r.hook == nil && r.store == nil {
 				parts = append(parts, fmt.Sprintf("%s %.0f%%", r.scenario, 100*r.throughput/base.throughput))
 			}
 		}
@@ -65,12 +67,12 @@ func report(w io.Writer, results []result, opts options) (failed int) {
 
 	dist, okD := find(goalScenario, goalClients)
 	base, okB := find(baseline, goalClients)
-	onlyWebhooks := !slices.ContainsFunc(results, func(r result) bool { return r.hook == nil })
-	if !onlyWebhooks {
+	noCoinMoves := !slices.ContainsFunc(results, func(r result) bool { return r.hook == nil && r.store == nil })
+	if !noCoinMoves {
 		fmt.Fprintln(w)
 	}
 	switch {
-	case onlyWebhooks: // their goals follow
+	case noCoinMoves: // only webhook or rewards store runs: their goals follow
 	case !okD || !okB:
 		fmt.Fprintf(w, "Goals not evaluated: they need %s and %s at %d clients in the run.\n", goalScenario, baseline, goalClients)
 	default:
@@ -83,6 +85,7 @@ func report(w io.Writer, results []result, opts options) (failed int) {
 		fmt.Fprintf(w, "Goal at %d clients: distribute p99 < %s: %s — %s\n",
 			goalClients, ms(goalP99), ms(dist.p99), verdict(dist.p99 < goalP99))
 	}
+	reportStore(w, results)
 	reportWebhooks(w, results)
 	if failed > 0 {
 		fmt.Fprintf(w, "\n!!! %d RUN(S) HAD FAILED REQUESTS (marked !!!): their numbers are not trustworthy.\n", failed)

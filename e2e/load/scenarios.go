@@ -34,6 +34,11 @@ var scenarios = []scenario{
 	{"deduct", "POST /coins/{id}/deduct, each client its own (pre-funded) player", deduct},
 	{"distribute-hot", "POST /coins/{id}/distribute, every client the same player: one contended balance row", distributeHot},
 	{baseline, "pgbench -N (simple update) on the same PostgreSQL", pgbenchSimpleUpdate},
+	// The rewards store (catalogue.go), on a catalogue of 10,000 rewards seeded on first use.
+	{listScenario, "GET /rewards: a page of 20 (page 1–5, any contentLogic) of a 10,000-reward catalogue", rewardsList},
+	{listBaseline, "pgbench -M prepared running the statements GET /rewards runs, on the service's database", pgbenchList},
+	{searchScenario, "GET /rewards/search: real words, 3–4-letter prefixes and one-edit typos in rotation", rewardsSearch},
+	{searchBaseline, "pgbench -M prepared running the statements GET /rewards/search runs, on the service's database", pgbenchSearch},
 	// Last, and on a studio of their own: the scenarios above run without a webhook configuration.
 	{"webhooks", "distribute for the run with a webhook configured: coin change → loopback receiver 2xx, steady load", webhookSteady},
 	{"webhooks-burst", "distribute -webhook-burst events as fast as possible with a webhook configured, then drain", webhookBurst},
@@ -171,6 +176,9 @@ func runClients(ctx context.Context, clients int, do request, more func() bool) 
 	r.ok = len(all)
 	r.throughput = float64(r.ok) / r.elapsed.Seconds()
 	r.p50, r.p99 = percentiles(all)
+	if len(all) > 0 {
+		r.p95 = rank(all, 0.95) // percentiles sorted all
+	}
 	return r
 }
 

@@ -21,8 +21,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
-	"github.com/rewardsco/rewards/app"
 	"github.com/rewardsco/rewards/adapters/postgres/localpg"
+	"github.com/rewardsco/rewards/app"
 )
 
 // environment is everything the scenarios run against: the service, its game, coin and players,
