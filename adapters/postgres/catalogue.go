@@ -446,13 +446,31 @@ func lowerAll(list []string) []string {
 // Search implements catalogue.Repo.
 func (r *CatalogueRepo) Search(ctx context.Context, q catalogue.SearchQuery) ([]catalogue.Listed, int64, error) {
 	text := strings.ToLower(strings.TrimSpace(q.Text))
-	rows, err := r.q.CatalogueSearch(ctx, db.CatalogueSearchParams{
+	arg := db.CatalogueSearchParams{
 		Ord: string(q.Order), CoinID: q.CoinID.String(), CoinsPerUnit: q.CoinsPerUnit, Q: text, Tsq: tsQuery(text),
 		GameID: q.GameID, Now: q.Now, Country: q.Country,
 		Brands: stringsOrEmpty(q.Brands), BrandsLower: lowerAll(q.Brands),
 		Categories: stringsOrEmpty(q.Categories), CategoriesLower: lowerAll(q.Categories),
 		Off: int32(q.Offset), Lim: int32(q.Limit),
-	})
+	}
+	// Full text first: it is exact about words and prefixes and served by its index. Only when
+	// it finds nothing at all is the query taken for a typo and matched by trigram similarity.
+	arg.Fuzzy = arg.Tsq == ""
+	rows, err := r.q.CatalogueSearch(ctx, arg)
+	if err == nil && len(rows) == 0 && !arg.Fuzzy {
+		if arg.Off > 0 { // past the end, or nothing at all?
+			first := arg
+			first.Off, first.Lim = 0, 1
+			rows, err = r.q.CatalogueSearch(ctx, first)
+			arg.Fuzzy = err == nil && len(rows) == 0
+			rows = nil
+		} else {
+			arg.Fuzzy = true
+		}
+		if arg.Fuzzy {
+			rows, err = r.q.CatalogueSearch(ctx, arg)
+		}
+	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("search rewards: %w", err)
 	}

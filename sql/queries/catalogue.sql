@@ -188,18 +188,18 @@ ORDER BY
     p.x_score DESC, p.created_at DESC, p.id;
 
 -- name: CatalogueSearch :many
--- The visible rewards matching a search: full text (prefixes of each word, @tsq) over names
--- (weight A) and descriptions and categories (weight B), or trigram word similarity of the
--- whole query to the names (typos). Relevance ranks an exact name first, then names, then
--- descriptions. Brand and category filters name codes or names; when none of them is known
+-- The visible rewards matching a search: full text (every word as a prefix, @tsq) over names
+-- (weight A) and descriptions and categories (weight B); or, with @fuzzy (the adapter's second
+-- try when full text found nothing: a typo), trigram word similarity of the query to the names.
+-- Relevance ranks an exact name first, then names, then descriptions (or the closest names). Brand and category filters name codes or names; when none of them is known
 -- the filter is ignored.
 WITH v AS (
     SELECT r.id, r.discount_bps, r.x_score, r.created_at, r.value_type, r.type,
            coalesce((gr.coin_prices ->> @coin_id::text)::bigint, 0)::bigint AS override,
            coalesce((gr.coin_prices ->> @coin_id::text)::bigint, ceil(r.min_selling * sqlc.arg(coins_per_unit)::bigint / 100.0)::bigint) AS coin_price,
            (CASE WHEN lower(r.name) = @q::text OR lower(b.name) = @q::text THEN 2 ELSE 0 END
-            + ts_rank(r.search_tsv, to_tsquery('simple', @tsq::text))
-            + word_similarity(@q::text, r.search_name))::float8 AS relevance
+            + CASE WHEN @fuzzy::boolean THEN word_similarity(@q::text, r.search_name)
+                   ELSE ts_rank(r.search_tsv, to_tsquery('simple', @tsq::text)) END)::float8 AS relevance
     FROM catalogue_rewards r
     JOIN catalogue_brands b ON b.code = r.brand_code
     LEFT JOIN catalogue_game_rewards gr ON gr.game_id = @game_id AND gr.reward_id = r.id
@@ -207,7 +207,8 @@ WITH v AS (
       AND (r.end_date IS NULL OR r.end_date > @now::timestamptz)
       AND (@country::text = '' OR ((cardinality(r.countries) = 0 OR @country = ANY (r.countries))
                                   AND (cardinality(b.countries) = 0 OR @country = ANY (b.countries))))
-      AND (r.search_tsv @@ to_tsquery('simple', @tsq::text) OR @q::text <% r.search_name)
+      AND CASE WHEN @fuzzy::boolean THEN @q::text <% r.search_name
+               ELSE r.search_tsv @@ to_tsquery('simple', @tsq::text) END
       AND (NOT EXISTS (SELECT 1 FROM catalogue_brands kb WHERE kb.code = ANY (@brands::text[]) OR lower(kb.name) = ANY (@brands_lower::text[]))
            OR b.code = ANY (@brands::text[]) OR lower(b.name) = ANY (@brands_lower::text[]))
       AND (NOT EXISTS (SELECT 1 FROM catalogue_categories kc WHERE kc.code = ANY (@categories::text[]) OR lower(kc.name) = ANY (@categories_lower::text[]))

@@ -978,28 +978,29 @@ WITH v AS (
            coalesce((gr.coin_prices ->> $2::text)::bigint, 0)::bigint AS override,
            coalesce((gr.coin_prices ->> $2::text)::bigint, ceil(r.min_selling * $3::bigint / 100.0)::bigint) AS coin_price,
            (CASE WHEN lower(r.name) = $4::text OR lower(b.name) = $4::text THEN 2 ELSE 0 END
-            + ts_rank(r.search_tsv, to_tsquery('simple', $5::text))
-            + word_similarity($4::text, r.search_name))::float8 AS relevance
+            + CASE WHEN $5::boolean THEN word_similarity($4::text, r.search_name)
+                   ELSE ts_rank(r.search_tsv, to_tsquery('simple', $6::text)) END)::float8 AS relevance
     FROM catalogue_rewards r
     JOIN catalogue_brands b ON b.code = r.brand_code
-    LEFT JOIN catalogue_game_rewards gr ON gr.game_id = $6 AND gr.reward_id = r.id
+    LEFT JOIN catalogue_game_rewards gr ON gr.game_id = $7 AND gr.reward_id = r.id
     WHERE r.is_active AND b.is_active AND NOT coalesce(gr.hidden, false)
-      AND (r.end_date IS NULL OR r.end_date > $7::timestamptz)
-      AND ($8::text = '' OR ((cardinality(r.countries) = 0 OR $8 = ANY (r.countries))
-                                  AND (cardinality(b.countries) = 0 OR $8 = ANY (b.countries))))
-      AND (r.search_tsv @@ to_tsquery('simple', $5::text) OR $4::text <% r.search_name)
-      AND (NOT EXISTS (SELECT 1 FROM catalogue_brands kb WHERE kb.code = ANY ($9::text[]) OR lower(kb.name) = ANY ($10::text[]))
-           OR b.code = ANY ($9::text[]) OR lower(b.name) = ANY ($10::text[]))
-      AND (NOT EXISTS (SELECT 1 FROM catalogue_categories kc WHERE kc.code = ANY ($11::text[]) OR lower(kc.name) = ANY ($12::text[]))
+      AND (r.end_date IS NULL OR r.end_date > $8::timestamptz)
+      AND ($9::text = '' OR ((cardinality(r.countries) = 0 OR $9 = ANY (r.countries))
+                                  AND (cardinality(b.countries) = 0 OR $9 = ANY (b.countries))))
+      AND CASE WHEN $5::boolean THEN $4::text <% r.search_name
+               ELSE r.search_tsv @@ to_tsquery('simple', $6::text) END
+      AND (NOT EXISTS (SELECT 1 FROM catalogue_brands kb WHERE kb.code = ANY ($10::text[]) OR lower(kb.name) = ANY ($11::text[]))
+           OR b.code = ANY ($10::text[]) OR lower(b.name) = ANY ($11::text[]))
+      AND (NOT EXISTS (SELECT 1 FROM catalogue_categories kc WHERE kc.code = ANY ($12::text[]) OR lower(kc.name) = ANY ($13::text[]))
            OR EXISTS (SELECT 1 FROM catalogue_categories c WHERE c.code = ANY (b.categories)
-                      AND (c.code = ANY ($11::text[]) OR lower(c.name) = ANY ($12::text[]))))
+                      AND (c.code = ANY ($12::text[]) OR lower(c.name) = ANY ($13::text[]))))
 ), k AS (
     SELECT v.id, v.override, v.discount_bps, v.x_score, v.created_at, v.relevance,
            CASE WHEN v.type IN ('GIFT_CARD', 'DIGITAL_CREDIT') AND v.value_type = 'RANGE' THEN 1 ELSE 0 END AS mode_rank,
            coalesce(o.orders, 0)::bigint AS orders_30d, v.coin_price
     FROM v
     LEFT JOIN (SELECT ro.reward_id, sum(ro.orders) AS orders FROM catalogue_reward_orders ro
-               WHERE $1::text = 'MOST_ORDERED' AND ro.day > ($7::timestamptz)::date - 30
+               WHERE $1::text = 'MOST_ORDERED' AND ro.day > ($8::timestamptz)::date - 30
                GROUP BY ro.reward_id) o ON o.reward_id = v.id
 ), page AS (
     SELECT k.id, k.override, k.discount_bps, k.x_score, k.created_at, k.relevance, k.mode_rank, k.orders_30d, k.coin_price, count(*) OVER () AS total FROM k
@@ -1013,7 +1014,7 @@ WITH v AS (
         CASE WHEN $1::text = 'PRICE_HIGH_LOW' THEN k.coin_price END DESC,
         CASE WHEN $1::text = 'DISCOUNT' THEN k.discount_bps END DESC,
         k.x_score DESC, k.created_at DESC, k.id
-    LIMIT $14 OFFSET $13
+    LIMIT $15 OFFSET $14
 )
 SELECT r.id, r.type, r.brand_code, r.name, r.description, r.campaign_title, r.campaign_sub_title, r.campaign_details, r.terms_and_conditions, r.how_to_redeem, r.cover_image, r.assets, r.countries, r.end_date, r.is_active, r.value_type, r.denominations, r.min_face, r.max_face, r.discount_bps, r.min_selling, r.max_selling, r.purchase_cooldown, r.x_score, r.flag_allow_studio_edit_price, r.translations, r.shared_code, r.provider_product_id, r.search_name, r.search_body, r.search_tsv, r.created_at, r.updated_at, b.code, b.name, b.description, b.logo_url, b.website_url, b.issuer, b.categories, b.countries, b.is_active, b.translations, b.provider_code, b.created_at, b.updated_at, p.override, p.total, p.orders_30d, p.relevance
 FROM page p
@@ -1036,6 +1037,7 @@ type CatalogueSearchParams struct {
 	CoinID          string
 	CoinsPerUnit    int64
 	Q               string
+	Fuzzy           bool
 	Tsq             string
 	GameID          uuid.UUID
 	Now             time.Time
@@ -1057,10 +1059,10 @@ type CatalogueSearchRow struct {
 	Relevance       float64
 }
 
-// The visible rewards matching a search: full text (prefixes of each word, @tsq) over names
-// (weight A) and descriptions and categories (weight B), or trigram word similarity of the
-// whole query to the names (typos). Relevance ranks an exact name first, then names, then
-// descriptions. Brand and category filters name codes or names; when none of them is known
+// The visible rewards matching a search: full text (every word as a prefix, @tsq) over names
+// (weight A) and descriptions and categories (weight B); or, with @fuzzy (the adapter's second
+// try when full text found nothing: a typo), trigram word similarity of the query to the names.
+// Relevance ranks an exact name first, then names, then descriptions (or the closest names). Brand and category filters name codes or names; when none of them is known
 // the filter is ignored.
 func (q *Queries) CatalogueSearch(ctx context.Context, arg CatalogueSearchParams) ([]CatalogueSearchRow, error) {
 	rows, err := q.db.Query(ctx, catalogueSearch,
@@ -1068,6 +1070,7 @@ func (q *Queries) CatalogueSearch(ctx context.Context, arg CatalogueSearchParams
 		arg.CoinID,
 		arg.CoinsPerUnit,
 		arg.Q,
+		arg.Fuzzy,
 		arg.Tsq,
 		arg.GameID,
 		arg.Now,
