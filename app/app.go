@@ -22,6 +22,7 @@ import (
 	"github.com/rewardsco/rewards/adapters/httpapi"
 	"github.com/rewardsco/rewards/adapters/httpapi/catalogueapi"
 	"github.com/rewardsco/rewards/adapters/httpapi/coinsapi"
+	"github.com/rewardsco/rewards/adapters/httpapi/ordersapi"
 	"github.com/rewardsco/rewards/adapters/httpapi/playersapi"
 	"github.com/rewardsco/rewards/adapters/httpapi/studioapi"
 	"github.com/rewardsco/rewards/adapters/httpapi/webhooksapi"
@@ -34,6 +35,7 @@ import (
 	"github.com/rewardsco/rewards/core/catalogue"
 	"github.com/rewardsco/rewards/core/coins"
 	"github.com/rewardsco/rewards/core/idempotency"
+	"github.com/rewardsco/rewards/core/orders"
 	"github.com/rewardsco/rewards/core/players"
 	"github.com/rewardsco/rewards/core/sealed"
 	"github.com/rewardsco/rewards/core/studio"
@@ -55,6 +57,7 @@ type Modules struct {
 	Players   *players.Service
 	Webhooks  *webhooks.Service
 	Catalogue *catalogue.Service
+	Orders    *orders.Service
 	// Idempotency keeps the idempotency keys of every module.
 	Idempotency *idempotency.Keeper
 }
@@ -76,6 +79,8 @@ type External struct {
 	PublicURL string
 	// Vouchers is the voucher provider; nil when none is configured.
 	Vouchers vouchers.Provider
+	// VoucherWait, VoucherPoll and VoucherDeadline time provider orders (zero: the defaults).
+	VoucherWait, VoucherPoll, VoucherDeadline time.Duration
 	Log      *slog.Logger
 }
 
@@ -88,11 +93,16 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 	}
 	games := postgres.NewStudioStore(database)
 	keeper := idempotency.NewKeeper(database, postgres.NewIdempotencyStore(database))
-	box, err := sealed.New(deriveKey(ext.SecretKey, "catalogue-codes"))
+	// One box for every code: a pool code moves to its order still sealed.
+	box, err := sealed.New(deriveKey(ext.SecretKey, "codes"))
 	if err != nil {
 		return Modules{}, err
 	}
 	coinStore := postgres.NewCoinsStore(database, queue)
+	catalogueStore := postgres.NewCatalogueStore(database)
+	ordersSvc := orders.NewService(database, postgres.NewOrdersStore(database), coinStore, catalogueStore, keeper, orders.Config{
+		Box: box, Provider: ext.Vouchers, Jobs: queue, Wait: ext.VoucherWait, Poll: ext.VoucherPoll, Deadline: ext.VoucherDeadline,
+	})
 	hooks, err := webhooks.NewService(postgres.NewWebhooksStore(database), webhooks.Options{
 		SecretKey:   deriveKey(ext.SecretKey, "webhook-secret"),
 		RetryDelays: ext.WebhookRetryDelays,
@@ -104,9 +114,10 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 	m := Modules{
 		Studios: studio.NewService(games),
 		Coins:   coins.NewService(database, coinStore, games, keeper),
-		Catalogue: catalogue.NewService(database, postgres.NewCatalogueStore(database), coinStore, games, catalogue.Config{
-			Currency: ext.Currency, Provider: ext.Vouchers, Box: box, PublicURL: ext.PublicURL,
+		Catalogue: catalogue.NewService(database, catalogueStore, coinStore, games, catalogue.Config{
+			Currency: ext.Currency, Provider: ext.Vouchers, Box: box, PublicURL: ext.PublicURL, Cooldowns: ordersSvc,
 		}),
+		Orders: ordersSvc,
 		Webhooks:    hooks,
 		Idempotency: keeper,
 		Players: players.NewService(database, postgres.NewPlayersStore(database), games, players.Config{
@@ -119,6 +130,7 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 		}),
 	}
 	jobs.RegisterWebhooks(queue, m.Webhooks)
+	jobs.RegisterOrders(queue, m.Orders)
 	jobs.RegisterIdempotency(queue, m.Idempotency, ext.Log.With("component", "idempotency"))
 	return m, queue.Open()
 }
@@ -150,6 +162,7 @@ func NewServer(m Modules, cfg ServerConfig) *httpapi.Server {
 	})
 	coinsapi.Register(s, m.Coins, cfg.Currency)
 	catalogueapi.Register(s, m.Catalogue)
+	ordersapi.Register(s, m.Orders)
 	playersapi.Register(s, m.Players)
 	webhooksapi.Register(s, m.Webhooks)
 	studioapi.Register(s, m.Studios)
@@ -208,7 +221,8 @@ func startFakes() (baseURL string, stop func(), err error) {
 
 // adapters builds the adapters of the outside world that need no fake.
 func adapters(cfg Config, log *slog.Logger) (External, error) {
-	ext := External{Log: log, Currency: cfg.Currency, PublicURL: cfg.PublicURL, PlayerTokenTTL: cfg.PlayerTokenTTL, SecretKey: cfg.SecretKey, Files: filestore.Disk{Dir: cfg.UploadDir},
+	ext := External{Log: log, Currency: cfg.Currency, PublicURL: cfg.PublicURL,
+		VoucherWait: cfg.VoucherWait, VoucherPoll: cfg.VoucherPoll, VoucherDeadline: cfg.VoucherDeadline, PlayerTokenTTL: cfg.PlayerTokenTTL, SecretKey: cfg.SecretKey, Files: filestore.Disk{Dir: cfg.UploadDir},
 		WebhookRetryDelays: cfg.WebhookRetryDelays,
 		WebhookTransport:   webhookhttp.New(webhookhttp.Options{AllowHTTP: cfg.WebhookAllowHTTP, AllowPrivate: cfg.WebhookAllowPrivate})}
 	if cfg.WebhookAllowHTTP || cfg.WebhookAllowPrivate {

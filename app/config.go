@@ -54,6 +54,10 @@ type Config struct {
 	PublicURL      string // REWARDS_PUBLIC_URL
 	VoucherBaseURL string // REWARDS_VOUCHER_BASE_URL
 	VoucherAPIKey  string // REWARDS_VOUCHER_API_KEY
+
+	VoucherWait     time.Duration // REWARDS_VOUCHER_WAIT
+	VoucherPoll     time.Duration // REWARDS_VOUCHER_POLL
+	VoucherDeadline time.Duration // REWARDS_VOUCHER_DEADLINE
 }
 
 // Setting documents one environment variable; README's configuration table lists the same.
@@ -91,6 +95,9 @@ var Settings = []Setting{
 	{"REWARDS_PUBLIC_URL", "http://localhost:8080", "The address the service's own links use (short links /r/{code})."},
 	{"REWARDS_VOUCHER_BASE_URL", "(unset: in development, the in-process fake)", "Base URL of the voucher provider's API, e.g. https://vouchers.example.com/vouchers. Unset in development: the fake provider of fakes/vouchers runs in-process on a loopback port and its catalogue is synced into the demo (not for production). Unset in production: no provider (catalogue sync answers 503)."},
 	{"REWARDS_VOUCHER_API_KEY", "(unset)", "API key sent to the voucher provider (X-Api-Key)."},
+	{"REWARDS_VOUCHER_WAIT", "5s", "How long a purchase waits for the voucher provider's final answer before answering TIMEOUT."},
+	{"REWARDS_VOUCHER_POLL", "30s", "How often an unfinished provider order is asked again."},
+	{"REWARDS_VOUCHER_DEADLINE", "24h", "When a provider order still unfinished is failed and its coins refunded."},
 }
 
 // LoadConfig reads the configuration from getenv (os.Getenv in production use).
@@ -182,6 +189,21 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if c.PlayerTokenTTL, err = time.ParseDuration(get("REWARDS_PLAYER_TOKEN_TTL", "168h")); err != nil || c.PlayerTokenTTL < time.Minute {
 		errs = append(errs, "REWARDS_PLAYER_TOKEN_TTL must be a duration of at least 1m, such as 168h")
+	}
+	for _, d := range []struct {
+		name, def string
+		min, max  time.Duration
+		into      *time.Duration
+	}{
+		{"REWARDS_VOUCHER_WAIT", "5s", 0, time.Minute, &c.VoucherWait},
+		{"REWARDS_VOUCHER_POLL", "30s", 100 * time.Millisecond, time.Hour, &c.VoucherPoll},
+		{"REWARDS_VOUCHER_DEADLINE", "24h", time.Second, 30 * 24 * time.Hour, &c.VoucherDeadline},
+	} {
+		v, perr := time.ParseDuration(get(d.name, d.def))
+		if perr != nil || v < d.min || v > d.max {
+			errs = append(errs, fmt.Sprintf("%s must be a duration from %s to %s", d.name, d.min, d.max))
+		}
+		*d.into = v
 	}
 	if c.Mode == Production {
 		if c.SecretKey == "" {

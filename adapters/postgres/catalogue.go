@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/rewardsco/rewards/adapters/postgres/db"
 	"github.com/rewardsco/rewards/core/catalogue"
@@ -571,4 +572,38 @@ func (r *CatalogueRepo) FollowLink(ctx context.Context, code string) (string, er
 		return "", fmt.Errorf("follow link: %w", err)
 	}
 	return site, nil
+}
+
+// TakeCodes implements catalogue.Repo.
+func (r *CatalogueRepo) TakeCodes(ctx context.Context, rewardID, orderID uuid.UUID, n int) ([]catalogue.SealedCode, error) {
+	rows, err := r.q.CatalogueTakeCodes(ctx, db.CatalogueTakeCodesParams{OrderID: &orderID, RewardID: rewardID, N: int32(n)})
+	if err != nil {
+		return nil, fmt.Errorf("take codes of %s: %w", rewardID, err)
+	}
+	out := make([]catalogue.SealedCode, len(rows))
+	for i, row := range rows {
+		out[i] = catalogue.SealedCode{Code: row.Code, Pin: row.Pin, Expiry: row.Expiry}
+	}
+	return out, nil
+}
+
+// SharedCode implements catalogue.Repo.
+func (r *CatalogueRepo) SharedCode(ctx context.Context, rewardID uuid.UUID) ([]byte, error) {
+	code, err := r.q.CatalogueSharedCode(ctx, rewardID)
+	if isNoRows(err) {
+		return nil, catalogue.ErrRewardNotFound.Withf("this coupon has no shared code")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("shared code of %s: %w", rewardID, err)
+	}
+	return code, nil
+}
+
+// RecordOrder implements catalogue.Repo.
+func (r *CatalogueRepo) RecordOrder(ctx context.Context, rewardID uuid.UUID, at time.Time) error {
+	day := pgtype.Date{Time: time.Date(at.Year(), at.Month(), at.Day(), 0, 0, 0, 0, time.UTC), Valid: true}
+	if err := r.q.CatalogueRecordOrder(ctx, db.CatalogueRecordOrderParams{RewardID: rewardID, Day: day}); err != nil {
+		return fmt.Errorf("count an order of %s: %w", rewardID, err)
+	}
+	return nil
 }

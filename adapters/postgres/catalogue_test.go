@@ -32,6 +32,7 @@ type catalogueBundle struct {
 	q      catalogue.ListQuery
 	exec   func(sql string, args ...any)
 	pool   *pgxpool.Pool
+	box    sealed.Box
 	ids    map[string]uuid.UUID
 	studio *studio.Service
 }
@@ -53,6 +54,7 @@ func setupCatalogue(t *testing.T) catalogueBundle {
 		studio: studio.NewService(games),
 		ids:    map[string]uuid.UUID{},
 		pool:   pool,
+		box:    box,
 		exec: func(sql string, args ...any) {
 			_, err := pool.Exec(ctx, sql, args...)
 			require.NoError(t, err)

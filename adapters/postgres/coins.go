@@ -9,6 +9,7 @@ import (
 
 	"github.com/rewardsco/rewards/adapters/postgres/db"
 	"github.com/rewardsco/rewards/core/coins"
+	"github.com/rewardsco/rewards/core/money"
 	"github.com/rewardsco/rewards/core/store"
 )
 
@@ -172,5 +173,5 @@ func (r *CoinsRepo) Savings(ctx context.Context, playerID, coinID uuid.UUID) (st
 	if err != nil {
 		return "", fmt.Errorf("savings: %w", err)
 	}
-	return s, nil
+	return money.Amount(s).String(), nil
 }

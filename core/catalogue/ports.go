@@ -82,6 +82,15 @@ type Repo interface {
 	AddCodes(ctx context.Context, rewardID uuid.UUID, codes []SealedCode) (int64, error)
 	// FreeCodes counts a reward's unused codes.
 	FreeCodes(ctx context.Context, rewardID uuid.UUID) (int64, error)
+	// TakeCodes gives up to n unused codes of a reward's pool to an order, skipping codes
+	// other transactions are taking (FOR UPDATE SKIP LOCKED): fewer than n means the pool ran
+	// out. Each code goes to one order only.
+	TakeCodes(ctx context.Context, rewardID, orderID uuid.UUID, n int) ([]SealedCode, error)
+	// SharedCode returns a coupon's sealed shared code.
+	SharedCode(ctx context.Context, rewardID uuid.UUID) ([]byte, error)
+	// RecordOrder counts a successful order of a reward on the day of at (TRENDING,
+	// most-ordered).
+	RecordOrder(ctx context.Context, rewardID uuid.UUID, at time.Time) error
 
 	// UpsertProduct creates or replaces a product; created reports which.
 	UpsertProduct(ctx context.Context, p Product) (created bool, err error)

@@ -31,6 +31,9 @@ type Config struct {
 	Box sealed.Box
 	// PublicURL is where the service's own links point (short links).
 	PublicURL string
+	// Cooldowns tells when a player last bought a reward (the orders module); nil while no
+	// purchase can have been made.
+	Cooldowns Cooldowns
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -656,8 +659,8 @@ type Cooldowns interface {
 }
 
 // Fetch returns one reward for a player, priced in q's coin, with each face value's stock and
-// the player's cooldown (cooldowns may be nil when no purchase can have been made).
-func (s *Service) Fetch(ctx context.Context, q ListQuery, rewardID, playerID uuid.UUID, cooldowns Cooldowns) (Detail, error) {
+// the player's cooldown.
+func (s *Service) Fetch(ctx context.Context, q ListQuery, rewardID, playerID uuid.UUID) (Detail, error) {
 	if err := s.priceCoin(ctx, &q); err != nil {
 		return Detail{}, err
 	}
@@ -674,8 +677,8 @@ func (s *Service) Fetch(ctx context.Context, q ListQuery, rewardID, playerID uui
 	for _, f := range l.Reward.Faces() {
 		d.Faces = append(d.Faces, FaceStock{Value: f, CoinPrice: l.Reward.CoinPrice(f, q.CoinsPerUnit, l.Override), Available: stock(f)})
 	}
-	if cooldowns != nil && l.Reward.PurchaseCooldown > 0 {
-		last, err := cooldowns.LastPurchase(ctx, playerID, rewardID)
+	if s.cfg.Cooldowns != nil && l.Reward.PurchaseCooldown > 0 {
+		last, err := s.cfg.Cooldowns.LastPurchase(ctx, playerID, rewardID)
 		if err != nil {
 			return Detail{}, err
 		}

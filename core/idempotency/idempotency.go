@@ -91,6 +91,11 @@ type Request struct {
 	// is fingerprinted as JSON, after the module has validated and normalised it (a default
 	// filled in counts as sent).
 	Body any
+	// Prepare, when set, runs once the key is claimed and before the work's transaction, for
+	// checks that must not run inside it (an outside system's answer). A replay skips it, so a
+	// replayed request gets its first outcome even when the checks would now refuse it; a coded
+	// refusal from it is an outcome like the work's.
+	Prepare func(ctx context.Context) error
 }
 
 // Keeper runs requests at most once per key.
@@ -117,6 +122,11 @@ func NewKeeper(runner store.Runner, keys store.Of[Repo]) *Keeper {
 // so that a retry runs afresh. T must survive a JSON round trip.
 func Do[T any](ctx context.Context, k *Keeper, req Request, work func(ctx context.Context, t store.Tx) (T, error)) (out T, replayed bool, err error) {
 	if req.Key.Key == "" {
+		if req.Prepare != nil {
+			if err := req.Prepare(ctx); err != nil {
+				return out, false, err
+			}
+		}
 		err = k.runner.InTx(ctx, func(t store.Tx) error {
 			var err error
 			out, err = work(ctx, t)
@@ -147,17 +157,22 @@ func Do[T any](ctx context.Context, k *Keeper, req Request, work func(ctx contex
 	// The work under the claim must end well before a retry could take the key over.
 	workCtx, cancel := context.WithTimeout(ctx, WorkTimeout)
 	defer cancel()
-	err = k.runner.InTx(workCtx, func(t store.Tx) error {
-		var err error
-		if out, err = work(workCtx, t); err != nil {
-			return err
-		}
-		result, err := json.Marshal(out)
-		if err != nil {
-			return fmt.Errorf("encode outcome: %w", err)
-		}
-		return k.keys.WithTx(t).CompleteKey(workCtx, claim, result, "")
-	})
+	if req.Prepare != nil {
+		err = req.Prepare(workCtx)
+	}
+	if err == nil {
+		err = k.runner.InTx(workCtx, func(t store.Tx) error {
+			var err error
+			if out, err = work(workCtx, t); err != nil {
+				return err
+			}
+			result, err := json.Marshal(out)
+			if err != nil {
+				return fmt.Errorf("encode outcome: %w", err)
+			}
+			return k.keys.WithTx(t).CompleteKey(workCtx, claim, result, "")
+		})
+	}
 	if err == nil {
 		return out, false, nil
 	}

@@ -9,9 +9,15 @@ package main
 // prices the list, then the list or the search and, when the page holds pool coupons, their
 // free codes; a search with no type also looks up brands and categories. The pgbench script of
 // each endpoint runs exactly those statements, in that order, with -M prepared (pgx prepares and
-// caches its statements too), each transaction for a request shape (contentLogic and page, or
-// search term) drawn at random as the HTTP clients draw or rotate them, with the free-codes
-// statement only for the pages the service runs it for (see pgbenchScript).
+// caches its statements too) and the service's plan_cache_mode, each transaction for a request
+// shape (contentLogic and page, or search term) drawn at random as the HTTP clients draw or
+// rotate them, with the free-codes statement only for the pages the service runs it for (see
+// pgbenchScript).
+//
+// The search runs full text first and, only when that finds nothing, the same statement again
+// with trigram similarity (the adapter's Search): real words and prefixes run one search
+// statement, typos two. They are two benchmarks, each with its own pgbench script:
+// rewards-search (words and prefixes, the mix the p95 goal is for) and rewards-search-typo.
 
 import (
 	"cmp"
@@ -53,6 +59,12 @@ const (
 	listBaseline   = "pgbench-list"
 	searchScenario = "rewards-search"
 	searchBaseline = "pgbench-search"
+	typoScenario   = "rewards-search-typo"
+	typoBaseline   = "pgbench-search-typo"
+
+	// What the service's pool sets when its DATABASE_URL does not (app/app.go): every
+	// execution of a prepared statement planned for its values.
+	servicePlanCacheMode = "force_custom_plan"
 )
 
 // storeStats is what a rewards store run adds to its result.
@@ -60,19 +72,23 @@ type storeStats struct {
 	baseline string            // HTTP runs: the pgbench scenario running their statements
 	zeroHits int64             // searches answered with no reward
 	answered int64             // searches answered
-	byTerm   [][]time.Duration // rewards-search: the latencies of each search term (failures included)
+	calls    []storeCall       // search runs: the terms in rotation
+	byTerm   [][]time.Duration // search runs: the latencies of each of calls (failures included)
 	plan     *storePlan        // of the endpoint's main statement, after the first run of the pair
 }
 
 // storePlan is EXPLAIN (ANALYZE, BUFFERS) of a main statement: with its values as literals (the
-// custom plan PostgreSQL makes for them), and at the sixth execution of a prepared statement, the
-// one pgx and pgbench -M prepared run: from then on PostgreSQL's plan cache uses a generic plan
-// (made without the values) when it thinks it no dearer than the custom plans so far.
+// custom plan PostgreSQL makes for them), and as a prepared statement, the one pgx and pgbench -M
+// prepared run, after five or more executions with other values: from the sixth on, with
+// plan_cache_mode auto, PostgreSQL's plan cache uses a generic plan (made without the values)
+// when it thinks it no dearer than the custom plans so far; with the service's force_custom_plan
+// it never does.
 type storePlan struct {
 	endpoint string
 	of       string // the request
 	custom   string
 	prepared string
+	before   int  // executions of the prepared statement before the explained one
 	generic  bool // the prepared statement went generic
 }
 
@@ -89,13 +105,18 @@ type storeCall struct {
 // storeFixture is the seeded catalogue and what the scenarios need of it, made by the first
 // store scenario to run.
 type storeFixture struct {
-	dbURL    string
-	seed     seedInfo
-	queries  map[string]sqlQuery
-	lists    []storeCall
-	searches []storeCall
-	typos    struct{ tried, kept int }
-	planned  map[string]bool
+	dbURL     string // for pgbench and the plans: with the service's plan_cache_mode
+	planMode  string // the service's plan_cache_mode
+	seed      seedInfo
+	queries   map[string]sqlQuery
+	lists     []storeCall
+	searches  []storeCall // real words and prefixes: full text finds them
+	typoCalls []storeCall // one-edit typos: full text finds nothing, trigram similarity does
+	typos     struct {
+		tried, kept int
+		exact       int // candidates full text finds (a real prefix): no typo to the service
+	}
+	planned map[string]bool
 }
 
 // store is the fixture of this run (a package variable: one environment per process).
@@ -113,7 +134,11 @@ func (env *environment) storeFixture(ctx context.Context) (*storeFixture, error)
 	if _, err := env.playerTokens(ctx, 1); err != nil {
 		return nil, err
 	}
-	fx := &storeFixture{dbURL: libpqURL(env.dbURL), queries: queries, planned: map[string]bool{}}
+	mode, dbURL, err := servicePlanCache(env.dbURL)
+	if err != nil {
+		return nil, err
+	}
+	fx := &storeFixture{dbURL: dbURL, planMode: mode, queries: queries, planned: map[string]bool{}}
 	conn, err := pgx.Connect(ctx, fx.dbURL)
 	if err != nil {
 		return nil, err
@@ -177,13 +202,23 @@ func (env *environment) storeFixture(ctx context.Context) (*storeFixture, error)
 	}
 	search := func(q, kind string) (storeCall, error) {
 		q = strings.ToLower(strings.TrimSpace(q))
+		searchStep := func(fuzzy bool) sqlStep {
+			return sqlStep{queries["catalogueSearch"], with(price, sqlArgs{"Ord": str("RELEVANCE"), "Q": str(q), "Tsq": str(storeTSQuery(q)),
+				"Fuzzy": str(strconv.FormatBool(fuzzy)), "Brands": str("{}"), "BrandsLower": str("{}"), "Categories": str("{}"),
+				"CategoriesLower": str("{}"), "Off": str("0")})}
+		}
 		c := storeCall{text: q, kind: kind, page: 1}
 		c.steps = append(slices.Clone(auth),
 			sqlStep{queries["catalogueBrands"], sqlArgs{"GameID": str(gameID), "Now": now, "GiftCard": nil, "Category": str(""),
 				"Q": str(q), "Lim": str("20")}},
 			sqlStep{queries["catalogueCategories"], sqlArgs{"GameID": str(gameID), "Now": now, "Q": str(q), "Lim": str("20")}},
-			sqlStep{queries["catalogueSearch"], with(price, sqlArgs{"Ord": str("RELEVANCE"), "Q": str(q), "Tsq": str(storeTSQuery(q)),
-				"Brands": str("{}"), "BrandsLower": str("{}"), "Categories": str("{}"), "CategoriesLower": str("{}"), "Off": str("0")})})
+			searchStep(false))
+		if err := fx.complete(ctx, conn, &c); err != nil || c.total > 0 {
+			return c, err
+		}
+		// As the adapter does: full text found nothing, so the query is taken for a typo and
+		// run again with trigram similarity.
+		c.steps = append(c.steps, searchStep(true))
 		return c, fx.complete(ctx, conn, &c)
 	}
 	for _, t := range searchTerms() {
@@ -191,10 +226,14 @@ func (env *environment) storeFixture(ctx context.Context) (*storeFixture, error)
 		if err != nil {
 			return nil, err
 		}
+		if c.fuzzy() {
+			return nil, fmt.Errorf("GET /rewards/search?q=%s (a %s) finds nothing by full text: the words and prefixes are searches full text answers", c.text, t.kind)
+		}
 		fx.searches = append(fx.searches, c)
 	}
 	// One-edit typos of brand names and common words: those the search's trigram match is
 	// there to catch (word similarity ≥ 0.6); many one-letter slips in a short word fall below it.
+	// A slip that is a real prefix of some word is found by full text: no typo to the service.
 	for _, t := range typoCandidates() {
 		if fx.typos.kept == 8 {
 			break
@@ -204,10 +243,16 @@ func (env *environment) storeFixture(ctx context.Context) (*storeFixture, error)
 			return nil, err
 		}
 		fx.typos.tried++
-		if c.total > 0 {
+		switch {
+		case !c.fuzzy():
+			fx.typos.exact++
+		case c.total > 0:
 			fx.typos.kept++
-			fx.searches = append(fx.searches, c)
+			fx.typoCalls = append(fx.typoCalls, c)
 		}
+	}
+	if len(fx.typoCalls) == 0 {
+		return nil, fmt.Errorf("none of the first %d one-edit typos is caught by the trigram match", fx.typos.tried)
 	}
 	store = fx
 	return fx, nil
@@ -300,26 +345,41 @@ func typoCandidates() []string {
 	return out
 }
 
-// mainStep is the call's list or search statement.
-func (c storeCall) mainStep() sqlStep {
-	var main sqlStep
+// mainSteps are the call's list or search statements, in order: one, or for a typo the full
+// text search that finds nothing and then the trigram one.
+func (c storeCall) mainSteps() []sqlStep {
+	var out []sqlStep
 	for _, st := range c.steps {
 		if st.q.name == "catalogueListVisible" || st.q.name == "catalogueSearch" {
-			main = st
+			out = append(out, st)
 		}
+	}
+	return out
+}
+
+// mainStep is the call's last list or search statement, the one whose rows are answered.
+func (c storeCall) mainStep() sqlStep {
+	var main sqlStep
+	if steps := c.mainSteps(); len(steps) > 0 {
+		main = steps[len(steps)-1]
 	}
 	return main
 }
 
-// plan explains the main statement of calls[0] the first time it is asked for that statement
+// fuzzy says the call runs the search a second time, with trigram similarity.
+func (c storeCall) fuzzy() bool { return len(c.mainSteps()) > 1 }
+
+// plan explains the main statement of calls[0] the first time it is asked for that request
 // (nil after). The prepared statement is first executed for five other calls, as the service's
-// is for the requests before.
+// is for the requests before, each with all its main statements (a typo's two searches), then
+// for the main statements of calls[0] before the explained one.
 func (fx *storeFixture) plan(ctx context.Context, calls []storeCall, of string) (*storePlan, error) {
 	main := calls[0].mainStep()
-	if fx.planned[main.q.name] {
+	key := main.q.name + " " + of
+	if fx.planned[key] {
 		return nil, nil
 	}
-	fx.planned[main.q.name] = true
+	fx.planned[key] = true
 	conn, err := pgx.Connect(ctx, fx.dbURL)
 	if err != nil {
 		return nil, err
@@ -346,8 +406,14 @@ func (fx *storeFixture) plan(ctx context.Context, calls []storeCall, of string) 
 	if _, err := conn.Exec(ctx, "PREPARE load_explain AS "+main.q.sql, simple); err != nil {
 		return nil, fmt.Errorf("prepare %s: %w", main.q.name, err)
 	}
+	var before []sqlStep
 	for i := range 5 {
-		other, err := calls[(i+1)*len(calls)/6].mainStep().literals()
+		before = append(before, calls[(i+1)*len(calls)/6].mainSteps()...)
+	}
+	own := calls[0].mainSteps()
+	before = append(before, own[:len(own)-1]...)
+	for _, st := range before {
+		other, err := st.literals()
 		if err != nil {
 			return nil, err
 		}
@@ -355,6 +421,7 @@ func (fx *storeFixture) plan(ctx context.Context, calls []storeCall, of string) 
 			return nil, fmt.Errorf("execute %s: %w", main.q.name, err)
 		}
 	}
+	p.before = len(before)
 	args, err := main.literals()
 	if err != nil {
 		return nil, err
@@ -408,6 +475,19 @@ func rewardsSearch(ctx context.Context, env *environment, clients int) (result, 
 	if err != nil {
 		return result{}, err
 	}
+	return fx.searchHTTP(ctx, env, clients, fx.searches, searchBaseline)
+}
+
+func rewardsSearchTypo(ctx context.Context, env *environment, clients int) (result, error) {
+	fx, err := env.storeFixture(ctx)
+	if err != nil {
+		return result{}, err
+	}
+	return fx.searchHTTP(ctx, env, clients, fx.typoCalls, typoBaseline)
+}
+
+// searchHTTP has each client go round the search terms of calls.
+func (fx *storeFixture) searchHTTP(ctx context.Context, env *environment, clients int, calls []storeCall, baseline string) (result, error) {
 	tokens, err := env.playerTokens(ctx, clients)
 	if err != nil {
 		return result{}, err
@@ -416,15 +496,15 @@ func rewardsSearch(ctx context.Context, env *environment, clients int) (result, 
 	var answered, zero atomic.Int64
 	next := make([]int, clients) // each client goes round the terms, from a place of its own
 	for i := range next {
-		next[i] = i * len(fx.searches) / clients
+		next[i] = i * len(calls) / clients
 	}
 	lat := make([][][]time.Duration, clients) // client → term → latencies of its answers
 	for i := range lat {
-		lat[i] = make([][]time.Duration, len(fx.searches))
+		lat[i] = make([][]time.Duration, len(calls))
 	}
 	do := func(ctx context.Context, client int) (int, []byte, error) {
-		term := next[client] % len(fx.searches)
-		c := fx.searches[term]
+		term := next[client] % len(calls)
+		c := calls[term]
 		next[client]++
 		start := time.Now()
 		defer func() { lat[client][term] = append(lat[client][term], time.Since(start)) }()
@@ -460,14 +540,14 @@ func rewardsSearch(ctx context.Context, env *environment, clients int) (result, 
 	if err := ctx.Err(); err != nil {
 		return r, err
 	}
-	r.store = &storeStats{baseline: searchBaseline, answered: answered.Load(), zeroHits: zero.Load(),
-		byTerm: make([][]time.Duration, len(fx.searches))}
+	r.store = &storeStats{baseline: baseline, answered: answered.Load(), zeroHits: zero.Load(),
+		calls: calls, byTerm: make([][]time.Duration, len(calls))}
 	for _, perTerm := range lat {
 		for t, l := range perTerm {
 			r.store.byTerm[t] = append(r.store.byTerm[t], l...)
 		}
 	}
-	return r, fx.attachPlan(ctx, &r, fx.searches, fmt.Sprintf("q=%q", fx.searches[0].text))
+	return r, fx.attachPlan(ctx, &r, calls, fmt.Sprintf("q=%q", calls[0].text))
 }
 
 func (fx *storeFixture) attachPlan(ctx context.Context, r *result, calls []storeCall, of string) error {
@@ -531,6 +611,18 @@ func pgbenchSearch(ctx context.Context, env *environment, clients int) (result, 
 		return r, err
 	}
 	return r, fx.attachPlan(ctx, &r, fx.searches, fmt.Sprintf("q=%q", fx.searches[0].text))
+}
+
+func pgbenchSearchTypo(ctx context.Context, env *environment, clients int) (result, error) {
+	fx, err := env.storeFixture(ctx)
+	if err != nil {
+		return result{}, err
+	}
+	r, err := fx.pgbench(ctx, env, clients, "search-typo", fx.typoCalls)
+	if err != nil {
+		return r, err
+	}
+	return r, fx.attachPlan(ctx, &r, fx.typoCalls, fmt.Sprintf("q=%q", fx.typoCalls[0].text))
 }
 
 // pgbench runs the calls' script (pgbenchScript: each transaction one call, drawn at random with
@@ -630,6 +722,12 @@ func reportStore(w io.Writer, results []result) {
 	}
 	fmt.Fprintln(w, "Each endpoint beside pgbench -M prepared running the statements it runs, in order, on the same PostgreSQL")
 	fmt.Fprintln(w, "(API key, player, coin, then the list, or brands, categories and the search, then free codes when the page has pool coupons).")
+	if fx := store; fx != nil {
+		fmt.Fprintf(w, "pgbench and the plans below run with plan_cache_mode=%s, as the service's connections do.\n", fx.planMode)
+	}
+	if slices.ContainsFunc(runs, func(r result) bool { return r.scenario == typoScenario || r.scenario == typoBaseline }) {
+		fmt.Fprintln(w, "A typo's search runs twice: full text, which finds nothing, then the same statement with trigram similarity.")
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "scenario\tclients\tthroughput/s\tp50\tp95\tp99\tof its SQL\t")
 	for _, r := range runs {
@@ -642,7 +740,7 @@ func reportStore(w io.Writer, results []result) {
 	tw.Flush()
 
 	fmt.Fprintln(w)
-	for _, pair := range [][2]string{{listScenario, listBaseline}, {searchScenario, searchBaseline}} {
+	for _, pair := range [][2]string{{listScenario, listBaseline}, {searchScenario, searchBaseline}, {typoScenario, typoBaseline}} {
 		r, ok := find(pair[0], goalClients)
 		_, okB := find(pair[1], goalClients)
 		if !ok && !okB {
@@ -658,6 +756,10 @@ func reportStore(w io.Writer, results []result) {
 	if r, ok := find(searchScenario, goalClients); ok {
 		fmt.Fprintf(w, "Goal at %d clients: %s p95 ≤ %s: %s — %s\n", goalClients, searchScenario, ms(goalSearchP95), ms(r.p95), verdict(r.p95 <= goalSearchP95))
 	}
+	if r, ok := find(typoScenario, goalClients); ok {
+		fmt.Fprintf(w, "Goal at %d clients: %s p95 ≤ %s, for reference (the goal is for real words and prefixes): %s — %s\n",
+			goalClients, typoScenario, ms(goalSearchP95), ms(r.p95), verdict(r.p95 <= goalSearchP95))
+	}
 
 	ran := func(names ...string) bool {
 		return slices.ContainsFunc(runs, func(r result) bool { return slices.Contains(names, r.scenario) })
@@ -668,53 +770,19 @@ func reportStore(w io.Writer, results []result) {
 	}
 	if fx := store; fx != nil && ran(searchScenario, searchBaseline) {
 		fmt.Fprintln(w)
-		fmt.Fprintf(w, "Search mix, in rotation (q → rewards found): %d queries; one-edit typos kept: the %d of the first %d candidates the trigram match catches.\n",
-			len(fx.searches), fx.typos.kept, fx.typos.tried)
-		for _, kind := range []string{"word", "prefix", "typo"} {
-			var parts []string
-			for _, c := range fx.searches {
-				if c.kind == kind {
-					parts = append(parts, fmt.Sprintf("%q %d", c.text, c.total))
-				}
-			}
-			fmt.Fprintf(w, "  %-8s %s\n", plural(kind), strings.Join(parts, ", "))
+		fmt.Fprintf(w, "Search mix, in rotation (q → rewards found): %d real words and prefixes, all found by full text (one search statement).\n",
+			len(fx.searches))
+		reportSearchMix(w, runs, searchScenario, fx.searches, "word", "prefix")
+	}
+	if fx := store; fx != nil && ran(typoScenario, typoBaseline) {
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "Typo mix, in rotation (q → rewards found): one-edit typos, the %d of the first %d candidates the trigram match catches",
+			fx.typos.kept, fx.typos.tried)
+		if fx.typos.exact > 0 {
+			fmt.Fprintf(w, " (%d others are found by full text, no typo to the service, and left out)", fx.typos.exact)
 		}
-		for _, r := range runs {
-			if r.store.answered == 0 {
-				continue
-			}
-			fmt.Fprintf(w, "  %s at %d clients: %.1f%% of %d answers found no reward; by kind, p50/p95:", r.scenario, r.clients,
-				100*float64(r.store.zeroHits)/float64(r.store.answered), r.store.answered)
-			type termLat struct {
-				c   storeCall
-				p50 time.Duration
-			}
-			var terms []termLat
-			for _, kind := range []string{"word", "prefix", "typo"} {
-				var all []time.Duration
-				for t, l := range r.store.byTerm {
-					if fx.searches[t].kind == kind {
-						all = append(all, l...)
-					}
-				}
-				p50, _ := percentiles(all)
-				p95 := time.Duration(0)
-				if len(all) > 0 {
-					p95 = rank(all, 0.95)
-				}
-				fmt.Fprintf(w, " %s %s/%s", plural(kind), ms(p50), ms(p95))
-			}
-			for t, l := range r.store.byTerm {
-				p50, _ := percentiles(slices.Clone(l))
-				terms = append(terms, termLat{fx.searches[t], p50})
-			}
-			slices.SortFunc(terms, func(a, b termLat) int { return cmp.Compare(b.p50, a.p50) })
-			var slow []string
-			for _, t := range terms[:min(4, len(terms))] {
-				slow = append(slow, fmt.Sprintf("%q (%d found) %s", t.c.text, t.c.total, ms(t.p50)))
-			}
-			fmt.Fprintf(w, "\n    slowest by p50: %s\n", strings.Join(slow, ", "))
-		}
+		fmt.Fprintln(w, "; two search statements each.")
+		reportSearchMix(w, runs, typoScenario, fx.typoCalls, "typo")
 	}
 	for _, r := range runs {
 		p := r.store.plan
@@ -733,7 +801,7 @@ func reportStore(w io.Writer, results []result) {
 		if p.generic {
 			kind = "GENERIC plan"
 		}
-		fmt.Fprintf(w, "  prepared statement, 6th execution (5 before with other values): %s: %s\n", kind, timings(p.prepared))
+		fmt.Fprintf(w, "  prepared statement, %s execution (%d before with other values): %s: %s\n", ordinal(p.before+1), p.before, kind, timings(p.prepared))
 		fmt.Fprintf(w, "  the same values planned for themselves (custom plan):  %s\n", timings(p.custom))
 		if !p.generic {
 			fmt.Fprintln(w, "  Plan:")
@@ -747,6 +815,70 @@ func reportStore(w io.Writer, results []result) {
 		fmt.Fprintln(w, "  Custom plan:")
 		indent(p.custom)
 	}
+}
+
+// reportSearchMix prints the terms of a search mix by kind and, for each run of its HTTP
+// scenario, the share of answers that found nothing, the latencies by kind and the slowest terms.
+func reportSearchMix(w io.Writer, runs []result, scenario string, calls []storeCall, kinds ...string) {
+	for _, kind := range kinds {
+		var parts []string
+		for _, c := range calls {
+			if c.kind == kind {
+				parts = append(parts, fmt.Sprintf("%q %d", c.text, c.total))
+			}
+		}
+		fmt.Fprintf(w, "  %-8s %s\n", plural(kind), strings.Join(parts, ", "))
+	}
+	for _, r := range runs {
+		if r.scenario != scenario || r.store.answered == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "  %s at %d clients: %.1f%% of %d answers found no reward; by kind, p50/p95:", r.scenario, r.clients,
+			100*float64(r.store.zeroHits)/float64(r.store.answered), r.store.answered)
+		type termLat struct {
+			c   storeCall
+			p50 time.Duration
+		}
+		var terms []termLat
+		for _, kind := range kinds {
+			var all []time.Duration
+			for t, l := range r.store.byTerm {
+				if r.store.calls[t].kind == kind {
+					all = append(all, l...)
+				}
+			}
+			p50, _ := percentiles(all)
+			p95 := time.Duration(0)
+			if len(all) > 0 {
+				p95 = rank(all, 0.95)
+			}
+			fmt.Fprintf(w, " %s %s/%s", plural(kind), ms(p50), ms(p95))
+		}
+		for t, l := range r.store.byTerm {
+			p50, _ := percentiles(slices.Clone(l))
+			terms = append(terms, termLat{r.store.calls[t], p50})
+		}
+		slices.SortFunc(terms, func(a, b termLat) int { return cmp.Compare(b.p50, a.p50) })
+		var slow []string
+		for _, t := range terms[:min(4, len(terms))] {
+			slow = append(slow, fmt.Sprintf("%q (%d found) %s", t.c.text, t.c.total, ms(t.p50)))
+		}
+		fmt.Fprintf(w, "\n    slowest by p50: %s\n", strings.Join(slow, ", "))
+	}
+}
+
+func ordinal(n int) string {
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+		return strconv.Itoa(n) + "th"
+	case n%10 == 1:
+		return strconv.Itoa(n) + "st"
+	case n%10 == 2:
+		return strconv.Itoa(n) + "nd"
+	case n%10 == 3:
+		return strconv.Itoa(n) + "rd"
+	}
+	return strconv.Itoa(n) + "th"
 }
 
 // timings are the planning and execution times of an EXPLAIN ANALYZE.

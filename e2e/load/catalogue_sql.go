@@ -388,6 +388,32 @@ func (s sqlStep) literals() (string, error) {
 	return strings.Join(out, ", "), nil
 }
 
+// servicePlanCache is the plan_cache_mode of the service's connections (its DATABASE_URL's, or
+// what app.go sets when that has none) and raw as a URL libpq accepts that connects with it, so
+// pgbench and the plans run the statements as the service's pool does: a prepared statement
+// planned, or not, for the values of each execution.
+func servicePlanCache(raw string) (mode, libpq string, err error) {
+	cfg, err := pgx.ParseConfig(raw)
+	if err != nil {
+		return "", "", fmt.Errorf("the database URL: %w", err)
+	}
+	mode = cfg.RuntimeParams["plan_cache_mode"]
+	if mode == "" {
+		mode = servicePlanCacheMode
+	}
+	opt := "-c plan_cache_mode=" + mode
+	u, err := url.Parse(libpqURL(raw))
+	if err != nil || !strings.Contains(raw, "://") {
+		return mode, raw + " options='" + opt + "'", nil
+	}
+	q := u.Query()
+	q.Del("plan_cache_mode") // a runtime parameter to pgx, unknown to libpq
+	q.Set("options", strings.TrimSpace(q.Get("options")+" "+opt))
+	// Neither libpq nor pgx reads "+" as a space in a URL: %20 (a "+" of a value is %2B).
+	u.RawQuery = strings.ReplaceAll(q.Encode(), "+", "%20")
+	return mode, u.String(), nil
+}
+
 // libpqURL is a database URL pgbench (libpq) accepts: pgx's own pool_* parameters removed.
 func libpqURL(raw string) string {
 	u, err := url.Parse(raw)

@@ -37,8 +37,10 @@ var scenarios = []scenario{
 	// The rewards store (catalogue.go), on a catalogue of 10,000 rewards seeded on first use.
 	{listScenario, "GET /rewards: a page of 20 (page 1–5, any contentLogic) of a 10,000-reward catalogue", rewardsList},
 	{listBaseline, "pgbench -M prepared running the statements GET /rewards runs, on the service's database", pgbenchList},
-	{searchScenario, "GET /rewards/search: real words, 3–4-letter prefixes and one-edit typos in rotation", rewardsSearch},
-	{searchBaseline, "pgbench -M prepared running the statements GET /rewards/search runs, on the service's database", pgbenchSearch},
+	{searchScenario, "GET /rewards/search: real words and 3–4-letter prefixes in rotation (full text)", rewardsSearch},
+	{searchBaseline, "pgbench -M prepared running the statements GET /rewards/search runs for them, on the service's database", pgbenchSearch},
+	{typoScenario, "GET /rewards/search: one-edit typos in rotation (full text finds nothing, then trigram similarity)", rewardsSearchTypo},
+	{typoBaseline, "pgbench -M prepared running the statements GET /rewards/search runs for them, on the service's database", pgbenchSearchTypo},
 	// Last, and on a studio of their own: the scenarios above run without a webhook configuration.
 	{"webhooks", "distribute for the run with a webhook configured: coin change → loopback receiver 2xx, steady load", webhookSteady},
 	{"webhooks-burst", "distribute -webhook-burst events as fast as possible with a webhook configured, then drain", webhookBurst},

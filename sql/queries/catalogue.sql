@@ -309,3 +309,23 @@ RETURNING b.website_url;
 -- name: CatalogueCountCodes :one
 -- Every code of a pool, taken or not (codes are never deleted).
 SELECT count(*) FROM catalogue_codes WHERE reward_id = $1;
+
+-- name: CatalogueTakeCodes :many
+-- Gives up to @n free codes of a pool to an order; codes other transactions are taking are
+-- skipped, never waited for, so concurrent purchases each get different codes at once.
+UPDATE catalogue_codes c SET order_id = @order_id, taken_at = now()
+WHERE c.id IN (
+    SELECT f.id FROM catalogue_codes f
+    WHERE f.reward_id = @reward_id AND f.order_id IS NULL
+    ORDER BY f.created_at, f.id
+    LIMIT @n
+    FOR UPDATE SKIP LOCKED
+)
+RETURNING c.code, c.pin, c.expiry;
+
+-- name: CatalogueSharedCode :one
+SELECT shared_code FROM catalogue_rewards WHERE id = $1 AND shared_code IS NOT NULL;
+
+-- name: CatalogueRecordOrder :exec
+INSERT INTO catalogue_reward_orders (reward_id, day, orders) VALUES (@reward_id, @day, 1)
+ON CONFLICT (reward_id, day) DO UPDATE SET orders = catalogue_reward_orders.orders + 1;

@@ -34,8 +34,9 @@ SELECT count(*) FROM coin_transactions
 WHERE player_id = @player_id AND (sqlc.narg(coin_id)::uuid IS NULL OR coin_id = sqlc.narg(coin_id));
 
 -- name: CoinsSavings :one
-SELECT coalesce(sum(money_value), 0)::numeric(18, 2)::text AS savings FROM coin_transactions
-WHERE player_id = @player_id AND coin_id = @coin_id AND type = 'DEBIT';
+-- The money value (face value, in hundredths) of the rewards the player bought with the coin.
+SELECT coalesce(sum(face_value), 0)::bigint AS savings FROM orders
+WHERE player_id = @player_id AND coin_id = @coin_id AND status = 'SUCCESS';
 
 -- name: CoinsFirstCoin :one
 SELECT * FROM coins WHERE game_id = $1 ORDER BY created_at, id LIMIT 1;

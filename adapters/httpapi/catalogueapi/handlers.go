@@ -204,8 +204,7 @@ func (h handlers) fetch(ctx context.Context, in *fetchInput) (*detailOutput, err
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
 	q := catalogue.ListQuery{GameID: httpapi.CallerFrom(ctx).GameID, CoinID: coinID}
-	// No cooldowns yet: purchases are another module's, wired when it exists.
-	d, err := h.svc.Fetch(ctx, q, rewardID, httpapi.PlayerFrom(ctx).ID, nil)
+	d, err := h.svc.Fetch(ctx, q, rewardID, httpapi.PlayerFrom(ctx).ID)
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}

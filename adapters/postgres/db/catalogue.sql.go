@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const catalogueBrandByProviderCode = `-- name: CatalogueBrandByProviderCode :one
@@ -877,6 +878,21 @@ func (q *Queries) CatalogueMissingCategories(ctx context.Context, codes []string
 	return items, nil
 }
 
+const catalogueRecordOrder = `-- name: CatalogueRecordOrder :exec
+INSERT INTO catalogue_reward_orders (reward_id, day, orders) VALUES ($1, $2, 1)
+ON CONFLICT (reward_id, day) DO UPDATE SET orders = catalogue_reward_orders.orders + 1
+`
+
+type CatalogueRecordOrderParams struct {
+	RewardID uuid.UUID
+	Day      pgtype.Date
+}
+
+func (q *Queries) CatalogueRecordOrder(ctx context.Context, arg CatalogueRecordOrderParams) error {
+	_, err := q.db.Exec(ctx, catalogueRecordOrder, arg.RewardID, arg.Day)
+	return err
+}
+
 const catalogueRefreshSearch = `-- name: CatalogueRefreshSearch :exec
 UPDATE catalogue_rewards r SET
     search_name = lower(concat_ws(' ', r.name, b.name,
@@ -1151,6 +1167,17 @@ func (q *Queries) CatalogueSearch(ctx context.Context, arg CatalogueSearchParams
 	return items, nil
 }
 
+const catalogueSharedCode = `-- name: CatalogueSharedCode :one
+SELECT shared_code FROM catalogue_rewards WHERE id = $1 AND shared_code IS NOT NULL
+`
+
+func (q *Queries) CatalogueSharedCode(ctx context.Context, id uuid.UUID) ([]byte, error) {
+	row := q.db.QueryRow(ctx, catalogueSharedCode, id)
+	var shared_code []byte
+	err := row.Scan(&shared_code)
+	return shared_code, err
+}
+
 const catalogueShortLink = `-- name: CatalogueShortLink :one
 WITH ins AS (
     INSERT INTO catalogue_short_links (code, player_id, reward_id) VALUES ($1, $2, $3)
@@ -1174,6 +1201,52 @@ func (q *Queries) CatalogueShortLink(ctx context.Context, arg CatalogueShortLink
 	var code string
 	err := row.Scan(&code)
 	return code, err
+}
+
+const catalogueTakeCodes = `-- name: CatalogueTakeCodes :many
+UPDATE catalogue_codes c SET order_id = $1, taken_at = now()
+WHERE c.id IN (
+    SELECT f.id FROM catalogue_codes f
+    WHERE f.reward_id = $2 AND f.order_id IS NULL
+    ORDER BY f.created_at, f.id
+    LIMIT $3
+    FOR UPDATE SKIP LOCKED
+)
+RETURNING c.code, c.pin, c.expiry
+`
+
+type CatalogueTakeCodesParams struct {
+	OrderID  *uuid.UUID
+	RewardID uuid.UUID
+	N        int32
+}
+
+type CatalogueTakeCodesRow struct {
+	Code   []byte
+	Pin    []byte
+	Expiry *time.Time
+}
+
+// Gives up to @n free codes of a pool to an order; codes other transactions are taking are
+// skipped, never waited for, so concurrent purchases each get different codes at once.
+func (q *Queries) CatalogueTakeCodes(ctx context.Context, arg CatalogueTakeCodesParams) ([]CatalogueTakeCodesRow, error) {
+	rows, err := q.db.Query(ctx, catalogueTakeCodes, arg.OrderID, arg.RewardID, arg.N)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CatalogueTakeCodesRow{}
+	for rows.Next() {
+		var i CatalogueTakeCodesRow
+		if err := rows.Scan(&i.Code, &i.Pin, &i.Expiry); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const catalogueUpdateReward = `-- name: CatalogueUpdateReward :one

@@ -370,8 +370,8 @@ func (q *Queries) CoinsListTransactions(ctx context.Context, arg CoinsListTransa
 }
 
 const coinsSavings = `-- name: CoinsSavings :one
-SELECT coalesce(sum(money_value), 0)::numeric(18, 2)::text AS savings FROM coin_transactions
-WHERE player_id = $1 AND coin_id = $2 AND type = 'DEBIT'
+SELECT coalesce(sum(face_value), 0)::bigint AS savings FROM orders
+WHERE player_id = $1 AND coin_id = $2 AND status = 'SUCCESS'
 `
 
 type CoinsSavingsParams struct {
@@ -379,9 +379,10 @@ type CoinsSavingsParams struct {
 	CoinID   uuid.UUID
 }
 
-func (q *Queries) CoinsSavings(ctx context.Context, arg CoinsSavingsParams) (string, error) {
+// The money value (face value, in hundredths) of the rewards the player bought with the coin.
+func (q *Queries) CoinsSavings(ctx context.Context, arg CoinsSavingsParams) (int64, error) {
 	row := q.db.QueryRow(ctx, coinsSavings, arg.PlayerID, arg.CoinID)
-	var savings string
+	var savings int64
 	err := row.Scan(&savings)
 	return savings, err
 }

@@ -207,6 +207,49 @@ type IdempotencyKey struct {
 	ClaimToken  *uuid.UUID
 }
 
+type Order struct {
+	ID              uuid.UUID
+	GameID          uuid.UUID
+	Environment     string
+	PlayerID        uuid.UUID
+	UserRef         string
+	RewardID        uuid.UUID
+	RewardType      string
+	CoinID          uuid.UUID
+	Status          string
+	Denomination    int64
+	Quantity        int32
+	FaceValue       int64
+	CoinsSpent      int64
+	DebitTxID       *uuid.UUID
+	RefundTxID      *uuid.UUID
+	ProviderProduct *string
+	Address         []byte
+	FailureReason   string
+	DeadlineAt      time.Time
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+}
+
+type OrderCode struct {
+	OrderID           uuid.UUID
+	Position          int32
+	Code              []byte
+	Pin               []byte
+	ProviderVoucherID string
+	Value             int64
+	Expiry            *time.Time
+}
+
+type OrderTransition struct {
+	ID         int64
+	OrderID    uuid.UUID
+	FromStatus *string
+	ToStatus   string
+	Reason     string
+	At         time.Time
+}
+
 type OtpCode struct {
 	ID          uuid.UUID
 	GameID      uuid.UUID

@@ -1,0 +1,111 @@
+// Package ordersapi serves the orders module over HTTP: a player's purchase of a reward with
+// coins (POST /rewards/purchase), the player's orders, the studio's check that an order
+// succeeded, and the operator's view of an order with its history.
+package ordersapi
+
+import (
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/rewardsco/rewards/adapters/httpapi"
+	"github.com/rewardsco/rewards/core/orders"
+)
+
+// Tags of the orders operations on the docs page. Both are declared by the modules that own
+// them (catalogueapi and playersapi); this package only uses the names.
+const (
+	tagRewards = "Rewards"
+	tagPlayer  = "Player"
+)
+
+// idempotencyRule documents x-idempotency-key on the purchase.
+const idempotencyRule = "**Idempotency.** With `x-idempotency-key` (1 to 255 characters, kept at least 24 hours, per player) the purchase happens at most once: " +
+	"the same key with the same body replays the first answer, a refusal included, with `x-idempotent-replay: true` (a replayed order is shown as it is now); " +
+	"the same key with another body is 422 IDEMPOTENCY_KEY_REUSED; a duplicate arriving while the first is still running is 409 IDEMPOTENCY_IN_PROGRESS."
+
+// sagaRule documents how a purchase is carried out.
+const sagaRule = "**How it is carried out.** One transaction debits the coins (journal reason PURCHASE_DEBIT, webhook event COINS_DEBITED), creates the order INITIATED " +
+	"and queues its fulfilment: nothing is taken without an order, nor an order made without its coins. A COUPON takes its codes in that transaction " +
+	"(from its code pool, each code to one order, or its shared code) and a PHYSICAL good is placed; both answer SUCCESS. " +
+	"A GIFT_CARD or DIGITAL_CREDIT is then sent to the voucher provider, with the order id as the provider's idempotent reference. " +
+	"A final answer within `REWARDS_VOUCHER_WAIT` (default 5 s) is in this response (SUCCESS with its codes, or FAILED); otherwise the status is TIMEOUT " +
+	"and the order is resolved later (the provider is asked every `REWARDS_VOUCHER_POLL`, until `REWARDS_VOUCHER_DEADLINE`, default 24 h): " +
+	"read it at GET /player/orders/{orderId}. A failure refunds the coins in the transaction that marks the order FAILED " +
+	"(journal reason REFUND_CREDIT, webhook event COINS_REFUNDED). States: INITIATED, PROCESSING, SUCCESS, FAILED, TIMEOUT."
+
+// orderRule documents the order body players read.
+const orderRule = "Each order is `{orderId, status, rewardId, type, coinId, coinsSpent, balance, denomination, quantity, faceValue, codes, createdAt}` as POST /rewards/purchase answers it: " +
+	"money in units of the deployment currency, `faceValue` = denomination × quantity, `balance` the player's balance of `coinId` at the time of the answer, " +
+	"`codes` `[{code, pin, providerVoucherId, value, expiry}]` (empty until SUCCESS; codes are shown to their owner only)."
+
+// Register adds the orders operations to s.
+func Register(s *httpapi.Server, svc *orders.Service) {
+	h := handlers{svc: svc}
+
+	huma.Register(s.API, s.Player(huma.Operation{
+		OperationID:   "rewards-purchase",
+		Method:        http.MethodPost,
+		Path:          "/rewards/purchase",
+		Summary:       "Buy a reward with coins",
+		DefaultStatus: http.StatusOK,
+		Description: "The token's player buys `quantity` (1 to 5, default 1) units of `rewardId`, paying in `coinId`: the coin price of the face value × quantity (see GET /rewards/fetch/{rewardId}). " +
+			"`denomination` (units of the currency, at most two decimals) is required for a RANGE reward and for a FIXED one with several values; " +
+			"a PHYSICAL good needs `addressId`, the 1-based position of one of the player's gcommerce addresses (India only). " +
+			"The answer is the order: `{orderId, status, rewardId, type, coinId, coinsSpent, balance, denomination, quantity, faceValue, codes: [{code, pin, providerVoucherId, value, expiry}], createdAt}`, " +
+			"money in units, `faceValue` the face value × quantity, `balance` the player's balance of the coin after the purchase.\n\n" +
+			sagaRule + "\n\n" + idempotencyRule + "\n\n" +
+			"**Errors.** 404 REWARD_NOT_FOUND (a reward the game's players do not see, or an unknown or malformed id); 404 COIN_NOT_FOUND (a coin of another game, or a malformed id); " +
+			"400 PURCHASE_COOLDOWN (a code was already requested for this offer: wait before requesting another; `Retry-After` says how long); 400 INSUFFICIENT_BALANCE; " +
+			"400 OUT_OF_STOCK; 400 DENOMINATION_NOT_AVAILABLE (a face value the reward does not offer); 400 REWARD_EXPIRED; 400 ADDRESS_REQUIRED; " +
+			"400 VALIDATION_FAILED (a missing denomination where one is required, a denomination with more than two decimals, a quantity out of range); " +
+			"409 IDEMPOTENCY_IN_PROGRESS; 422 IDEMPOTENCY_KEY_REUSED; 502 when the voucher provider cannot tell its stock. A refusal takes no coins.",
+		Tags:   []string{tagRewards},
+		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity, http.StatusBadGateway},
+	}), h.purchase)
+
+	huma.Register(s.API, s.Player(huma.Operation{
+		OperationID: "player-orders",
+		Method:      http.MethodGet,
+		Path:        "/player/orders",
+		Summary:     "The player's orders",
+		Description: "FetchOrdersResponseDto `{items, page, limit, total}`: the token's player's orders, newest first, paginated (`limit` default 10, at most 100; `page` from 1). " +
+			orderRule + " `rewardId` keeps the orders of one reward; a filter is not a lookup, so an id that names no reward, malformed or not, gives an empty page (never a 404). " +
+			"`x-language` is required; `api-version` and `x-api-version` are accepted and change nothing.",
+		Tags:   []string{tagPlayer},
+		Errors: []int{http.StatusBadRequest},
+	}), h.listOrders)
+
+	huma.Register(s.API, s.Player(huma.Operation{
+		OperationID: "player-order",
+		Method:      http.MethodGet,
+		Path:        "/player/orders/{orderId}",
+		Summary:     "One of the player's orders",
+		Description: "The order as it is now: read it to follow a purchase that answered TIMEOUT until it is SUCCESS (with its codes) or FAILED (coins refunded). " +
+			orderRule + " 404 ORDER_NOT_FOUND for another player's order, or an unknown or malformed id. " +
+			"`x-language` is required; `api-version` and `x-api-version` are accepted and change nothing.",
+		Tags:   []string{tagPlayer},
+		Errors: []int{http.StatusBadRequest, http.StatusNotFound},
+	}), h.getOrder)
+
+	huma.Register(s.API, s.APIKey(huma.Operation{
+		OperationID: "rewards-verify-order",
+		Method:      http.MethodGet,
+		Path:        "/rewards/orders/{orderId}/verify",
+		Summary:     "Check that an order succeeded",
+		Description: "For the studio's servers: the API key alone, no player token. The body is a bare JSON boolean: `true` only for a SUCCESS order of the key's game and environment; " +
+			"`false` for any other order (in progress, TIMEOUT, FAILED, another game's or environment's) and for an unknown or malformed id. Never 404.",
+		Tags: []string{tagRewards},
+	}), h.verify)
+
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID: "admin-get-order",
+		Method:      http.MethodGet,
+		Path:        "/admin/v1/orders/{orderId}",
+		Summary:     "An order with its history",
+		Description: "Any order of any game: its state, what it cost and delivered (`codeCount`: codes and pins stay sealed, shown to their owner only), the failure reason, " +
+			"the deadline past which an unfinished provider order is failed and refunded, the delivery address of a PHYSICAL good, " +
+			"and every transition `{from, to, reason, at}`, oldest first (`from` is null on the first). 404 ORDER_NOT_FOUND for an unknown or malformed id.",
+		Errors: []int{http.StatusNotFound},
+	}), h.adminGetOrder)
+}

@@ -1,0 +1,228 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rewardsco/rewards/adapters/postgres"
+	"github.com/rewardsco/rewards/core/catalogue"
+	"github.com/rewardsco/rewards/core/coins"
+	"github.com/rewardsco/rewards/core/errs"
+	"github.com/rewardsco/rewards/core/idempotency"
+	"github.com/rewardsco/rewards/core/orders"
+	"github.com/rewardsco/rewards/core/players"
+	"github.com/rewardsco/rewards/core/studio"
+)
+
+type ordersBundle struct {
+	catalogueBundle
+	orders  *orders.Service
+	players *players.Service
+	caller  studio.Caller
+}
+
+func setupOrders(t *testing.T) ordersBundle {
+	t.Helper()
+	b := ordersBundle{catalogueBundle: setupCatalogue(t)}
+	database := postgres.NewDB(b.pool)
+	keeper := idempotency.NewKeeper(database, postgres.NewIdempotencyStore(database))
+	b.orders = orders.NewService(database, postgres.NewOrdersStore(database), postgres.NewCoinsStore(database, nil),
+		postgres.NewCatalogueStore(database), keeper, orders.Config{Box: b.box})
+	b.players = players.NewService(database, postgres.NewPlayersStore(database), postgres.NewStudioStore(database), players.Config{})
+	b.caller = studio.Caller{GameID: b.game.ID, StudioID: b.game.StudioID, Environment: studio.Test}
+	return b
+}
+
+// player creates a player holding balance coins.
+func (b ordersBundle) player(t *testing.T, name string, balance int64) players.Player {
+	t.Helper()
+	ctx := context.Background()
+	p, err := b.players.CreateWithUUID(ctx, b.caller, name)
+	require.NoError(t, err)
+	if balance > 0 {
+		_, _, err = b.coins.Distribute(ctx, coins.Movement{GameID: b.game.ID, Environment: studio.Test, PlayerID: p.ID,
+			UserUUID: name, CoinID: b.coin.ID, Amount: balance})
+		require.NoError(t, err)
+	}
+	return p.Player
+}
+
+func (b ordersBundle) coupon(t *testing.T, priceUnits int64, codes int) catalogue.Reward {
+	t.Helper()
+	ctx := context.Background()
+	_, err := b.svc.PutBrand(ctx, catalogue.Brand{Code: "CAFE", Name: "Cafe", IsActive: true})
+	require.NoError(t, err)
+	r, err := b.svc.CreateReward(ctx, catalogue.NewReward{Reward: catalogue.Reward{Type: catalogue.Coupon, BrandCode: "CAFE",
+		Name: "Free coffee", IsActive: true, MRP: inr(priceUnits), SellingPrice: inr(priceUnits)}})
+	require.NoError(t, err)
+	if codes > 0 {
+		list := make([]catalogue.Code, codes)
+		for i := range list {
+			list[i] = catalogue.Code{Code: fmt.Sprintf("COFFEE-%03d", i)}
+		}
+		_, _, err = b.svc.AddCodes(ctx, r.ID, list)
+		require.NoError(t, err)
+	}
+	return r
+}
+
+func (b ordersBundle) balance(t *testing.T, p players.Player) int64 {
+	t.Helper()
+	funds, err := b.coins.Funds(context.Background(), b.game.ID, p.ID)
+	require.NoError(t, err)
+	return funds[0].Balance
+}
+
+// 50 players buy from a pool of 20 codes at once: 20 succeed with 20 different codes, 30 get
+// OUT_OF_STOCK and keep their coins.
+func TestConcurrentPurchasesOfAPoolNeverShareACode(t *testing.T) {
+	t.Parallel()
+	b := setupOrders(t)
+	ctx := context.Background()
+	r := b.coupon(t, 5, 20) // 50 coins at 10 coins a unit
+	buyers := make([]players.Player, 50)
+	for i := range buyers {
+		buyers[i] = b.player(t, fmt.Sprintf("buyer-%02d", i), 100)
+	}
+	var wg sync.WaitGroup
+	views := make([]orders.View, len(buyers))
+	errs := make([]error, len(buyers))
+	for i, p := range buyers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			views[i], _, errs[i] = b.orders.Buy(ctx, orders.Purchase{Caller: b.caller, Player: p, RewardID: r.ID, CoinID: b.coin.ID})
+		}()
+	}
+	wg.Wait()
+	codes := map[string]bool{}
+	var ok, out int
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			ok++
+			require.Equal(t, orders.Success, views[i].Status)
+			require.Len(t, views[i].Codes, 1)
+			require.False(t, codes[views[i].Codes[0].Code], "code %s given twice", views[i].Codes[0].Code)
+			codes[views[i].Codes[0].Code] = true
+			require.Equal(t, int64(50), b.balance(t, buyers[i]))
+		default:
+			require.ErrorIs(t, err, orders.ErrOutOfStock)
+			out++
+			require.Equal(t, int64(100), b.balance(t, buyers[i]), "a refused buyer keeps every coin")
+		}
+	}
+	require.Equal(t, 20, ok)
+	require.Equal(t, 30, out)
+	require.Len(t, codes, 20)
+	b.requireLedgerConsistent(t)
+}
+
+// A player with 100 coins buys a reward of 30 ten times at once: exactly 3 succeed.
+func TestConcurrentPurchasesNeverOverspend(t *testing.T) {
+	t.Parallel()
+	b := setupOrders(t)
+	ctx := context.Background()
+	r := b.coupon(t, 3, 50) // 30 coins
+	p := b.player(t, "spender", 100)
+	var wg sync.WaitGroup
+	errs := make([]error, 10)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _, errs[i] = b.orders.Buy(ctx, orders.Purchase{Caller: b.caller, Player: p, RewardID: r.ID, CoinID: b.coin.ID})
+		}()
+	}
+	wg.Wait()
+	var ok int
+	for _, err := range errs {
+		if err == nil {
+			ok++
+		} else {
+			require.ErrorIs(t, err, coins.ErrInsufficientBalance)
+		}
+	}
+	require.Equal(t, 3, ok)
+	require.Equal(t, int64(10), b.balance(t, p))
+	list, total, err := b.orders.PlayerOrders(ctx, p.ID, nil, 100, 0)
+	require.NoError(t, err)
+	require.Equal(t, int64(3), total)
+	require.Len(t, list, 3)
+	b.requireLedgerConsistent(t)
+}
+
+func TestPurchaseRulesAndIdempotency(t *testing.T) {
+	t.Parallel()
+	b := setupOrders(t)
+	ctx := context.Background()
+	r := b.coupon(t, 3, 5)
+	p := b.player(t, "careful", 100)
+	buy := func(key string) (orders.View, bool, error) {
+		return b.orders.Buy(ctx, orders.Purchase{Caller: b.caller, Player: p, RewardID: r.ID, CoinID: b.coin.ID, IdempotencyKey: key})
+	}
+	first, replayed, err := buy("k1")
+	require.NoError(t, err)
+	require.False(t, replayed)
+	again, replayed, err := buy("k1")
+	require.NoError(t, err)
+	require.True(t, replayed, "the same key replays")
+	require.Equal(t, first.ID, again.ID)
+	require.Equal(t, first.Codes, again.Codes)
+	require.Equal(t, int64(70), b.balance(t, p), "a replay spends nothing")
+
+	_, _, err = b.orders.Buy(ctx, orders.Purchase{Caller: b.caller, Player: p, RewardID: r.ID, CoinID: b.coin.ID, Quantity: 2, IdempotencyKey: "k1"})
+	require.ErrorIs(t, err, idempotency.ErrKeyReused)
+
+	// Cooldown: a second purchase inside it is refused with the time to wait.
+	_, err = b.svc.ChangeReward(ctx, r.ID, catalogue.RewardChange{Apply: func(x *catalogue.Reward) { x.PurchaseCooldown = 3600e9 }})
+	require.NoError(t, err)
+	_, _, err = buy("")
+	require.ErrorIs(t, err, orders.ErrCooldown)
+	coded, ok := errs.As(err)
+	require.True(t, ok)
+	require.Greater(t, coded.RetryAfter, 59*time.Minute)
+
+	// Verify: true only for the caller's game and environment.
+	verified, err := b.orders.Verify(ctx, b.caller, first.ID)
+	require.NoError(t, err)
+	require.True(t, verified)
+	other := b.caller
+	other.Environment = studio.Live
+	verified, err = b.orders.Verify(ctx, other, first.ID)
+	require.NoError(t, err)
+	require.False(t, verified)
+	verified, err = b.orders.Verify(ctx, b.caller, uuid.New())
+	require.NoError(t, err)
+	require.False(t, verified)
+
+	// Savings: the face value of successful orders.
+	h, err := b.coins.History(ctx, b.game.ID, p.ID, nil, 10, 0)
+	require.NoError(t, err)
+	require.Equal(t, "3.00", h.Savings)
+
+	// Another player cannot read the order.
+	_, err = b.orders.PlayerOrder(ctx, uuid.New(), first.ID)
+	require.ErrorIs(t, err, orders.ErrOrderNotFound)
+	_, tr, err := b.orders.History(ctx, first.ID)
+	require.NoError(t, err)
+	require.Len(t, tr, 2, "INITIATED, then SUCCESS")
+	require.Equal(t, orders.Success, tr[1].To)
+}
+
+// requireLedgerConsistent checks that every balance is the sum of its journal.
+func (b ordersBundle) requireLedgerConsistent(t *testing.T) {
+	t.Helper()
+	var bad int
+	require.NoError(t, b.pool.QueryRow(context.Background(), `
+		SELECT count(*) FROM balances bl
+		WHERE bl.balance <> (SELECT coalesce(sum(CASE WHEN type = 'CREDIT' THEN amount ELSE -amount END), 0)
+		                     FROM coin_transactions t WHERE t.player_id = bl.player_id AND t.coin_id = bl.coin_id)`).Scan(&bad))
+	require.Zero(t, bad, "balances that are not the sum of their journal")
+}

@@ -1,0 +1,191 @@
+package app_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rewardsco/rewards/adapters/jobs"
+	"github.com/rewardsco/rewards/adapters/postgres"
+	"github.com/rewardsco/rewards/adapters/postgres/pgtest"
+	voucherhttp "github.com/rewardsco/rewards/adapters/vouchers"
+	"github.com/rewardsco/rewards/app"
+	"github.com/rewardsco/rewards/core/catalogue"
+	"github.com/rewardsco/rewards/core/coins"
+	"github.com/rewardsco/rewards/core/money"
+	"github.com/rewardsco/rewards/core/orders"
+	"github.com/rewardsco/rewards/core/players"
+	"github.com/rewardsco/rewards/core/studio"
+	fakevouchers "github.com/rewardsco/rewards/fakes/vouchers"
+)
+
+// sagaBundle is the modules on real PostgreSQL with the fake voucher provider over HTTP; the
+// fulfilment job is run by hand (Fulfil) where a River worker would run it.
+type sagaBundle struct {
+	m        app.Modules
+	fake     *fakevouchers.Provider
+	caller   studio.Caller
+	coin     coins.Coin
+	player   players.Player
+	products map[string]uuid.UUID // sandbox or brand code → reward
+}
+
+func setupSaga(t *testing.T, deadline time.Duration) sagaBundle {
+	t.Helper()
+	ctx := context.Background()
+	fake := fakevouchers.New(fakevouchers.WithSandboxDelay(600 * time.Millisecond))
+	mux := http.NewServeMux()
+	fake.Register(mux)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	pool := pgtest.Pool(t)
+	m, err := app.NewModules(postgres.NewDB(pool), jobs.New(pool, jobs.Options{}), app.External{
+		SecretKey: "test-secret-key-test-secret-key-0123456789", PlayerTokenTTL: time.Hour, Currency: "INR",
+		Vouchers:    voucherhttp.New(srv.URL+"/vouchers", ""),
+		VoucherWait: 300 * time.Millisecond, VoucherPoll: 100 * time.Millisecond, VoucherDeadline: deadline,
+	})
+	require.NoError(t, err)
+	st, err := m.Catalogue.Sync(ctx)
+	require.NoError(t, err)
+	require.Greater(t, st.Created, int64(30))
+	s, err := m.Studios.CreateStudio(ctx, "Saga Studio")
+	require.NoError(t, err)
+	g, err := m.Studios.CreateGame(ctx, studio.Game{StudioID: s.ID, Name: "Saga Game"})
+	require.NoError(t, err)
+	b := sagaBundle{m: m, fake: fake, caller: studio.Caller{GameID: g.ID, StudioID: s.ID, Environment: studio.Test}, products: map[string]uuid.UUID{}}
+	b.coin, err = m.Coins.CreateCoin(ctx, coins.Coin{GameID: g.ID, Name: "Gems", ImageURL: "https://cdn.example.com/g.png", CoinsPerUnit: 1})
+	require.NoError(t, err)
+	created, err := m.Players.CreateWithUUID(ctx, b.caller, "buyer")
+	require.NoError(t, err)
+	b.player = created.Player
+	_, _, err = m.Coins.Distribute(ctx, coins.Movement{GameID: g.ID, Environment: studio.Test, PlayerID: b.player.ID,
+		UserUUID: "buyer", CoinID: b.coin.ID, Amount: 100_000})
+	require.NoError(t, err)
+	for _, code := range []string{"AMAZON", "SANDBOX_FAIL", "SANDBOX_SLOW", "SANDBOX_SLOW_FAIL", "SANDBOX_NO_STOCK"} {
+		list, _, err := m.Catalogue.List(ctx, catalogue.ListQuery{GameID: g.ID, CoinID: b.coin.ID, Brand: code, Limit: 1})
+		require.NoError(t, err)
+		require.Len(t, list, 1, code)
+		b.products[code] = list[0].Reward.ID
+	}
+	return b
+}
+
+func (b sagaBundle) buy(t *testing.T, brand string) (orders.View, error) {
+	t.Helper()
+	ctx := context.Background()
+	d, err := b.m.Catalogue.Fetch(ctx, catalogue.ListQuery{GameID: b.caller.GameID, CoinID: b.coin.ID}, b.products[brand], b.player.ID)
+	require.NoError(t, err)
+	var face *money.Amount
+	if len(d.Faces) > 0 {
+		face = &d.Faces[0].Value
+	} else {
+		v := d.Reward.MinValue
+		face = &v
+	}
+	v, _, err := b.m.Orders.Buy(ctx, orders.Purchase{Caller: b.caller, Player: b.player, RewardID: b.products[brand], CoinID: b.coin.ID, Denomination: face})
+	return v, err
+}
+
+func (b sagaBundle) balance(t *testing.T) int64 {
+	t.Helper()
+	funds, err := b.m.Coins.Funds(context.Background(), b.caller.GameID, b.player.ID)
+	require.NoError(t, err)
+	return funds[0].Balance
+}
+
+// runJob works an order's fulfilment as its River job would, until it is final.
+func (b sagaBundle) runJob(t *testing.T, id uuid.UUID) orders.View {
+	t.Helper()
+	ctx := context.Background()
+	for range 100 {
+		next, err := b.m.Orders.Fulfil(ctx, id)
+		require.NoError(t, err)
+		if next == 0 {
+			break
+		}
+		time.Sleep(next)
+	}
+	v, err := b.m.Orders.PlayerOrder(ctx, b.player.ID, id)
+	require.NoError(t, err)
+	return v
+}
+
+func TestSagaWithTheVoucherProvider(t *testing.T) {
+	t.Parallel()
+	b := setupSaga(t, time.Hour)
+	start := b.balance(t)
+
+	// An ordinary brand issues at once: SUCCESS in the answer, with codes.
+	v, err := b.buy(t, "AMAZON")
+	require.NoError(t, err)
+	require.Equal(t, orders.Success, v.Status)
+	require.NotEmpty(t, v.Codes)
+	require.NotEmpty(t, v.Codes[0].Code)
+	require.Equal(t, start-v.CoinsSpent, b.balance(t))
+	require.Equal(t, b.balance(t), v.Balance)
+	spent := v.CoinsSpent
+
+	// Refused: FAILED in the answer, coins back.
+	v, err = b.buy(t, "SANDBOX_FAIL")
+	require.NoError(t, err)
+	require.Equal(t, orders.Failed, v.Status)
+	require.NotNil(t, v.RefundTxID)
+	require.Equal(t, start-spent, b.balance(t), "a refused order costs nothing")
+
+	// Slow: TIMEOUT in the answer, then SUCCESS through the job.
+	v, err = b.buy(t, "SANDBOX_SLOW")
+	require.NoError(t, err)
+	require.Equal(t, orders.Timeout, v.Status)
+	v = b.runJob(t, v.ID)
+	require.Equal(t, orders.Success, v.Status)
+	require.NotEmpty(t, v.Codes)
+	spent += v.CoinsSpent
+
+	// Slow then refused: TIMEOUT, then FAILED and refunded.
+	v, err = b.buy(t, "SANDBOX_SLOW_FAIL")
+	require.NoError(t, err)
+	require.Equal(t, orders.Timeout, v.Status)
+	v = b.runJob(t, v.ID)
+	require.Equal(t, orders.Failed, v.Status)
+	require.Equal(t, start-spent, b.balance(t))
+
+	// No stock: refused before any coin moves.
+	_, err = b.buy(t, "SANDBOX_NO_STOCK")
+	require.ErrorIs(t, err, orders.ErrOutOfStock)
+	require.Equal(t, start-spent, b.balance(t))
+
+	// The provider issued each order once: one provider order per reference.
+	seen := map[string]int{}
+	for _, o := range b.fake.Orders() {
+		seen[o.ExternalRefID]++
+	}
+	for ref, n := range seen {
+		require.Equal(t, 1, n, "reference %s placed as %d orders", ref, n)
+	}
+	// A job run again on a final order changes nothing.
+	next, err := b.m.Orders.Fulfil(context.Background(), v.ID)
+	require.NoError(t, err)
+	require.Zero(t, next)
+	require.Equal(t, start-spent, b.balance(t))
+}
+
+// Past its deadline an order the provider has not finished is failed and refunded.
+func TestSagaDeadline(t *testing.T) {
+	t.Parallel()
+	b := setupSaga(t, time.Second)
+	start := b.balance(t)
+	b.fake.SetBehaviour(fakevouchers.Behaviour{StallMs: 5000})
+	v, err := b.buy(t, "SANDBOX_SLOW")
+	require.NoError(t, err)
+	require.Contains(t, []orders.Status{orders.Processing, orders.Timeout}, v.Status)
+	time.Sleep(1100 * time.Millisecond)
+	b.fake.SetBehaviour(fakevouchers.Behaviour{Status: 503})
+	v = b.runJob(t, v.ID)
+	require.Equal(t, orders.Failed, v.Status)
+	require.Equal(t, start, b.balance(t))
+}

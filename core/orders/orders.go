@@ -1,0 +1,127 @@
+// Package orders owns what players (and, later, partners) buy: an order's state machine with
+// every transition recorded, the saga that spends coins on a reward and fulfils it — from a
+// coupon pool or shared code at once, from the voucher provider outside any transaction — and
+// the codes it delivered, sealed at rest and shown only to their owner.
+package orders
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/rewardsco/rewards/core/catalogue"
+	"github.com/rewardsco/rewards/core/money"
+	"github.com/rewardsco/rewards/core/players"
+	"github.com/rewardsco/rewards/core/studio"
+)
+
+// Status is where an order stands.
+type Status string
+
+// The order states, shared by store purchases and partner orders.
+const (
+	// Initiated: funds taken, nothing sent to the provider.
+	Initiated Status = "INITIATED"
+	// Processing: sent to the provider, no final answer yet.
+	Processing Status = "PROCESSING"
+	// PendingPayment: a partner's CASH order waiting for its payment.
+	PendingPayment Status = "PENDING_PAYMENT"
+	// Success: delivered (codes issued, or a good placed).
+	Success Status = "SUCCESS"
+	// Failed: not delivered, and the funds given back in the same transaction.
+	Failed Status = "FAILED"
+	// Timeout: the provider did not answer finally within the wait; it is asked again until it
+	// does or the deadline passes.
+	Timeout Status = "TIMEOUT"
+	// Refunded: a partner's order whose payment never completed or was given back.
+	Refunded Status = "REFUNDED"
+)
+
+// transitions are the only moves an order can make.
+var transitions = map[Status][]Status{
+	Initiated:      {Processing, Success, Failed},
+	Processing:     {Success, Failed, Timeout},
+	Timeout:        {Success, Failed},
+	PendingPayment: {Initiated, Refunded, Failed},
+}
+
+// CanMove reports whether an order may go from one status to another.
+func CanMove(from, to Status) bool {
+	for _, s := range transitions[from] {
+		if s == to {
+			return true
+		}
+	}
+	return false
+}
+
+// Final reports whether no transition leaves s.
+func (s Status) Final() bool { return len(transitions[s]) == 0 }
+
+// Statuses lists every status.
+var Statuses = []Status{Initiated, Processing, PendingPayment, Success, Failed, Timeout, Refunded}
+
+// Code is one delivered code, opened.
+type Code struct {
+	Code              string
+	Pin               string
+	ProviderVoucherID string
+	Value             money.Amount
+	Expiry            *time.Time
+}
+
+// SealedCode is a code as the order keeps it.
+type SealedCode struct {
+	Code              []byte
+	Pin               []byte
+	ProviderVoucherID string
+	Value             money.Amount
+	Expiry            *time.Time
+}
+
+// Order is one purchase.
+type Order struct {
+	ID          uuid.UUID
+	GameID      uuid.UUID
+	Environment studio.Environment
+	PlayerID    uuid.UUID
+	// UserRef is how the studio knows the player (its uuid, else the player id), for the coin
+	// events of the order's debit and refund.
+	UserRef    string
+	RewardID   uuid.UUID
+	RewardType catalogue.Type
+	CoinID     uuid.UUID
+	Status     Status
+	// Denomination is the face value of one unit; FaceValue is Denomination × Quantity.
+	Denomination money.Amount
+	Quantity     int
+	FaceValue    money.Amount
+	CoinsSpent   int64
+	DebitTxID    *uuid.UUID
+	RefundTxID   *uuid.UUID
+	// ProviderProduct is the voucher provider's product of an order it fulfils.
+	ProviderProduct string
+	Address         *players.Address
+	FailureReason   string
+	DeadlineAt      time.Time
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+	Codes           []SealedCode
+}
+
+// Transition is one recorded change of an order's status.
+type Transition struct {
+	From   *Status
+	To     Status
+	Reason string
+	At     time.Time
+}
+
+// View is an order as its owner sees it: codes opened, and the balance after its debit.
+type View struct {
+	Order
+	Codes []Code
+	// Balance is the player's balance of the coin after the purchase's debit (or after the
+	// refund of a failed order).
+	Balance int64
+}

@@ -1,0 +1,40 @@
+package orders
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/rewardsco/rewards/core/store"
+)
+
+// Repo is the storage the orders module needs.
+type Repo interface {
+	// Insert creates o with its first transition (to o.Status) and returns it with its id.
+	Insert(ctx context.Context, o Order, reason string) (Order, error)
+	// Move changes an order's status from one to another, recording the transition, and sets
+	// refundTxID and the failure reason when given; moved is false (and nothing changes) when
+	// the order is no longer in from, so two workers racing on one order apply a move once.
+	Move(ctx context.Context, id uuid.UUID, from, to Status, reason string, refundTxID *uuid.UUID) (moved bool, err error)
+	// AddCodes stores an order's codes.
+	AddCodes(ctx context.Context, id uuid.UUID, codes []SealedCode) error
+	// Get returns an order with its codes, or ErrOrderNotFound.
+	Get(ctx context.Context, id uuid.UUID) (Order, error)
+	// ListForPlayer returns a page of a player's orders, newest first, and the total;
+	// rewardID nil means every reward.
+	ListForPlayer(ctx context.Context, playerID uuid.UUID, rewardID *uuid.UUID, limit, offset int) ([]Order, int64, error)
+	// Transitions returns an order's history, oldest first.
+	Transitions(ctx context.Context, id uuid.UUID) ([]Transition, error)
+	// LockPlayerReward serialises purchases of one reward by one player until the transaction
+	// ends, so that a cooldown holds under concurrency.
+	LockPlayerReward(ctx context.Context, playerID, rewardID uuid.UUID) error
+	// LastPurchase returns when the player last bought the reward (failed orders aside), or nil.
+	LastPurchase(ctx context.Context, playerID, rewardID uuid.UUID) (*time.Time, error)
+}
+
+// Scheduler queues an order's fulfilment job inside a transaction, to run at a time: the job
+// exists if and only if the order does.
+type Scheduler interface {
+	ScheduleFulfilment(ctx context.Context, t store.Tx, orderID uuid.UUID, at time.Time) error
+}

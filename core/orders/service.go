@@ -1,0 +1,553 @@
+package orders
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/rewardsco/rewards/core/catalogue"
+	"github.com/rewardsco/rewards/core/coins"
+	"github.com/rewardsco/rewards/core/errs"
+	"github.com/rewardsco/rewards/core/idempotency"
+	"github.com/rewardsco/rewards/core/money"
+	"github.com/rewardsco/rewards/core/players"
+	"github.com/rewardsco/rewards/core/sealed"
+	"github.com/rewardsco/rewards/core/store"
+	"github.com/rewardsco/rewards/core/studio"
+	"github.com/rewardsco/rewards/core/vouchers"
+)
+
+// Reasons of the coin movements a purchase makes.
+const (
+	ReasonPurchaseDebit = "PURCHASE_DEBIT"
+	ReasonRefundCredit  = "REFUND_CREDIT"
+)
+
+// Defaults of Config.
+const (
+	DefaultWait     = 5 * time.Second
+	DefaultPoll     = 30 * time.Second
+	DefaultDeadline = 24 * time.Hour
+	// MaxQuantity is the most units one store purchase buys.
+	MaxQuantity = 5
+)
+
+// Config holds the orders module's collaborators and timings.
+type Config struct {
+	// Box seals codes at rest (the same box as the catalogue's pools, so a pool code moves to its
+	// order sealed).
+	Box sealed.Box
+	// Provider is the voucher provider; nil when none is configured.
+	Provider vouchers.Provider
+	// Jobs queues fulfilment jobs.
+	Jobs Scheduler
+	// Wait is how long a purchase waits for the provider's final answer before answering
+	// TIMEOUT; Poll how often a job asks again; Deadline when an unfinished order is failed and
+	// refunded.
+	Wait, Poll, Deadline time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Service holds the order use cases.
+type Service struct {
+	runner    store.Runner
+	orders    store.Of[Repo]
+	coins     store.Of[coins.Repo]
+	catalogue store.Of[catalogue.Repo]
+	keeper    *idempotency.Keeper
+	cfg       Config
+	now       func() time.Time
+}
+
+// NewService returns a Service over the orders storage and the coins and catalogue modules'
+// storage, which a purchase changes in the same transactions.
+func NewService(runner store.Runner, orderStore store.Of[Repo], coinStore store.Of[coins.Repo], cat store.Of[catalogue.Repo],
+	keeper *idempotency.Keeper, cfg Config) *Service {
+	if cfg.Wait <= 0 {
+		cfg.Wait = DefaultWait
+	}
+	if cfg.Poll <= 0 {
+		cfg.Poll = DefaultPoll
+	}
+	if cfg.Deadline <= 0 {
+		cfg.Deadline = DefaultDeadline
+	}
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{runner: runner, orders: orderStore, coins: coinStore, catalogue: cat, keeper: keeper, cfg: cfg, now: now}
+}
+
+// Purchase is a player's request to buy a reward with coins.
+type Purchase struct {
+	Caller   studio.Caller
+	Player   players.Player
+	RewardID uuid.UUID
+	CoinID   uuid.UUID
+	// Denomination is the face value wanted; nil when the reward has one only.
+	Denomination *money.Amount
+	Quantity     int
+	// AddressID is the 1-based position of one of the player's addresses (physical goods).
+	AddressID string
+	// IdempotencyKey, when set, makes the purchase happen at most once per player.
+	IdempotencyKey string
+}
+
+// purchaseRequest is what two purchases with one idempotency key must share.
+type purchaseRequest struct {
+	RewardID     uuid.UUID     `json:"rewardId"`
+	CoinID       uuid.UUID     `json:"coinId"`
+	Denomination *money.Amount `json:"denomination"`
+	Quantity     int           `json:"quantity"`
+	AddressID    string        `json:"addressId"`
+}
+
+// plan is what a purchase will do, decided before its transaction.
+type plan struct {
+	reward  catalogue.Reward
+	face    money.Amount
+	price   int64 // coins for all units
+	address *players.Address
+}
+
+// Buy spends a player's coins on a reward. In one transaction it debits the coins
+// (PURCHASE_DEBIT, a COINS_DEBITED event), creates the order and, for a coupon, takes its codes
+// (from the pool with SKIP LOCKED, or the shared code) and finishes it SUCCESS; a physical good
+// finishes SUCCESS too. A gift card or credit is sent to the voucher provider after the
+// transaction, with the order id as the provider's idempotent reference; Buy waits up to
+// Config.Wait for the final answer and otherwise answers with the order TIMEOUT, which a job
+// resolves. A refusal fails the order and refunds the coins in one transaction. The boolean
+// result reports a replay of an earlier purchase with the same idempotency key (the order as
+// it is now).
+func (s *Service) Buy(ctx context.Context, p Purchase) (View, bool, error) {
+	if p.Quantity == 0 {
+		p.Quantity = 1
+	}
+	if p.Quantity < 1 || p.Quantity > MaxQuantity {
+		return View{}, false, errs.Invalidf("quantity must be from 1 to %d", MaxQuantity)
+	}
+	var pl plan
+	var coin coins.Coin
+	req := idempotency.Request{
+		Key: idempotency.Key{GameID: p.Caller.GameID, Environment: string(p.Caller.Environment),
+			Scope: "player:" + p.Player.ID.String(), Key: p.IdempotencyKey},
+		Op:   "orders.purchase",
+		Body: purchaseRequest{RewardID: p.RewardID, CoinID: p.CoinID, Denomination: p.Denomination, Quantity: p.Quantity, AddressID: p.AddressID},
+		// The checks that ask the provider run outside the transaction, and not on a replay.
+		Prepare: func(ctx context.Context) (err error) {
+			pl, coin, err = s.plan(ctx, p)
+			return err
+		},
+	}
+	id, replayed, err := idempotency.Do(ctx, s.keeper, req, func(ctx context.Context, t store.Tx) (uuid.UUID, error) {
+		return s.place(ctx, t, p, pl, coin)
+	})
+	if err != nil {
+		return View{}, replayed, err
+	}
+	if !replayed && pl.reward.ProviderProductID != "" {
+		// The provider's answer within the wait goes in the response; a failure to get one is
+		// the job's to resolve, not the buyer's error.
+		waitCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.Wait)
+		_, _ = s.advance(waitCtx, id)
+		cancel()
+	}
+	v, err := s.view(ctx, id)
+	return v, replayed, err
+}
+
+// plan checks a purchase against the catalogue before any transaction: the reward (visible to
+// the game, not expired), the coin, the face value, the address, the provider's stock.
+func (s *Service) plan(ctx context.Context, p Purchase) (plan, coins.Coin, error) {
+	coin, err := s.coins.Repo().GetCoin(ctx, p.Caller.GameID, p.CoinID)
+	if err != nil {
+		return plan{}, coins.Coin{}, err
+	}
+	cat := s.catalogue.Repo()
+	listed, err := cat.GetVisible(ctx, catalogue.ListQuery{GameID: p.Caller.GameID, CoinID: p.CoinID, Now: s.now()}, p.RewardID)
+	if errs.CodeOf(err) == catalogue.ErrRewardNotFound.Code {
+		if r, gerr := cat.GetReward(ctx, p.RewardID); gerr == nil && r.IsActive && r.EndDate != nil && !r.EndDate.After(s.now()) {
+			return plan{}, coin, ErrRewardExpired
+		}
+	}
+	if err != nil {
+		return plan{}, coin, err
+	}
+	r := listed.Reward
+	pl := plan{reward: r}
+	switch {
+	case p.Denomination != nil:
+		if !r.OffersFace(*p.Denomination) {
+			return plan{}, coin, ErrDenominationNotAvailable
+		}
+		pl.face = *p.Denomination
+	case len(r.Faces()) == 1:
+		pl.face = r.Faces()[0]
+	default:
+		return plan{}, coin, errs.Invalidf("denomination is required: this reward offers several values")
+	}
+	pl.price = r.CoinPrice(pl.face, coin.CoinsPerUnit, listed.Override) * int64(p.Quantity)
+	if r.Type == catalogue.Physical {
+		i, err := strconv.Atoi(p.AddressID)
+		if p.AddressID == "" || err != nil || i < 1 || i > len(p.Player.Addresses) {
+			return plan{}, coin, ErrAddressRequired
+		}
+		a := p.Player.Addresses[i-1]
+		pl.address = &a
+	}
+	if (r.Type == catalogue.GiftCard || r.Type == catalogue.DigitalCredit) && r.ProviderProductID == "" {
+		return plan{}, coin, ErrOutOfStock.Withf("this reward has no provider to fulfil it")
+	}
+	if r.ProviderProductID != "" {
+		if s.cfg.Provider == nil {
+			return plan{}, coin, ErrOutOfStock.Withf("no voucher provider is configured")
+		}
+		levels, err := s.cfg.Provider.Stock(ctx, r.ProviderProductID)
+		if err != nil {
+			return plan{}, coin, fmt.Errorf("stock of %s: %w", r.ProviderProductID, err)
+		}
+		if !inStock(levels, r, pl.face, p.Quantity) {
+			return plan{}, coin, ErrOutOfStock
+		}
+	}
+	return pl, coin, nil
+}
+
+// inStock reports whether the provider can issue quantity cards of face value f (a VARIABLE
+// product reports one level for its whole range).
+func inStock(levels []vouchers.Stock, r catalogue.Reward, f money.Amount, quantity int) bool {
+	for _, lv := range levels {
+		if lv.Denomination == f || (r.ValueType == catalogue.Range && lv.Denomination == 0) {
+			return lv.Available && (lv.Quantity == nil || *lv.Quantity >= int64(quantity))
+		}
+	}
+	return false
+}
+
+// place is the purchase's transaction.
+func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, coin coins.Coin) (uuid.UUID, error) {
+	repo, cat := s.orders.WithTx(t), s.catalogue.WithTx(t)
+	if err := repo.LockPlayerReward(ctx, p.Player.ID, p.RewardID); err != nil {
+		return uuid.Nil, err
+	}
+	if pl.reward.PurchaseCooldown > 0 {
+		last, err := repo.LastPurchase(ctx, p.Player.ID, p.RewardID)
+		if err != nil {
+			return uuid.Nil, err
+		}
+		if last != nil {
+			if wait := last.Add(pl.reward.PurchaseCooldown).Sub(s.now()); wait > 0 {
+				return uuid.Nil, ErrCooldown.WithRetryAfter(wait)
+			}
+		}
+	}
+	now := s.now()
+	o := Order{
+		ID: uuid.New(), GameID: p.Caller.GameID, Environment: p.Caller.Environment, PlayerID: p.Player.ID,
+		UserRef: p.Player.StudioRef(), RewardID: p.RewardID, RewardType: pl.reward.Type, CoinID: coin.ID, Status: Initiated,
+		Denomination: pl.face, Quantity: p.Quantity, FaceValue: pl.face.Times(int64(p.Quantity)), CoinsSpent: pl.price,
+		ProviderProduct: pl.reward.ProviderProductID, Address: pl.address, DeadlineAt: now.Add(s.cfg.Deadline),
+	}
+	debit, err := s.coins.WithTx(t).ApplyMovement(ctx, s.movement(o, pl.price, ReasonPurchaseDebit), coins.Debit, coins.EventDebited)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	o.DebitTxID = &debit.ID
+	if o, err = repo.Insert(ctx, o, "coins debited"); err != nil {
+		return uuid.Nil, err
+	}
+	switch {
+	case o.ProviderProduct != "":
+		// Fulfilled after this transaction; the job takes over if this process cannot.
+		return o.ID, s.cfg.Jobs.ScheduleFulfilment(ctx, t, o.ID, now.Add(s.cfg.Wait))
+	case pl.reward.Type == catalogue.Coupon:
+		codes, err := s.couponCodes(ctx, cat, pl.reward, o)
+		if err != nil {
+			return uuid.Nil, err
+		}
+		if err := repo.AddCodes(ctx, o.ID, codes); err != nil {
+			return uuid.Nil, err
+		}
+	}
+	return o.ID, s.succeed(ctx, t, o, Initiated, "delivered at purchase")
+}
+
+func (s *Service) movement(o Order, amount int64, reason string) coins.Movement {
+	return coins.Movement{GameID: o.GameID, Environment: o.Environment, PlayerID: o.PlayerID, UserUUID: o.UserRef,
+		CoinID: o.CoinID, Amount: amount, Reason: reason, ReferenceID: o.ID.String()}
+}
+
+// couponCodes takes a coupon's codes: the shared code, or quantity codes of its pool (each taken
+// by one order only; none left is OUT_OF_STOCK, which rolls the whole purchase back).
+func (s *Service) couponCodes(ctx context.Context, cat catalogue.Repo, r catalogue.Reward, o Order) ([]SealedCode, error) {
+	if r.HasSharedCode {
+		code, err := cat.SharedCode(ctx, r.ID)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]SealedCode, o.Quantity)
+		for i := range out {
+			out[i] = SealedCode{Code: code, Value: o.Denomination}
+		}
+		return out, nil
+	}
+	taken, err := cat.TakeCodes(ctx, r.ID, o.ID, o.Quantity)
+	if err != nil {
+		return nil, err
+	}
+	if len(taken) < o.Quantity {
+		return nil, ErrOutOfStock
+	}
+	out := make([]SealedCode, len(taken))
+	for i, c := range taken {
+		out[i] = SealedCode{Code: c.Code, Pin: c.Pin, Value: o.Denomination, Expiry: c.Expiry}
+	}
+	return out, nil
+}
+
+// succeed moves an order to SUCCESS and counts it for the catalogue's trending orders.
+func (s *Service) succeed(ctx context.Context, t store.Tx, o Order, from Status, reason string) error {
+	moved, err := s.orders.WithTx(t).Move(ctx, o.ID, from, Success, reason, nil)
+	if err != nil || !moved {
+		return errors.Join(err, errMoved(moved))
+	}
+	return s.catalogue.WithTx(t).RecordOrder(ctx, o.RewardID, s.now())
+}
+
+// errLost means another worker moved the order first; the transaction rolls back.
+var errLost = errors.New("the order was moved by another worker")
+
+func errMoved(moved bool) error {
+	if moved {
+		return nil
+	}
+	return errLost
+}
+
+// fail moves an order to FAILED and refunds its coins (REFUND_CREDIT, a COINS_REFUNDED event)
+// in one transaction.
+func (s *Service) fail(ctx context.Context, o Order, from Status, reason string) error {
+	return s.runner.InTx(ctx, func(t store.Tx) error {
+		refund, err := s.coins.WithTx(t).ApplyMovement(ctx, s.movement(o, o.CoinsSpent, ReasonRefundCredit), coins.Credit, coins.EventRefunded)
+		if err != nil {
+			return err
+		}
+		moved, err := s.orders.WithTx(t).Move(ctx, o.ID, from, Failed, reason, &refund.ID)
+		if err != nil {
+			return err
+		}
+		return errMoved(moved)
+	})
+}
+
+// Fulfil advances an order the provider fulfils, for its job: it returns how long to wait
+// before asking again, or zero when the order is final.
+func (s *Service) Fulfil(ctx context.Context, id uuid.UUID) (time.Duration, error) {
+	return s.advance(ctx, id)
+}
+
+// advance moves a provider order one step: an INITIATED order is marked PROCESSING and placed
+// with the provider; a PROCESSING or TIMEOUT one is asked for its state (placed again if the
+// provider never saw it: the reference makes that safe). An issued order succeeds with its
+// codes; a refused one, or one past its deadline, fails and is refunded; one still pending is
+// TIMEOUT. Every move is conditional on the state read, so the purchase's own wait and the job
+// never apply one twice.
+func (s *Service) advance(ctx context.Context, id uuid.UUID) (time.Duration, error) {
+	o, err := s.orders.Repo().Get(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	if o.Status.Final() || o.ProviderProduct == "" {
+		return 0, nil
+	}
+	if o.Status == Initiated {
+		moved, err := s.move(ctx, o.ID, Initiated, Processing, "sent to the voucher provider")
+		if err != nil {
+			return 0, err
+		}
+		if !moved {
+			return s.cfg.Poll, nil
+		}
+		o.Status = Processing
+	}
+	if s.cfg.Provider == nil {
+		return s.cfg.Poll, errors.New("no voucher provider is configured")
+	}
+	res, err := s.ask(ctx, o)
+	switch {
+	case err == nil && res.Status == vouchers.Issued:
+		return 0, s.deliver(ctx, o, res.Vouchers)
+	case err == nil && res.Status == vouchers.Refused:
+		return 0, s.ignoreLost(s.fail(ctx, o, o.Status, "refused by the voucher provider: "+res.Reason))
+	case s.now().After(o.DeadlineAt):
+		return 0, s.ignoreLost(s.fail(ctx, o, o.Status, "no final answer from the voucher provider before the deadline"))
+	}
+	if o.Status == Processing {
+		if _, merr := s.move(context.WithoutCancel(ctx), o.ID, Processing, Timeout, "no final answer yet; asking again"); merr != nil {
+			return 0, merr
+		}
+	}
+	return s.cfg.Poll, nil
+}
+
+// ask reads the provider's state of an order, placing it when the provider never saw it.
+func (s *Service) ask(ctx context.Context, o Order) (vouchers.Result, error) {
+	res, err := s.cfg.Provider.GetOrder(ctx, o.ID.String())
+	if errs.CodeOf(err) == vouchers.ErrOrderNotFound.Code {
+		return s.cfg.Provider.PlaceOrder(ctx, vouchers.Order{Reference: o.ID.String(), ProductID: o.ProviderProduct,
+			Denomination: o.Denomination, Quantity: o.Quantity})
+	}
+	return res, err
+}
+
+// deliver stores an issued order's codes, sealed, and moves it to SUCCESS.
+func (s *Service) deliver(ctx context.Context, o Order, issued []vouchers.Voucher) error {
+	codes := make([]SealedCode, len(issued))
+	for i, v := range issued {
+		codes[i] = SealedCode{Code: s.cfg.Box.Seal(v.Code), ProviderVoucherID: v.ProviderVoucherID, Value: v.Value, Expiry: v.Expiry}
+		if v.Pin != "" {
+			codes[i].Pin = s.cfg.Box.Seal(v.Pin)
+		}
+	}
+	return s.ignoreLost(s.runner.InTx(ctx, func(t store.Tx) error {
+		moved, err := s.orders.WithTx(t).Move(ctx, o.ID, o.Status, Success, "issued by the voucher provider", nil)
+		if err != nil || !moved {
+			return errors.Join(err, errMoved(moved))
+		}
+		if err := s.orders.WithTx(t).AddCodes(ctx, o.ID, codes); err != nil {
+			return err
+		}
+		return s.catalogue.WithTx(t).RecordOrder(ctx, o.RewardID, s.now())
+	}))
+}
+
+func (s *Service) move(ctx context.Context, id uuid.UUID, from, to Status, reason string) (bool, error) {
+	if !CanMove(from, to) {
+		return false, ErrIllegalTransition.Withf("an order cannot move from %s to %s", from, to)
+	}
+	return s.orders.Repo().Move(ctx, id, from, to, reason, nil)
+}
+
+// ignoreLost treats a move another worker made first as done: the order is already past it.
+func (s *Service) ignoreLost(err error) error {
+	if errors.Is(err, errLost) {
+		return nil
+	}
+	return err
+}
+
+// view returns an order with its codes opened and the player's balance.
+func (s *Service) view(ctx context.Context, id uuid.UUID) (View, error) {
+	o, err := s.orders.Repo().Get(ctx, id)
+	if err != nil {
+		return View{}, err
+	}
+	return s.openOne(ctx, o)
+}
+
+// balances returns a player's balance of every coin of a game.
+func (s *Service) balances(ctx context.Context, gameID, playerID uuid.UUID) (map[uuid.UUID]int64, error) {
+	funds, err := s.coins.Repo().Funds(ctx, gameID, playerID)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[uuid.UUID]int64, len(funds))
+	for _, f := range funds {
+		out[f.Coin.ID] = f.Balance
+	}
+	return out, nil
+}
+
+func (s *Service) openOne(ctx context.Context, o Order) (View, error) {
+	bal, err := s.balances(ctx, o.GameID, o.PlayerID)
+	if err != nil {
+		return View{}, err
+	}
+	return s.open(o, bal)
+}
+
+// open opens an order's codes; balances are the player's at the time of the answer.
+func (s *Service) open(o Order, balances map[uuid.UUID]int64) (View, error) {
+	v := View{Order: o, Codes: make([]Code, 0, len(o.Codes))}
+	for _, c := range o.Codes {
+		code, err := s.cfg.Box.Open(c.Code)
+		if err != nil {
+			return View{}, fmt.Errorf("open a code of order %s: %w", o.ID, err)
+		}
+		pin := ""
+		if c.Pin != nil {
+			if pin, err = s.cfg.Box.Open(c.Pin); err != nil {
+				return View{}, fmt.Errorf("open a pin of order %s: %w", o.ID, err)
+			}
+		}
+		v.Codes = append(v.Codes, Code{Code: code, Pin: pin, ProviderVoucherID: c.ProviderVoucherID, Value: c.Value, Expiry: c.Expiry})
+	}
+	v.Balance = balances[o.CoinID]
+	return v, nil
+}
+
+// PlayerOrder returns one of the player's orders; another player's is ErrOrderNotFound.
+func (s *Service) PlayerOrder(ctx context.Context, playerID, id uuid.UUID) (View, error) {
+	o, err := s.orders.Repo().Get(ctx, id)
+	if err != nil {
+		return View{}, err
+	}
+	if o.PlayerID != playerID {
+		return View{}, ErrOrderNotFound
+	}
+	return s.openOne(ctx, o)
+}
+
+// PlayerOrders returns a page of the player's orders, newest first.
+func (s *Service) PlayerOrders(ctx context.Context, playerID uuid.UUID, rewardID *uuid.UUID, limit, offset int) ([]View, int64, error) {
+	list, total, err := s.orders.Repo().ListForPlayer(ctx, playerID, rewardID, limit, offset)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]View, len(list))
+	balances := map[uuid.UUID]int64{}
+	if len(list) > 0 {
+		if balances, err = s.balances(ctx, list[0].GameID, playerID); err != nil {
+			return nil, 0, err
+		}
+	}
+	for i, o := range list {
+		if out[i], err = s.open(o, balances); err != nil {
+			return nil, 0, err
+		}
+	}
+	return out, total, nil
+}
+
+// Verify reports whether an order of the caller's game and environment succeeded.
+func (s *Service) Verify(ctx context.Context, c studio.Caller, id uuid.UUID) (bool, error) {
+	o, err := s.orders.Repo().Get(ctx, id)
+	if errs.CodeOf(err) == ErrOrderNotFound.Code {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return o.GameID == c.GameID && o.Environment == c.Environment && o.Status == Success, nil
+}
+
+// History returns an order with its transitions, for the operator (codes stay sealed).
+func (s *Service) History(ctx context.Context, id uuid.UUID) (Order, []Transition, error) {
+	o, err := s.orders.Repo().Get(ctx, id)
+	if err != nil {
+		return Order{}, nil, err
+	}
+	tr, err := s.orders.Repo().Transitions(ctx, id)
+	return o, tr, err
+}
+
+// LastPurchase implements catalogue.Cooldowns.
+func (s *Service) LastPurchase(ctx context.Context, playerID, rewardID uuid.UUID) (*time.Time, error) {
+	return s.orders.Repo().LastPurchase(ctx, playerID, rewardID)
+}

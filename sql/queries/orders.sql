@@ -1,0 +1,46 @@
+-- name: OrdersInsert :one
+INSERT INTO orders (id, game_id, environment, player_id, user_ref, reward_id, reward_type, coin_id, status,
+    denomination, quantity, face_value, coins_spent, debit_tx_id, provider_product, address, deadline_at)
+VALUES (@id, @game_id, @environment, @player_id, @user_ref, @reward_id, @reward_type, @coin_id, @status,
+    @denomination, @quantity, @face_value, @coins_spent, sqlc.narg(debit_tx_id), sqlc.narg(provider_product),
+    sqlc.narg(address), @deadline_at)
+RETURNING created_at, updated_at;
+
+-- name: OrdersAddTransition :exec
+INSERT INTO order_transitions (order_id, from_status, to_status, reason)
+VALUES (@order_id, sqlc.narg(from_status), @to_status, @reason);
+
+-- name: OrdersMove :one
+-- Moves an order only if it is still in @from_status; no row means another worker moved it.
+UPDATE orders SET status = @to_status, updated_at = now(),
+    refund_tx_id = coalesce(sqlc.narg(refund_tx_id), refund_tx_id),
+    failure_reason = CASE WHEN @to_status::text = 'FAILED' THEN @reason ELSE failure_reason END
+WHERE id = @id AND status = @from_status
+RETURNING id;
+
+-- name: OrdersAddCode :exec
+INSERT INTO order_codes (order_id, position, code, pin, provider_voucher_id, value, expiry)
+VALUES (@order_id, @position, @code, sqlc.narg(pin), @provider_voucher_id, @value, sqlc.narg(expiry));
+
+-- name: OrdersGet :one
+SELECT * FROM orders WHERE id = $1;
+
+-- name: OrdersCodes :many
+SELECT * FROM order_codes WHERE order_id = ANY (@ids::uuid[]) ORDER BY order_id, position;
+
+-- name: OrdersListForPlayer :many
+SELECT *, count(*) OVER () AS total FROM orders
+WHERE player_id = @player_id AND (sqlc.narg(reward_id)::uuid IS NULL OR reward_id = sqlc.narg(reward_id))
+ORDER BY created_at DESC, id DESC
+LIMIT @lim OFFSET @off;
+
+-- name: OrdersTransitions :many
+SELECT * FROM order_transitions WHERE order_id = $1 ORDER BY id;
+
+-- name: OrdersLockPlayerReward :exec
+SELECT pg_advisory_xact_lock(hashtextextended(@player_id::text || '/' || @reward_id::text, 0));
+
+-- name: OrdersLastPurchase :one
+SELECT created_at FROM orders
+WHERE player_id = @player_id AND reward_id = @reward_id AND status <> 'FAILED'
+ORDER BY created_at DESC LIMIT 1;
