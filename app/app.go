@@ -284,13 +284,6 @@ func OpenDatabase(ctx context.Context, cfg Config, log *slog.Logger) (*Database,
 		// workers share the pool; pool_max_conns in DATABASE_URL overrides this.
 		poolCfg.MaxConns = defaultPoolSize
 	}
-	if _, set := poolCfg.ConnConfig.RuntimeParams["plan_cache_mode"]; !set {
-		// pgx prepares every statement, and after five runs PostgreSQL may switch a prepared
-		// statement to a generic plan. For the catalogue's queries, whose optional filters are
-		// "$n = '' OR …", the generic plan is the slow one (a nested loop over every reward,
-		// 350 ms instead of 70 ms in the benchmark): always plan for the actual values.
-		poolCfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
-	}
 	pool, err := pgxpool.NewWithConfig(ctx, poolCfg)
 	if err != nil {
 		stop()

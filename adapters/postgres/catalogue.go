@@ -22,9 +22,13 @@ type CatalogueRepo struct{ conn }
 
 var _ catalogue.Repo = (*CatalogueRepo)(nil)
 
-// NewCatalogueStore returns the storage of the catalogue module on d.
+// NewCatalogueStore returns the storage of the catalogue module on d. Its statements are
+// planned for their actual parameters every time (customPlans).
 func NewCatalogueStore(d *DB) store.Of[catalogue.Repo] {
-	return newModuleStore(d, func(c conn) catalogue.Repo { return &CatalogueRepo{c} })
+	return newModuleStore(d, func(c conn) catalogue.Repo {
+		c.q = db.New(customPlans{c.dbtx})
+		return &CatalogueRepo{c}
+	})
 }
 
 func toJSON(v any) []byte {

@@ -62,8 +62,9 @@ const (
 	typoScenario   = "rewards-search-typo"
 	typoBaseline   = "pgbench-search-typo"
 
-	// What the service's pool sets when its DATABASE_URL does not (app/app.go): every
-	// execution of a prepared statement planned for its values.
+	// How the service runs the catalogue's statements (adapters/postgres customPlans: unnamed
+	// statements, planned for their values at every execution): pgbench -M prepared gets the same
+	// planning with plan_cache_mode force_custom_plan, unless the DATABASE_URL sets a mode.
 	servicePlanCacheMode = "force_custom_plan"
 )
 
@@ -81,8 +82,8 @@ type storeStats struct {
 // custom plan PostgreSQL makes for them), and as a prepared statement, the one pgx and pgbench -M
 // prepared run, after five or more executions with other values: from the sixth on, with
 // plan_cache_mode auto, PostgreSQL's plan cache uses a generic plan (made without the values)
-// when it thinks it no dearer than the custom plans so far; with the service's force_custom_plan
-// it never does.
+// when it thinks it no dearer than the custom plans so far; the service's catalogue statements,
+// unnamed and planned for their values each time, never get one.
 type storePlan struct {
 	endpoint string
 	of       string // the request

@@ -388,10 +388,9 @@ func (s sqlStep) literals() (string, error) {
 	return strings.Join(out, ", "), nil
 }
 
-// servicePlanCache is the plan_cache_mode of the service's connections (its DATABASE_URL's, or
-// what app.go sets when that has none) and raw as a URL libpq accepts that connects with it, so
-// pgbench and the plans run the statements as the service's pool does: a prepared statement
-// planned, or not, for the values of each execution.
+// servicePlanCache is the plan_cache_mode that makes pgbench plan the catalogue's statements as
+// the service does (its DATABASE_URL's mode, else servicePlanCacheMode) and raw as a URL libpq
+// accepts that connects with it.
 func servicePlanCache(raw string) (mode, libpq string, err error) {
 	cfg, err := pgx.ParseConfig(raw)
 	if err != nil {
