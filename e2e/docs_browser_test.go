@@ -26,6 +26,7 @@ func findChromium(t *testing.T) string {
 // TestDocsPageRendersInABrowser loads /docs from the running container in headless Chromium,
 // with no internet, and sees Swagger UI render the operation list.
 func TestDocsPageRendersInABrowser(t *testing.T) {
+	t.Parallel() // each test runs its own stack
 	s := startStack(t, nil)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(findChromium(t)),

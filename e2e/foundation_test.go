@@ -8,6 +8,7 @@ import (
 )
 
 func TestFoundation(t *testing.T) {
+	t.Parallel() // each test runs its own stack
 	s := startStack(t, nil)
 
 	t.Run("operator onboards a studio, game and coin", func(t *testing.T) {
@@ -117,6 +118,7 @@ func TestFoundation(t *testing.T) {
 }
 
 func TestReadinessFollowsPostgres(t *testing.T) {
+	t.Parallel() // each test runs its own stack
 	s := startStack(t, nil)
 	ready := func() int { return s.call(request{method: "GET", path: "/readyz"}).Status }
 	require.Equal(t, 200, ready())

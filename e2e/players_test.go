@@ -41,6 +41,7 @@ func (s *stack) asPlayer(tn tenant, token, method, path string, body any, header
 }
 
 func TestPlayersAndCoins(t *testing.T) {
+	t.Parallel() // each test runs its own stack
 	s := startStack(t, nil)
 
 	t.Run("OTP login through the SMS gateway", func(t *testing.T) {

@@ -1,5 +1,9 @@
 // Package e2e drives the built service over HTTP as a studio would: the service image built
 // from this checkout, PostgreSQL and the fakes all run in containers (see e2e/harness).
+//
+// Every top-level test starts a stack of its own and runs in parallel with the others, as many
+// at a time as go test's -parallel flag allows (GOMAXPROCS by default). The images are built
+// once, by whichever test asks first; the others wait for that build.
 package e2e
 
 import (
@@ -9,6 +13,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -44,10 +49,27 @@ func startStack(t *testing.T, env map[string]string) *stack {
 		t.Skip("e2e: needs Docker; skipped with -short")
 	}
 	ctx := context.Background()
-	image, err := harness.GoImage(ctx, "rewards-e2e-service", "./app/cmd/rewards")
-	require.NoError(t, err)
-	fakesImage, err := harness.GoImage(ctx, "rewards-e2e-fakes", "./fakes/cmd/fakes")
-	require.NoError(t, err)
+	// The images are built once per machine (and kept for the process), on a fresh machine the
+	// PostgreSQL image in about a minute and the Go images (a cold go build) in about as long, so
+	// they are built side by side. The two Go builds stay one after the other: they share most
+	// of their packages, which two concurrent go builds would both compile.
+	var image, fakesImage string
+	var goErr, pgErr error
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		if image, goErr = harness.GoImage(ctx, "rewards-e2e-service", "./app/cmd/rewards"); goErr == nil {
+			fakesImage, goErr = harness.GoImage(ctx, "rewards-e2e-fakes", "./fakes/cmd/fakes")
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		_, pgErr = harness.PostgresImage(ctx) // StartPostgres below then finds it
+	}()
+	wg.Wait()
+	require.NoError(t, goErr)
+	require.NoError(t, pgErr)
 	nw := harness.NewNetwork(ctx, t)
 	pg := harness.StartPostgres(ctx, t, nw)
 	fakes := harness.StartContainer(ctx, t, harness.ContainerRequestOptions{

@@ -124,6 +124,7 @@ func requireVerified(t *testing.T, r received, secret string) eventBody {
 }
 
 func TestWebhooks(t *testing.T) {
+	t.Parallel() // each test runs its own stack
 	s := startStack(t, webhookEnv)
 
 	t.Run("a distribute delivers one signed event", func(t *testing.T) {
@@ -262,6 +263,7 @@ func TestWebhooks(t *testing.T) {
 }
 
 func TestWebhookSurvivesAKilledService(t *testing.T) {
+	t.Parallel() // each test runs its own stack
 	env := map[string]string{}
 	for k, v := range webhookEnv {
 		env[k] = v
@@ -295,6 +297,7 @@ func TestWebhookSurvivesAKilledService(t *testing.T) {
 }
 
 func TestWebhooksWithTwoInstances(t *testing.T) {
+	t.Parallel() // each test runs its own stack
 	s := startStack(t, webhookEnv)
 	second := s.addInstance()
 	w := s.newWebhookTenant(t, "Twins", nil)

@@ -94,12 +94,16 @@ func TestGoImageContainer(t *testing.T) {
 	if !strings.HasPrefix(image, "rewards-e2e-echoserver:") || len(image) != len("rewards-e2e-echoserver:")+12 {
 		t.Errorf("image = %q, want rewards-e2e-echoserver:<12 hex>", image)
 	}
-	again, err := harness.GoImage(ctx, "rewards-e2e-echoserver", "./e2e/harness/testdata/echoserver")
+	// GoImage keeps its result for the process; build again for real.
+	again, err := harness.BuildGoImage(ctx, "rewards-e2e-echoserver", "./e2e/harness/testdata/echoserver")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if again != image {
-		t.Errorf("second GoImage = %q, want the same tag %q (reproducible build)", again, image)
+		t.Errorf("second build = %q, want the same tag %q (reproducible build)", again, image)
+	}
+	if memo, err := harness.GoImage(ctx, "rewards-e2e-echoserver", "./e2e/harness/testdata/echoserver"); err != nil || memo != image {
+		t.Errorf("second GoImage = %q, %v; want %q", memo, err, image)
 	}
 
 	nw := harness.NewNetwork(ctx, t)

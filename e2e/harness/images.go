@@ -122,6 +122,18 @@ const (
 	groupFile = "root:x:0:\nnonroot:x:65532:\n"
 )
 
+// goImageMemo holds one result of GoImage per (name, pkg) for this process.
+var goImageMemo struct {
+	sync.Mutex
+	m map[[2]string]*goImageResult
+}
+
+type goImageResult struct {
+	once sync.Once
+	ref  string
+	err  error
+}
+
 // GoImage builds the Go main package pkg (an import path, or a path relative
 // to the module root such as "./app/cmd/rewards") as a static linux binary
 // (CGO_ENABLED=0, -trimpath) and packs it with the root Dockerfile into the
@@ -131,7 +143,28 @@ const (
 // docker build is skipped when the image already exists.
 //
 // The image runs /app as uid/gid 65532 ("nonroot") with the host's CA bundle.
+//
+// The result is kept for the rest of the process: parallel tests asking for
+// the same image wait for one build (go build and docker build) instead of
+// each running their own. Across test processes, ensureImage's lock makes
+// sure that only one of them runs docker build for a tag.
 func GoImage(ctx context.Context, name, pkg string) (string, error) {
+	goImageMemo.Lock()
+	if goImageMemo.m == nil {
+		goImageMemo.m = map[[2]string]*goImageResult{}
+	}
+	r := goImageMemo.m[[2]string{name, pkg}]
+	if r == nil {
+		r = &goImageResult{}
+		goImageMemo.m[[2]string{name, pkg}] = r
+	}
+	goImageMemo.Unlock()
+	r.once.Do(func() { r.ref, r.err = buildGoImage(ctx, name, pkg) })
+	return r.ref, r.err
+}
+
+// buildGoImage is GoImage without the memo.
+func buildGoImage(ctx context.Context, name, pkg string) (string, error) {
 	root, err := ModuleRoot()
 	if err != nil {
 		return "", err

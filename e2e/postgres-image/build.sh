@@ -41,28 +41,48 @@ command -v docker >/dev/null 2>&1 || { echo "build.sh: docker CLI not found" >&2
 echo "build.sh: building $tag from $mirror (bookworm, postgresql-15)" >&2
 
 # Hooks run on the host with the chroot directory as $1.
-# - drop the "main" cluster the package postinst creates (we initdb at start)
-# - drop LLVM JIT support (~150 MB: libLLVM, libz3, bitcode); without
-#   llvmjit.so the server simply runs with JIT unavailable
-# - drop locale sources (C.UTF-8 is built into glibc)
+#
+# What the image does not need is kept out with dpkg path-exclude rules, written by an
+# --essential-hook into the chroot's dpkg configuration, so that they apply when dpkg installs
+# postgresql-15 and its dependencies. They are deliberately not given as --dpkgopt: mmdebstrap
+# then also filters every Essential package through mmtarfilter (a Python process per package)
+# while extracting them, which took ~40 s of a ~100 s build; the few such files of the Essential
+# packages are deleted by the first customize hook instead.
+# - no documentation, manual pages or translations
+# - no LLVM JIT support (~150 MB: libLLVM, libz3, bitcode); without llvmjit.so the server
+#   simply runs with JIT unavailable
+excludes='path-exclude=/usr/share/man/*
+path-exclude=/usr/share/doc/*
+path-include=/usr/share/doc/*/copyright
+path-exclude=/usr/share/info/*
+path-exclude=/usr/share/locale/*
+path-exclude=/usr/lib/*-linux-gnu/libLLVM*
+path-exclude=/usr/lib/*-linux-gnu/libz3.*
+path-exclude=/usr/lib/postgresql/15/lib/llvmjit*
+path-exclude=/usr/lib/postgresql/15/lib/bitcode/*'
+essential1="printf '%s\\n' '$excludes' >\"\$1/etc/dpkg/dpkg.cfg.d/99e2e-excludes\""
+# - drop the "main" cluster the package postinst creates (we initdb at start), the dpkg rules
+#   above, what they would have excluded from the Essential packages, and the locale sources
+#   (C.UTF-8 is built into glibc)
 # - install the entrypoint
 customize1='rm -rf "$1/var/lib/postgresql/15" "$1/etc/postgresql/15" \
+	"$1/etc/dpkg/dpkg.cfg.d/99e2e-excludes" \
 	"$1"/usr/lib/postgresql/15/lib/llvmjit* "$1/usr/lib/postgresql/15/lib/bitcode" \
 	"$1"/usr/lib/*-linux-gnu/libLLVM* "$1"/usr/lib/*-linux-gnu/libz3.* \
-	"$1/usr/share/i18n"'
+	"$1/usr/share/man" "$1/usr/share/info" "$1/usr/share/locale" "$1/usr/share/i18n" &&
+	find "$1/usr/share/doc" -mindepth 1 ! -type d ! -name copyright -delete'
 customize2="install -m 0755 '$here/docker-entrypoint.sh' \"\$1/usr/local/bin/docker-entrypoint.sh\""
 customize3='mkdir -p "$1/var/lib/postgresql/data" "$1/var/run/postgresql" && chroot "$1" chown postgres:postgres /var/lib/postgresql/data /var/run/postgresql && chmod 700 "$1/var/lib/postgresql/data"'
 
 # mmdebstrap must not read sources from stdin (there is none in CI).
+# force-unsafe-io: dpkg does not fsync every file it unpacks; the tree is thrown away if the
+# build fails half-way anyway.
 $sudo mmdebstrap \
 	--variant=apt \
 	--include=postgresql-15 \
 	--aptopt='APT::Install-Recommends "false"' \
-	--dpkgopt='path-exclude=/usr/share/man/*' \
-	--dpkgopt='path-exclude=/usr/share/doc/*' \
-	--dpkgopt='path-include=/usr/share/doc/*/copyright' \
-	--dpkgopt='path-exclude=/usr/share/info/*' \
-	--dpkgopt='path-exclude=/usr/share/locale/*' \
+	--dpkgopt=force-unsafe-io \
+	--essential-hook="$essential1" \
 	--customize-hook="$customize1" \
 	--customize-hook="$customize2" \
 	--customize-hook="$customize3" \

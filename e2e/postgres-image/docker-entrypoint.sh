@@ -46,8 +46,10 @@ if [ ! -s "$PGDATA/PG_VERSION" ]; then
 	echo "entrypoint: initializing database cluster in $PGDATA"
 	pwfile="$(mktemp)"
 	printf '%s\n' "${POSTGRES_PASSWORD:-}" >"$pwfile"
+	# --no-sync: initdb does not wait for the new files to reach the disk (~1.5 s of ~3.5 s);
+	# they are in the container's file system either way, and survive docker stop/start.
 	"$PGBIN/initdb" -D "$PGDATA" --username="$POSTGRES_USER" --pwfile="$pwfile" \
-		--encoding=UTF8 --locale=C.UTF-8 \
+		--encoding=UTF8 --locale=C.UTF-8 --no-sync \
 		--auth-local=trust --auth-host="$auth" >/dev/null
 	rm -f "$pwfile"
 	printf '\n# Added by docker-entrypoint.sh: allow remote hosts.\nhost all all all %s\n' "$auth" >>"$PGDATA/pg_hba.conf"
