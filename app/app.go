@@ -279,6 +279,11 @@ func OpenDatabase(ctx context.Context, cfg Config, log *slog.Logger) (*Database,
 		stop()
 		return nil, fmt.Errorf("DATABASE_URL: %w", err)
 	}
+	if poolCfg.ConnConfig.ConnectTimeout == 0 {
+		// An unreachable server must fail a connection attempt, not hang it (connect_timeout in
+		// DATABASE_URL overrides this).
+		poolCfg.ConnConfig.ConnectTimeout = 5 * time.Second
+	}
 	if !strings.Contains(url, "pool_max_conns") {
 		// pgx's default (max(4, CPUs)) is too small once request handlers and the webhook
 		// workers share the pool; pool_max_conns in DATABASE_URL overrides this.
@@ -351,7 +356,7 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) err
 		Currency:     cfg.Currency,
 		Hosts:        httpapi.Hosts{Live: cfg.LiveHosts, Dev: cfg.DevHosts},
 		AdminToken:   cfg.AdminToken,
-		Ready:        func(ctx context.Context) error { return database.Pool.Ping(ctx) },
+		Ready:        readiness(database.Pool),
 		MaxBodyBytes: cfg.MaxBodyBytes,
 	}).Handler()
 	listener, err := net.Listen("tcp", cfg.HTTPAddr)
@@ -384,6 +389,16 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) err
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// readiness answers /readyz: the database must answer a ping within 2 s, so that a stalled
+// server is reported unready rather than hanging the probe.
+func readiness(pool *pgxpool.Pool) func(context.Context) error {
+	return func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		return pool.Ping(ctx)
+	}
 }
 
 // localSecret returns the token kept in path, generating it on first use.

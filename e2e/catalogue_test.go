@@ -38,6 +38,7 @@ func findByID(list []map[string]any, id string) map[string]any {
 // lists it in both shapes and two languages, filters, searches, fetches one reward and follows
 // a short link.
 func TestCatalogue(t *testing.T) {
+	t.Parallel()
 	s := startStack(t, map[string]string{"REWARDS_VOUCHER_BASE_URL": "http://fakes:9090/vouchers"})
 	tn := s.newTenant("Catalogue Studio")
 	require.Equal(t, 201, s.asPlayer(tn, "", "POST", "/player/create-with-uuid", map[string]any{"uuid": "shopper"}).Status)
