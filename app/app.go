@@ -81,7 +81,7 @@ type External struct {
 	Vouchers vouchers.Provider
 	// VoucherWait, VoucherPoll and VoucherDeadline time provider orders (zero: the defaults).
 	VoucherWait, VoucherPoll, VoucherDeadline time.Duration
-	Log      *slog.Logger
+	Log                                       *slog.Logger
 }
 
 // NewModules wires every core module to PostgreSQL and the external adapters, registers each
@@ -117,7 +117,7 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 		Catalogue: catalogue.NewService(database, catalogueStore, coinStore, games, catalogue.Config{
 			Currency: ext.Currency, Provider: ext.Vouchers, Box: box, PublicURL: ext.PublicURL, Cooldowns: ordersSvc,
 		}),
-		Orders: ordersSvc,
+		Orders:      ordersSvc,
 		Webhooks:    hooks,
 		Idempotency: keeper,
 		Players: players.NewService(database, postgres.NewPlayersStore(database), games, players.Config{
