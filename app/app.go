@@ -318,8 +318,9 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) err
 	}
 	defer stopFakes()
 	queue := jobs.New(database.Pool, jobs.Options{
-		Workers: map[string]int{jobs.QueueWebhooks: cfg.WebhookWorkers},
-		Logger:  log.With("component", "river"),
+		Workers:     map[string]int{jobs.QueueWebhooks: cfg.WebhookWorkers},
+		Logger:      log.With("component", "river"),
+		RescueAfter: cfg.JobRescueAfter,
 	})
 	mods, err := NewModules(postgres.NewDB(database.Pool), queue, ext)
 	if err != nil {

@@ -58,6 +58,7 @@ type Config struct {
 	VoucherWait     time.Duration // REWARDS_VOUCHER_WAIT
 	VoucherPoll     time.Duration // REWARDS_VOUCHER_POLL
 	VoucherDeadline time.Duration // REWARDS_VOUCHER_DEADLINE
+	JobRescueAfter  time.Duration // REWARDS_JOB_RESCUE_AFTER
 }
 
 // Setting documents one environment variable; README's configuration table lists the same.
@@ -98,6 +99,7 @@ var Settings = []Setting{
 	{"REWARDS_VOUCHER_WAIT", "5s", "How long a purchase waits for the voucher provider's final answer before answering TIMEOUT."},
 	{"REWARDS_VOUCHER_POLL", "30s", "How often an unfinished provider order is asked again."},
 	{"REWARDS_VOUCHER_DEADLINE", "24h", "When a provider order still unfinished is failed and its coins refunded."},
+	{"REWARDS_JOB_RESCUE_AFTER", "2m", "How long a background job may run before it is taken for orphaned (its instance died) and worked again; at least 50s, above the longest job's timeout."},
 }
 
 // LoadConfig reads the configuration from getenv (os.Getenv in production use).
@@ -198,6 +200,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		{"REWARDS_VOUCHER_WAIT", "5s", 0, time.Minute, &c.VoucherWait},
 		{"REWARDS_VOUCHER_POLL", "30s", 100 * time.Millisecond, time.Hour, &c.VoucherPoll},
 		{"REWARDS_VOUCHER_DEADLINE", "24h", time.Second, 30 * 24 * time.Hour, &c.VoucherDeadline},
+		{"REWARDS_JOB_RESCUE_AFTER", "2m", 50 * time.Second, time.Hour, &c.JobRescueAfter},
 	} {
 		v, perr := time.ParseDuration(get(d.name, d.def))
 		if perr != nil || v < d.min || v > d.max {

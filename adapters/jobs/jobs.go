@@ -8,6 +8,7 @@
 package jobs
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -30,7 +31,14 @@ type Options struct {
 	// out gets DefaultWorkers.
 	Workers map[string]int
 	Logger  *slog.Logger
+	// RescueAfter is how long a job may run before River takes its instance for dead and works
+	// it again (zero: DefaultRescueAfter). It must exceed the longest job's timeout (a webhook
+	// attempt's 45 s).
+	RescueAfter time.Duration
 }
+
+// DefaultRescueAfter is Options.RescueAfter's default.
+const DefaultRescueAfter = 2 * time.Minute
 
 // DefaultWorkers is the concurrency of a queue Options.Workers leaves out.
 const DefaultWorkers = 5
@@ -88,7 +96,7 @@ func (q *Queue) Open() error {
 		FetchPollInterval: 250 * time.Millisecond,
 		FetchCooldown:     20 * time.Millisecond,
 		// A job whose instance died mid-attempt is worked again after this long.
-		RescueStuckJobsAfter: 2 * time.Minute,
+		RescueStuckJobsAfter: cmp.Or(q.opts.RescueAfter, DefaultRescueAfter),
 	})
 	if err != nil {
 		return fmt.Errorf("job queue: %w", err)

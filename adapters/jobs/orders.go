@@ -59,8 +59,8 @@ func (w *fulfilWorker) Work(ctx context.Context, job *river.Job[FulfilOrderArgs]
 	return nil
 }
 
-// Timeout bounds one step: a provider call and two transactions.
-func (w *fulfilWorker) Timeout(*river.Job[FulfilOrderArgs]) time.Duration { return time.Minute }
+// Timeout bounds one step: at most two provider calls (10 s each) and two transactions.
+func (w *fulfilWorker) Timeout(*river.Job[FulfilOrderArgs]) time.Duration { return 30 * time.Second }
 
 // pgxTx is what the postgres adapter's transactions offer to libraries that take part in them.
 type pgxTx interface{ PgxTx() pgx.Tx }

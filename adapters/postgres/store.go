@@ -82,7 +82,7 @@ type conn struct {
 // customPlans runs every statement unnamed, with its description cached
 // (pgx.QueryExecModeCacheDescribe): PostgreSQL plans it for the actual parameters each time and
 // never switches to a cached generic plan. The catalogue's lists need this: their optional
-// filters ("$n = '' OR …") make the generic plan a nested loop over every reward (350 ms instead
+// filters ("$n = ” OR …") make the generic plan a nested loop over every reward (350 ms instead
 // of 70 ms in the benchmark), while for the ledger's one-row statements a cached plan is the
 // faster one.
 type customPlans struct{ db.DBTX }

@@ -366,7 +366,11 @@ func (s *Service) advance(ctx context.Context, id uuid.UUID) (time.Duration, err
 	if o.Status.Final() || o.ProviderProduct == "" {
 		return 0, nil
 	}
-	if o.Status == Initiated {
+	if s.cfg.Provider == nil {
+		return s.cfg.Poll, errors.New("no voucher provider is configured")
+	}
+	fresh := o.Status == Initiated
+	if fresh {
 		moved, err := s.move(ctx, o.ID, Initiated, Processing, "sent to the voucher provider")
 		if err != nil {
 			return 0, err
@@ -376,10 +380,13 @@ func (s *Service) advance(ctx context.Context, id uuid.UUID) (time.Duration, err
 		}
 		o.Status = Processing
 	}
-	if s.cfg.Provider == nil {
-		return s.cfg.Poll, errors.New("no voucher provider is configured")
+	var res vouchers.Result
+	if fresh {
+		// Never sent before: place it straight away (placing is idempotent by reference).
+		res, err = s.send(ctx, o)
+	} else {
+		res, err = s.ask(ctx, o)
 	}
-	res, err := s.ask(ctx, o)
 	switch {
 	case err == nil && res.Status == vouchers.Issued:
 		return 0, s.deliver(ctx, o, res.Vouchers)
@@ -400,10 +407,15 @@ func (s *Service) advance(ctx context.Context, id uuid.UUID) (time.Duration, err
 func (s *Service) ask(ctx context.Context, o Order) (vouchers.Result, error) {
 	res, err := s.cfg.Provider.GetOrder(ctx, o.ID.String())
 	if errs.CodeOf(err) == vouchers.ErrOrderNotFound.Code {
-		return s.cfg.Provider.PlaceOrder(ctx, vouchers.Order{Reference: o.ID.String(), ProductID: o.ProviderProduct,
-			Denomination: o.Denomination, Quantity: o.Quantity})
+		return s.send(ctx, o)
 	}
 	return res, err
+}
+
+// send sends an order to the provider with its id as the idempotent reference.
+func (s *Service) send(ctx context.Context, o Order) (vouchers.Result, error) {
+	return s.cfg.Provider.PlaceOrder(ctx, vouchers.Order{Reference: o.ID.String(), ProductID: o.ProviderProduct,
+		Denomination: o.Denomination, Quantity: o.Quantity})
 }
 
 // deliver stores an issued order's codes, sealed, and moves it to SUCCESS.
