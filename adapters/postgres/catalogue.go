@@ -499,9 +499,8 @@ func (r *CatalogueRepo) GetVisible(ctx context.Context, q catalogue.ListQuery, i
 	if err != nil {
 		return catalogue.Listed{}, fmt.Errorf("get reward %s: %w", id, err)
 	}
-	out := []catalogue.Listed{{Reward: toCoreReward(row.CatalogueReward), Brand: toCoreBrand(row.CatalogueBrand),
-		Override: override(row.Override)}}
-	return out[0], r.withFree(ctx, out)
+	return catalogue.Listed{Reward: toCoreReward(row.CatalogueReward), Brand: toCoreBrand(row.CatalogueBrand),
+		Override: override(row.Override)}, nil
 }
 
 func (r *CatalogueRepo) brands(ctx context.Context, p db.CatalogueBrandsParams) ([]catalogue.BrandMeta, error) {

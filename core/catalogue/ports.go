@@ -105,7 +105,8 @@ type Repo interface {
 	ListVisible(ctx context.Context, q ListQuery) ([]Listed, int64, error)
 	// Search returns a page of the visible rewards matching q.Text, and the total.
 	Search(ctx context.Context, q SearchQuery) ([]Listed, int64, error)
-	// GetVisible returns one reward as the game's players see it, or ErrRewardNotFound.
+	// GetVisible returns one reward as the game's players see it (Free left unset: counting a
+	// pool is the caller's choice), or ErrRewardNotFound.
 	GetVisible(ctx context.Context, q ListQuery, id uuid.UUID) (Listed, error)
 	// Brands returns the brands with rewards the game's players see, by name.
 	Brands(ctx context.Context, gameID uuid.UUID, giftCard *bool, category string, now time.Time) ([]BrandMeta, error)

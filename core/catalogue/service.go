@@ -664,9 +664,17 @@ func (s *Service) Fetch(ctx context.Context, q ListQuery, rewardID, playerID uui
 	if err := s.priceCoin(ctx, &q); err != nil {
 		return Detail{}, err
 	}
-	l, err := s.repo.Repo().GetVisible(ctx, q, rewardID)
+	repo := s.repo.Repo()
+	l, err := repo.GetVisible(ctx, q, rewardID)
 	if err != nil {
 		return Detail{}, err
+	}
+	if l.Reward.Type == Coupon && !l.Reward.HasSharedCode {
+		free, err := repo.FreeCodes(ctx, rewardID)
+		if err != nil {
+			return Detail{}, err
+		}
+		l.Free = &free
 	}
 	l.CoinsPerUnit = q.CoinsPerUnit
 	d := Detail{Listed: l, CoinsPerUnit: q.CoinsPerUnit}

@@ -23,6 +23,7 @@ type result struct {
 	mean        time.Duration // pgbench's own latency average, for cross-checking the log
 	hook        *hookStats    // webhook scenarios: delivery figures (the fields above are the producing distributes)
 	store       *storeStats   // rewards store scenarios (catalogue.go): compared with their own pgbench runs
+	order       *orderStats   // purchase scenarios (orders.go): compared with pgbench-tpcb
 }
 
 // report prints the table, the ratios to pgbench and the goals; it returns how many runs had
@@ -56,7 +57,7 @@ func report(w io.Writer, results []result, opts options) (failed int) {
 		}
 		var parts []string
 		for _, r := range results {
-			if r.clients == c && r.scenario != baseline && r.hook == nil && r.store == nil {
+			if r.clients == c && r.scenario != baseline && r.hook == nil && r.store == nil && r.order == nil {
 				parts = append(parts, fmt.Sprintf("%s %.0f%%", r.scenario, 100*r.throughput/base.throughput))
 			}
 		}
@@ -67,12 +68,12 @@ func report(w io.Writer, results []result, opts options) (failed int) {
 
 	dist, okD := find(goalScenario, goalClients)
 	base, okB := find(baseline, goalClients)
-	noCoinMoves := !slices.ContainsFunc(results, func(r result) bool { return r.hook == nil && r.store == nil })
+	noCoinMoves := !slices.ContainsFunc(results, func(r result) bool { return r.hook == nil && r.store == nil && r.order == nil })
 	if !noCoinMoves {
 		fmt.Fprintln(w)
 	}
 	switch {
-	case noCoinMoves: // only webhook or rewards store runs: their goals follow
+	case noCoinMoves: // only webhook, rewards store or purchase runs: their goals follow
 	case !okD || !okB:
 		fmt.Fprintf(w, "Goals not evaluated: they need %s and %s at %d clients in the run.\n", goalScenario, baseline, goalClients)
 	default:
@@ -86,6 +87,7 @@ func report(w io.Writer, results []result, opts options) (failed int) {
 			goalClients, ms(goalP99), ms(dist.p99), verdict(dist.p99 < goalP99))
 	}
 	reportStore(w, results)
+	reportOrders(w, results)
 	reportWebhooks(w, results)
 	if failed > 0 {
 		fmt.Fprintf(w, "\n!!! %d RUN(S) HAD FAILED REQUESTS (marked !!!): their numbers are not trustworthy.\n", failed)

@@ -41,6 +41,10 @@ var scenarios = []scenario{
 	{searchBaseline, "pgbench -M prepared running the statements GET /rewards/search runs for them, on the service's database", pgbenchSearch},
 	{typoScenario, "GET /rewards/search: one-edit typos in rotation (full text finds nothing, then trigram similarity)", rewardsSearchTypo},
 	{typoBaseline, "pgbench -M prepared running the statements GET /rewards/search runs for them, on the service's database", pgbenchSearchTypo},
+	// Purchases (orders.go), on a studio of their own, beside pgbench's tpcb-like.
+	{couponScenario, "POST /rewards/purchase of a COUPON (a code from its pool), each client its own player", purchaseCoupon},
+	{giftScenario, "POST /rewards/purchase of a GIFT_CARD (fake voucher provider on loopback), each client its own player", purchaseGiftCard},
+	{tpcbBaseline, "pgbench -b tpcb-like (pgbench's built-in TPC-B-like transaction) on the same PostgreSQL", pgbenchTPCB},
 	// Last, and on a studio of their own: the scenarios above run without a webhook configuration.
 	{"webhooks", "distribute for the run with a webhook configured: coin change → loopback receiver 2xx, steady load", webhookSteady},
 	{"webhooks-burst", "distribute -webhook-burst events as fast as possible with a webhook configured, then drain", webhookBurst},

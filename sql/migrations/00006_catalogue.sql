@@ -99,15 +99,18 @@ CREATE TABLE catalogue_codes (
     created_at timestamptz NOT NULL DEFAULT now(),
     UNIQUE (reward_id, code_hash)
 );
-CREATE INDEX catalogue_codes_free_idx ON catalogue_codes (reward_id, created_at) WHERE order_id IS NULL;
+-- In the order codes are taken (a batch shares its created_at, so id breaks the tie).
+CREATE INDEX catalogue_codes_free_idx ON catalogue_codes (reward_id, created_at, id) WHERE order_id IS NULL;
 
 -- Successful orders of a reward per day, for the TRENDING and most-ordered orders; the orders
--- module adds to it in the transaction that makes an order SUCCESS.
+-- module adds to it in the transaction that makes an order SUCCESS. Each day's count is spread
+-- over 16 rows (shard), so concurrent purchases of one reward do not queue on one row lock.
 CREATE TABLE catalogue_reward_orders (
-    reward_id uuid    NOT NULL REFERENCES catalogue_rewards (id),
-    day       date    NOT NULL,
-    orders    integer NOT NULL CHECK (orders >= 0),
-    PRIMARY KEY (reward_id, day)
+    reward_id uuid     NOT NULL REFERENCES catalogue_rewards (id),
+    day       date     NOT NULL,
+    shard     smallint NOT NULL DEFAULT 0 CHECK (shard BETWEEN 0 AND 15),
+    orders    integer  NOT NULL CHECK (orders >= 0),
+    PRIMARY KEY (reward_id, day, shard)
 );
 
 -- What a game changes of the shared catalogue: hiding a reward, and coin prices for it.

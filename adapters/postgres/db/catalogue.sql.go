@@ -879,8 +879,8 @@ func (q *Queries) CatalogueMissingCategories(ctx context.Context, codes []string
 }
 
 const catalogueRecordOrder = `-- name: CatalogueRecordOrder :exec
-INSERT INTO catalogue_reward_orders (reward_id, day, orders) VALUES ($1, $2, 1)
-ON CONFLICT (reward_id, day) DO UPDATE SET orders = catalogue_reward_orders.orders + 1
+INSERT INTO catalogue_reward_orders (reward_id, day, shard, orders) VALUES ($1, $2, floor(random() * 16)::smallint, 1)
+ON CONFLICT (reward_id, day, shard) DO UPDATE SET orders = catalogue_reward_orders.orders + 1
 `
 
 type CatalogueRecordOrderParams struct {

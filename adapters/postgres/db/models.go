@@ -132,6 +132,7 @@ type CatalogueReward struct {
 type CatalogueRewardOrder struct {
 	RewardID uuid.UUID
 	Day      pgtype.Date
+	Shard    int16
 	Orders   int32
 }
 
