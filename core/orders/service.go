@@ -389,11 +389,11 @@ func (s *Service) advance(ctx context.Context, id uuid.UUID) (time.Duration, err
 	}
 	switch {
 	case err == nil && res.Status == vouchers.Issued:
-		return 0, s.deliver(ctx, o, res.Vouchers)
+		return s.settled(s.deliver(ctx, o, res.Vouchers))
 	case err == nil && res.Status == vouchers.Refused:
-		return 0, s.ignoreLost(s.fail(ctx, o, o.Status, "refused by the voucher provider: "+res.Reason))
+		return s.settled(s.fail(ctx, o, o.Status, "refused by the voucher provider: "+res.Reason))
 	case s.now().After(o.DeadlineAt):
-		return 0, s.ignoreLost(s.fail(ctx, o, o.Status, "no final answer from the voucher provider before the deadline"))
+		return s.settled(s.fail(ctx, o, o.Status, "no final answer from the voucher provider before the deadline"))
 	}
 	if o.Status == Processing {
 		if _, merr := s.move(context.WithoutCancel(ctx), o.ID, Processing, Timeout, "no final answer yet; asking again"); merr != nil {
@@ -407,6 +407,11 @@ func (s *Service) advance(ctx context.Context, id uuid.UUID) (time.Duration, err
 func (s *Service) ask(ctx context.Context, o Order) (vouchers.Result, error) {
 	res, err := s.cfg.Provider.GetOrder(ctx, o.ID.String())
 	if errs.CodeOf(err) == vouchers.ErrOrderNotFound.Code {
+		if s.now().After(o.DeadlineAt) {
+			// Never seen by the provider, and too late to send: it fails and is refunded, and
+			// nothing can be issued behind the refund's back.
+			return vouchers.Result{Status: vouchers.Refused, Reason: "never reached the provider before the deadline"}, nil
+		}
 		return s.send(ctx, o)
 	}
 	return res, err
@@ -427,7 +432,7 @@ func (s *Service) deliver(ctx context.Context, o Order, issued []vouchers.Vouche
 			codes[i].Pin = s.cfg.Box.Seal(v.Pin)
 		}
 	}
-	return s.ignoreLost(s.runner.InTx(ctx, func(t store.Tx) error {
+	return s.runner.InTx(ctx, func(t store.Tx) error {
 		moved, err := s.orders.WithTx(t).Move(ctx, o.ID, o.Status, Success, "issued by the voucher provider", nil)
 		if err != nil || !moved {
 			return errors.Join(err, errMoved(moved))
@@ -436,22 +441,31 @@ func (s *Service) deliver(ctx context.Context, o Order, issued []vouchers.Vouche
 			return err
 		}
 		return s.catalogue.WithTx(t).RecordOrder(ctx, o.RewardID, s.now())
-	}))
+	})
 }
 
-func (s *Service) move(ctx context.Context, id uuid.UUID, from, to Status, reason string) (bool, error) {
+// move changes an order's status and records the transition in one transaction, so that the
+// history is in the order of the moves and never misses one.
+func (s *Service) move(ctx context.Context, id uuid.UUID, from, to Status, reason string) (moved bool, err error) {
 	if !CanMove(from, to) {
 		return false, ErrIllegalTransition.Withf("an order cannot move from %s to %s", from, to)
 	}
-	return s.orders.Repo().Move(ctx, id, from, to, reason, nil)
+	err = s.runner.InTx(ctx, func(t store.Tx) error {
+		moved, err = s.orders.WithTx(t).Move(ctx, id, from, to, reason, nil)
+		return err
+	})
+	return moved, err
 }
 
-// ignoreLost treats a move another worker made first as done: the order is already past it.
-func (s *Service) ignoreLost(err error) error {
+// settled is a step's answer after a final move: zero when it was made. When another worker
+// moved the order first, the order may only have gone to TIMEOUT (the purchase's own wait
+// ending), so the job must ask again rather than end; the next step answers zero if the order
+// is final by then.
+func (s *Service) settled(err error) (time.Duration, error) {
 	if errors.Is(err, errLost) {
-		return nil
+		return s.cfg.Poll, nil
 	}
-	return err
+	return 0, err
 }
 
 // view returns an order with its codes opened and the player's balance.
