@@ -226,3 +226,39 @@ func (b ordersBundle) requireLedgerConsistent(t *testing.T) {
 		                     FROM coin_transactions t WHERE t.player_id = bl.player_id AND t.coin_id = bl.coin_id)`).Scan(&bad))
 	require.Zero(t, bad, "balances that are not the sum of their journal")
 }
+
+// A physical good needs one of the player's Indian addresses and ends SUCCESS when placed, with
+// the address kept on the order.
+func TestPhysicalGoodNeedsAnAddress(t *testing.T) {
+	t.Parallel()
+	b := setupOrders(t)
+	ctx := context.Background()
+	_, err := b.svc.PutBrand(ctx, catalogue.Brand{Code: "BOAT", Name: "boAt", IsActive: true})
+	require.NoError(t, err)
+	good, err := b.svc.CreateReward(ctx, catalogue.NewReward{Reward: catalogue.Reward{Type: catalogue.Physical, BrandCode: "BOAT",
+		Name: "Earbuds", IsActive: true, MRP: inr(20), SellingPrice: inr(15)}})
+	require.NoError(t, err)
+	p := b.player(t, "homebody", 1000)
+	buy := func(p players.Player, address string) (orders.View, error) {
+		v, _, err := b.orders.Buy(ctx, orders.Purchase{Caller: b.caller, Player: p, RewardID: good.ID, CoinID: b.coin.ID, AddressID: address})
+		return v, err
+	}
+	_, err = buy(p, "")
+	require.ErrorIs(t, err, orders.ErrAddressRequired)
+	_, err = buy(p, "1")
+	require.ErrorIs(t, err, orders.ErrAddressRequired, "the player has no address yet")
+	require.Equal(t, int64(1000), b.balance(t, p), "refusals cost nothing")
+
+	home := []players.Address{{Name: "Asha", Line1: "12 MG Road", City: "Bengaluru", State: "Karnataka", PinCode: "560001"}}
+	p, err = b.players.UpdateProfile(ctx, p, players.ProfileUpdate{Addresses: &home})
+	require.NoError(t, err)
+	_, err = buy(p, "2")
+	require.ErrorIs(t, err, orders.ErrAddressRequired, "there is no second address")
+	v, err := buy(p, "1")
+	require.NoError(t, err)
+	require.Equal(t, orders.Success, v.Status)
+	require.Empty(t, v.Codes)
+	require.NotNil(t, v.Address)
+	require.Equal(t, "560001", v.Address.PinCode)
+	require.Equal(t, int64(1000-150), b.balance(t, p))
+}
