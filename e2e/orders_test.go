@@ -513,15 +513,18 @@ func TestOrdersSurviveAKilledService(t *testing.T) {
 		rewardID, price := s.giftCard(t, w, "AMAZON", 500)
 		t.Cleanup(func() { reset(t) })
 		// The stock check must pass and the order must never reach the provider. The fake
-		// decides a request's fate when it arrives, so: every answer is held 3 s (the stock
-		// check passes, slowly; the purchase gives up on the provider after its 1 s wait and
-		// answers TIMEOUT), and from the answer on every request is refused 503. Any request of
-		// the job that arrived before the switch is a read held 3 s, so the order that would
-		// follow it comes after the switch and is refused too.
+		// decides a request's fate when it arrives: every answer is held 3 s, so the purchase's
+		// stock check (its first call) is held; while it is, every later request is set to be
+		// refused 503. The stock check then passes, the coins are debited, the order call is
+		// refused, and the purchase answers TIMEOUT after its 1 s wait.
 		s.voucherBehaviour(t, `{"stallMs":3000}`)
-		o := requirePurchase(t, s.purchase(t, w, map[string]any{"rewardId": rewardID, "coinId": w.CoinID, "denomination": 500}),
-			w, rewardID, "TIMEOUT", 500, price, 20000)
+		answer := make(chan response, 1)
+		go func() {
+			answer <- s.purchase(t, w, map[string]any{"rewardId": rewardID, "coinId": w.CoinID, "denomination": 500})
+		}()
+		time.Sleep(1500 * time.Millisecond) // the stock check has arrived and is held
 		s.voucherBehaviour(t, `{"status":503}`)
+		o := requirePurchase(t, <-answer, w, rewardID, "TIMEOUT", 500, price, 20000)
 		id := str(o["orderId"])
 
 		awaitJobWaiting(t, db, id) // it asked the provider, was refused, and waits to ask again
@@ -543,9 +546,9 @@ func TestOrdersSurviveAKilledService(t *testing.T) {
 		rewardID, price := s.giftCard(t, w, "AMAZON", 1000)
 		t.Cleanup(func() { reset(t) })
 		// Every answer is held 6 s (under the service's 10 s timeout of a provider call). The
-		// purchase waits 1 s and answers TIMEOUT before it gets to place the order; its job
-		// asks (6 s), then places the order: the provider creates it at once and holds the
-		// answer. That is when the service dies.
+		// purchase's stock check passes after 6 s, then it places the order: the provider
+		// creates it at once and holds the answer; the purchase answers TIMEOUT after its 1 s
+		// wait. While the provider still holds the call, the service dies.
 		s.voucherBehaviour(t, `{"stallMs":6000}`)
 		o := requirePurchase(t, s.purchase(t, w, map[string]any{"rewardId": rewardID, "coinId": w.CoinID, "denomination": 1000}),
 			w, rewardID, "TIMEOUT", 1000, price, 20000)
@@ -561,8 +564,9 @@ func TestOrdersSurviveAKilledService(t *testing.T) {
 		reset(t)
 		s.svc.Start(s.ctx)
 
-		// The job died mid-step: River works it again once RescueStuckJobsAfter (2 minutes) has
-		// passed, and it reads the order the provider issued instead of placing another.
+		// The order's job runs after the restart (or, had it been mid-step when the service died,
+		// once REWARDS_JOB_RESCUE_AFTER has passed), and reads the order the provider issued
+		// instead of placing another.
 		done := s.awaitOrder(t, w, id, "SUCCESS", 4*time.Minute)
 		t.Logf("order %s finished %s after the kill", id, time.Since(killed).Round(time.Second))
 		got := s.requireIssuedOnce(t, done)

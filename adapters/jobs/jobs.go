@@ -40,6 +40,10 @@ type Options struct {
 // DefaultRescueAfter is Options.RescueAfter's default.
 const DefaultRescueAfter = 2 * time.Minute
 
+// JobTimeout bounds a job whose worker sets no timeout of its own; RescueAfter must be at
+// least this.
+const JobTimeout = 45 * time.Second
+
 // DefaultWorkers is the concurrency of a queue Options.Workers leaves out.
 const DefaultWorkers = 5
 
@@ -95,6 +99,8 @@ func (q *Queue) Open() error {
 		Logger:            q.opts.Logger,
 		FetchPollInterval: 250 * time.Millisecond,
 		FetchCooldown:     20 * time.Millisecond,
+		// A job's default bound; workers set their own (a webhook attempt 45 s, an order step 30 s).
+		JobTimeout: JobTimeout,
 		// A job whose instance died mid-attempt is worked again after this long.
 		RescueStuckJobsAfter: cmp.Or(q.opts.RescueAfter, DefaultRescueAfter),
 	})
