@@ -217,6 +217,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		}
 		if c.AdminToken == "" {
 			errs = append(errs, "REWARDS_ADMIN_TOKEN is required in production mode")
+		} else if len(c.AdminToken) < 32 {
+			errs = append(errs, "REWARDS_ADMIN_TOKEN must be at least 32 characters in production mode")
 		}
 		if c.DemoSeed {
 			errs = append(errs, "REWARDS_DEMO_SEED cannot be true in production mode")

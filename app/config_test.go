@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,7 +36,7 @@ func TestProductionRefusesLocalDefaults(t *testing.T) {
 	require.ErrorContains(t, err, "REWARDS_SMS_ACCOUNT_SID")
 
 	ok := map[string]string{
-		"REWARDS_MODE": "production", "DATABASE_URL": "postgres://x", "REWARDS_ADMIN_TOKEN": "t",
+		"REWARDS_MODE": "production", "DATABASE_URL": "postgres://x", "REWARDS_ADMIN_TOKEN": "operator-token-of-at-least-32-characters",
 		"REWARDS_SECRET_KEY": "0123456789abcdef0123456789abcdef", "REWARDS_SMS_ACCOUNT_SID": "AC1",
 		"REWARDS_SMS_AUTH_TOKEN": "tok", "REWARDS_SMS_FROM": "+15550000000",
 	}
@@ -78,4 +79,24 @@ func TestREADMEListsEverySetting(t *testing.T) {
 	for _, s := range app.Settings {
 		require.Contains(t, string(readme), "`"+s.Name+"`", "README.md's configuration table lacks %s", s.Name)
 	}
+}
+
+// In production the operator token must be long enough to resist guessing.
+func TestProductionNeedsALongOperatorToken(t *testing.T) {
+	t.Parallel()
+	base := map[string]string{"REWARDS_MODE": "production", "DATABASE_URL": "postgres://db/rewards",
+		"REWARDS_SECRET_KEY": "production-secret-key-0123456789abcdef", "REWARDS_SMS_ACCOUNT_SID": "AC1",
+		"REWARDS_SMS_AUTH_TOKEN": "t", "REWARDS_SMS_FROM": "+15550001111"}
+	short := map[string]string{"REWARDS_ADMIN_TOKEN": "short-token"}
+	for k, v := range base {
+		short[k] = v
+	}
+	_, err := app.LoadConfig(env(short))
+	require.ErrorContains(t, err, "REWARDS_ADMIN_TOKEN must be at least 32 characters in production mode")
+	long := map[string]string{"REWARDS_ADMIN_TOKEN": strings.Repeat("x", 32)}
+	for k, v := range base {
+		long[k] = v
+	}
+	_, err = app.LoadConfig(env(long))
+	require.NoError(t, err)
 }
