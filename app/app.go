@@ -422,7 +422,12 @@ func printBanner(out io.Writer, cfg Config, addr net.Addr, demo *DemoCredentials
 	fmt.Fprintf(out, "\nRewards is up.\n")
 	fmt.Fprintf(out, "  API docs:        http://localhost:%d/docs\n", port)
 	fmt.Fprintf(out, "  OpenAPI:         http://localhost:%d/openapi.json\n", port)
-	fmt.Fprintf(out, "  Operator token:  %s   (Authorization: Bearer …, on /admin/v1)\n", cfg.AdminToken)
+	if cfg.Mode == Production {
+		// Never printed in production: the banner goes to logs that many people read.
+		fmt.Fprintf(out, "  Operator token:  the value of REWARDS_ADMIN_TOKEN (not shown in production)\n")
+	} else {
+		fmt.Fprintf(out, "  Operator token:  %s   (Authorization: Bearer …, on /admin/v1)\n", cfg.AdminToken)
+	}
 	if demo != nil {
 		fmt.Fprintf(out, "  Demo studio:     %s (%s)\n", demo.StudioName, demo.StudioID)
 		fmt.Fprintf(out, "  Demo game:       %s (%s)\n", demo.GameName, demo.GameID)
