@@ -48,9 +48,9 @@ func (t *Tx) PgxTx() pgx.Tx { return t.tx }
 func (d *DB) InTx(ctx context.Context, fn func(store.Tx) error) error {
 	var err error
 	for attempt := 1; ; attempt++ {
-		err = pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
-			return fn(&Tx{tx: tx, q: db.New(tx)})
-		})
+		err = unavailable(pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
+			return fn(&Tx{tx: tx, q: db.New(outages{tx})})
+		}))
 		if !retryable(err) || attempt == maxTxAttempts || ctx.Err() != nil {
 			return err
 		}
@@ -105,7 +105,7 @@ type moduleStore[R any] struct {
 
 // newModuleStore returns the store of a module whose repository bind builds.
 func newModuleStore[R any](d *DB, bind func(conn) R) store.Of[R] {
-	return &moduleStore[R]{db: d, pooled: bind(conn{q: db.New(d.pool), dbtx: d.pool}), bind: bind}
+	return &moduleStore[R]{db: d, pooled: bind(conn{q: db.New(outages{d.pool}), dbtx: outages{d.pool}}), bind: bind}
 }
 
 func (m *moduleStore[R]) Repo() R { return m.pooled }
@@ -115,7 +115,7 @@ func (m *moduleStore[R]) WithTx(t store.Tx) R {
 	if !ok {
 		panic(fmt.Sprintf("postgres: WithTx given %T, not a transaction of this adapter", t))
 	}
-	return m.bind(conn{q: tx.q, tx: tx.tx, dbtx: tx.tx})
+	return m.bind(conn{q: tx.q, tx: tx.tx, dbtx: outages{tx.tx}})
 }
 
 func (m *moduleStore[R]) InTx(ctx context.Context, fn func(R) error) error {

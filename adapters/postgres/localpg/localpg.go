@@ -51,6 +51,9 @@ type Options struct {
 	DataDir string
 	// Log receives the server's output; nil discards it.
 	Log func(line string)
+	// Port to listen on; zero picks a free one. A fixed port lets a stopped server come back
+	// at the same address (tests of outages).
+	Port int
 }
 
 // FindBinDir returns the directory holding initdb and postgres.
@@ -130,8 +133,11 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 			return nil, err
 		}
 	}
-	if s.Port, err = freePort(); err != nil {
-		return nil, err
+	s.Port = opts.Port
+	if s.Port == 0 {
+		if s.Port, err = freePort(); err != nil {
+			return nil, err
+		}
 	}
 	s.cmd = exec.Command(filepath.Join(binDir, "postgres"),
 		"-D", dataDir, "-k", sockDir, "-p", strconv.Itoa(s.Port),
