@@ -45,7 +45,7 @@ func outage(err error) bool {
 	case code == "57014", // query_canceled: statement_timeout
 		code == "55P03",                  // lock_not_available: lock_timeout
 		code == "57P01", code == "57P02", // the server is shutting down
-		code == "57P03",                  // cannot connect now
+		code == "57P03",               // cannot connect now
 		strings.HasPrefix(code, "08"): // connection exceptions
 		return true
 	}
