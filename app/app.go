@@ -69,6 +69,8 @@ type External struct {
 	PlayerTokenTTL time.Duration
 	OTPSender      players.OTPSender
 	Files          players.FileStorage
+	// OTPSendsPerHour caps OTP sends per game and environment an hour; 0 means the default.
+	OTPSendsPerHour int
 	// Now is the clock of the players module; nil means time.Now. Tests move it.
 	Now func() time.Time
 	// WebhookTransport sends webhook requests; WebhookRetryDelays nil means the default.
@@ -127,6 +129,8 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 			Sender:   ext.OTPSender,
 			Files:    ext.Files,
 			Now:      ext.Now,
+
+			OTPSendsPerHour: ext.OTPSendsPerHour,
 		}),
 	}
 	jobs.RegisterWebhooks(queue, m.Webhooks)
@@ -159,6 +163,9 @@ func NewServer(m Modules, cfg ServerConfig) *httpapi.Server {
 		Ready:              cfg.Ready,
 		MaxBodyBytes:       cfg.MaxBodyBytes,
 		Version:            Version,
+
+		// Distribute and deduct of a game with serverOnlyCoinMovements need its server secret.
+		AuthorizeCoinMovement: m.Studios.AuthorizeCoinMovement,
 	})
 	coinsapi.Register(s, m.Coins, cfg.Currency)
 	catalogueapi.Register(s, m.Catalogue)
@@ -223,6 +230,7 @@ func startFakes() (baseURL string, stop func(), err error) {
 func adapters(cfg Config, log *slog.Logger) (External, error) {
 	ext := External{Log: log, Currency: cfg.Currency, PublicURL: cfg.PublicURL,
 		VoucherWait: cfg.VoucherWait, VoucherPoll: cfg.VoucherPoll, VoucherDeadline: cfg.VoucherDeadline, PlayerTokenTTL: cfg.PlayerTokenTTL, SecretKey: cfg.SecretKey, Files: filestore.Disk{Dir: cfg.UploadDir},
+		OTPSendsPerHour:    cfg.OTPSendsPerHour,
 		WebhookRetryDelays: cfg.WebhookRetryDelays,
 		WebhookTransport:   webhookhttp.New(webhookhttp.Options{AllowHTTP: cfg.WebhookAllowHTTP, AllowPrivate: cfg.WebhookAllowPrivate})}
 	if cfg.WebhookAllowHTTP || cfg.WebhookAllowPrivate {
@@ -289,17 +297,37 @@ func OpenDatabase(ctx context.Context, cfg Config, log *slog.Logger) (*Database,
 		// workers share the pool; pool_max_conns in DATABASE_URL overrides this.
 		poolCfg.MaxConns = defaultPoolSize
 	}
+	// Migrations may run long on a large database: they get a pool of their own, without the
+	// request bounds below.
+	migrations, err := pgxpool.NewWithConfig(ctx, poolCfg.Copy())
+	if err != nil {
+		stop()
+		return nil, fmt.Errorf("database: %w", err)
+	}
+	err = postgres.Migrate(ctx, migrations, log, jobs.Migrate)
+	migrations.Close()
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	boundStatements(poolCfg)
 	pool, err := pgxpool.NewWithConfig(ctx, poolCfg)
 	if err != nil {
 		stop()
 		return nil, fmt.Errorf("database: %w", err)
 	}
-	if err := postgres.Migrate(ctx, pool, log, jobs.Migrate); err != nil {
-		pool.Close()
-		stop()
-		return nil, err
-	}
 	return &Database{Pool: pool, close: func() { pool.Close(); stop() }}, nil
+}
+
+// boundStatements makes the database answer within bounds: a statement runs at most 5 s and
+// waits at most 2 s for a lock (unless DATABASE_URL sets its own), so that a stalled server
+// gives requests a 503 instead of a hang and never holds the pool shared with the job queue.
+func boundStatements(cfg *pgxpool.Config) {
+	for name, value := range map[string]string{"statement_timeout": "5000", "lock_timeout": "2000"} {
+		if _, set := cfg.ConnConfig.RuntimeParams[name]; !set {
+			cfg.ConnConfig.RuntimeParams[name] = value
+		}
+	}
 }
 
 // Serve runs the service until ctx is cancelled, then shuts down gracefully.

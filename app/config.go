@@ -45,6 +45,7 @@ type Config struct {
 	SMSAccountSID   string        // REWARDS_SMS_ACCOUNT_SID
 	SMSAuthToken    string        // REWARDS_SMS_AUTH_TOKEN
 	SMSFrom         string        // REWARDS_SMS_FROM
+	OTPSendsPerHour int           // REWARDS_OTP_SENDS_PER_HOUR
 	// Webhook delivery.
 	WebhookRetryDelays  []time.Duration // REWARDS_WEBHOOK_RETRY_DELAYS
 	WebhookAllowHTTP    bool            // REWARDS_WEBHOOK_ALLOW_HTTP
@@ -89,6 +90,7 @@ var Settings = []Setting{
 	{"REWARDS_SMS_ACCOUNT_SID", "(unset)", "Account SID for the Messages API (basic-auth user)."},
 	{"REWARDS_SMS_AUTH_TOKEN", "(unset)", "Auth token for the Messages API (basic-auth password)."},
 	{"REWARDS_SMS_FROM", "(unset)", "Sender number or id of OTP messages."},
+	{"REWARDS_OTP_SENDS_PER_HOUR", "1000", "OTP codes sent per game and environment in any hour, across all phones (against SMS pumping); beyond it request-otp answers 429 OTP_GAME_RATE_LIMITED."},
 	{"REWARDS_WEBHOOK_RETRY_DELAYS", "1m,5m,15m,1h", "Waits after failed webhook attempts 1 to 4 (5 attempts in all, then FAILED)."},
 	{"REWARDS_WEBHOOK_ALLOW_HTTP", "false", "Local development and tests only: allow plain http webhook URLs."},
 	{"REWARDS_WEBHOOK_ALLOW_PRIVATE", "false", "Local development and tests only: allow webhook targets on loopback, private and other non-public addresses."},
@@ -188,6 +190,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if c.WebhookWorkers, err = strconv.Atoi(get("REWARDS_WEBHOOK_WORKERS", "50")); err != nil || c.WebhookWorkers < 1 || c.WebhookWorkers > 1000 {
 		errs = append(errs, "REWARDS_WEBHOOK_WORKERS must be a whole number from 1 to 1000")
+	}
+	if c.OTPSendsPerHour, err = strconv.Atoi(get("REWARDS_OTP_SENDS_PER_HOUR", "1000")); err != nil || c.OTPSendsPerHour < 1 {
+		errs = append(errs, "REWARDS_OTP_SENDS_PER_HOUR must be a whole number, at least 1")
 	}
 	if c.PlayerTokenTTL, err = time.ParseDuration(get("REWARDS_PLAYER_TOKEN_TTL", "168h")); err != nil || c.PlayerTokenTTL < time.Minute {
 		errs = append(errs, "REWARDS_PLAYER_TOKEN_TTL must be a duration of at least 1m, such as 168h")

@@ -82,3 +82,18 @@ func (d Disk) Open(_ context.Context, key string) (io.ReadCloser, string, error)
 	}
 	return f, m.ContentType, nil
 }
+
+// Delete implements players.FileStorage: the sidecar goes first, so that readers see the file
+// gone at once. A file that is not there is no error.
+func (d Disk) Delete(_ context.Context, key string) error {
+	p, err := d.path(key)
+	if err != nil {
+		return err
+	}
+	for _, f := range []string{p + ".meta", p} {
+		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}

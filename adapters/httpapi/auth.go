@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"maps"
 	"net/http"
 	"strings"
 
@@ -62,6 +63,26 @@ func (s *Server) requirePlayer(hctx huma.Context, next func(huma.Context)) {
 	next(huma.WithValue(hctx, playerCtxKey{}, p))
 }
 
+// requireServerSecret lets a coin movement through by the game's serverOnlyCoinMovements
+// setting: with it on, x-api-secret must carry the game's server secret of the environment. It
+// runs after requireAPIKey.
+func (s *Server) requireServerSecret(hctx huma.Context, next func(huma.Context)) {
+	ctx := hctx.Context()
+	c := CallerFrom(ctx)
+	var err error
+	switch {
+	case s.cfg.AuthorizeCoinMovement != nil:
+		err = s.cfg.AuthorizeCoinMovement(ctx, c, hctx.Header("x-api-secret"))
+	case c.ServerOnlyCoinMovements:
+		err = studio.ErrServerSecretRequired // nothing to check the secret with: refuse
+	}
+	if err != nil {
+		writeHumaError(hctx, ErrorFrom(ctx, err))
+		return
+	}
+	next(hctx)
+}
+
 // requireOperator checks Authorization: Bearer <REWARDS_ADMIN_TOKEN> in constant time.
 func (s *Server) requireOperator(hctx huma.Context, next func(huma.Context)) {
 	ctx := hctx.Context()
@@ -93,6 +114,22 @@ func (s *Server) Player(op huma.Operation) huma.Operation {
 	op.Security = []map[string][]string{{schemeAPIKey: {}, schemePlayer: {}}}
 	op.Middlewares = append(huma.Middlewares{s.requireAPIKey, s.requirePlayer}, op.Middlewares...)
 	op.Errors = appendStatuses(op.Errors, http.StatusUnauthorized, http.StatusForbidden, http.StatusMisdirectedRequest)
+	return op
+}
+
+// CoinMovement declares an operation that moves coins: a game with serverOnlyCoinMovements on
+// takes it only with its server secret in x-api-secret, else 403 SERVER_SECRET_REQUIRED. Apply it
+// to an operation already declared with APIKey or Player.
+func (s *Server) CoinMovement(op huma.Operation) huma.Operation {
+	security := make([]map[string][]string, 0, 2*len(op.Security))
+	for _, req := range op.Security {
+		with := maps.Clone(req)
+		with[schemeServerSecret] = []string{}
+		security = append(security, req, with)
+	}
+	op.Security = security
+	op.Middlewares = append(op.Middlewares, s.requireServerSecret)
+	op.Errors = appendStatuses(op.Errors, http.StatusForbidden)
 	return op
 }
 

@@ -1,15 +1,21 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"mime"
 	"net"
 	"net/http"
+	"net/url"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -132,4 +138,145 @@ func (h Hosts) Environment(host string) (studio.Environment, bool) {
 func (h Hosts) unknownHostMessage(host string) string {
 	return fmt.Sprintf("host %q is not served here; live hosts: %s; development hosts: %s",
 		host, strings.Join(h.Live, ", "), strings.Join(h.Dev, ", "))
+}
+
+// nulMessage is what a request carrying a NUL character is told.
+const nulMessage = "text must not contain the NUL character (\\u0000 in JSON, %00 in a URL)"
+
+// refuseNUL answers 400 VALIDATION_FAILED to a request with a NUL character (U+0000) in its
+// path, a query parameter, a header or a JSON or form body: PostgreSQL stores no NUL in text
+// (nor \u0000 in jsonb), so such a value would otherwise fail as a 500 wherever it reached the
+// database. Other bodies (multipart uploads, binary data) pass untouched.
+func refuseNUL(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		location := nulInURL(r)
+		if location == "" {
+			for name, values := range r.Header {
+				if strings.ContainsRune(name, 0) || slices.ContainsFunc(values, func(v string) bool { return strings.ContainsRune(v, 0) }) {
+					location = "header." + strings.ToLower(name)
+					break
+				}
+			}
+		}
+		if location == "" && r.Body != nil && r.Body != http.NoBody {
+			check := bodyNULCheck(r.Header.Get("Content-Type"))
+			if check != nil {
+				body, err := io.ReadAll(r.Body)
+				if err != nil {
+					var tooLarge *http.MaxBytesError
+					if errors.As(err, &tooLarge) {
+						writeError(w, NewError(r.Context(), http.StatusRequestEntityTooLarge, "",
+							fmt.Sprintf("request body is larger than %d bytes", tooLarge.Limit)))
+						return
+					}
+					writeError(w, NewError(r.Context(), http.StatusBadRequest, "", "could not read the request body"))
+					return
+				}
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				if check(body) {
+					location = "body"
+				}
+			}
+		}
+		if location != "" {
+			e := NewError(r.Context(), http.StatusBadRequest, "VALIDATION_FAILED", nulMessage)
+			e.Details = []ErrorDetail{{Location: location, Message: "must not contain the NUL character"}}
+			writeError(w, e)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// nulInURL returns where the request's path or query holds a NUL, or "".
+func nulInURL(r *http.Request) string {
+	if strings.ContainsRune(r.URL.Path, 0) {
+		return "path"
+	}
+	if r.URL.RawQuery == "" {
+		return ""
+	}
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		// Malformed escapes elsewhere in the query: look for an escaped NUL directly.
+		if strings.Contains(r.URL.RawQuery, "%00") || strings.ContainsRune(r.URL.RawQuery, 0) {
+			return "query"
+		}
+		return ""
+	}
+	for name, values := range q {
+		if strings.ContainsRune(name, 0) {
+			return "query"
+		}
+		if slices.ContainsFunc(values, func(v string) bool { return strings.ContainsRune(v, 0) }) {
+			return "query." + name
+		}
+	}
+	return ""
+}
+
+// bodyNULCheck returns how to find a NUL in a body of contentType, or nil for a body that is
+// not text (a multipart upload, binary data), which may hold NUL bytes legitimately. A body with
+// no Content-Type is read as JSON, as Huma reads it.
+func bodyNULCheck(contentType string) func([]byte) bool {
+	mediaType, _, err := mime.ParseMediaType(contentType)
+	if contentType == "" || err != nil {
+		mediaType = "application/json"
+	}
+	switch {
+	case mediaType == "application/json" || strings.HasSuffix(mediaType, "+json"):
+		return jsonHasNUL
+	case mediaType == "application/x-www-form-urlencoded":
+		return func(b []byte) bool {
+			q, err := url.ParseQuery(string(b))
+			if err != nil {
+				return bytes.Contains(b, []byte("%00")) || bytes.IndexByte(b, 0) >= 0
+			}
+			for name, values := range q {
+				if strings.ContainsRune(name, 0) || slices.ContainsFunc(values, func(v string) bool { return strings.ContainsRune(v, 0) }) {
+					return true
+				}
+			}
+			return false
+		}
+	case strings.HasPrefix(mediaType, "text/"):
+		return func(b []byte) bool { return bytes.IndexByte(b, 0) >= 0 }
+	}
+	return nil
+}
+
+// jsonHasNUL reports whether JSON text holds a NUL: a raw zero byte or the escape \u0000 (its
+// u in either case). An escaped backslash followed by u0000 is text, not a NUL.
+func jsonHasNUL(b []byte) bool {
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case 0:
+			return true
+		case '\\':
+			if i+5 < len(b) && b[i+1]|0x20 == 'u' && string(b[i+2:i+6]) == "0000" {
+				return true
+			}
+			i++ // the escaped character
+		}
+	}
+	return false
+}
+
+// Headers of every response under /files/: the files are uploads, served as the type their
+// content was checked to be; nosniff stops a browser from guessing another, and the sandboxing
+// policy keeps anything that would render as a document from running script on this origin.
+const (
+	filesPrefix = "/files/"
+	filesCSP    = "sandbox; default-src 'none'"
+)
+
+// sandboxFiles sets the headers of filesPrefix on every response under it, errors included.
+func sandboxFiles(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, filesPrefix) {
+			w.Header().Set("X-Content-Type-Options", "nosniff")
+			w.Header().Set("Content-Security-Policy", filesCSP)
+		}
+		next.ServeHTTP(w, r)
+	})
 }

@@ -30,6 +30,9 @@ type Config struct {
 	// AuthenticatePlayer verifies a player token for a caller, checking x-game-uuid when sent
 	// (players.Service).
 	AuthenticatePlayer func(ctx context.Context, c studio.Caller, token, gameUUID string) (players.Player, error)
+	// AuthorizeCoinMovement lets a coin movement of an authenticated caller through, checking
+	// x-api-secret when the game takes coin movements only from its servers (studio.Service).
+	AuthorizeCoinMovement func(ctx context.Context, c studio.Caller, secret string) error
 	// AdminToken authenticates the operator API (Authorization: Bearer <token>).
 	AdminToken string
 	// Ready reports whether the service can serve traffic (the database answers).
@@ -45,6 +48,9 @@ const (
 	schemeAPIKey   = "apiKey"
 	schemePlayer   = "playerBearer"
 	schemeOperator = "operatorBearer"
+	// schemeServerSecret is the game's server secret, which coin movements need when the game
+	// has serverOnlyCoinMovements on.
+	schemeServerSecret = "serverSecret"
 )
 
 // Tags of the kit's own operations, which the docs page lists after every module's.
@@ -72,7 +78,7 @@ func New(cfg Config) *Server {
 	installErrorModel()
 
 	router := chi.NewMux()
-	router.Use(withRequestContext(cfg.Log), limitBody(cfg.MaxBodyBytes))
+	router.Use(withRequestContext(cfg.Log), limitBody(cfg.MaxBodyBytes), sandboxFiles, refuseNUL)
 	router.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, NewError(r.Context(), http.StatusNotFound, "ROUTE_NOT_FOUND", "no route for "+r.Method+" "+r.URL.Path))
 	})
@@ -133,6 +139,9 @@ func apiConfig(version string) huma.Config {
 			Description: "A player token from /player/login or /player/login/federatedByStudio."},
 		schemeOperator: {Type: "http", Scheme: "bearer",
 			Description: "The operator token (REWARDS_ADMIN_TOKEN)."},
+		schemeServerSecret: {Type: "apiKey", In: "header", Name: "x-api-secret",
+			Description: "The game's server secret of the environment (rks_live_… or rks_test_…), for the studio's servers only. " +
+				"Distribute and deduct need it when the game has serverOnlyCoinMovements on (403 SERVER_SECRET_REQUIRED otherwise)."},
 	}
 	cfg.Tags = []*huma.Tag{
 		{Name: TagOperator, Description: "Onboarding studios, games, keys and coins, and the settings of every module. Host-agnostic; operator token required."},
@@ -149,6 +158,7 @@ a host in neither list gets 421.
 
 **Errors.** Every error body is {statusCode, message, error, code?, requestId, details?}. Request
 validation failures are 400 VALIDATION_FAILED with one detail per field; unknown JSON fields are rejected.
+No text may contain the NUL character (\u0000 in JSON, %00 in a URL): 400 VALIDATION_FAILED.
 A 5xx body never carries internal detail: quote its requestId to support.
 
 **Ids.** Ids in paths are opaque strings: an unknown or malformed id is 404, never 400.

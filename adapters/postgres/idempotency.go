@@ -21,11 +21,12 @@ func NewIdempotencyStore(d *DB) store.Of[idempotency.Repo] {
 }
 
 // ClaimKey implements idempotency.Repo.
-func (r *IdempotencyRepo) ClaimKey(ctx context.Context, c idempotency.Claim, hash []byte, staleBefore time.Time) (idempotency.Record, bool, error) {
+// The claim's age is measured by the database's now() alone.
+func (r *IdempotencyRepo) ClaimKey(ctx context.Context, c idempotency.Claim, hash []byte, staleAfter time.Duration) (idempotency.Record, bool, error) {
 	k := c.Key
 	claimed, err := r.q.IdempotencyClaim(ctx, db.IdempotencyClaimParams{
-		GameID: k.GameID, Environment: k.Environment, Scope: k.Scope, Key: k.Key, RequestHash: hash, StaleBefore: staleBefore,
-		ClaimToken: &c.Token,
+		GameID: k.GameID, Environment: k.Environment, Scope: k.Scope, Key: k.Key, RequestHash: hash,
+		StaleAfterSeconds: staleAfter.Seconds(), ClaimToken: &c.Token,
 	})
 	if err == nil && claimed {
 		return idempotency.Record{}, true, nil
@@ -67,9 +68,9 @@ func (r *IdempotencyRepo) ReleaseKey(ctx context.Context, c idempotency.Claim) e
 	return nil
 }
 
-// PurgeKeys implements idempotency.Repo.
-func (r *IdempotencyRepo) PurgeKeys(ctx context.Context, before time.Time) (int64, error) {
-	n, err := r.q.IdempotencyPurge(ctx, before)
+// PurgeKeys implements idempotency.Repo, by the database's clock.
+func (r *IdempotencyRepo) PurgeKeys(ctx context.Context, olderThan time.Duration) (int64, error) {
+	n, err := r.q.IdempotencyPurge(ctx, olderThan.Seconds())
 	if err != nil {
 		return 0, fmt.Errorf("purge idempotency keys: %w", err)
 	}

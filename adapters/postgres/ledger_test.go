@@ -6,7 +6,6 @@ import (
 	"os"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -195,28 +194,31 @@ func TestStaleIdempotencyClaimIsTakenOverSafely(t *testing.T) {
 	repo := postgres.NewIdempotencyStore(postgres.NewDB(b.pool)).Repo()
 	key := idempotency.Key{GameID: b.caller.GameID, Environment: "test", Scope: "player:x", Key: "k"}
 	hash := []byte("fingerprint of the body")
-	claim := func(now time.Time) (idempotency.Claim, idempotency.Record, bool) {
+	claim := func() (idempotency.Claim, idempotency.Record, bool) {
 		c := idempotency.Claim{Key: key, Token: uuid.New()}
-		rec, claimed, err := repo.ClaimKey(ctx, c, hash, now.Add(-idempotency.StaleAfter))
+		rec, claimed, err := repo.ClaimKey(ctx, c, hash, idempotency.StaleAfter)
 		require.NoError(t, err)
 		return c, rec, claimed
 	}
 
-	stalled, _, claimed := claim(time.Now())
+	stalled, _, claimed := claim()
 	require.True(t, claimed)
-	_, rec, claimed := claim(time.Now())
+	_, rec, claimed := claim()
 	require.False(t, claimed, "a fresh claim is not taken over")
 	require.False(t, rec.Done)
 
-	// Three minutes later the first holder has gone quiet: a retry takes over.
-	retry, _, claimed := claim(time.Now().Add(3 * time.Minute))
+	// Three minutes later (by the database's clock) the first holder has gone quiet: a retry
+	// takes over.
+	_, err := b.pool.Exec(ctx, `UPDATE idempotency_keys SET locked_at = locked_at - interval '3 minutes'`)
+	require.NoError(t, err)
+	retry, _, claimed := claim()
 	require.True(t, claimed)
 	require.NotEqual(t, stalled.Token, retry.Token)
 
 	require.ErrorIs(t, repo.CompleteKey(ctx, stalled, []byte(`{"from":"stalled"}`), ""), idempotency.ErrClaimLost)
 	require.NoError(t, repo.ReleaseKey(ctx, stalled))
 	require.NoError(t, repo.CompleteKey(ctx, retry, []byte(`{"from":"retry"}`), ""))
-	_, rec, claimed = claim(time.Now().Add(4 * time.Minute))
+	_, rec, claimed = claim()
 	require.False(t, claimed)
 	require.True(t, rec.Done)
 	require.JSONEq(t, `{"from":"retry"}`, string(rec.Result))

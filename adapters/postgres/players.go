@@ -112,9 +112,17 @@ func (r *PlayersRepo) UpdateProfile(ctx context.Context, p players.Player) (play
 }
 
 // SetPicture implements players.Repo.
-func (r *PlayersRepo) SetPicture(ctx context.Context, id uuid.UUID, key string) (players.Player, error) {
+func (r *PlayersRepo) SetPicture(ctx context.Context, id uuid.UUID, key string) (players.Player, string, error) {
 	row, err := r.q.PlayersSetPicture(ctx, db.PlayersSetPictureParams{ID: id, PictureKey: key})
-	return playerResult(row, err, "set picture")
+	p, err := playerResult(db.Player{
+		ID: row.ID, GameID: row.GameID, Environment: row.Environment, Uuid: row.Uuid, Phone: row.Phone, Name: row.Name,
+		Email: row.Email, ContactPhone: row.ContactPhone, Addresses: row.Addresses, PictureKey: row.PictureKey,
+		IsBlocked: row.IsBlocked, CookieConsentAt: row.CookieConsentAt, CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt,
+	}, err, "set picture")
+	if err != nil {
+		return players.Player{}, "", err
+	}
+	return p, row.PreviousPictureKey, nil
 }
 
 // SetCookieConsent implements players.Repo.
@@ -144,6 +152,51 @@ func (r *PlayersRepo) OTPSendStats(ctx context.Context, s players.Scope, phone s
 		return players.SendStats{}, fmt.Errorf("otp send stats: %w", err)
 	}
 	return players.SendStats{Sent: row.Sent, FirstSentAt: row.FirstSentAt, LastSentAt: row.LastSentAt}, nil
+}
+
+// LockOTPScope implements players.Repo.
+func (r *PlayersRepo) LockOTPScope(ctx context.Context, s players.Scope) error {
+	if err := r.q.PlayersLockOTPScope(ctx, db.PlayersLockOTPScopeParams{GameID: s.GameID.String(), Environment: string(s.Environment)}); err != nil {
+		return fmt.Errorf("lock otp sends of the game: %w", err)
+	}
+	return nil
+}
+
+// OTPScopeSendStats implements players.Repo.
+func (r *PlayersRepo) OTPScopeSendStats(ctx context.Context, s players.Scope, since time.Time) (players.SendStats, error) {
+	row, err := r.q.PlayersOTPScopeSendStats(ctx, db.PlayersOTPScopeSendStatsParams{GameID: s.GameID, Environment: string(s.Environment), Since: since})
+	if err != nil {
+		return players.SendStats{}, fmt.Errorf("otp sends of the game: %w", err)
+	}
+	return players.SendStats{Sent: row.Sent, FirstSentAt: row.FirstSentAt, LastSentAt: row.LastSentAt}, nil
+}
+
+// OTPFailureRun implements players.Repo.
+func (r *PlayersRepo) OTPFailureRun(ctx context.Context, s players.Scope, phone string) (players.FailureRun, error) {
+	row, err := r.q.PlayersGetOTPFailureRun(ctx, db.PlayersGetOTPFailureRunParams{GameID: s.GameID, Environment: string(s.Environment), Phone: phone})
+	if isNoRows(err) {
+		return players.FailureRun{}, nil
+	}
+	if err != nil {
+		return players.FailureRun{}, fmt.Errorf("otp failure run: %w", err)
+	}
+	run := players.FailureRun{Failures: int(row.Failures)}
+	if row.LockedUntil != nil {
+		run.LockedUntil = *row.LockedUntil
+	}
+	return run, nil
+}
+
+// SaveOTPFailureRun implements players.Repo.
+func (r *PlayersRepo) SaveOTPFailureRun(ctx context.Context, s players.Scope, phone string, run players.FailureRun) error {
+	arg := db.PlayersSaveOTPFailureRunParams{GameID: s.GameID, Environment: string(s.Environment), Phone: phone, Failures: int32(run.Failures)}
+	if !run.LockedUntil.IsZero() {
+		arg.LockedUntil = &run.LockedUntil
+	}
+	if err := r.q.PlayersSaveOTPFailureRun(ctx, arg); err != nil {
+		return fmt.Errorf("save otp failure run: %w", err)
+	}
+	return nil
 }
 
 // InsertOTP implements players.Repo.

@@ -26,7 +26,8 @@ func toCoreStudio(r db.Studio) studio.Studio {
 }
 
 func toCoreGame(r db.Game) studio.Game {
-	return studio.Game{ID: r.ID, StudioID: r.StudioID, Name: r.Name, StoreURL: r.StoreUrl, CreatedAt: r.CreatedAt}
+	return studio.Game{ID: r.ID, StudioID: r.StudioID, Name: r.Name, StoreURL: r.StoreUrl, CreatedAt: r.CreatedAt,
+		ServerOnlyCoinMovements: r.ServerOnlyCoinMovements}
 }
 
 // CreateStudio implements studio.Repo.
@@ -136,10 +137,43 @@ func (r *StudioRepo) FindAPIKey(ctx context.Context, hash []byte) (studio.KeyRec
 		return studio.KeyRecord{}, fmt.Errorf("find api key: %w", err)
 	}
 	return studio.KeyRecord{
-		GameID:      row.GameID,
-		StudioID:    row.StudioID,
-		GameName:    row.GameName,
-		Environment: studio.Environment(row.Environment),
-		Revoked:     row.RevokedAt != nil,
+		GameID:                  row.GameID,
+		StudioID:                row.StudioID,
+		GameName:                row.GameName,
+		Environment:             studio.Environment(row.Environment),
+		Revoked:                 row.RevokedAt != nil,
+		ServerOnlyCoinMovements: row.ServerOnlyCoinMovements,
 	}, nil
+}
+
+// SetServerOnlyCoinMovements implements studio.Repo.
+func (r *StudioRepo) SetServerOnlyCoinMovements(ctx context.Context, gameID uuid.UUID, on bool) (studio.Game, error) {
+	row, err := r.q.StudioSetServerOnlyCoinMovements(ctx, db.StudioSetServerOnlyCoinMovementsParams{ID: gameID, ServerOnlyCoinMovements: on})
+	if isNoRows(err) {
+		return studio.Game{}, studio.ErrGameNotFound
+	}
+	if err != nil {
+		return studio.Game{}, fmt.Errorf("set server-only coin movements of game %s: %w", gameID, err)
+	}
+	return toCoreGame(row), nil
+}
+
+// PutServerSecret implements studio.Repo.
+func (r *StudioRepo) PutServerSecret(ctx context.Context, gameID uuid.UUID, env studio.Environment, hash []byte) error {
+	if err := r.q.StudioPutServerSecret(ctx, db.StudioPutServerSecretParams{GameID: gameID, Environment: string(env), SecretHash: hash}); err != nil {
+		return fmt.Errorf("put server secret: %w", err)
+	}
+	return nil
+}
+
+// FindServerSecret implements studio.Repo.
+func (r *StudioRepo) FindServerSecret(ctx context.Context, hash []byte) (studio.SecretRecord, bool, error) {
+	row, err := r.q.StudioFindServerSecret(ctx, hash)
+	if isNoRows(err) {
+		return studio.SecretRecord{}, false, nil
+	}
+	if err != nil {
+		return studio.SecretRecord{}, false, fmt.Errorf("find server secret: %w", err)
+	}
+	return studio.SecretRecord{GameID: row.GameID, Environment: studio.Environment(row.Environment)}, true, nil
 }

@@ -5,6 +5,7 @@ package sms
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -51,9 +52,29 @@ func (t *Twilio) SendOTP(ctx context.Context, phone, message string) error {
 	defer res.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(res.Body, 4096))
 	if res.StatusCode < 200 || res.StatusCode > 299 {
-		return fmt.Errorf("sms gateway answered %d: %s", res.StatusCode, strings.TrimSpace(string(body)))
+		// The error is logged: it carries the status and the gateway's numeric error code, never
+		// the body, whose message names the phone ("The 'To' number +91… is not valid").
+		if code := errorCode(body); code != 0 {
+			return fmt.Errorf("sms gateway answered %d (error code %d)", res.StatusCode, code)
+		}
+		return fmt.Errorf("sms gateway answered %d", res.StatusCode)
 	}
 	return nil
+}
+
+// errorCode is the numeric code of a Messages API error body ({"code": 21211, …}), or 0.
+func errorCode(body []byte) int64 {
+	var e struct {
+		Code json.Number `json:"code"`
+	}
+	if json.Unmarshal(body, &e) != nil {
+		return 0
+	}
+	n, err := e.Code.Int64()
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
 }
 
 // Log "sends" by logging the message, code included. For local development only.

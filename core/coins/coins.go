@@ -51,6 +51,9 @@ const (
 	MaxAmount         = 1_000_000_000
 	MaxReferenceIDLen = 128
 	MaxDescriptionLen = 256
+	// MaxMetadataBytes caps a movement's metadata, as JSON: it is kept with the journal entry
+	// for good.
+	MaxMetadataBytes = 4 << 10
 )
 
 // EventType is what a coin event tells a studio.
@@ -76,7 +79,7 @@ type Movement struct {
 	Reason      string
 	ReferenceID string
 	Description string
-	// Metadata is a JSON object kept with the journal entry, or nil.
+	// Metadata is a JSON object kept with the journal entry, or nil; at most MaxMetadataBytes.
 	Metadata []byte
 	// IdempotencyKey, when set, makes the movement happen at most once per player: a repeat with
 	// the same fields replays the first outcome.

@@ -103,6 +103,9 @@ func (m *Movement) validate(defaultReason string) error {
 	if len(m.Description) > MaxDescriptionLen {
 		return errs.Invalidf("description must be at most %d characters", MaxDescriptionLen)
 	}
+	if len(m.Metadata) > MaxMetadataBytes {
+		return errs.Invalidf("metadata must be at most 4 KiB (%d bytes) as JSON; this is %d bytes", MaxMetadataBytes, len(m.Metadata))
+	}
 	return nil
 }
 

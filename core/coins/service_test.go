@@ -78,6 +78,7 @@ func TestMovementRules(t *testing.T) {
 		{"reason with spaces", func(m *coins.Movement) { m.Reason = "LEVEL UP" }},
 		{"long reference", func(m *coins.Movement) { m.ReferenceID = strings.Repeat("r", coins.MaxReferenceIDLen+1) }},
 		{"long description", func(m *coins.Movement) { m.Description = strings.Repeat("d", coins.MaxDescriptionLen+1) }},
+		{"metadata over 4 KiB", func(m *coins.Movement) { m.Metadata = metadataOf(4097) }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -98,6 +99,25 @@ func TestMovementRules(t *testing.T) {
 			require.Len(t, b.coins.Events(), 1)
 		})
 	}
+}
+
+// metadataOf is a JSON object of n bytes.
+func metadataOf(n int) []byte { return []byte(`{"k":"` + strings.Repeat("x", n-8) + `"}`) }
+
+func TestMetadataUpTo4KiBIsKept(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	m := b.movement(3)
+	m.Metadata = metadataOf(4096)
+	tx, _, err := b.svc.Distribute(context.Background(), m)
+	require.NoError(t, err)
+	require.Equal(t, m.Metadata, tx.Metadata)
+
+	m.Metadata = metadataOf(1 << 20)
+	_, _, err = b.svc.Distribute(context.Background(), m)
+	require.ErrorIs(t, err, errs.ErrInvalid)
+	require.Contains(t, err.Error(), "4 KiB")
+	require.EqualValues(t, 3, b.balance(t))
 }
 
 func TestDeductNeverBelowZero(t *testing.T) {

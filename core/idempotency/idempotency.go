@@ -70,15 +70,18 @@ type Record struct {
 type Repo interface {
 	// ClaimKey records c.Key as running for hash under c.Token and returns claimed=true, or,
 	// when the key is already held or done, returns claimed=false and its record. A running key
-	// older than staleBefore with the same hash is taken over.
-	ClaimKey(ctx context.Context, c Claim, hash []byte, staleBefore time.Time) (rec Record, claimed bool, err error)
+	// with the same hash whose claim is older than staleAfter is taken over. The age is measured
+	// by the storage's own clock (the database's now() against the time it recorded the claim),
+	// never by the application's: instances whose clocks disagree with the database, or with
+	// each other, must not take a live claim over or keep a dead one.
+	ClaimKey(ctx context.Context, c Claim, hash []byte, staleAfter time.Duration) (rec Record, claimed bool, err error)
 	// CompleteKey stores the outcome of the claimed request, or returns ErrClaimLost when the
 	// claim no longer holds the key.
 	CompleteKey(ctx context.Context, c Claim, result []byte, errorCode string) error
 	// ReleaseKey forgets a running key held by c, so that a retry runs the request afresh.
 	ReleaseKey(ctx context.Context, c Claim) error
-	// PurgeKeys deletes keys created before before.
-	PurgeKeys(ctx context.Context, before time.Time) (int64, error)
+	// PurgeKeys deletes keys created more than olderThan ago, by the storage's own clock.
+	PurgeKeys(ctx context.Context, olderThan time.Duration) (int64, error)
 }
 
 // Request is one request that may carry an idempotency key.
@@ -98,17 +101,17 @@ type Request struct {
 	Prepare func(ctx context.Context) error
 }
 
-// Keeper runs requests at most once per key.
+// Keeper runs requests at most once per key. It has no clock of its own: every age of a key
+// (stale claims, retention) is measured by the storage's clock.
 type Keeper struct {
 	runner store.Runner
 	keys   store.Of[Repo]
-	now    func() time.Time
 }
 
 // NewKeeper returns a Keeper that runs work through runner and keeps keys in keys (the same
 // storage, so that an outcome commits with the work).
 func NewKeeper(runner store.Runner, keys store.Of[Repo]) *Keeper {
-	return &Keeper{runner: runner, keys: keys, now: time.Now}
+	return &Keeper{runner: runner, keys: keys}
 }
 
 // Do runs work in one transaction, at most once per key. With no key it just runs work. With
@@ -139,7 +142,7 @@ func Do[T any](ctx context.Context, k *Keeper, req Request, work func(ctx contex
 		return out, false, err
 	}
 	claim := Claim{Key: req.Key, Token: uuid.New()}
-	rec, claimed, err := k.keys.Repo().ClaimKey(ctx, claim, hash, k.now().Add(-StaleAfter))
+	rec, claimed, err := k.keys.Repo().ClaimKey(ctx, claim, hash, StaleAfter)
 	if err != nil {
 		return out, false, err
 	}
@@ -196,7 +199,7 @@ func Do[T any](ctx context.Context, k *Keeper, req Request, work func(ctx contex
 
 // Purge deletes keys past the retention period.
 func (k *Keeper) Purge(ctx context.Context) (int64, error) {
-	return k.keys.Repo().PurgeKeys(ctx, k.now().Add(-Retention))
+	return k.keys.Repo().PurgeKeys(ctx, Retention)
 }
 
 // replayable returns the refusal in err that is the request's outcome, to be replayed.

@@ -3,6 +3,7 @@ package idempotency_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -230,12 +231,12 @@ func TestClaimLostRollsTheWorkBack(t *testing.T) {
 		// A retry takes the key over while this attempt runs, as it would after this attempt
 		// stalled past StaleAfter: the key's hash is read back with a claim that cannot match,
 		// then claimed with it by a request that sees the key as stale.
-		peek, claimed, perr := b.keys.ClaimKey(ctx, idempotency.Claim{Key: req.Key, Token: uuid.New()}, []byte("peek"), time.Now())
+		peek, claimed, perr := b.keys.ClaimKey(ctx, idempotency.Claim{Key: req.Key, Token: uuid.New()}, []byte("peek"), idempotency.StaleAfter)
 		if perr != nil || claimed {
 			return out, errors.New("could not read the key")
 		}
 		_, claimed, perr = b.keys.ClaimKey(ctx, idempotency.Claim{Key: req.Key, Token: uuid.New()}, peek.RequestHash,
-			time.Now().Add(idempotency.StaleAfter))
+			-idempotency.StaleAfter)
 		if perr != nil || !claimed {
 			return out, errors.New("could not take the key over")
 		}
@@ -316,5 +317,42 @@ func TestPurgeRemovesOnlyOldKeys(t *testing.T) {
 		_, replayed, err := b.do(b.request(k.key, 5), b.credit(5, nil))
 		require.NoError(t, err)
 		require.Equal(t, k.wantReplayed, replayed, "key %s", k.key)
+	}
+}
+
+// TestStaleCheckUsesTheDatabaseClock: whether a running key is stale is decided by the
+// database's clock alone (the key's locked_at against its now()), so an application clock far
+// ahead of or behind the database's neither takes a fresh claim over nor keeps a stale one.
+func TestStaleCheckUsesTheDatabaseClock(t *testing.T) {
+	t.Parallel()
+	for _, skew := range []time.Duration{365 * 24 * time.Hour, -365 * 24 * time.Hour, 10 * time.Minute, -10 * time.Minute} {
+		t.Run(fmt.Sprintf("database %v from the application", skew), func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			var dbNow atomic.Int64 // the database's clock, far from the application's time.Now
+			dbNow.Store(time.Now().Add(skew).UnixNano())
+			b.keys.SetClock(func() time.Time { return time.Unix(0, dbNow.Load()) })
+			advance := func(d time.Duration) { dbNow.Add(int64(d)) }
+
+			// The first holder crashes mid-work, leaving its key running.
+			require.Panics(t, func() {
+				_, _, _ = b.do(b.request("k1", 5), func(context.Context, store.Tx) (coins.Transaction, error) {
+					b.runs.Add(1)
+					panic("crash")
+				})
+			})
+
+			advance(time.Second)
+			_, _, err := b.do(b.request("k1", 5), b.credit(5, nil))
+			require.ErrorIs(t, err, idempotency.ErrInProgress, "a fresh claim is not taken over")
+			require.EqualValues(t, 1, b.runs.Load())
+
+			advance(idempotency.StaleAfter)
+			_, replayed, err := b.do(b.request("k1", 5), b.credit(5, nil))
+			require.NoError(t, err, "a stale claim is taken over")
+			require.False(t, replayed)
+			require.EqualValues(t, 2, b.runs.Load())
+			require.EqualValues(t, 5, b.balance(t))
+		})
 	}
 }

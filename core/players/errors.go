@@ -33,6 +33,9 @@ var (
 	ErrOTPResendTooSoon = errs.New(errs.RateLimited, "OTP_RESEND_TOO_SOON", "an OTP was sent too recently")
 	// ErrOTPRateLimited means the phone reached an hourly limit of sends or failed checks.
 	ErrOTPRateLimited = errs.New(errs.RateLimited, "OTP_RATE_LIMITED", "too many OTP requests for this phone")
+	// ErrOTPGameRateLimited means the game and environment sent REWARDS_OTP_SENDS_PER_HOUR codes
+	// in the last hour, across all phones: a cap against SMS pumping, not the player's doing.
+	ErrOTPGameRateLimited = errs.New(errs.RateLimited, "OTP_GAME_RATE_LIMITED", "this game sent too many OTPs in the last hour")
 	// ErrFileNotFound means no stored file has the key.
 	ErrFileNotFound = errs.New(errs.NotFound, "FILE_NOT_FOUND", "file not found")
 )
@@ -43,6 +46,18 @@ func resendTooSoon(wait time.Duration) error {
 
 func rateLimited(wait time.Duration, what string) error {
 	return ErrOTPRateLimited.Withf("too many %s for this phone in the last hour; retry in %ds", what, secondsCeil(wait)).WithRetryAfter(wait)
+}
+
+func phoneLocked(wait time.Duration) error {
+	return ErrOTPRateLimited.Withf("%d failed OTP checks in a row locked this phone for %s; retry in %ds",
+		OTPMaxFailureRun, OTPLockout, secondsCeil(wait)).WithRetryAfter(wait)
+}
+
+func gameRateLimited(limit int, wait time.Duration) error {
+	if wait <= 0 {
+		wait = time.Second
+	}
+	return ErrOTPGameRateLimited.Withf("this game sent its %d OTPs of the last hour; retry in %ds", limit, secondsCeil(wait)).WithRetryAfter(wait)
 }
 
 func secondsCeil(d time.Duration) int64 {

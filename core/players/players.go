@@ -105,6 +105,13 @@ const (
 	OTPResendGap      = 30 * time.Second
 	OTPMaxSendsHour   = 5
 	OTPMaxFailureHour = 10
-	MaxBulkUUIDs      = 1000
-	MaxPictureBytes   = 5 << 20
+	// OTPMaxFailureRun failed checks of a phone in a row (no successful login between them) lock
+	// it for OTPLockout: no code is sent to it and none is checked.
+	OTPMaxFailureRun = 100
+	OTPLockout       = 24 * time.Hour
+	// DefaultOTPSendsPerHour caps the codes sent in one game and environment in any hour
+	// (REWARDS_OTP_SENDS_PER_HOUR), against SMS pumping across many numbers.
+	DefaultOTPSendsPerHour = 1000
+	MaxBulkUUIDs           = 1000
+	MaxPictureBytes        = 5 << 20
 )

@@ -32,6 +32,13 @@ type SendStats struct {
 	LastSentAt  time.Time
 }
 
+// FailureRun is a phone's run of failed checks in a row: those since its last successful login
+// or its last lock, and until when that lock holds (zero when it was never locked).
+type FailureRun struct {
+	Failures    int
+	LockedUntil time.Time
+}
+
 // Repo is the storage the players module needs.
 type Repo interface {
 	// CreateWithUUID creates the player, or returns the existing one with that uuid.
@@ -42,13 +49,23 @@ type Repo interface {
 	GetByUUID(ctx context.Context, s Scope, uuid string) (Player, error)
 	GetByPhone(ctx context.Context, s Scope, phone string) (Player, error)
 	UpdateProfile(ctx context.Context, p Player) (Player, error)
-	SetPicture(ctx context.Context, id uuid.UUID, key string) (Player, error)
+	// SetPicture sets the player's picture and returns the key it replaced ("" for none).
+	SetPicture(ctx context.Context, id uuid.UUID, key string) (p Player, previous string, err error)
 	SetCookieConsent(ctx context.Context, id uuid.UUID) (Player, error)
 	Block(ctx context.Context, id uuid.UUID) (Player, error)
 
 	// LockPhone serialises OTP work on one phone until the transaction ends.
 	LockPhone(ctx context.Context, s Scope, phone string) error
 	OTPSendStats(ctx context.Context, s Scope, phone string, since time.Time) (SendStats, error)
+	// LockOTPScope serialises OTP sends of the whole game and environment until the transaction
+	// ends; it is taken after LockPhone.
+	LockOTPScope(ctx context.Context, s Scope) error
+	// OTPScopeSendStats are the codes sent to any phone of the game and environment after since
+	// (a code sent at since is not counted); both times are since when there is none.
+	OTPScopeSendStats(ctx context.Context, s Scope, since time.Time) (SendStats, error)
+	// OTPFailureRun returns the phone's run of failed checks (zero when it has none).
+	OTPFailureRun(ctx context.Context, s Scope, phone string) (FailureRun, error)
+	SaveOTPFailureRun(ctx context.Context, s Scope, phone string, run FailureRun) error
 	InsertOTP(ctx context.Context, s Scope, phone string, hash []byte, expiresAt, now time.Time) error
 	// LatestOTP returns the newest code sent to the phone, locked, or ErrOTPInvalid.
 	LatestOTP(ctx context.Context, s Scope, phone string) (OTPCode, error)
@@ -71,4 +88,6 @@ type FileStorage interface {
 	Put(ctx context.Context, key, contentType string, data []byte) error
 	// Open returns the file and its content type, or an error wrapping ErrFileNotFound.
 	Open(ctx context.Context, key string) (io.ReadCloser, string, error)
+	// Delete removes the file; a file that is not there is no error.
+	Delete(ctx context.Context, key string) error
 }

@@ -31,6 +31,9 @@ type Config struct {
 	TokenTTL time.Duration
 	Sender   OTPSender
 	Files    FileStorage
+	// OTPSendsPerHour caps the codes sent in one game and environment in any hour, across all
+	// its phones; zero means DefaultOTPSendsPerHour.
+	OTPSendsPerHour int
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -129,8 +132,17 @@ func (s *Service) otpHash(sc Scope, phone, code string) []byte {
 	return m.Sum(nil)
 }
 
-// RequestOTP sends a fresh code to phone, within the limits: one send per 30 s and five per
-// hour per phone. The code is stored only as a keyed hash.
+// otpSendsPerHour is the game-wide hourly cap on sends.
+func (s *Service) otpSendsPerHour() int {
+	if s.cfg.OTPSendsPerHour > 0 {
+		return s.cfg.OTPSendsPerHour
+	}
+	return DefaultOTPSendsPerHour
+}
+
+// RequestOTP sends a fresh code to phone, within the limits: none to a phone locked by a run of
+// failed checks, one send per 30 s and five per hour per phone, and OTPSendsPerHour per game and
+// environment across all phones (against SMS pumping). The code is stored only as a keyed hash.
 func (s *Service) RequestOTP(ctx context.Context, c studio.Caller, phone string) (OTPSent, error) {
 	if !ValidPhone(phone) {
 		return OTPSent{}, invalid("phone must be E.164, e.g. +919876543210")
@@ -151,6 +163,13 @@ func (s *Service) RequestOTP(ctx context.Context, c studio.Caller, phone string)
 		if err := r.LockPhone(ctx, sc, phone); err != nil {
 			return err
 		}
+		run, err := r.OTPFailureRun(ctx, sc, phone)
+		if err != nil {
+			return err
+		}
+		if now.Before(run.LockedUntil) {
+			return phoneLocked(run.LockedUntil.Sub(now))
+		}
 		stats, err := r.OTPSendStats(ctx, sc, phone, now.Add(-time.Hour))
 		if err != nil {
 			return err
@@ -160,6 +179,19 @@ func (s *Service) RequestOTP(ctx context.Context, c studio.Caller, phone string)
 		}
 		if stats.Sent >= OTPMaxSendsHour {
 			return rateLimited(stats.FirstSentAt.Add(time.Hour).Sub(now), "OTP sends")
+		}
+		// The game-wide cap is counted under a lock of the whole game and environment (the phone's
+		// lock does not cover other phones), taken last so that refusals for one phone never wait
+		// on it. It is held until the code is recorded and the transaction commits.
+		if err := r.LockOTPScope(ctx, sc); err != nil {
+			return err
+		}
+		game, err := r.OTPScopeSendStats(ctx, sc, now.Add(-time.Hour))
+		if err != nil {
+			return err
+		}
+		if limit := s.otpSendsPerHour(); game.Sent >= int64(limit) {
+			return gameRateLimited(limit, game.FirstSentAt.Add(time.Hour).Sub(now))
 		}
 		return r.InsertOTP(ctx, sc, phone, s.otpHash(sc, phone, code), now.Add(OTPLifetime), now)
 	})
@@ -175,7 +207,8 @@ func (s *Service) RequestOTP(ctx context.Context, c studio.Caller, phone string)
 
 // Login checks a code and issues a token; the first successful login of a phone creates its
 // player. A code dies after 5 wrong tries, on expiry and once used; a phone gets at most 10
-// failed checks an hour.
+// failed checks an hour, and OTPMaxFailureRun failed checks in a row (a successful login ends
+// the run) lock it for OTPLockout.
 func (s *Service) Login(ctx context.Context, c studio.Caller, phone, code string) (Token, error) {
 	if !ValidPhone(phone) {
 		return Token{}, invalid("phone must be E.164, e.g. +919876543210")
@@ -190,6 +223,14 @@ func (s *Service) Login(ctx context.Context, c studio.Caller, phone, code string
 	err := s.store.InTx(ctx, func(r Repo) error {
 		if err := r.LockPhone(ctx, sc, phone); err != nil {
 			return err
+		}
+		run, err := r.OTPFailureRun(ctx, sc, phone)
+		if err != nil {
+			return err
+		}
+		if now.Before(run.LockedUntil) {
+			outcome = phoneLocked(run.LockedUntil.Sub(now))
+			return nil
 		}
 		failures, err := r.CountOTPFailures(ctx, sc, phone, now.Add(-time.Hour))
 		if err != nil {
@@ -216,10 +257,24 @@ func (s *Service) Login(ctx context.Context, c studio.Caller, phone, code string
 		}
 		if !hmac.Equal(otp.Hash, s.otpHash(sc, phone, code)) {
 			outcome = ErrOTPInvalid
-			return r.OTPFailed(ctx, sc, phone, otp.ID, now)
+			if err := r.OTPFailed(ctx, sc, phone, otp.ID, now); err != nil {
+				return err
+			}
+			run.Failures++
+			if run.Failures >= OTPMaxFailureRun {
+				// The lock ends the run: the phone starts afresh when it lifts.
+				run = FailureRun{LockedUntil: now.Add(OTPLockout)}
+			}
+			return r.SaveOTPFailureRun(ctx, sc, phone, run)
 		}
 		if err := r.OTPUsed(ctx, otp.ID); err != nil {
 			return err
+		}
+		if run.Failures > 0 {
+			run.Failures = 0
+			if err := r.SaveOTPFailureRun(ctx, sc, phone, run); err != nil {
+				return err
+			}
 		}
 		player, err = r.GetOrCreateByPhone(ctx, sc, phone)
 		return err
@@ -318,25 +373,43 @@ var pictureFormats = []struct {
 	}},
 }
 
-// UploadPicture stores a PNG, JPEG or WebP picture (checked by content, at most 5 MB) and makes
-// it the player's profile picture.
-func (s *Service) UploadPicture(ctx context.Context, p Player, data []byte) (Player, error) {
+// UploadPicture stores a PNG, JPEG or WebP picture (checked by content, at most 5 MB), makes it
+// the player's profile picture, then deletes the picture it replaced, so that a player keeps
+// one file however often it uploads. Failing to delete the old file does not fail the upload:
+// that error is returned as cleanupErr, for the caller to log.
+func (s *Service) UploadPicture(ctx context.Context, p Player, data []byte) (updated Player, cleanupErr, err error) {
 	if len(data) == 0 {
-		return Player{}, invalid("file is empty")
+		return Player{}, nil, invalid("file is empty")
 	}
 	if len(data) > MaxPictureBytes {
-		return Player{}, invalid("file must be at most 5 MB")
+		return Player{}, nil, invalid("file must be at most 5 MB")
 	}
 	for _, f := range pictureFormats {
-		if f.match(data) {
-			key := fmt.Sprintf("profile-%s-%s.%s", p.ID, strings.ToLower(rand.Text()[:16]), f.ext)
-			if err := s.cfg.Files.Put(ctx, key, f.contentType, data); err != nil {
-				return Player{}, fmt.Errorf("store picture: %w", err)
-			}
-			return s.store.Repo().SetPicture(ctx, p.ID, key)
+		if !f.match(data) {
+			continue
 		}
+		key := fmt.Sprintf("profile-%s-%s.%s", p.ID, strings.ToLower(rand.Text()[:16]), f.ext)
+		if err := s.cfg.Files.Put(ctx, key, f.contentType, data); err != nil {
+			return Player{}, nil, fmt.Errorf("store picture: %w", err)
+		}
+		var previous string
+		updated, previous, err = s.store.Repo().SetPicture(ctx, p.ID, key)
+		if errors.Is(err, ErrPlayerNotFound) {
+			// The new file is nobody's picture. (After another error the update may still have
+			// committed, so the file stays.)
+			_ = s.cfg.Files.Delete(context.WithoutCancel(ctx), key)
+		}
+		if err != nil {
+			return Player{}, nil, err
+		}
+		if previous != "" && previous != key {
+			if err := s.cfg.Files.Delete(context.WithoutCancel(ctx), previous); err != nil {
+				cleanupErr = fmt.Errorf("delete previous picture %q: %w", previous, err)
+			}
+		}
+		return updated, cleanupErr, nil
 	}
-	return Player{}, invalid("file must be a PNG, JPEG or WebP image")
+	return Player{}, nil, invalid("file must be a PNG, JPEG or WebP image")
 }
 
 // OpenFile returns a stored file, for serving pictures.

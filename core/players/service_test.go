@@ -84,7 +84,8 @@ type bundle struct {
 	caller studio.Caller
 }
 
-func setup(t *testing.T) *bundle {
+// setup builds the service on the fakes; opts change its Config.
+func setup(t *testing.T, opts ...func(*players.Config)) *bundle {
 	t.Helper()
 	ctx := context.Background()
 	runner := &memstore.Runner{}
@@ -99,10 +100,14 @@ func setup(t *testing.T) *bundle {
 		sms:    &sender{sent: map[string][]string{}},
 		caller: studio.Caller{GameID: g.ID, StudioID: s.ID, GameName: g.Name, Environment: studio.Test},
 	}
+	cfg := players.Config{
+		TokenKey: tokenKey, OTPKey: []byte("otp-key"), TokenTTL: tokenTTL, Sender: b.sms, Now: b.clock.Now,
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
 	b.svc = players.NewService(runner, memstore.New[players.Repo](runner, playersfake.New()),
-		memstore.New[studio.Repo](runner, games), players.Config{
-			TokenKey: tokenKey, OTPKey: []byte("otp-key"), TokenTTL: tokenTTL, Sender: b.sms, Now: b.clock.Now,
-		})
+		memstore.New[studio.Repo](runner, games), cfg)
 	return b
 }
 

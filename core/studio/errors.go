@@ -20,6 +20,12 @@ var (
 	ErrKeyWrongEnvironment = errs.New(errs.Unauthorized, "API_KEY_WRONG_ENVIRONMENT", "this API key belongs to the other environment")
 )
 
+// ErrServerSecretRequired means the game takes coin movements only from its servers
+// (serverOnlyCoinMovements) and the request did not carry the game's current server secret of
+// the environment in x-api-secret.
+var ErrServerSecretRequired = errs.New(errs.Forbidden, "SERVER_SECRET_REQUIRED",
+	"this game takes coin movements only from its servers: send the game's server secret in the x-api-secret header")
+
 // WrongEnvironment is ErrKeyWrongEnvironment for a key of keyEnv.
 func WrongEnvironment(keyEnv Environment) *errs.Error {
 	host := "live"

@@ -36,7 +36,16 @@ func NewAPIKey(env Environment) (plaintext string, hash []byte) {
 	return plaintext, HashKey(plaintext)
 }
 
-// HashKey is the stored form of a key. Keys carry about 190 random bits, so a fast hash is
+// secretPrefix is the visible environment marker of a server secret.
+func secretPrefix(env Environment) string { return "rks_" + string(env) + "_" }
+
+// NewServerSecret returns a fresh plaintext server secret for env and the hash to store.
+func NewServerSecret(env Environment) (plaintext string, hash []byte) {
+	plaintext = secretPrefix(env) + RandomBase62(keyRandomChars)
+	return plaintext, HashKey(plaintext)
+}
+
+// HashKey is the stored form of a key (and of a server secret). Keys carry about 190 random bits, so a fast hash is
 // enough: there is nothing to brute-force.
 func HashKey(plaintext string) []byte {
 	sum := sha256.Sum256([]byte(plaintext))
@@ -44,10 +53,17 @@ func HashKey(plaintext string) []byte {
 }
 
 // wellFormedKey reports whether s has the shape of a key this service issues.
-func wellFormedKey(s string) bool {
-	rest, ok := strings.CutPrefix(s, keyPrefix(Live))
+func wellFormedKey(s string) bool { return wellFormed(s, keyPrefix) }
+
+// wellFormedSecret reports whether s has the shape of a server secret this service issues.
+func wellFormedSecret(s string) bool { return wellFormed(s, secretPrefix) }
+
+// wellFormed reports whether s is one of the environments' prefixes and keyRandomChars base62
+// characters.
+func wellFormed(s string, prefix func(Environment) string) bool {
+	rest, ok := strings.CutPrefix(s, prefix(Live))
 	if !ok {
-		rest, ok = strings.CutPrefix(s, keyPrefix(Test))
+		rest, ok = strings.CutPrefix(s, prefix(Test))
 	}
 	if !ok || len(rest) != keyRandomChars {
 		return false

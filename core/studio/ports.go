@@ -22,4 +22,12 @@ type Repo interface {
 	RevokeAPIKeys(ctx context.Context, gameID uuid.UUID, env Environment) error
 	// FindAPIKey returns ErrKeyUnknown when no key has the hash.
 	FindAPIKey(ctx context.Context, hash []byte) (KeyRecord, error)
+	// SetServerOnlyCoinMovements changes the game's setting and returns the game.
+	SetServerOnlyCoinMovements(ctx context.Context, gameID uuid.UUID, on bool) (Game, error)
+	// PutServerSecret stores the hash of the game's server secret of env, replacing the one it
+	// had.
+	PutServerSecret(ctx context.Context, gameID uuid.UUID, env Environment, hash []byte) error
+	// FindServerSecret returns the current secret with the hash, and found=false when there is
+	// none.
+	FindServerSecret(ctx context.Context, hash []byte) (rec SecretRecord, found bool, err error)
 }

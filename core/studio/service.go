@@ -123,7 +123,60 @@ func (s *Service) Authenticate(ctx context.Context, key string, hostEnv Environm
 	if rec.Environment != hostEnv {
 		return Caller{}, WrongEnvironment(rec.Environment)
 	}
-	return Caller{GameID: rec.GameID, StudioID: rec.StudioID, GameName: rec.GameName, Environment: rec.Environment}, nil
+	return Caller{GameID: rec.GameID, StudioID: rec.StudioID, GameName: rec.GameName, Environment: rec.Environment,
+		ServerOnlyCoinMovements: rec.ServerOnlyCoinMovements}, nil
+}
+
+// IssueServerSecret issues the game's server secret of env, returned in plaintext only here,
+// and replaces the one it had: the old secret stops working as soon as this commits. The secret
+// is for the studio's servers; with ServerOnlyCoinMovements on, coin movements need it.
+func (s *Service) IssueServerSecret(ctx context.Context, gameID uuid.UUID, env Environment) (string, error) {
+	if !env.Valid() {
+		return "", errs.Invalidf("environment must be live or test")
+	}
+	var plain string
+	err := s.store.InTx(ctx, func(r Repo) error {
+		if _, err := r.LockGame(ctx, gameID); err != nil {
+			return err
+		}
+		var hash []byte
+		plain, hash = NewServerSecret(env)
+		return r.PutServerSecret(ctx, gameID, env, hash)
+	})
+	return plain, err
+}
+
+// SetServerOnlyCoinMovements turns the game's ServerOnlyCoinMovements setting on or off and
+// returns the game.
+func (s *Service) SetServerOnlyCoinMovements(ctx context.Context, gameID uuid.UUID, on bool) (Game, error) {
+	return s.store.Repo().SetServerOnlyCoinMovements(ctx, gameID, on)
+}
+
+// AuthorizeCoinMovement lets a coin movement of caller through: always when the game's
+// ServerOnlyCoinMovements is off, and otherwise only with secret the game's current server
+// secret of the caller's environment; else ErrServerSecretRequired. Like API keys, the secret
+// is looked up by its SHA-256, so no comparison's timing depends on the stored secret.
+func (s *Service) AuthorizeCoinMovement(ctx context.Context, caller Caller, secret string) error {
+	if !caller.ServerOnlyCoinMovements {
+		return nil
+	}
+	if secret == "" {
+		return ErrServerSecretRequired.Withf("this game takes coin movements only from its servers: send the game's %s server secret in the x-api-secret header", caller.Environment)
+	}
+	wrong := ErrServerSecretRequired.Withf("x-api-secret is not this game's current %s server secret", caller.Environment)
+	if !wellFormedSecret(secret) {
+		return wrong
+	}
+	rec, found, err := s.store.Repo().FindServerSecret(ctx, HashKey(secret))
+	switch {
+	case err != nil:
+		return err
+	case !found || rec.GameID != caller.GameID:
+		return wrong
+	case rec.Environment != caller.Environment:
+		return ErrServerSecretRequired.Withf("x-api-secret is this game's %s server secret; this host serves the %s environment", rec.Environment, caller.Environment)
+	}
+	return nil
 }
 
 // GetGame returns one game.

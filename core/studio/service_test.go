@@ -128,3 +128,59 @@ func TestListGamesOldestFirst(t *testing.T) {
 	_, err = b.svc.ListGames(ctx, uuid.New())
 	require.ErrorIs(t, err, studio.ErrStudioNotFound)
 }
+
+func TestServerSecretIsIssuedAndReplaced(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	first, err := b.svc.IssueServerSecret(ctx, b.game.ID, studio.Test)
+	require.NoError(t, err)
+	require.Regexp(t, regexp.MustCompile(`^rks_test_[0-9A-Za-z]{32}$`), first)
+	live, err := b.svc.IssueServerSecret(ctx, b.game.ID, studio.Live)
+	require.NoError(t, err)
+	require.Regexp(t, regexp.MustCompile(`^rks_live_[0-9A-Za-z]{32}$`), live)
+	second, err := b.svc.IssueServerSecret(ctx, b.game.ID, studio.Test)
+	require.NoError(t, err)
+	require.NotEqual(t, first, second)
+
+	_, err = b.svc.IssueServerSecret(ctx, b.game.ID, "staging")
+	require.ErrorIs(t, err, errs.ErrInvalid)
+	_, err = b.svc.IssueServerSecret(ctx, uuid.New(), studio.Test)
+	require.ErrorIs(t, err, studio.ErrGameNotFound)
+	_, err = b.svc.SetServerOnlyCoinMovements(ctx, uuid.New(), true)
+	require.ErrorIs(t, err, studio.ErrGameNotFound)
+
+	// With the setting on, only the current secret of the caller's game and environment will do.
+	g, err := b.svc.SetServerOnlyCoinMovements(ctx, b.game.ID, true)
+	require.NoError(t, err)
+	require.True(t, g.ServerOnlyCoinMovements)
+	caller, err := b.svc.Authenticate(ctx, b.game.TestKey, studio.Test)
+	require.NoError(t, err)
+	require.True(t, caller.ServerOnlyCoinMovements)
+	require.NoError(t, b.svc.AuthorizeCoinMovement(ctx, caller, second))
+	for _, bad := range []string{"", first, live, "rks_test_" + studio.RandomBase62(32), "rk_test_x", b.game.TestKey} {
+		err := b.svc.AuthorizeCoinMovement(ctx, caller, bad)
+		require.ErrorIs(t, err, studio.ErrServerSecretRequired, "secret %q", bad)
+		require.Equal(t, errs.Forbidden, errs.KindOf(err))
+	}
+	other, err := b.svc.CreateGame(ctx, studio.Game{StudioID: b.game.StudioID, Name: "Other"})
+	require.NoError(t, err)
+	otherSecret, err := b.svc.IssueServerSecret(ctx, other.ID, studio.Test)
+	require.NoError(t, err)
+	require.ErrorIs(t, b.svc.AuthorizeCoinMovement(ctx, caller, otherSecret), studio.ErrServerSecretRequired)
+
+	// With it off (the default), no secret is needed.
+	otherCaller, err := b.svc.Authenticate(ctx, other.TestKey, studio.Test)
+	require.NoError(t, err)
+	require.False(t, otherCaller.ServerOnlyCoinMovements)
+	require.NoError(t, b.svc.AuthorizeCoinMovement(ctx, otherCaller, ""))
+	g, err = b.svc.SetServerOnlyCoinMovements(ctx, b.game.ID, false)
+	require.NoError(t, err)
+	require.False(t, g.ServerOnlyCoinMovements)
+	caller, err = b.svc.Authenticate(ctx, b.game.TestKey, studio.Test)
+	require.NoError(t, err)
+	require.NoError(t, b.svc.AuthorizeCoinMovement(ctx, caller, ""))
+	games, err := b.svc.ListGames(ctx, b.game.StudioID)
+	require.NoError(t, err)
+	require.False(t, games[0].ServerOnlyCoinMovements)
+}

@@ -36,6 +36,10 @@ type Game struct {
 	Name      string
 	StoreURL  string
 	CreatedAt time.Time
+	// ServerOnlyCoinMovements, when set, reserves distribute and deduct for the game's servers:
+	// besides the API key (which ships inside game clients) they need the game's server secret
+	// of the environment. Off by default.
+	ServerOnlyCoinMovements bool
 }
 
 // NewGame is a game together with the plaintext keys issued at its creation. The plaintext keys
@@ -52,13 +56,23 @@ type Caller struct {
 	StudioID    uuid.UUID
 	GameName    string
 	Environment Environment
+	// ServerOnlyCoinMovements is the game's setting when the key was checked: coin movements
+	// also need the server secret (Service.AuthorizeCoinMovement).
+	ServerOnlyCoinMovements bool
 }
 
 // KeyRecord is what storage knows of a key found by its hash.
 type KeyRecord struct {
+	GameID                  uuid.UUID
+	StudioID                uuid.UUID
+	GameName                string
+	Environment             Environment
+	Revoked                 bool
+	ServerOnlyCoinMovements bool
+}
+
+// SecretRecord is what storage knows of a server secret found by its hash.
+type SecretRecord struct {
 	GameID      uuid.UUID
-	StudioID    uuid.UUID
-	GameName    string
 	Environment Environment
-	Revoked     bool
 }

@@ -1,13 +1,14 @@
 -- name: IdempotencyClaim :one
 -- Inserts the key as running under @claim_token, or takes over a running key whose holder went
--- quiet before @stale_before (a crashed instance). Returns no row when another request holds or
--- finished it.
+-- quiet more than stale_after_seconds ago (a crashed instance). Returns no row when
+-- another request holds or finished it. The age is measured by the clock of the database alone
+-- (locked_at was set by now() too), so no application clock enters the comparison.
 INSERT INTO idempotency_keys (game_id, environment, scope, key, request_hash, state, claim_token)
 VALUES (@game_id, @environment, @scope, @key, @request_hash, 'running', @claim_token)
 ON CONFLICT (game_id, environment, scope, key) DO UPDATE
 SET locked_at = now(), claim_token = EXCLUDED.claim_token
 WHERE idempotency_keys.state = 'running'
-  AND idempotency_keys.locked_at < @stale_before
+  AND idempotency_keys.locked_at < now() - make_interval(secs => sqlc.arg(stale_after_seconds)::float8)
   AND idempotency_keys.request_hash = EXCLUDED.request_hash
 RETURNING true AS claimed;
 
@@ -27,4 +28,5 @@ WHERE game_id = @game_id AND environment = @environment AND scope = @scope AND k
   AND state = 'running' AND claim_token = @claim_token;
 
 -- name: IdempotencyPurge :execrows
-DELETE FROM idempotency_keys WHERE created_at < @before;
+-- Deletes the keys created more than older_than_seconds ago, by the clock of the database.
+DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(secs => sqlc.arg(older_than_seconds)::float8);

@@ -59,6 +59,31 @@ WHERE game_id = @game_id AND environment = @environment AND phone = @phone AND c
 -- Serialises OTP sends and checks of one phone for the rest of the transaction.
 SELECT pg_advisory_xact_lock(hashtextextended(@game_id::text || '/' || @environment::text || '/' || @phone::text, 0));
 
+-- name: PlayersLockOTPScope :exec
+-- Serialises OTP sends of a whole game and environment for the rest of the transaction, so that
+-- the game-wide hourly cap holds across phones.
+SELECT pg_advisory_xact_lock(hashtextextended('otp-sends/' || @game_id::text || '/' || @environment::text, 0));
+
+-- name: PlayersOTPScopeSendStats :one
+-- How many codes the game and environment sent after @since, and when the first and last were:
+-- a code sent exactly an hour ago has left the hour, so the first one's time plus an hour is
+-- exactly when a place frees up.
+SELECT count(*) AS sent,
+       coalesce(min(created_at), @since)::timestamptz AS first_sent_at,
+       coalesce(max(created_at), @since)::timestamptz AS last_sent_at
+FROM otp_codes
+WHERE game_id = @game_id AND environment = @environment AND created_at > @since;
+
+-- name: PlayersGetOTPFailureRun :one
+SELECT failures, locked_until FROM otp_failure_runs
+WHERE game_id = @game_id AND environment = @environment AND phone = @phone;
+
+-- name: PlayersSaveOTPFailureRun :exec
+INSERT INTO otp_failure_runs (game_id, environment, phone, failures, locked_until)
+VALUES (@game_id, @environment, @phone, @failures, @locked_until)
+ON CONFLICT (game_id, environment, phone) DO UPDATE
+SET failures = EXCLUDED.failures, locked_until = EXCLUDED.locked_until;
+
 -- name: PlayersLatestOTPForUpdate :one
 SELECT * FROM otp_codes
 WHERE game_id = @game_id AND environment = @environment AND phone = @phone
@@ -90,4 +115,9 @@ SET rewards_enabled = EXCLUDED.rewards_enabled, gcommerce_enabled = EXCLUDED.gco
 RETURNING *;
 
 -- name: PlayersSetPicture :one
-UPDATE players SET picture_key = @picture_key, updated_at = now() WHERE id = @id RETURNING *;
+-- Sets the picture and returns the player with the key it replaces, read under the row's lock
+-- so that of two concurrent uploads each learns the key the other did not.
+UPDATE players p SET picture_key = @picture_key, updated_at = now()
+FROM (SELECT q.id, q.picture_key FROM players q WHERE q.id = @id FOR UPDATE) old
+WHERE p.id = old.id
+RETURNING p.*, old.picture_key AS previous_picture_key;

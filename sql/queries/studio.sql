@@ -27,6 +27,17 @@ UPDATE api_keys SET revoked_at = now()
 WHERE game_id = $1 AND environment = $2 AND revoked_at IS NULL;
 
 -- name: StudioFindAPIKey :one
-SELECT k.environment, k.revoked_at, g.id AS game_id, g.studio_id, g.name AS game_name
+SELECT k.environment, k.revoked_at, g.id AS game_id, g.studio_id, g.name AS game_name, g.server_only_coin_movements
 FROM api_keys k JOIN games g ON g.id = k.game_id
 WHERE k.key_hash = $1;
+
+-- name: StudioSetServerOnlyCoinMovements :one
+UPDATE games SET server_only_coin_movements = @server_only_coin_movements WHERE id = @id RETURNING *;
+
+-- name: StudioPutServerSecret :exec
+-- Stores the game's secret of the environment, replacing the one it had.
+INSERT INTO server_secrets (game_id, environment, secret_hash) VALUES (@game_id, @environment, @secret_hash)
+ON CONFLICT (game_id, environment) DO UPDATE SET secret_hash = EXCLUDED.secret_hash, created_at = now();
+
+-- name: StudioFindServerSecret :one
+SELECT game_id, environment FROM server_secrets WHERE secret_hash = @secret_hash;

@@ -3,6 +3,7 @@
 package coinsapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -135,7 +136,7 @@ type coinDistributionBody struct {
 	Reason      string         `json:"reason,omitempty" pattern:"^[A-Z][A-Z0-9_]{0,63}$" doc:"UPPER_SNAKE_CASE reason; defaults to GAME_CREDIT or GAME_DEBIT" example:"LEVEL_COMPLETE"`
 	ReferenceID string         `json:"referenceId,omitempty" maxLength:"128" doc:"The studio's reference" example:"match-7781"`
 	Description string         `json:"description,omitempty" maxLength:"256" doc:"Free text"`
-	Metadata    map[string]any `json:"metadata,omitempty" doc:"Any JSON object, kept with the entry"`
+	Metadata    map[string]any `json:"metadata,omitempty" doc:"Any JSON object, at most 4 KiB as JSON, kept with the entry"`
 }
 
 type coinMoveInput struct {
@@ -187,6 +188,12 @@ type (
 	playerGameOutput struct{ Body PlayerGameBody }
 )
 
+// serverOnlyNote tells distribute and deduct callers about the game's serverOnlyCoinMovements.
+const serverOnlyNote = "The API key ships inside game clients, so a game may keep coin movements on its own servers: " +
+	"with the game's `serverOnlyCoinMovements` setting on (operator API, default off), this call also needs header `x-api-secret` " +
+	"with the game's server secret of the environment (rks_live_… or rks_test_…), else 403 SERVER_SECRET_REQUIRED. " +
+	"Never put the server secret in a game client."
+
 // handlers serve the coins operations: decode, one core call, encode.
 type handlers struct {
 	svc      *coins.Service
@@ -205,26 +212,30 @@ func Register(s *httpapi.Server, svc *coins.Service, currency string) {
 		Description: "Every coin of the game that owns the API key, oldest first.",
 		Tags:        []string{tagCoins},
 	}), h.listCoins)
-	huma.Register(s.API, s.Player(huma.Operation{
-		OperationID:   "coins-distribute",
-		Method:        http.MethodPost,
-		Path:          "/coins/{coinId}/distribute",
-		Summary:       "Credit coins to the player",
-		Description:   "Credits the token's player. The balance, a journal entry and the COINS_CREDITED event for webhooks are written in one transaction. 404 COIN_NOT_FOUND for a coin of another game (or an id that is no coin at all). With x-idempotency-key the credit happens at most once.",
+	huma.Register(s.API, s.CoinMovement(s.Player(huma.Operation{
+		OperationID: "coins-distribute",
+		Method:      http.MethodPost,
+		Path:        "/coins/{coinId}/distribute",
+		Summary:     "Credit coins to the player",
+		Description: "Credits the token's player. The balance, a journal entry and the COINS_CREDITED event for webhooks are written in one transaction. 404 COIN_NOT_FOUND for a coin of another game (or an id that is no coin at all). With x-idempotency-key the credit happens at most once. " +
+			"`metadata` is at most 4 KiB as JSON, and no text may contain a NUL character (400 VALIDATION_FAILED). " +
+			serverOnlyNote,
 		Tags:          []string{tagCoins},
 		DefaultStatus: http.StatusCreated,
 		Errors:        []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}), h.distribute)
-	huma.Register(s.API, s.Player(huma.Operation{
-		OperationID:   "coins-deduct",
-		Method:        http.MethodPost,
-		Path:          "/coins/{coinId}/deduct",
-		Summary:       "Debit coins from the player",
-		Description:   "Debits the token's player in one conditional update: a balance never goes below zero, under any concurrency; 400 INSUFFICIENT_BALANCE otherwise. The balance, a journal entry and the COINS_DEBITED event are written in one transaction. 404 COIN_NOT_FOUND for a coin of another game. With x-idempotency-key the debit happens at most once (a refusal is replayed too).",
+	})), h.distribute)
+	huma.Register(s.API, s.CoinMovement(s.Player(huma.Operation{
+		OperationID: "coins-deduct",
+		Method:      http.MethodPost,
+		Path:        "/coins/{coinId}/deduct",
+		Summary:     "Debit coins from the player",
+		Description: "Debits the token's player in one conditional update: a balance never goes below zero, under any concurrency; 400 INSUFFICIENT_BALANCE otherwise. The balance, a journal entry and the COINS_DEBITED event are written in one transaction. 404 COIN_NOT_FOUND for a coin of another game. With x-idempotency-key the debit happens at most once (a refusal is replayed too). " +
+			"`metadata` is at most 4 KiB as JSON, and no text may contain a NUL character (400 VALIDATION_FAILED). " +
+			serverOnlyNote,
 		Tags:          []string{tagCoins},
 		DefaultStatus: http.StatusCreated,
 		Errors:        []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}), h.deduct)
+	})), h.deduct)
 	huma.Register(s.API, s.Player(huma.Operation{
 		OperationID: "player-funds",
 		Method:      http.MethodGet,
@@ -307,7 +318,7 @@ func (h handlers) move(ctx context.Context, in *coinMoveInput, do func(context.C
 		ReferenceID: in.Body.ReferenceID, Description: in.Body.Description, IdempotencyKey: in.IdempotencyKey,
 	}
 	if in.Body.Metadata != nil {
-		if m.Metadata, err = json.Marshal(in.Body.Metadata); err != nil {
+		if m.Metadata, err = encodeMetadata(in.Body.Metadata); err != nil {
 			return nil, httpapi.ValidationError(ctx, "body.metadata", "metadata must be a JSON object", nil)
 		}
 	}
@@ -390,4 +401,16 @@ func (h handlers) setCoinValue(ctx context.Context, in *setCoinValueInput) (*coi
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
 	return &coinOutput{Body: toAdminCoinBody(c)}, nil
+}
+
+// encodeMetadata is the JSON the core keeps and measures (coins.MaxMetadataBytes): compact, and
+// without encoding/json's escaping of <, > and &, which would count each as six bytes.
+func encodeMetadata(m map[string]any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

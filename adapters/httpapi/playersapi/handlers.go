@@ -133,9 +133,13 @@ func (h handlers) uploadPicture(ctx context.Context, in *uploadInput) (*gcommerc
 	if err != nil {
 		return nil, httpapi.ValidationError(ctx, "body.file", "could not read the file", nil)
 	}
-	p, err := h.svc.UploadPicture(ctx, httpapi.PlayerFrom(ctx), data)
+	p, cleanupErr, err := h.svc.UploadPicture(ctx, httpapi.PlayerFrom(ctx), data)
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	if cleanupErr != nil {
+		// The upload stands; the old file is left behind.
+		httpapi.Logger(ctx).WarnContext(ctx, "previous profile picture not deleted", "player", p.ID, "err", cleanupErr)
 	}
 	return &gcommerceProfileOutput{Body: toGcommerceBody(p)}, nil
 }

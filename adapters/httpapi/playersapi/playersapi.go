@@ -18,7 +18,7 @@ const Tag = "Player"
 const TagDescription = "Players: creation, OTP and federated login, profiles, store settings. Player endpoints need a bearer token as well as the key."
 
 // otpRules documents both request-otp and resend-otp.
-const otpRules = "Sends a 6-digit code by SMS, valid 5 minutes (a new code replaces the previous one). At most one send per 30 s (429 OTP_RESEND_TOO_SOON with Retry-After) and 5 sends per phone per hour (429 OTP_RATE_LIMITED). 403 PLAYER_DISABLED for a deleted account; 502 SMS_SEND_FAILED when the SMS gateway refuses."
+const otpRules = "Sends a 6-digit code by SMS, valid 5 minutes (a new code replaces the previous one). At most one send per 30 s (429 OTP_RESEND_TOO_SOON) and 5 sends per phone per hour (429 OTP_RATE_LIMITED); none to a phone locked by 100 failed checks in a row (429 OTP_RATE_LIMITED until the 24 h lock ends). Across all its phones a game sends at most REWARDS_OTP_SENDS_PER_HOUR codes (default 1,000) per environment in any hour, against SMS pumping: beyond that 429 OTP_GAME_RATE_LIMITED. Every 429 carries Retry-After (seconds). 403 PLAYER_DISABLED for a deleted account; 502 SMS_SEND_FAILED when the SMS gateway refuses."
 
 // Register adds the players operations to s.
 func Register(s *httpapi.Server, svc *players.Service) {
@@ -94,7 +94,7 @@ func Register(s *httpapi.Server, svc *players.Service) {
 		Method:      http.MethodPost,
 		Path:        "/player/login",
 		Summary:     "Log a player in with a code",
-		Description: "Checks the latest code sent to the phone and issues a player token; the first successful login of a phone creates its player. 401 OTP_INVALID (wrong code or none requested), OTP_EXPIRED, OTP_USED (a code works once), OTP_ATTEMPTS_EXCEEDED (5 wrong tries kill a code); 429 OTP_RATE_LIMITED after 10 failed checks per phone per hour; 403 PLAYER_DISABLED.",
+		Description: "Checks the latest code sent to the phone and issues a player token; the first successful login of a phone creates its player. 401 OTP_INVALID (wrong code or none requested), OTP_EXPIRED, OTP_USED (a code works once), OTP_ATTEMPTS_EXCEEDED (5 wrong tries kill a code); 429 OTP_RATE_LIMITED after 10 failed checks per phone per hour, and for 24 h after 100 failed checks in a row (a successful login ends the run; the 100th check itself answers OTP_INVALID, and while locked the phone gets no codes either), with Retry-After (seconds); 403 PLAYER_DISABLED.",
 		Tags:        tags,
 		Errors:      []int{http.StatusBadRequest, http.StatusForbidden, http.StatusTooManyRequests},
 	}), h.login)
@@ -178,10 +178,11 @@ func Register(s *httpapi.Server, svc *players.Service) {
 		Method:        http.MethodPost,
 		Path:          "/player/gcommerce/profile/upload",
 		Summary:       "Upload a profile picture",
-		Description:   "Multipart form with field `file`: a PNG, JPEG or WebP image (checked by its content, not its name), at most 5 MB. Answers the profile with the picture's address, served by GET /files/{name}.",
+		Description:   "Multipart form with field `file`: a PNG, JPEG or WebP image (checked by its content, not its name), at most 5 MB. Answers the profile with the picture's address, served by GET /files/{name}; the previous picture is deleted, so its address stops working (404 FILE_NOT_FOUND). A body over 5 MB + 64 KiB (5,308,416 bytes), with its length declared or chunked, gets 413 BODY_TOO_LARGE; a file over 5 MB within that, or not a PNG, JPEG or WebP, gets 400 VALIDATION_FAILED.",
 		Tags:          tags,
 		DefaultStatus: http.StatusCreated,
-		MaxBodyBytes:  players.MaxPictureBytes + 64<<10,
+		MaxBodyBytes:  maxUploadBytes,
+		Middlewares:   huma.Middlewares{limitUpload(s.API)},
 		Errors:        []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge},
 	}), h.uploadPicture)
 

@@ -23,11 +23,12 @@ type StudioBody struct {
 
 // GameBody is a game as the operator API lists it (keys are never shown again).
 type GameBody struct {
-	ID        uuid.UUID `json:"id" doc:"Game id"`
-	StudioID  uuid.UUID `json:"studioId" doc:"Owning studio"`
-	Name      string    `json:"name" doc:"Game name" example:"Tower Tactics"`
-	StoreURL  string    `json:"storeUrl" doc:"Base address of the game's store, used in touchpoint links" example:"https://store.example.com"`
-	CreatedAt time.Time `json:"createdAt" doc:"When the game was created"`
+	ID                      uuid.UUID `json:"id" doc:"Game id"`
+	StudioID                uuid.UUID `json:"studioId" doc:"Owning studio"`
+	Name                    string    `json:"name" doc:"Game name" example:"Tower Tactics"`
+	StoreURL                string    `json:"storeUrl" doc:"Base address of the game's store, used in touchpoint links" example:"https://store.example.com"`
+	ServerOnlyCoinMovements bool      `json:"serverOnlyCoinMovements" doc:"Whether distribute and deduct also need the game's server secret in x-api-secret"`
+	CreatedAt               time.Time `json:"createdAt" doc:"When the game was created"`
 }
 
 // APIKeysBody holds plaintext keys, shown only when created.
@@ -50,7 +51,8 @@ func toStudioBody(s studio.Studio) StudioBody {
 }
 
 func toGameBody(g studio.Game) GameBody {
-	return GameBody{ID: g.ID, StudioID: g.StudioID, Name: g.Name, StoreURL: g.StoreURL, CreatedAt: g.CreatedAt}
+	return GameBody{ID: g.ID, StudioID: g.StudioID, Name: g.Name, StoreURL: g.StoreURL,
+		ServerOnlyCoinMovements: g.ServerOnlyCoinMovements, CreatedAt: g.CreatedAt}
 }
 
 func toNewGameBody(g studio.NewGame) NewGameBody {
@@ -93,6 +95,27 @@ type rotateKeyOutput struct {
 	Body struct {
 		Environment string `json:"environment" doc:"live or test" example:"test"`
 		APIKey      string `json:"apiKey" doc:"The new plaintext key; shown only in this response"`
+	}
+}
+
+type updateGameInput struct {
+	GameID string `path:"gameId" doc:"Game id"`
+	Body   struct {
+		ServerOnlyCoinMovements *bool `json:"serverOnlyCoinMovements,omitempty" doc:"true: distribute and deduct also need the game's server secret of the environment in x-api-secret (403 SERVER_SECRET_REQUIRED otherwise); false (the default): the API key and player token are enough"`
+	}
+}
+
+type gameOutput struct{ Body GameBody }
+
+type serverSecretInput struct {
+	GameID      string `path:"gameId" doc:"Game id"`
+	Environment string `path:"environment" enum:"live,test" doc:"Which environment's secret to issue"`
+}
+
+type serverSecretOutput struct {
+	Body struct {
+		Environment  string `json:"environment" doc:"live or test" example:"test"`
+		ServerSecret string `json:"serverSecret" doc:"The new plaintext secret; shown only in this response" example:"rks_test_4eC39HqLyjWDarjtT1zdp7dc0000000000"`
 	}
 }
 
@@ -152,6 +175,56 @@ func Register(s *httpapi.Server, svc *studio.Service) {
 		DefaultStatus: http.StatusCreated,
 		Errors:        []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.rotateKey)
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID: "admin-update-game",
+		Method:      http.MethodPatch,
+		Path:        "/admin/v1/games/{gameId}",
+		Summary:     "Change a game's settings",
+		Description: "Changes the settings sent and answers the game. `serverOnlyCoinMovements` (default off): the API key ships inside game clients, so a studio may keep coin grants on its own servers; " +
+			"with it on, distribute and deduct also need header x-api-secret with the game's server secret of the environment (POST /admin/v1/games/{gameId}/server-secrets/{environment}), " +
+			"else 403 SERVER_SECRET_REQUIRED. 404 GAME_NOT_FOUND for an unknown game.",
+		Errors: []int{http.StatusBadRequest, http.StatusNotFound},
+	}), h.updateGame)
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID:   "admin-issue-server-secret",
+		Method:        http.MethodPost,
+		Path:          "/admin/v1/games/{gameId}/server-secrets/{environment}",
+		Summary:       "Issue a game's server secret",
+		Description:   "Issues the game's server secret of the environment (rks_live_… or rks_test_…), for the studio's servers: with the game's serverOnlyCoinMovements on, distribute and deduct need it in x-api-secret. A new secret replaces the old one at once. The plaintext secret is in this response only; the service keeps a hash. 404 GAME_NOT_FOUND for an unknown game.",
+		DefaultStatus: http.StatusCreated,
+		Errors:        []int{http.StatusBadRequest, http.StatusNotFound},
+	}), h.issueServerSecret)
+}
+
+func (h handlers) updateGame(ctx context.Context, in *updateGameInput) (*gameOutput, error) {
+	id, err := httpapi.ParseID(in.GameID, studio.ErrGameNotFound)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	var g studio.Game
+	if in.Body.ServerOnlyCoinMovements != nil {
+		g, err = h.svc.SetServerOnlyCoinMovements(ctx, id, *in.Body.ServerOnlyCoinMovements)
+	} else {
+		g, err = h.svc.GetGame(ctx, id)
+	}
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	return &gameOutput{Body: toGameBody(g)}, nil
+}
+
+func (h handlers) issueServerSecret(ctx context.Context, in *serverSecretInput) (*serverSecretOutput, error) {
+	id, err := httpapi.ParseID(in.GameID, studio.ErrGameNotFound)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	secret, err := h.svc.IssueServerSecret(ctx, id, studio.Environment(in.Environment))
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	out := &serverSecretOutput{}
+	out.Body.Environment, out.Body.ServerSecret = in.Environment, secret
+	return out, nil
 }
 
 func (h handlers) createStudio(ctx context.Context, in *createStudioInput) (*studioOutput, error) {

@@ -7,7 +7,6 @@ package db
 
 import (
 	"context"
-	"time"
 
 	"github.com/google/uuid"
 )
@@ -18,24 +17,25 @@ VALUES ($1, $2, $3, $4, $5, 'running', $6)
 ON CONFLICT (game_id, environment, scope, key) DO UPDATE
 SET locked_at = now(), claim_token = EXCLUDED.claim_token
 WHERE idempotency_keys.state = 'running'
-  AND idempotency_keys.locked_at < $7
+  AND idempotency_keys.locked_at < now() - make_interval(secs => $7::float8)
   AND idempotency_keys.request_hash = EXCLUDED.request_hash
 RETURNING true AS claimed
 `
 
 type IdempotencyClaimParams struct {
-	GameID      uuid.UUID
-	Environment string
-	Scope       string
-	Key         string
-	RequestHash []byte
-	ClaimToken  *uuid.UUID
-	StaleBefore time.Time
+	GameID            uuid.UUID
+	Environment       string
+	Scope             string
+	Key               string
+	RequestHash       []byte
+	ClaimToken        *uuid.UUID
+	StaleAfterSeconds float64
 }
 
 // Inserts the key as running under @claim_token, or takes over a running key whose holder went
-// quiet before @stale_before (a crashed instance). Returns no row when another request holds or
-// finished it.
+// quiet more than stale_after_seconds ago (a crashed instance). Returns no row when
+// another request holds or finished it. The age is measured by the clock of the database alone
+// (locked_at was set by now() too), so no application clock enters the comparison.
 func (q *Queries) IdempotencyClaim(ctx context.Context, arg IdempotencyClaimParams) (bool, error) {
 	row := q.db.QueryRow(ctx, idempotencyClaim,
 		arg.GameID,
@@ -44,7 +44,7 @@ func (q *Queries) IdempotencyClaim(ctx context.Context, arg IdempotencyClaimPara
 		arg.Key,
 		arg.RequestHash,
 		arg.ClaimToken,
-		arg.StaleBefore,
+		arg.StaleAfterSeconds,
 	)
 	var claimed bool
 	err := row.Scan(&claimed)
@@ -121,11 +121,12 @@ func (q *Queries) IdempotencyGet(ctx context.Context, arg IdempotencyGetParams) 
 }
 
 const idempotencyPurge = `-- name: IdempotencyPurge :execrows
-DELETE FROM idempotency_keys WHERE created_at < $1
+DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(secs => $1::float8)
 `
 
-func (q *Queries) IdempotencyPurge(ctx context.Context, before time.Time) (int64, error) {
-	result, err := q.db.Exec(ctx, idempotencyPurge, before)
+// Deletes the keys created more than older_than_seconds ago, by the clock of the database.
+func (q *Queries) IdempotencyPurge(ctx context.Context, olderThanSeconds float64) (int64, error) {
+	result, err := q.db.Exec(ctx, idempotencyPurge, olderThanSeconds)
 	if err != nil {
 		return 0, err
 	}

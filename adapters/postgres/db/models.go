@@ -187,11 +187,12 @@ type CoinTransaction struct {
 }
 
 type Game struct {
-	ID        uuid.UUID
-	StudioID  uuid.UUID
-	Name      string
-	StoreUrl  string
-	CreatedAt time.Time
+	ID                      uuid.UUID
+	StudioID                uuid.UUID
+	Name                    string
+	StoreUrl                string
+	CreatedAt               time.Time
+	ServerOnlyCoinMovements bool
 }
 
 type IdempotencyKey struct {
@@ -270,6 +271,14 @@ type OtpFailure struct {
 	FailedAt    time.Time
 }
 
+type OtpFailureRun struct {
+	GameID      uuid.UUID
+	Environment string
+	Phone       string
+	Failures    int32
+	LockedUntil *time.Time
+}
+
 type Player struct {
 	ID              uuid.UUID
 	GameID          uuid.UUID
@@ -285,6 +294,13 @@ type Player struct {
 	CookieConsentAt *time.Time
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
+}
+
+type ServerSecret struct {
+	GameID      uuid.UUID
+	Environment string
+	SecretHash  []byte
+	CreatedAt   time.Time
 }
 
 type StoreSetting struct {

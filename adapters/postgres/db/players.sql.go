@@ -218,6 +218,29 @@ func (q *Queries) PlayersGetByUUID(ctx context.Context, arg PlayersGetByUUIDPara
 	return i, err
 }
 
+const playersGetOTPFailureRun = `-- name: PlayersGetOTPFailureRun :one
+SELECT failures, locked_until FROM otp_failure_runs
+WHERE game_id = $1 AND environment = $2 AND phone = $3
+`
+
+type PlayersGetOTPFailureRunParams struct {
+	GameID      uuid.UUID
+	Environment string
+	Phone       string
+}
+
+type PlayersGetOTPFailureRunRow struct {
+	Failures    int32
+	LockedUntil *time.Time
+}
+
+func (q *Queries) PlayersGetOTPFailureRun(ctx context.Context, arg PlayersGetOTPFailureRunParams) (PlayersGetOTPFailureRunRow, error) {
+	row := q.db.QueryRow(ctx, playersGetOTPFailureRun, arg.GameID, arg.Environment, arg.Phone)
+	var i PlayersGetOTPFailureRunRow
+	err := row.Scan(&i.Failures, &i.LockedUntil)
+	return i, err
+}
+
 const playersGetOrCreateByPhone = `-- name: PlayersGetOrCreateByPhone :one
 WITH ins AS (
     INSERT INTO players (game_id, environment, phone) VALUES ($1, $2, $3)
@@ -370,6 +393,22 @@ func (q *Queries) PlayersLatestOTPForUpdate(ctx context.Context, arg PlayersLate
 	return i, err
 }
 
+const playersLockOTPScope = `-- name: PlayersLockOTPScope :exec
+SELECT pg_advisory_xact_lock(hashtextextended('otp-sends/' || $1::text || '/' || $2::text, 0))
+`
+
+type PlayersLockOTPScopeParams struct {
+	GameID      string
+	Environment string
+}
+
+// Serialises OTP sends of a whole game and environment for the rest of the transaction, so that
+// the game-wide hourly cap holds across phones.
+func (q *Queries) PlayersLockOTPScope(ctx context.Context, arg PlayersLockOTPScopeParams) error {
+	_, err := q.db.Exec(ctx, playersLockOTPScope, arg.GameID, arg.Environment)
+	return err
+}
+
 const playersLockPhone = `-- name: PlayersLockPhone :exec
 SELECT pg_advisory_xact_lock(hashtextextended($1::text || '/' || $2::text || '/' || $3::text, 0))
 `
@@ -393,6 +432,36 @@ UPDATE otp_codes SET attempts = attempts + 1 WHERE id = $1
 func (q *Queries) PlayersOTPFailed(ctx context.Context, id uuid.UUID) error {
 	_, err := q.db.Exec(ctx, playersOTPFailed, id)
 	return err
+}
+
+const playersOTPScopeSendStats = `-- name: PlayersOTPScopeSendStats :one
+SELECT count(*) AS sent,
+       coalesce(min(created_at), $1)::timestamptz AS first_sent_at,
+       coalesce(max(created_at), $1)::timestamptz AS last_sent_at
+FROM otp_codes
+WHERE game_id = $2 AND environment = $3 AND created_at > $1
+`
+
+type PlayersOTPScopeSendStatsParams struct {
+	Since       time.Time
+	GameID      uuid.UUID
+	Environment string
+}
+
+type PlayersOTPScopeSendStatsRow struct {
+	Sent        int64
+	FirstSentAt time.Time
+	LastSentAt  time.Time
+}
+
+// How many codes the game and environment sent after @since, and when the first and last were:
+// a code sent exactly an hour ago has left the hour, so the first one's time plus an hour is
+// exactly when a place frees up.
+func (q *Queries) PlayersOTPScopeSendStats(ctx context.Context, arg PlayersOTPScopeSendStatsParams) (PlayersOTPScopeSendStatsRow, error) {
+	row := q.db.QueryRow(ctx, playersOTPScopeSendStats, arg.Since, arg.GameID, arg.Environment)
+	var i PlayersOTPScopeSendStatsRow
+	err := row.Scan(&i.Sent, &i.FirstSentAt, &i.LastSentAt)
+	return i, err
 }
 
 const playersOTPSendStats = `-- name: PlayersOTPSendStats :one
@@ -438,6 +507,32 @@ func (q *Queries) PlayersOTPUsed(ctx context.Context, id uuid.UUID) error {
 	return err
 }
 
+const playersSaveOTPFailureRun = `-- name: PlayersSaveOTPFailureRun :exec
+INSERT INTO otp_failure_runs (game_id, environment, phone, failures, locked_until)
+VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT (game_id, environment, phone) DO UPDATE
+SET failures = EXCLUDED.failures, locked_until = EXCLUDED.locked_until
+`
+
+type PlayersSaveOTPFailureRunParams struct {
+	GameID      uuid.UUID
+	Environment string
+	Phone       string
+	Failures    int32
+	LockedUntil *time.Time
+}
+
+func (q *Queries) PlayersSaveOTPFailureRun(ctx context.Context, arg PlayersSaveOTPFailureRunParams) error {
+	_, err := q.db.Exec(ctx, playersSaveOTPFailureRun,
+		arg.GameID,
+		arg.Environment,
+		arg.Phone,
+		arg.Failures,
+		arg.LockedUntil,
+	)
+	return err
+}
+
 const playersSetCookieConsent = `-- name: PlayersSetCookieConsent :one
 UPDATE players SET cookie_consent_at = coalesce(cookie_consent_at, now()), updated_at = now()
 WHERE id = $1 RETURNING id, game_id, environment, uuid, phone, name, email, contact_phone, addresses, picture_key, is_blocked, cookie_consent_at, created_at, updated_at
@@ -466,7 +561,10 @@ func (q *Queries) PlayersSetCookieConsent(ctx context.Context, id uuid.UUID) (Pl
 }
 
 const playersSetPicture = `-- name: PlayersSetPicture :one
-UPDATE players SET picture_key = $1, updated_at = now() WHERE id = $2 RETURNING id, game_id, environment, uuid, phone, name, email, contact_phone, addresses, picture_key, is_blocked, cookie_consent_at, created_at, updated_at
+UPDATE players p SET picture_key = $1, updated_at = now()
+FROM (SELECT q.id, q.picture_key FROM players q WHERE q.id = $2 FOR UPDATE) old
+WHERE p.id = old.id
+RETURNING p.id, p.game_id, p.environment, p.uuid, p.phone, p.name, p.email, p.contact_phone, p.addresses, p.picture_key, p.is_blocked, p.cookie_consent_at, p.created_at, p.updated_at, old.picture_key AS previous_picture_key
 `
 
 type PlayersSetPictureParams struct {
@@ -474,9 +572,29 @@ type PlayersSetPictureParams struct {
 	ID         uuid.UUID
 }
 
-func (q *Queries) PlayersSetPicture(ctx context.Context, arg PlayersSetPictureParams) (Player, error) {
+type PlayersSetPictureRow struct {
+	ID                 uuid.UUID
+	GameID             uuid.UUID
+	Environment        string
+	Uuid               *string
+	Phone              *string
+	Name               string
+	Email              string
+	ContactPhone       string
+	Addresses          []byte
+	PictureKey         string
+	IsBlocked          bool
+	CookieConsentAt    *time.Time
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+	PreviousPictureKey string
+}
+
+// Sets the picture and returns the player with the key it replaces, read under the row's lock
+// so that of two concurrent uploads each learns the key the other did not.
+func (q *Queries) PlayersSetPicture(ctx context.Context, arg PlayersSetPictureParams) (PlayersSetPictureRow, error) {
 	row := q.db.QueryRow(ctx, playersSetPicture, arg.PictureKey, arg.ID)
-	var i Player
+	var i PlayersSetPictureRow
 	err := row.Scan(
 		&i.ID,
 		&i.GameID,
@@ -492,6 +610,7 @@ func (q *Queries) PlayersSetPicture(ctx context.Context, arg PlayersSetPicturePa
 		&i.CookieConsentAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.PreviousPictureKey,
 	)
 	return i, err
 }

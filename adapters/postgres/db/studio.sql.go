@@ -24,7 +24,7 @@ func (q *Queries) StudioCreate(ctx context.Context, name string) (Studio, error)
 }
 
 const studioCreateGame = `-- name: StudioCreateGame :one
-INSERT INTO games (studio_id, name, store_url) VALUES ($1, $2, $3) RETURNING id, studio_id, name, store_url, created_at
+INSERT INTO games (studio_id, name, store_url) VALUES ($1, $2, $3) RETURNING id, studio_id, name, store_url, created_at, server_only_coin_movements
 `
 
 type StudioCreateGameParams struct {
@@ -42,22 +42,24 @@ func (q *Queries) StudioCreateGame(ctx context.Context, arg StudioCreateGamePara
 		&i.Name,
 		&i.StoreUrl,
 		&i.CreatedAt,
+		&i.ServerOnlyCoinMovements,
 	)
 	return i, err
 }
 
 const studioFindAPIKey = `-- name: StudioFindAPIKey :one
-SELECT k.environment, k.revoked_at, g.id AS game_id, g.studio_id, g.name AS game_name
+SELECT k.environment, k.revoked_at, g.id AS game_id, g.studio_id, g.name AS game_name, g.server_only_coin_movements
 FROM api_keys k JOIN games g ON g.id = k.game_id
 WHERE k.key_hash = $1
 `
 
 type StudioFindAPIKeyRow struct {
-	Environment string
-	RevokedAt   *time.Time
-	GameID      uuid.UUID
-	StudioID    uuid.UUID
-	GameName    string
+	Environment             string
+	RevokedAt               *time.Time
+	GameID                  uuid.UUID
+	StudioID                uuid.UUID
+	GameName                string
+	ServerOnlyCoinMovements bool
 }
 
 func (q *Queries) StudioFindAPIKey(ctx context.Context, keyHash []byte) (StudioFindAPIKeyRow, error) {
@@ -69,7 +71,24 @@ func (q *Queries) StudioFindAPIKey(ctx context.Context, keyHash []byte) (StudioF
 		&i.GameID,
 		&i.StudioID,
 		&i.GameName,
+		&i.ServerOnlyCoinMovements,
 	)
+	return i, err
+}
+
+const studioFindServerSecret = `-- name: StudioFindServerSecret :one
+SELECT game_id, environment FROM server_secrets WHERE secret_hash = $1
+`
+
+type StudioFindServerSecretRow struct {
+	GameID      uuid.UUID
+	Environment string
+}
+
+func (q *Queries) StudioFindServerSecret(ctx context.Context, secretHash []byte) (StudioFindServerSecretRow, error) {
+	row := q.db.QueryRow(ctx, studioFindServerSecret, secretHash)
+	var i StudioFindServerSecretRow
+	err := row.Scan(&i.GameID, &i.Environment)
 	return i, err
 }
 
@@ -85,7 +104,7 @@ func (q *Queries) StudioGet(ctx context.Context, id uuid.UUID) (Studio, error) {
 }
 
 const studioGetGame = `-- name: StudioGetGame :one
-SELECT id, studio_id, name, store_url, created_at FROM games WHERE id = $1
+SELECT id, studio_id, name, store_url, created_at, server_only_coin_movements FROM games WHERE id = $1
 `
 
 func (q *Queries) StudioGetGame(ctx context.Context, id uuid.UUID) (Game, error) {
@@ -97,6 +116,7 @@ func (q *Queries) StudioGetGame(ctx context.Context, id uuid.UUID) (Game, error)
 		&i.Name,
 		&i.StoreUrl,
 		&i.CreatedAt,
+		&i.ServerOnlyCoinMovements,
 	)
 	return i, err
 }
@@ -141,7 +161,7 @@ func (q *Queries) StudioList(ctx context.Context) ([]Studio, error) {
 }
 
 const studioListGames = `-- name: StudioListGames :many
-SELECT id, studio_id, name, store_url, created_at FROM games WHERE studio_id = $1 ORDER BY created_at, id
+SELECT id, studio_id, name, store_url, created_at, server_only_coin_movements FROM games WHERE studio_id = $1 ORDER BY created_at, id
 `
 
 func (q *Queries) StudioListGames(ctx context.Context, studioID uuid.UUID) ([]Game, error) {
@@ -159,6 +179,7 @@ func (q *Queries) StudioListGames(ctx context.Context, studioID uuid.UUID) ([]Ga
 			&i.Name,
 			&i.StoreUrl,
 			&i.CreatedAt,
+			&i.ServerOnlyCoinMovements,
 		); err != nil {
 			return nil, err
 		}
@@ -171,7 +192,7 @@ func (q *Queries) StudioListGames(ctx context.Context, studioID uuid.UUID) ([]Ga
 }
 
 const studioLockGame = `-- name: StudioLockGame :one
-SELECT id, studio_id, name, store_url, created_at FROM games WHERE id = $1 FOR UPDATE
+SELECT id, studio_id, name, store_url, created_at, server_only_coin_movements FROM games WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) StudioLockGame(ctx context.Context, id uuid.UUID) (Game, error) {
@@ -183,8 +204,26 @@ func (q *Queries) StudioLockGame(ctx context.Context, id uuid.UUID) (Game, error
 		&i.Name,
 		&i.StoreUrl,
 		&i.CreatedAt,
+		&i.ServerOnlyCoinMovements,
 	)
 	return i, err
+}
+
+const studioPutServerSecret = `-- name: StudioPutServerSecret :exec
+INSERT INTO server_secrets (game_id, environment, secret_hash) VALUES ($1, $2, $3)
+ON CONFLICT (game_id, environment) DO UPDATE SET secret_hash = EXCLUDED.secret_hash, created_at = now()
+`
+
+type StudioPutServerSecretParams struct {
+	GameID      uuid.UUID
+	Environment string
+	SecretHash  []byte
+}
+
+// Stores the game's secret of the environment, replacing the one it had.
+func (q *Queries) StudioPutServerSecret(ctx context.Context, arg StudioPutServerSecretParams) error {
+	_, err := q.db.Exec(ctx, studioPutServerSecret, arg.GameID, arg.Environment, arg.SecretHash)
+	return err
 }
 
 const studioRevokeAPIKeys = `-- name: StudioRevokeAPIKeys :exec
@@ -200,4 +239,27 @@ type StudioRevokeAPIKeysParams struct {
 func (q *Queries) StudioRevokeAPIKeys(ctx context.Context, arg StudioRevokeAPIKeysParams) error {
 	_, err := q.db.Exec(ctx, studioRevokeAPIKeys, arg.GameID, arg.Environment)
 	return err
+}
+
+const studioSetServerOnlyCoinMovements = `-- name: StudioSetServerOnlyCoinMovements :one
+UPDATE games SET server_only_coin_movements = $1 WHERE id = $2 RETURNING id, studio_id, name, store_url, created_at, server_only_coin_movements
+`
+
+type StudioSetServerOnlyCoinMovementsParams struct {
+	ServerOnlyCoinMovements bool
+	ID                      uuid.UUID
+}
+
+func (q *Queries) StudioSetServerOnlyCoinMovements(ctx context.Context, arg StudioSetServerOnlyCoinMovementsParams) (Game, error) {
+	row := q.db.QueryRow(ctx, studioSetServerOnlyCoinMovements, arg.ServerOnlyCoinMovements, arg.ID)
+	var i Game
+	err := row.Scan(
+		&i.ID,
+		&i.StudioID,
+		&i.Name,
+		&i.StoreUrl,
+		&i.CreatedAt,
+		&i.ServerOnlyCoinMovements,
+	)
+	return i, err
 }

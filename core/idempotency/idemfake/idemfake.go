@@ -1,7 +1,7 @@
 // Package idemfake is an in-memory idempotency.Repo that behaves like the PostgreSQL one
 // (adapters/postgres/idempotency.go, sql/queries/idempotency.sql), for core tests: a claim
 // inserts the key as running, or takes over a running key with the same request hash whose
-// holder went quiet before staleBefore; only the claim token that holds a key completes or
+// holder went quiet more than staleAfter ago by the fake's clock (the database's now()); only the claim token that holds a key completes or
 // releases it. Register it with a memstore.Runner (memstore.New) and a failed transaction
 // leaves it as it was.
 package idemfake
@@ -64,7 +64,8 @@ func clone(m map[idempotency.Key]row) map[idempotency.Key]row {
 }
 
 // ClaimKey implements idempotency.Repo.
-func (r *Repo) ClaimKey(_ context.Context, c idempotency.Claim, hash []byte, staleBefore time.Time) (idempotency.Record, bool, error) {
+// Like the query, it compares the claim's time with the fake's own clock, never with the caller's.
+func (r *Repo) ClaimKey(_ context.Context, c idempotency.Claim, hash []byte, staleAfter time.Duration) (idempotency.Record, bool, error) {
 	switch {
 	case len(c.Key.Key) < 1 || len(c.Key.Key) > 255:
 		return idempotency.Record{}, false, fmt.Errorf("claim idempotency key: key length %d (check violation)", len(c.Key.Key))
@@ -79,7 +80,7 @@ func (r *Repo) ClaimKey(_ context.Context, c idempotency.Claim, hash []byte, sta
 	case !exists:
 		keys[c.Key] = row{hash: bytes.Clone(hash), lockedAt: now, createdAt: now, token: c.Token}
 		return idempotency.Record{}, true, nil
-	case !cur.done && cur.lockedAt.Before(memstore.PGTime(staleBefore)) && bytes.Equal(cur.hash, hash):
+	case !cur.done && cur.lockedAt.Before(now.Add(-staleAfter)) && bytes.Equal(cur.hash, hash):
 		cur.lockedAt, cur.token = now, c.Token
 		keys[c.Key] = cur
 		return idempotency.Record{}, true, nil
@@ -112,12 +113,12 @@ func (r *Repo) ReleaseKey(_ context.Context, c idempotency.Claim) error {
 	return nil
 }
 
-// PurgeKeys implements idempotency.Repo: it deletes the keys created before before, running or
-// done.
-func (r *Repo) PurgeKeys(_ context.Context, before time.Time) (int64, error) {
+// PurgeKeys implements idempotency.Repo: it deletes the keys created more than olderThan ago
+// by the fake's clock, running or done.
+func (r *Repo) PurgeKeys(_ context.Context, olderThan time.Duration) (int64, error) {
 	keys := *r.tab.Lock()
 	defer r.tab.Unlock()
-	before = memstore.PGTime(before)
+	before := memstore.PGTime(r.now()).Add(-olderThan)
 	var n int64
 	for k, v := range keys {
 		if v.createdAt.Before(before) {

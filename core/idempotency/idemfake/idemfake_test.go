@@ -22,8 +22,8 @@ func TestClaimTokens(t *testing.T) {
 	hash, other := []byte("hash"), []byte("other")
 	first := idempotency.Claim{Key: key, Token: uuid.New()}
 	retry := idempotency.Claim{Key: key, Token: uuid.New()}
-	notStale := time.Now().Add(-time.Hour)
-	stale := time.Now().Add(time.Hour) // every running key looks stale
+	notStale := time.Hour // no claim made in this test is that old
+	stale := -time.Hour   // every running key looks stale
 
 	_, claimed, err := r.ClaimKey(ctx, first, hash, notStale)
 	require.NoError(t, err)
@@ -63,11 +63,11 @@ func TestReleaseForgetsARunningKey(t *testing.T) {
 	ctx := context.Background()
 	r := idemfake.New()
 	c := idempotency.Claim{Key: idempotency.Key{GameID: uuid.New(), Environment: "live", Scope: "s", Key: "k"}, Token: uuid.New()}
-	_, claimed, err := r.ClaimKey(ctx, c, []byte("a"), time.Time{})
+	_, claimed, err := r.ClaimKey(ctx, c, []byte("a"), time.Hour)
 	require.NoError(t, err)
 	require.True(t, claimed)
 	require.NoError(t, r.ReleaseKey(ctx, c))
-	_, claimed, err = r.ClaimKey(ctx, idempotency.Claim{Key: c.Key, Token: uuid.New()}, []byte("b"), time.Time{})
+	_, claimed, err = r.ClaimKey(ctx, idempotency.Claim{Key: c.Key, Token: uuid.New()}, []byte("b"), time.Hour)
 	require.NoError(t, err)
 	require.True(t, claimed, "a released key is free for any request")
 }
@@ -77,14 +77,14 @@ func TestSnapshotRestores(t *testing.T) {
 	ctx := context.Background()
 	r := idemfake.New()
 	c := idempotency.Claim{Key: idempotency.Key{GameID: uuid.New(), Environment: "live", Scope: "s", Key: "k"}, Token: uuid.New()}
-	_, _, err := r.ClaimKey(ctx, c, []byte("a"), time.Time{})
+	_, _, err := r.ClaimKey(ctx, c, []byte("a"), time.Hour)
 	require.NoError(t, err)
 
 	restore := r.Snapshot()
 	require.NoError(t, r.CompleteKey(ctx, c, []byte(`"x"`), ""))
 	restore()
 
-	rec, claimed, err := r.ClaimKey(ctx, idempotency.Claim{Key: c.Key, Token: uuid.New()}, []byte("a"), time.Time{})
+	rec, claimed, err := r.ClaimKey(ctx, idempotency.Claim{Key: c.Key, Token: uuid.New()}, []byte("a"), time.Hour)
 	require.NoError(t, err)
 	require.False(t, claimed)
 	require.False(t, rec.Done, "the completion was undone")

@@ -1,7 +1,8 @@
 // Package playersfake is an in-memory players.Repo that behaves like the PostgreSQL one
 // (adapters/postgres/players.go), for core tests: one player per (game, environment, uuid) and
 // per (game, environment, phone), the same errors for missing rows, OTP codes and failures
-// counted the same way, default store settings where none were saved. Register it with a
+// counted the same way (a game's sends after a time, a phone's run of failed checks), default
+// store settings where none were saved. Files is the in-memory FileStorage. Register it with a
 // memstore.Runner (memstore.New) and a failed transaction leaves it as it was.
 //
 // It cannot see the other modules' tables, so it checks no foreign key to games.
@@ -11,6 +12,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -47,17 +49,24 @@ type otpFailure struct {
 	failedAt time.Time
 }
 
+// runKey names a row of otp_failure_runs.
+type runKey struct {
+	scope players.Scope
+	phone string
+}
+
 type state struct {
 	players  map[uuid.UUID]players.Player
 	otps     []otpCode // in insertion order
 	failures []otpFailure
+	runs     map[runKey]players.FailureRun
 	settings map[uuid.UUID]players.StoreSettings
 }
 
 // New returns an empty fake.
 func New() *Repo {
-	return &Repo{tab: memstore.NewTable(state{players: map[uuid.UUID]players.Player{}, settings: map[uuid.UUID]players.StoreSettings{}},
-		state.clone)}
+	return &Repo{tab: memstore.NewTable(state{players: map[uuid.UUID]players.Player{}, runs: map[runKey]players.FailureRun{},
+		settings: map[uuid.UUID]players.StoreSettings{}}, state.clone)}
 }
 
 // Snapshot implements memstore.Snapshotter.
@@ -66,7 +75,7 @@ func (r *Repo) Snapshot() (restore func()) { return r.tab.Snapshot() }
 func (s state) clone() state {
 	return state{players: memstore.CloneMap(s.players, clonePlayer),
 		otps:     memstore.CloneSlice(s.otps, func(o otpCode) otpCode { o.hash = bytes.Clone(o.hash); return o }),
-		failures: slices.Clone(s.failures), settings: memstore.CloneMap(s.settings, cloneSettings)}
+		failures: slices.Clone(s.failures), runs: maps.Clone(s.runs), settings: memstore.CloneMap(s.settings, cloneSettings)}
 }
 
 func clonePlayer(p players.Player) players.Player {
@@ -191,10 +200,15 @@ func (r *Repo) UpdateProfile(_ context.Context, in players.Player) (players.Play
 }
 
 // SetPicture implements players.Repo.
-func (r *Repo) SetPicture(_ context.Context, id uuid.UUID, key string) (players.Player, error) {
+func (r *Repo) SetPicture(_ context.Context, id uuid.UUID, key string) (players.Player, string, error) {
 	st := r.tab.Lock()
 	defer r.tab.Unlock()
-	return r.update(st, id, func(p *players.Player) { p.PictureKey = key })
+	var previous string
+	p, err := r.update(st, id, func(p *players.Player) { previous, p.PictureKey = p.PictureKey, key })
+	if err != nil {
+		return players.Player{}, "", err
+	}
+	return p, previous, nil
 }
 
 // SetCookieConsent implements players.Repo: the first consent's time is kept.
@@ -240,6 +254,53 @@ func (r *Repo) OTPSendStats(_ context.Context, s players.Scope, phone string, si
 		stats.Sent++
 	}
 	return stats, nil
+}
+
+// LockOTPScope implements players.Repo. memstore runs transactions one at a time, so there is
+// nothing to lock.
+func (r *Repo) LockOTPScope(context.Context, players.Scope) error { return nil }
+
+// OTPScopeSendStats implements players.Repo: the codes sent to any phone of scope s after since;
+// both times are since when there is none.
+func (r *Repo) OTPScopeSendStats(_ context.Context, s players.Scope, since time.Time) (players.SendStats, error) {
+	since = memstore.PGTime(since)
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	stats := players.SendStats{FirstSentAt: since, LastSentAt: since}
+	for _, o := range st.otps {
+		if o.scope != s || !o.createdAt.After(since) {
+			continue
+		}
+		if stats.Sent == 0 || o.createdAt.Before(stats.FirstSentAt) {
+			stats.FirstSentAt = o.createdAt
+		}
+		if stats.Sent == 0 || o.createdAt.After(stats.LastSentAt) {
+			stats.LastSentAt = o.createdAt
+		}
+		stats.Sent++
+	}
+	return stats, nil
+}
+
+// OTPFailureRun implements players.Repo.
+func (r *Repo) OTPFailureRun(_ context.Context, s players.Scope, phone string) (players.FailureRun, error) {
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	return st.runs[runKey{s, phone}], nil
+}
+
+// SaveOTPFailureRun implements players.Repo.
+func (r *Repo) SaveOTPFailureRun(_ context.Context, s players.Scope, phone string, run players.FailureRun) error {
+	if run.Failures < 0 {
+		return fmt.Errorf("save otp failure run: failures %d (check violation)", run.Failures)
+	}
+	if !run.LockedUntil.IsZero() {
+		run.LockedUntil = memstore.PGTime(run.LockedUntil)
+	}
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	st.runs[runKey{s, phone}] = run
+	return nil
 }
 
 // InsertOTP implements players.Repo.

@@ -1,6 +1,6 @@
 // Package studiofake is an in-memory studio.Repo that behaves like the PostgreSQL one
 // (adapters/postgres/studio.go), for core tests: the same errors for missing rows, the same
-// ordering, the same uniqueness of API keys. Register it with a memstore.Runner (memstore.New)
+// ordering, the same uniqueness of API keys and server secrets. Register it with a memstore.Runner (memstore.New)
 // and a failed transaction leaves it as it was.
 package studiofake
 
@@ -28,6 +28,13 @@ type state struct {
 	studios map[uuid.UUID]studio.Studio
 	games   map[uuid.UUID]studio.Game
 	keys    []apiKey // in insertion order
+	secrets map[secretKey][]byte
+}
+
+// secretKey is the primary key of server_secrets; the value is the secret's hash.
+type secretKey struct {
+	gameID uuid.UUID
+	env    studio.Environment
 }
 
 // apiKey is a row of api_keys.
@@ -40,7 +47,8 @@ type apiKey struct {
 
 // New returns an empty fake.
 func New() *Repo {
-	return &Repo{tab: memstore.NewTable(state{studios: map[uuid.UUID]studio.Studio{}, games: map[uuid.UUID]studio.Game{}}, state.clone)}
+	return &Repo{tab: memstore.NewTable(state{studios: map[uuid.UUID]studio.Studio{}, games: map[uuid.UUID]studio.Game{},
+		secrets: map[secretKey][]byte{}}, state.clone)}
 }
 
 // Snapshot implements memstore.Snapshotter.
@@ -48,7 +56,8 @@ func (r *Repo) Snapshot() (restore func()) { return r.tab.Snapshot() }
 
 func (s state) clone() state {
 	return state{studios: memstore.CloneMap(s.studios, nil), games: memstore.CloneMap(s.games, nil),
-		keys: memstore.CloneSlice(s.keys, func(k apiKey) apiKey { k.hash = bytes.Clone(k.hash); return k })}
+		keys:    memstore.CloneSlice(s.keys, func(k apiKey) apiKey { k.hash = bytes.Clone(k.hash); return k }),
+		secrets: memstore.CloneMap(s.secrets, bytes.Clone)}
 }
 
 // CreateStudio implements studio.Repo.
@@ -170,8 +179,55 @@ func (r *Repo) FindAPIKey(_ context.Context, hash []byte) (studio.KeyRecord, err
 	for _, k := range st.keys {
 		if bytes.Equal(k.hash, hash) {
 			g := st.games[k.gameID]
-			return studio.KeyRecord{GameID: g.ID, StudioID: g.StudioID, GameName: g.Name, Environment: k.env, Revoked: k.revoked}, nil
+			return studio.KeyRecord{GameID: g.ID, StudioID: g.StudioID, GameName: g.Name, Environment: k.env, Revoked: k.revoked,
+				ServerOnlyCoinMovements: g.ServerOnlyCoinMovements}, nil
 		}
 	}
 	return studio.KeyRecord{}, studio.ErrKeyUnknown
+}
+
+// SetServerOnlyCoinMovements implements studio.Repo.
+func (r *Repo) SetServerOnlyCoinMovements(_ context.Context, gameID uuid.UUID, on bool) (studio.Game, error) {
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	g, ok := st.games[gameID]
+	if !ok {
+		return studio.Game{}, studio.ErrGameNotFound
+	}
+	g.ServerOnlyCoinMovements = on
+	st.games[gameID] = g
+	return g, nil
+}
+
+// PutServerSecret implements studio.Repo. Like the table's constraints, it fails when the game
+// does not exist or when another secret already has the hash.
+func (r *Repo) PutServerSecret(_ context.Context, gameID uuid.UUID, env studio.Environment, hash []byte) error {
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	if _, ok := st.games[gameID]; !ok {
+		return fmt.Errorf("put server secret: game %s does not exist (foreign key violation)", gameID)
+	}
+	if !env.Valid() {
+		return fmt.Errorf("put server secret: environment %q (check violation)", env)
+	}
+	k := secretKey{gameID: gameID, env: env}
+	for other, h := range st.secrets {
+		if other != k && bytes.Equal(h, hash) {
+			return fmt.Errorf("put server secret: hash already stored (unique violation)")
+		}
+	}
+	st.secrets[k] = bytes.Clone(hash)
+	return nil
+}
+
+// FindServerSecret implements studio.Repo.
+func (r *Repo) FindServerSecret(_ context.Context, hash []byte) (studio.SecretRecord, bool, error) {
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	for k, h := range st.secrets {
+		if bytes.Equal(h, hash) {
+			return studio.SecretRecord{GameID: k.gameID, Environment: k.env}, true, nil
+		}
+	}
+	return studio.SecretRecord{}, false, nil
 }
