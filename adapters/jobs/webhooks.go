@@ -49,7 +49,11 @@ type deliverWorker struct {
 	runner DeliveryRunner
 }
 
-// Work makes one attempt and, when another is due, snoozes the job until then.
+// Work makes one attempt and, when another is due, snoozes the job until then. When the
+// delivery's configuration already has webhooks.MaxInFlight attempts running in this instance
+// (and no slot frees up shortly), no attempt is made and the job is snoozed for as long as
+// Deliver says (0.5 to 15 s, paced to the receiver): a snooze counts as none of River's attempts
+// nor of the delivery's, and the worker is free at once for other studios' deliveries.
 func (w *deliverWorker) Work(ctx context.Context, job *river.Job[DeliverWebhookArgs]) error {
 	a, err := w.runner.Deliver(ctx, job.Args.DeliveryID)
 	if err != nil {
@@ -61,7 +65,7 @@ func (w *deliverWorker) Work(ctx context.Context, job *river.Job[DeliverWebhookA
 		}
 		return fmt.Errorf("deliver %s: %w", job.Args.DeliveryID, err)
 	}
-	if a.RetryAfter > 0 {
+	if a.Busy || a.RetryAfter > 0 {
 		return river.JobSnooze(a.RetryAfter)
 	}
 	return nil

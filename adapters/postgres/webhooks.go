@@ -44,6 +44,18 @@ func configResult(r db.WebhookConfig, err error, what string) (webhooks.Config, 
 	return toCoreConfig(r), nil
 }
 
+// LockScope implements webhooks.Repo with a transaction-scoped advisory lock.
+func (r *WebhooksRepo) LockScope(ctx context.Context, s webhooks.Scope) error {
+	if r.tx == nil {
+		// Outside a transaction the lock would be released as soon as it was taken.
+		return fmt.Errorf("lock webhook configurations of %s: not in a transaction", s.StudioID)
+	}
+	if err := r.q.WebhooksLockScope(ctx, db.WebhooksLockScopeParams{StudioID: s.StudioID.String(), Environment: string(s.Environment)}); err != nil {
+		return fmt.Errorf("lock webhook configurations of %s: %w", s.StudioID, err)
+	}
+	return nil
+}
+
 // InsertConfig implements webhooks.Repo.
 func (r *WebhooksRepo) InsertConfig(ctx context.Context, c webhooks.Config) (webhooks.Config, bool, error) {
 	row, err := r.q.WebhooksInsertConfig(ctx, db.WebhooksInsertConfigParams{
@@ -114,7 +126,7 @@ func (r *WebhooksRepo) PendingDelivery(ctx context.Context, id uuid.UUID) (webho
 		return webhooks.Pending{}, fmt.Errorf("get delivery %s: %w", id, err)
 	}
 	return webhooks.Pending{
-		DeliveryID: row.ID, Status: row.Status, AttemptNumber: int(row.AttemptNumber), URL: row.WebhookUrl,
+		DeliveryID: row.ID, ConfigID: row.ConfigID, Status: row.Status, AttemptNumber: int(row.AttemptNumber), URL: row.WebhookUrl,
 		ConfigActive: row.IsActive, Sealed: row.SecretSealed,
 		Payload: webhooks.Payload{
 			EventID: row.EventID.String(), EventType: row.EventType, Timestamp: row.EventCreatedAt.UTC().Format(time.RFC3339Nano),

@@ -175,7 +175,9 @@ var nonPublic = func() []netip.Prefix {
 		"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
 		"192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24", "192.168.0.0/16", "198.18.0.0/15", "198.51.100.0/24",
 		"203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4", "255.255.255.255/32",
-		"::/128", "::1/128", "::ffff:0:0/96", "64:ff9b::/96", "64:ff9b:1::/48", "100::/64", "2001::/23",
+		// ::/96 holds ::/128 and ::1/128 and the deprecated IPv4-compatible addresses (::a.b.c.d),
+		// which some stacks carry to the IPv4 address inside; none is a public IPv6 address.
+		"::/96", "::ffff:0:0/96", "64:ff9b::/96", "64:ff9b:1::/48", "100::/64", "2001::/23",
 		"2001:db8::/32", "2002::/16", "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8",
 	} {
 		out = append(out, netip.MustParsePrefix(s))
@@ -184,7 +186,8 @@ var nonPublic = func() []netip.Prefix {
 }()
 
 // IsPublic reports whether a is a globally routable unicast address. IPv4-mapped IPv6
-// addresses are judged as the IPv4 address they carry.
+// addresses are judged as the IPv4 address they carry; IPv4-compatible ones (::/96) are never
+// public.
 func IsPublic(a netip.Addr) bool {
 	a = a.Unmap()
 	if !a.IsValid() || a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||

@@ -32,6 +32,9 @@ func TestRefusesNonPublicTargets(t *testing.T) {
 			return "127.0.0.1"
 		case "mapped.example.org":
 			return "::ffff:127.0.0.1"
+		case "compat.example.org":
+			// IPv4-compatible IPv6 (::/96, deprecated by RFC 4291): ::127.0.0.1.
+			return "::7f00:1"
 		}
 		return ""
 	})
@@ -55,6 +58,10 @@ func TestRefusesNonPublicTargets(t *testing.T) {
 		"https://[::ffff:127.0.0.1]:" + itoa(port) + "/",
 		"https://[::ffff:10.0.0.1]/",
 		"https://[::ffff:169.254.169.254]/",
+		"https://[::127.0.0.1]:" + itoa(port) + "/",
+		"https://[::10.0.0.1]/",
+		"https://[::169.254.169.254]/",
+		"https://[::8.8.8.8]/",
 		"https://[64:ff9b::7f00:1]/",
 		"https://[2002:7f00:1::1]/",
 		"https://2130706433/",
@@ -67,6 +74,7 @@ func TestRefusesNonPublicTargets(t *testing.T) {
 		"https://" + p("rebind.attacker.example") + "/",
 		"https://" + p("loopback.example.com") + "/",
 		"https://" + p("mapped.example.org") + "/",
+		"https://" + p("compat.example.org") + "/",
 		"https://metadata.example.net/",
 		"https://224.0.0.1/",
 		"https://255.255.255.255/",
@@ -82,7 +90,8 @@ func TestRefusesNonPublicTargets(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			status, err := tr.Send(ctx, webhooks.Request{URL: target, Body: []byte("{}")})
-			require.Error(t, err, "status %d", status)
+			// Refused as a target, not merely failed: a connection error would also be an error.
+			require.ErrorIs(t, err, webhooks.ErrTargetRefused, "status %d", status)
 			require.Zero(t, status)
 		})
 	}
@@ -158,6 +167,11 @@ func TestIsPublic(t *testing.T) {
 	t.Parallel()
 	for _, s := range []string{"8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "::ffff:8.8.8.8"} {
 		require.True(t, webhookhttp.IsPublic(netip.MustParseAddr(s)), s)
+	}
+	// IPv4-compatible IPv6 (::/96) is no route to anything public; some stacks carry it to the
+	// IPv4 address inside, so it is refused whatever that address is.
+	for _, s := range []string{"::7f00:1", "::a00:1", "::a9fe:a9fe", "::808:808", "::ffff:ffff", "::2"} {
+		require.False(t, webhookhttp.IsPublic(netip.MustParseAddr(s)), s)
 	}
 }
 

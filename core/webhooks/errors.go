@@ -1,6 +1,10 @@
 package webhooks
 
-import "github.com/rewardsco/rewards/core/errs"
+import (
+	"fmt"
+
+	"github.com/rewardsco/rewards/core/errs"
+)
 
 var (
 	// ErrConfigNotFound means no configuration of the caller's studio and environment has the id.
@@ -9,6 +13,9 @@ var (
 	ErrStudioMismatch = errs.New(errs.Forbidden, "STUDIO_MISMATCH", "studioId is not the studio of this API key")
 	// ErrURLConflict means another configuration of the studio already uses the URL.
 	ErrURLConflict = errs.New(errs.Conflict, "WEBHOOK_URL_CONFLICT", "another configuration of this studio already uses this webhookUrl")
+	// ErrConfigLimit means the scope already has MaxConfigs configurations and the request would
+	// create another.
+	ErrConfigLimit = errs.New(errs.Invalid, "WEBHOOK_CONFIG_LIMIT", fmt.Sprintf("at most %d webhook configurations per studio and environment: delete one, or update one by its webhookUrl", MaxConfigs))
 	// ErrDeliveryGone means the delivery no longer exists (its configuration was deleted).
 	ErrDeliveryGone = errs.New(errs.NotFound, "DELIVERY_NOT_FOUND", "delivery no longer exists")
 	// ErrTargetRefused means the transport would not send to the URL: not https, or not a public

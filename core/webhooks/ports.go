@@ -17,6 +17,9 @@ type Scope struct {
 
 // Repo is the storage the webhooks module needs.
 type Repo interface {
+	// LockScope serialises the creation of configurations in scope s until the transaction
+	// ends, so that MaxConfigs holds under concurrency. It must run inside a transaction.
+	LockScope(ctx context.Context, s Scope) error
 	// InsertConfig creates c, or returns created=false when the URL is taken in the scope.
 	InsertConfig(ctx context.Context, c Config) (out Config, created bool, err error)
 	GetConfigByURL(ctx context.Context, s Scope, url string) (Config, error)

@@ -34,6 +34,7 @@ type Service struct {
 	box   sealed.Box
 	opts  Options
 	now   func() time.Time
+	slots *slots
 }
 
 // NewService returns a Service over the webhooks module's storage.
@@ -52,7 +53,7 @@ func NewService(st store.Of[Repo], opts Options) (*Service, error) {
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{store: st, box: box, opts: opts, now: now}, nil
+	return &Service{store: st, box: box, opts: opts, now: now, slots: newSlots(MaxInFlight)}, nil
 }
 
 // ScopeOf is the scope of a caller: the studio of its key, the environment of its host. A
@@ -96,7 +97,9 @@ func (s *Service) validate(c *Config) error {
 }
 
 // Configure creates the scope's configuration for the URL, or updates the one that has it. The
-// created flag tells which; only a created configuration carries its plaintext secret.
+// created flag tells which; only a created configuration carries its plaintext secret. A scope
+// holds at most MaxConfigs configurations: creating one more is ErrConfigLimit, and creates
+// nothing.
 func (s *Service) Configure(ctx context.Context, sc Scope, ch Change) (Config, bool, error) {
 	if ch.URL == nil || ch.SubscribedEvents == nil {
 		return Config{}, false, invalid("webhookUrl and subscribedEvents are required")
@@ -122,11 +125,34 @@ func (s *Service) Configure(ctx context.Context, sc Scope, ch Change) (Config, b
 	}
 	c.Secret = newSigningSecret()
 	c.Sealed, c.SecretLast4 = s.box.Seal(c.Secret), c.Secret[len(c.Secret)-4:]
-	out, created, err := s.store.Repo().InsertConfig(ctx, c)
+	var out Config
+	var created bool
+	err = s.store.InTx(ctx, func(r Repo) error {
+		// Counted under the scope's lock: two configures racing for the last place cannot both
+		// see room for one more.
+		if err := r.LockScope(ctx, sc); err != nil {
+			return err
+		}
+		list, err := r.ListConfigs(ctx, sc)
+		if err != nil {
+			return err
+		}
+		for _, e := range list {
+			if e.URL == c.URL { // a concurrent configure of the same URL won: update that one
+				out, created = e, false
+				return nil
+			}
+		}
+		if len(list) >= MaxConfigs {
+			return ErrConfigLimit
+		}
+		out, created, err = r.InsertConfig(ctx, c)
+		return err
+	})
 	if err != nil {
 		return Config{}, false, err
 	}
-	if !created { // a concurrent configure of the same URL won: update that one
+	if !created { // the URL was taken meanwhile (a configure or an update): update that one
 		c, err := s.Update(ctx, sc, out.ID, ch)
 		return c, false, err
 	}
@@ -178,8 +204,12 @@ func (s *Service) Delete(ctx context.Context, sc Scope, id uuid.UUID) error {
 	return s.store.Repo().DeleteConfig(ctx, sc, id)
 }
 
-// Deliveries lists the scope's deliveries, newest first, and their total.
+// Deliveries lists the scope's deliveries, newest first, and their total. f.Skip is at most
+// MaxSkip.
 func (s *Service) Deliveries(ctx context.Context, sc Scope, f DeliveryFilter) ([]Delivery, int64, error) {
+	if f.Skip < 0 || f.Skip > MaxSkip {
+		return nil, 0, invalid("skip must be 0 to %d", MaxSkip)
+	}
 	return s.store.Repo().ListDeliveries(ctx, sc, f)
 }
 
@@ -259,6 +289,10 @@ func (s *Service) send(ctx context.Context, target, secret string, p Payload, at
 // Deliver makes the next attempt of a delivery and records it. It returns the attempt; when
 // RetryAfter is set the caller schedules another Deliver after that long. A delivery that is
 // finished, gone, or whose configuration was deactivated is not sent.
+//
+// At most MaxInFlight attempts to one configuration run at once in this process, so that a
+// receiver that stalls holds only that many of the callers' workers. When they are all taken,
+// Deliver makes no attempt and records nothing: it returns Busy, with RetryAfter set.
 func (s *Service) Deliver(ctx context.Context, id uuid.UUID) (Attempt, error) {
 	r := s.store.Repo()
 	p, err := r.PendingDelivery(ctx, id)
@@ -280,7 +314,12 @@ func (s *Service) Deliver(ctx context.Context, id uuid.UUID) (Attempt, error) {
 	if err != nil {
 		return Attempt{}, err
 	}
+	give, retryAfter, ok := s.slots.take(ctx, p.ConfigID)
+	if !ok {
+		return Attempt{AttemptNo: p.AttemptNumber, Busy: true, RetryAfter: retryAfter}, nil
+	}
 	a := s.send(ctx, p.URL, secret, p.Payload, attempt)
+	give()
 	var httpStatus *int
 	if a.Status != 0 {
 		httpStatus = &a.Status

@@ -3,11 +3,14 @@ package webhooks_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/stripe/stripe-go/v76/webhook"
 
@@ -290,4 +293,131 @@ func TestDeliveriesAndStats(t *testing.T) {
 	stats, err = b.svc.Stats(ctx, otherEnv)
 	require.NoError(t, err)
 	require.Zero(t, stats.Total, "the other environment's deliveries are its own")
+}
+
+func TestConfigureCapsConfigurationsPerScope(t *testing.T) {
+	t.Parallel()
+	b := setup(t) // one configuration already
+	ctx := context.Background()
+	events := []string{"COINS_CREDITED"}
+	configure := func(sc webhooks.Scope, url string) (webhooks.Config, bool, error) {
+		return b.svc.Configure(ctx, sc, webhooks.Change{URL: &url, SubscribedEvents: &events})
+	}
+	for i := 1; i < 10; i++ {
+		_, created, err := configure(b.scope, "https://hooks.example.com/"+strconv.Itoa(i))
+		require.NoError(t, err)
+		require.True(t, created)
+	}
+
+	_, _, err := configure(b.scope, "https://hooks.example.com/eleventh")
+	require.ErrorIs(t, err, webhooks.ErrConfigLimit)
+	require.Equal(t, errs.Invalid, errs.KindOf(err), "a 400")
+	list, err := b.svc.List(ctx, b.scope)
+	require.NoError(t, err)
+	require.Len(t, list, 10, "nothing was created")
+
+	c, created, err := configure(b.scope, b.config.URL)
+	require.NoError(t, err, "a configuration the scope has is still updated")
+	require.False(t, created)
+	require.Equal(t, b.config.ID, c.ID)
+
+	_, created, err = configure(webhooks.Scope{StudioID: b.scope.StudioID, Environment: studio.Live}, "https://hooks.example.com/eleventh")
+	require.NoError(t, err, "the other environment has its own ten")
+	require.True(t, created)
+
+	require.NoError(t, b.svc.Delete(ctx, b.scope, b.config.ID))
+	_, created, err = configure(b.scope, "https://hooks.example.com/eleventh")
+	require.NoError(t, err, "a deletion frees a place")
+	require.True(t, created)
+}
+
+func TestDeliveriesRefuseDeepOffsets(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, _, err := b.svc.Deliveries(context.Background(), b.scope, webhooks.DeliveryFilter{Limit: 10, Skip: webhooks.MaxSkip})
+	require.NoError(t, err)
+	_, _, err = b.svc.Deliveries(context.Background(), b.scope, webhooks.DeliveryFilter{Limit: 10, Skip: webhooks.MaxSkip + 1})
+	require.ErrorIs(t, err, errs.ErrInvalid)
+}
+
+// stallingTransport holds every request to a URL in stalled until release is closed, and
+// answers 200 at once to any other.
+type stallingTransport struct {
+	stalled  string
+	release  chan struct{}
+	inFlight atomic.Int64
+	sent     atomic.Int64
+}
+
+func (s *stallingTransport) CheckURL(string) error { return nil }
+
+func (s *stallingTransport) Send(ctx context.Context, r webhooks.Request) (int, error) {
+	s.sent.Add(1)
+	if r.URL != s.stalled {
+		return 200, nil
+	}
+	s.inFlight.Add(1)
+	defer s.inFlight.Add(-1)
+	select {
+	case <-s.release:
+		return 200, nil
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}
+
+func TestDeliverCapsAttemptsInFlightPerConfiguration(t *testing.T) {
+	t.Parallel()
+	repo := webhooksfake.New()
+	tr := &stallingTransport{stalled: "https://stalled.example.com/", release: make(chan struct{})}
+	svc, err := webhooks.NewService(memstore.New[webhooks.Repo](&memstore.Runner{}, repo), webhooks.Options{SecretKey: make([]byte, 32), RetryDelays: delays, Transport: tr})
+	require.NoError(t, err)
+	ctx := context.Background()
+	events := []string{"COINS_CREDITED"}
+	config := func(url string) webhooks.Config {
+		c, _, err := svc.Configure(ctx, webhooks.Scope{StudioID: uuid.New(), Environment: studio.Test}, webhooks.Change{URL: &url, SubscribedEvents: &events})
+		require.NoError(t, err)
+		return c
+	}
+	queue := func(c webhooks.Config) uuid.UUID {
+		id, err := repo.AddDelivery(c.ID, webhooksfake.Event{Type: "COINS_CREDITED"})
+		require.NoError(t, err)
+		return id
+	}
+	stalled, other := config(tr.stalled), config("https://answers.example.com/")
+
+	var wg sync.WaitGroup
+	for range webhooks.MaxInFlight {
+		id := queue(stalled)
+		wg.Go(func() {
+			a, err := svc.Deliver(ctx, id)
+			assert.NoError(t, err)
+			assert.True(t, a.Delivered)
+		})
+	}
+	require.Eventually(t, func() bool { return tr.inFlight.Load() == webhooks.MaxInFlight }, 5*time.Second, time.Millisecond)
+
+	// One more for the stalled configuration: no attempt, nothing recorded, due again later.
+	extra := queue(stalled)
+	a, err := svc.Deliver(ctx, extra)
+	require.NoError(t, err)
+	require.True(t, a.Busy)
+	require.Positive(t, a.RetryAfter)
+	require.EqualValues(t, webhooks.MaxInFlight, tr.sent.Load(), "no request was sent")
+	d, _ := repo.Delivery(extra)
+	require.Equal(t, webhooks.StatusPending, d.Status)
+	require.Zero(t, d.AttemptNumber, "a put-off is not an attempt")
+
+	// Another configuration is not held up.
+	a, err = svc.Deliver(ctx, queue(other))
+	require.NoError(t, err)
+	require.True(t, a.Delivered)
+
+	// Once the receiver answers, the put-off delivery goes out.
+	close(tr.release)
+	wg.Wait()
+	a, err = svc.Deliver(ctx, extra)
+	require.NoError(t, err)
+	require.True(t, a.Delivered)
+	require.Equal(t, 1, a.AttemptNo)
 }

@@ -29,6 +29,17 @@ const MaxAttempts = 5
 // DefaultRetryDelays are the waits after failed attempts 1 to 4.
 var DefaultRetryDelays = []time.Duration{time.Minute, 5 * time.Minute, 15 * time.Minute, time.Hour}
 
+// MaxConfigs is how many configurations one studio may have in one environment.
+const MaxConfigs = 10
+
+// MaxSkip is the largest offset the delivery list accepts: deeper pages would make the database
+// walk past that many rows on every request.
+const MaxSkip = 10_000
+
+// MaxInFlight is how many attempts to one configuration run at once in one service instance, so
+// that a receiver that stalls holds at most this many delivery workers.
+const MaxInFlight = 4
+
 // AttemptTimeout is how long a receiver has to answer.
 const AttemptTimeout = 30 * time.Second
 
@@ -85,6 +96,7 @@ type Delivery struct {
 // Pending is what one attempt of a delivery needs.
 type Pending struct {
 	DeliveryID    uuid.UUID
+	ConfigID      uuid.UUID
 	Status        string
 	AttemptNumber int
 	URL           string
@@ -115,6 +127,9 @@ type Attempt struct {
 	Duration   time.Duration
 	Delivered  bool
 	RetryAfter time.Duration // set when another attempt is due
+	// Busy means no attempt was made: the configuration already had MaxInFlight attempts in
+	// flight. Nothing was recorded; Deliver is due again after RetryAfter.
+	Busy bool
 }
 
 // DeliveryFilter narrows the delivery list.

@@ -1,3 +1,8 @@
+-- name: WebhooksLockScope :exec
+-- Held until the transaction ends: configures of one (studio, environment) count and insert one
+-- at a time, so that the cap on configurations holds under concurrency.
+SELECT pg_advisory_xact_lock(hashtextextended('webhook_configs/' || @studio_id::text || '/' || @environment::text, 0));
+
 -- name: WebhooksInsertConfig :one
 INSERT INTO webhook_configs (studio_id, environment, webhook_url, subscribed_events, excluded_reasons, is_active,
                              secret_sealed, secret_last4)

@@ -136,7 +136,7 @@ type deliveriesInput struct {
 	Status    string `query:"status" enum:"SUCCESS,FAILED,PENDING,RETRYING" doc:"Only deliveries with this status"`
 	EventType string `query:"eventType" enum:"COINS_CREDITED,COINS_DEBITED,COINS_REFUNDED" doc:"Only this event type"`
 	Limit     int    `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"Page size, at most 100"`
-	Skip      int    `query:"skip" minimum:"0" maximum:"100000000" default:"0" doc:"Offset"`
+	Skip      int    `query:"skip" minimum:"0" maximum:"10000" default:"0" doc:"Offset: how many deliveries to pass over, at most 10,000 (400 VALIDATION_FAILED beyond)"`
 }
 
 // Outputs.
@@ -238,7 +238,7 @@ func Register(s *httpapi.Server, svc *webhooks.Service) {
 		Method:      http.MethodPost,
 		Path:        "/studio-webhooks/configure",
 		Summary:     "Create or update a webhook configuration",
-		Description: "Creates a configuration (201, with the full signingSecret, shown only here) or, when the studio already has one with this webhookUrl in this environment, updates it (200, secret masked)." + scopeRule + " The URL must be https and resolve to a public address (checked again at every connection). 400 VALIDATION_FAILED; 403 STUDIO_MISMATCH.",
+		Description: "Creates a configuration (201, with the full signingSecret, shown only here) or, when the studio already has one with this webhookUrl in this environment, updates it (200, secret masked)." + scopeRule + " A studio has at most 10 configurations per environment: creating an 11th is 400 WEBHOOK_CONFIG_LIMIT and creates nothing (updating one by its webhookUrl still works; delete one to make room). The URL must be https and resolve to a public address (checked again at every connection). At most 4 deliveries to one configuration are in flight at once (per service instance); the others wait their turn, so a slow or unreachable receiver delays only its own deliveries. 400 VALIDATION_FAILED, WEBHOOK_CONFIG_LIMIT; 403 STUDIO_MISMATCH.",
 		Tags:        tags,
 		Errors:      []int{http.StatusBadRequest, http.StatusForbidden},
 	}), h.configure)
@@ -292,7 +292,7 @@ func Register(s *httpapi.Server, svc *webhooks.Service) {
 		Method:      http.MethodGet,
 		Path:        "/studio-webhooks/deliveries",
 		Summary:     "List deliveries",
-		Description: "One record per (event, configuration), newest first, filtered by status and eventType; `limit` default 20, at most 100; `skip` is the offset." + scopeRule,
+		Description: "One record per (event, configuration), newest first, filtered by status and eventType; `limit` default 20, at most 100; `skip` is the offset, at most 10,000 (narrow by status or eventType to reach older records). 400 VALIDATION_FAILED beyond either bound; 403 STUDIO_MISMATCH." + scopeRule,
 		Tags:        tags,
 		Errors:      []int{http.StatusBadRequest, http.StatusForbidden},
 	}), h.deliveries)

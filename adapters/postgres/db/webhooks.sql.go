@@ -319,6 +319,22 @@ func (q *Queries) WebhooksListDeliveries(ctx context.Context, arg WebhooksListDe
 	return items, nil
 }
 
+const webhooksLockScope = `-- name: WebhooksLockScope :exec
+SELECT pg_advisory_xact_lock(hashtextextended('webhook_configs/' || $1::text || '/' || $2::text, 0))
+`
+
+type WebhooksLockScopeParams struct {
+	StudioID    string
+	Environment string
+}
+
+// Held until the transaction ends: configures of one (studio, environment) count and insert one
+// at a time, so that the cap on configurations holds under concurrency.
+func (q *Queries) WebhooksLockScope(ctx context.Context, arg WebhooksLockScopeParams) error {
+	_, err := q.db.Exec(ctx, webhooksLockScope, arg.StudioID, arg.Environment)
+	return err
+}
+
 const webhooksRecordAttempt = `-- name: WebhooksRecordAttempt :exec
 UPDATE webhook_deliveries
 SET status = $1, attempt_number = $2, http_status_code = $3,

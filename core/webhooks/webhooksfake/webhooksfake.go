@@ -123,6 +123,10 @@ func byURL(st *state, s webhooks.Scope, url string) (webhooks.Config, bool) {
 	return webhooks.Config{}, false
 }
 
+// LockScope implements webhooks.Repo: the memstore.Runner already runs one transaction at a
+// time, which is all the lock has to give.
+func (r *Repo) LockScope(context.Context, webhooks.Scope) error { return nil }
+
 // InsertConfig implements webhooks.Repo.
 func (r *Repo) InsertConfig(_ context.Context, c webhooks.Config) (webhooks.Config, bool, error) {
 	if err := checkColumns(c); err != nil {
@@ -274,7 +278,7 @@ func (r *Repo) PendingDelivery(_ context.Context, id uuid.UUID) (webhooks.Pendin
 	}
 	c, e := st.configs[d.ConfigID], st.events[d.EventID]
 	return webhooks.Pending{
-		DeliveryID: d.ID, Status: d.Status, AttemptNumber: d.AttemptNumber, URL: c.URL, ConfigActive: c.IsActive,
+		DeliveryID: d.ID, ConfigID: d.ConfigID, Status: d.Status, AttemptNumber: d.AttemptNumber, URL: c.URL, ConfigActive: c.IsActive,
 		Sealed: bytes.Clone(c.Sealed),
 		Payload: webhooks.Payload{
 			EventID: e.ID.String(), EventType: e.Type, Timestamp: e.CreatedAt.UTC().Format(time.RFC3339Nano),

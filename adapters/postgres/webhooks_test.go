@@ -1,0 +1,99 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rewardsco/rewards/adapters/postgres"
+	"github.com/rewardsco/rewards/adapters/postgres/pgtest"
+	"github.com/rewardsco/rewards/core/studio"
+	"github.com/rewardsco/rewards/core/webhooks"
+)
+
+// anyURL is a webhooks.Transport that takes every URL; these tests send nothing.
+type anyURL struct{}
+
+func (anyURL) CheckURL(string) error { return nil }
+
+func (anyURL) Send(context.Context, webhooks.Request) (int, error) { return 200, nil }
+
+// TestConfigureCapHoldsUnderConcurrency: with nine configurations in place, 30 configures of
+// new URLs racing for the last place (on as many connections) create exactly one; the rest are
+// refused with ErrConfigLimit.
+func TestConfigureCapHoldsUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cfg, err := pgxpool.ParseConfig(pgtest.URL(t))
+	require.NoError(t, err)
+	cfg.MaxConns = 32
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	database := postgres.NewDB(pool)
+	s, err := studio.NewService(postgres.NewStudioStore(database)).CreateStudio(ctx, "Pixel Forge")
+	require.NoError(t, err)
+	svc, err := webhooks.NewService(postgres.NewWebhooksStore(database), webhooks.Options{SecretKey: make([]byte, 32), Transport: anyURL{}})
+	require.NoError(t, err)
+	sc := webhooks.Scope{StudioID: s.ID, Environment: studio.Test}
+	configure := func(url string) (bool, error) {
+		events := []string{"COINS_CREDITED"}
+		_, isNew, err := svc.Configure(ctx, sc, webhooks.Change{URL: &url, SubscribedEvents: &events})
+		return isNew, err
+	}
+	for i := range 9 {
+		isNew, err := configure("https://hooks.example.com/first-" + strconv.Itoa(i))
+		require.NoError(t, err)
+		require.True(t, isNew)
+	}
+
+	const tries = 30
+	// Every racer gets a connection at once: none is held back by connecting.
+	conns := make([]*pgxpool.Conn, tries)
+	for i := range conns {
+		conns[i], err = pool.Acquire(ctx)
+		require.NoError(t, err)
+	}
+	for _, c := range conns {
+		c.Release()
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	start := make(chan struct{})
+	created, limited := 0, 0
+	for i := range tries {
+		wg.Go(func() {
+			url := "https://hooks.example.com/" + strconv.Itoa(i)
+			<-start
+			isNew, err := configure(url)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil && isNew:
+				created++
+			case errors.Is(err, webhooks.ErrConfigLimit):
+				limited++
+			default:
+				t.Errorf("configure %s: created=%v err=%v", url, isNew, err)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	require.Equal(t, 1, created, "one place was left")
+	require.Equal(t, tries-1, limited)
+	var stored int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM webhook_configs WHERE studio_id = $1 AND environment = 'test'`, s.ID).Scan(&stored))
+	require.Equal(t, 10, stored)
+
+	// The other environment has ten of its own.
+	url, events := "https://hooks.example.com/live", []string{"COINS_CREDITED"}
+	_, isNew, err := svc.Configure(ctx, webhooks.Scope{StudioID: s.ID, Environment: studio.Live}, webhooks.Change{URL: &url, SubscribedEvents: &events})
+	require.NoError(t, err)
+	require.True(t, isNew)
+}
