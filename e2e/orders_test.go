@@ -545,11 +545,11 @@ func TestOrdersSurviveAKilledService(t *testing.T) {
 		w := s.newShopper(t, "Held Call", 20000)
 		rewardID, price := s.giftCard(t, w, "AMAZON", 1000)
 		t.Cleanup(func() { reset(t) })
-		// Every answer is held 6 s (under the service's 10 s timeout of a provider call). The
-		// purchase's stock check passes after 6 s, then it places the order: the provider
-		// creates it at once and holds the answer; the purchase answers TIMEOUT after its 1 s
-		// wait. While the provider still holds the call, the service dies.
-		s.voucherBehaviour(t, `{"stallMs":6000}`)
+		// Every answer is held 3 s. The purchase's stock check passes after 3 s, then it places
+		// the order: the provider creates it at once and holds the answer for 3 s more; the
+		// purchase answers TIMEOUT after its 1 s wait. While the provider still holds the call,
+		// the service dies.
+		s.voucherBehaviour(t, `{"stallMs":3000}`)
 		o := requirePurchase(t, s.purchase(t, w, map[string]any{"rewardId": rewardID, "coinId": w.CoinID, "denomination": 1000}),
 			w, rewardID, "TIMEOUT", 1000, price, 20000)
 		id := str(o["orderId"])
