@@ -59,7 +59,8 @@ func TestInTxRetriesSerializationFailures(t *testing.T) {
 	}
 	wg.Wait()
 	require.NoError(t, errors.Join(errs...))
-	require.Equal(t, int32(3), runs.Load(), "one of the two ran twice")
+	// PostgreSQL aborted at least one of them (sometimes both) and InTx ran it again.
+	require.GreaterOrEqual(t, runs.Load(), int32(3), "a serialization failure was retried")
 }
 
 // A use case spanning modules runs them in one transaction: when it fails, nothing of any
