@@ -217,3 +217,16 @@ func ValidationError(ctx context.Context, location, message string, value any) *
 	e.Details = []ErrorDetail{{Location: location, Message: message, Value: value}}
 	return e
 }
+
+// ReplayHeader is the header that marks an answer replayed under an idempotency key.
+const ReplayHeader = "x-idempotent-replay"
+
+// IdempotentError is ErrorFrom for an idempotent operation: a refusal replayed under an
+// idempotency key carries ReplayHeader, as a replayed success does.
+func IdempotentError(ctx context.Context, err error, replayed bool) *APIError {
+	e := ErrorFrom(ctx, err)
+	if replayed {
+		e = e.WithHeader(ReplayHeader, "true")
+	}
+	return e
+}

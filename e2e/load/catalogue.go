@@ -647,36 +647,13 @@ func (fx *storeFixture) pgbench(ctx context.Context, env *environment, clients i
 	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
 		return result{}, err
 	}
-	// As pgbench-N: two threads at most, competing for the same few cores as the service.
-	args := []string{"-n", "-M", "prepared", "-c", strconv.Itoa(clients), "-j", strconv.Itoa(min(clients, 2)), "-f", path}
+	args := []string{"-n", "-M", "prepared", "-f", path}
 	for _, d := range defines {
 		args = append(args, "-D", d)
 	}
-	if env.opts.warmup > 0 {
-		if out, err := pgbench(ctx, append(args, "-T", seconds(env.opts.warmup), fx.dbURL)...); err != nil {
-			return result{}, fmt.Errorf("pgbench warm-up: %w\n%s", err, out)
-		}
-	}
-	prefix := filepath.Join(dir, "tx")
-	out, err := pgbench(ctx, append(args, "-T", seconds(env.opts.duration), "-l", "--log-prefix", prefix, fx.dbURL)...)
-	if err != nil {
-		return result{}, fmt.Errorf("pgbench: %w\n%s", err, out)
-	}
-	r, err := parsePgbench(out)
-	if err != nil {
-		return result{}, fmt.Errorf("%w\n%s", err, out)
-	}
-	lat, err := readPgbenchLogs(prefix)
-	if err != nil {
-		return result{}, err
-	}
-	r.p50, r.p99 = percentiles(lat)
-	if len(lat) > 0 {
-		r.p95 = rank(lat, 0.95) // percentiles sorted lat
-	}
-	r.elapsed = env.opts.duration
+	r, err := runPgbench(ctx, env, args, clients, fx.dbURL)
 	r.store = &storeStats{}
-	return r, nil
+	return r, err
 }
 
 // ---- report ----

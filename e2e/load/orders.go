@@ -35,7 +35,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -577,38 +576,9 @@ func pgbenchTPCB(ctx context.Context, env *environment, clients int) (result, er
 	if err != nil {
 		return result{}, err
 	}
-	// As pgbench-N: two threads at most, competing for the same few cores as the service.
-	args := []string{"-n", "-b", "tpcb-like", "-c", strconv.Itoa(clients), "-j", strconv.Itoa(min(clients, 2))}
-	if env.opts.warmup > 0 {
-		if out, err := pgbench(ctx, append(args, "-T", seconds(env.opts.warmup), u)...); err != nil {
-			return result{}, fmt.Errorf("pgbench warm-up: %w\n%s", err, out)
-		}
-	}
-	logDir, err := os.MkdirTemp(env.tmp, "pgbench-tpcb-")
-	if err != nil {
-		return result{}, err
-	}
-	defer os.RemoveAll(logDir)
-	prefix := filepath.Join(logDir, "tx")
-	out, err := pgbench(ctx, append(args, "-T", seconds(env.opts.duration), "-l", "--log-prefix", prefix, u)...)
-	if err != nil {
-		return result{}, fmt.Errorf("pgbench: %w\n%s", err, out)
-	}
-	r, err := parsePgbench(out)
-	if err != nil {
-		return result{}, fmt.Errorf("%w\n%s", err, out)
-	}
-	lat, err := readPgbenchLogs(prefix)
-	if err != nil {
-		return result{}, err
-	}
-	r.p50, r.p99 = percentiles(lat)
-	if len(lat) > 0 {
-		r.p95 = rank(lat, 0.95) // percentiles sorted lat
-	}
-	r.elapsed = env.opts.duration
+	r, err := runPgbench(ctx, env, []string{"-n", "-b", "tpcb-like"}, clients, u)
 	r.order = &orderStats{}
-	return r, nil
+	return r, err
 }
 
 // reportOrders prints the purchase runs beside pgbench-tpcb, and the goals.

@@ -196,12 +196,17 @@ func pgbenchSimpleUpdate(ctx context.Context, env *environment, clients int) (re
 	if err != nil {
 		return result{}, err
 	}
-	// Two threads at most: there are few cores, and pgbench's client threads compete with the
-	// server for them just as the HTTP load generator does.
-	jobs := strconv.Itoa(min(clients, 2))
-	c := strconv.Itoa(clients)
+	return runPgbench(ctx, env, []string{"-n", "-N"}, clients, u)
+}
+
+// runPgbench runs pgbench with args and the client count against url: an unmeasured warm-up,
+// then the measured run with its transaction log, read for the latencies. Two threads at most:
+// there are few cores, and pgbench's client threads compete with the server for them just as
+// the HTTP load generator does.
+func runPgbench(ctx context.Context, env *environment, args []string, clients int, url string) (result, error) {
+	args = append(slices.Clone(args), "-c", strconv.Itoa(clients), "-j", strconv.Itoa(min(clients, 2)))
 	if env.opts.warmup > 0 {
-		if out, err := pgbench(ctx, "-n", "-N", "-c", c, "-j", jobs, "-T", seconds(env.opts.warmup), u); err != nil {
+		if out, err := pgbench(ctx, append(args, "-T", seconds(env.opts.warmup), url)...); err != nil {
 			return result{}, fmt.Errorf("pgbench warm-up: %w\n%s", err, out)
 		}
 	}
@@ -211,8 +216,7 @@ func pgbenchSimpleUpdate(ctx context.Context, env *environment, clients int) (re
 	}
 	defer os.RemoveAll(logDir)
 	prefix := filepath.Join(logDir, "tx")
-	out, err := pgbench(ctx, "-n", "-N", "-c", c, "-j", jobs, "-T", seconds(env.opts.duration),
-		"-l", "--log-prefix", prefix, u)
+	out, err := pgbench(ctx, append(args, "-T", seconds(env.opts.duration), "-l", "--log-prefix", prefix, url)...)
 	if err != nil {
 		return result{}, fmt.Errorf("pgbench: %w\n%s", err, out)
 	}
@@ -225,6 +229,9 @@ func pgbenchSimpleUpdate(ctx context.Context, env *environment, clients int) (re
 		return result{}, err
 	}
 	r.p50, r.p99 = percentiles(lat)
+	if len(lat) > 0 {
+		r.p95 = rank(lat, 0.95) // percentiles sorted lat
+	}
 	r.elapsed = env.opts.duration
 	return r, nil
 }

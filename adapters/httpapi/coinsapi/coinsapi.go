@@ -324,11 +324,7 @@ func (h handlers) move(ctx context.Context, in *coinMoveInput, do func(context.C
 	}
 	t, replayed, err := do(ctx, m)
 	if err != nil {
-		e := httpapi.ErrorFrom(ctx, err)
-		if replayed {
-			e = e.WithHeader("x-idempotent-replay", "true")
-		}
-		return nil, e
+		return nil, httpapi.IdempotentError(ctx, err, replayed)
 	}
 	out := &coinMoveOutput{Body: toMovementBody(t, p.UUID)}
 	if replayed {

@@ -21,11 +21,7 @@ func (h handlers) purchase(ctx context.Context, in *purchaseInput) (*purchaseOut
 	}
 	v, replayed, err := h.svc.Buy(ctx, p)
 	if err != nil {
-		e := httpapi.ErrorFrom(ctx, err)
-		if replayed {
-			e = e.WithHeader("x-idempotent-replay", "true")
-		}
-		return nil, e
+		return nil, httpapi.IdempotentError(ctx, err, replayed)
 	}
 	out := &purchaseOutput{Body: toPlayerOrderBody(v)}
 	if replayed {
