@@ -164,3 +164,43 @@ func bearerToken(header string) string {
 	}
 	return strings.TrimSpace(token)
 }
+
+// Authenticator resolves a request's credentials, for a module's own authentication: env is
+// the environment of the request's Host, header reads a request header. It returns the value
+// to put in the context under key, or an error for ErrorFrom.
+type Authenticator func(ctx context.Context, env studio.Environment, header func(string) string) (any, error)
+
+// Authenticated declares an operation authenticated by a module's own scheme (a bearer token the
+// module issues; "" declares none, for an operation that only needs the Host's environment): the Host picks the environment (421 for an unknown host), auth resolves the
+// credentials, and the handler reads the result from the context under key. The scheme is added
+// to the OpenAPI document with its description.
+func (s *Server) Authenticated(op huma.Operation, scheme, description string, key any, auth Authenticator) huma.Operation {
+	if scheme != "" {
+		if oapi := s.API.OpenAPI(); oapi.Components.SecuritySchemes[scheme] == nil {
+			oapi.Components.SecuritySchemes[scheme] = &huma.SecurityScheme{Type: "http", Scheme: "bearer", Description: description}
+		}
+		op.Security = []map[string][]string{{scheme: {}}}
+	}
+	op.Middlewares = append(huma.Middlewares{func(hctx huma.Context, next func(huma.Context)) {
+		ctx := hctx.Context()
+		env, ok := s.cfg.Hosts.Environment(hctx.Host())
+		if !ok {
+			writeHumaError(hctx, NewError(ctx, http.StatusMisdirectedRequest, "UNKNOWN_HOST", s.cfg.Hosts.unknownHostMessage(hctx.Host())))
+			return
+		}
+		v, err := auth(ctx, env, hctx.Header)
+		if err != nil {
+			writeHumaError(hctx, ErrorFrom(ctx, err))
+			return
+		}
+		next(huma.WithValue(hctx, key, v))
+	}}, op.Middlewares...)
+	op.Errors = appendStatuses(op.Errors, http.StatusUnauthorized, http.StatusMisdirectedRequest)
+	return op
+}
+
+// HostEnvironment is the environment of a Host, false for a host in neither list.
+func (s *Server) HostEnvironment(host string) (studio.Environment, bool) { return s.cfg.Hosts.Environment(host) }
+
+// BearerToken returns the credentials of an Authorization: Bearer header, or "".
+func BearerToken(header string) string { return bearerToken(header) }

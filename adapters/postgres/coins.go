@@ -169,7 +169,7 @@ func (r *CoinsRepo) ListTransactions(ctx context.Context, playerID uuid.UUID, co
 
 // Savings implements coins.Repo.
 func (r *CoinsRepo) Savings(ctx context.Context, playerID, coinID uuid.UUID) (string, error) {
-	s, err := r.q.CoinsSavings(ctx, db.CoinsSavingsParams{PlayerID: playerID, CoinID: coinID})
+	s, err := r.q.CoinsSavings(ctx, db.CoinsSavingsParams{PlayerID: &playerID, CoinID: &coinID})
 	if err != nil {
 		return "", fmt.Errorf("savings: %w", err)
 	}

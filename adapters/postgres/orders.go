@@ -29,11 +29,17 @@ func NewOrdersStore(d *DB) store.Of[orders.Repo] {
 
 func toCoreOrder(r db.Order) (orders.Order, error) {
 	o := orders.Order{
-		ID: r.ID, GameID: r.GameID, Environment: studio.Environment(r.Environment), PlayerID: r.PlayerID, UserRef: r.UserRef,
-		RewardID: r.RewardID, RewardType: catalogue.Type(r.RewardType), CoinID: r.CoinID, Status: orders.Status(r.Status),
+		ID: r.ID, Channel: orders.Channel(r.Channel), GameID: r.GameID, Environment: studio.Environment(r.Environment), UserRef: r.UserRef,
+		RewardID: r.RewardID, RewardType: catalogue.Type(r.RewardType), Status: orders.Status(r.Status),
 		Denomination: money.Amount(r.Denomination), Quantity: int(r.Quantity), FaceValue: money.Amount(r.FaceValue),
 		CoinsSpent: r.CoinsSpent, DebitTxID: r.DebitTxID, RefundTxID: r.RefundTxID, FailureReason: r.FailureReason,
 		DeadlineAt: r.DeadlineAt, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+	}
+	if r.PlayerID != nil {
+		o.PlayerID = *r.PlayerID
+	}
+	if r.CoinID != nil {
+		o.CoinID = *r.CoinID
 	}
 	if r.ProviderProduct != nil {
 		o.ProviderProduct = *r.ProviderProduct
@@ -44,11 +50,45 @@ func toCoreOrder(r db.Order) (orders.Order, error) {
 			return orders.Order{}, fmt.Errorf("decode the address of order %s: %w", r.ID, err)
 		}
 	}
+	if o.Channel == orders.Partner {
+		t := &orders.Terms{ClientOrderID: deref(r.ClientOrderID), Settlement: orders.Settlement(deref(r.Settlement)),
+			Currency: deref(r.Currency), BrandCode: deref(r.BrandCode), BrandName: deref(r.BrandName),
+			Payment: orders.Payment{Status: orders.PaymentStatus(deref(r.PaymentStatus)), Provider: deref(r.PaymentProvider),
+				SessionID: deref(r.PaymentSession), PayerToken: deref(r.PayerToken), PaymentID: deref(r.PaymentID),
+				ExpiresAt: r.PaymentExpiresAt, ReturnURL: deref(r.ReturnUrl)}}
+		if r.Amount != nil {
+			t.Amount = money.Amount(*r.Amount)
+		}
+		if err := json.Unmarshal(r.Customer, &t.Customer); err != nil {
+			return orders.Order{}, fmt.Errorf("decode the customer of order %s: %w", r.ID, err)
+		}
+		o.Partner = t
+	}
 	return o, nil
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+// orNil is nil for the zero value, else a pointer to v.
+func orNil[T comparable](v T) *T {
+	var zero T
+	if v == zero {
+		return nil
+	}
+	return &v
 }
 
 // Insert implements orders.Repo.
 func (r *OrdersRepo) Insert(ctx context.Context, o orders.Order, reason string) (orders.Order, error) {
+	if o.Channel == orders.Partner {
+		return r.insertPartner(ctx, o, reason)
+	}
 	var provider *string
 	if o.ProviderProduct != "" {
 		provider = &o.ProviderProduct
@@ -58,7 +98,7 @@ func (r *OrdersRepo) Insert(ctx context.Context, o orders.Order, reason string) 
 		address, _ = json.Marshal(o.Address)
 	}
 	row, err := r.q.OrdersInsert(ctx, db.OrdersInsertParams{ID: o.ID, GameID: o.GameID, Environment: string(o.Environment),
-		PlayerID: o.PlayerID, UserRef: o.UserRef, RewardID: o.RewardID, RewardType: string(o.RewardType), CoinID: o.CoinID,
+		PlayerID: &o.PlayerID, UserRef: o.UserRef, RewardID: o.RewardID, RewardType: string(o.RewardType), CoinID: &o.CoinID,
 		Status: string(o.Status), Denomination: int64(o.Denomination), Quantity: int32(o.Quantity), FaceValue: int64(o.FaceValue),
 		CoinsSpent: o.CoinsSpent, DebitTxID: o.DebitTxID, ProviderProduct: provider, Address: address, DeadlineAt: o.DeadlineAt})
 	if err != nil {
@@ -139,18 +179,14 @@ func (r *OrdersRepo) Get(ctx context.Context, id uuid.UUID) (orders.Order, error
 
 // ListForPlayer implements orders.Repo.
 func (r *OrdersRepo) ListForPlayer(ctx context.Context, playerID uuid.UUID, rewardID *uuid.UUID, limit, offset int) ([]orders.Order, int64, error) {
-	rows, err := r.q.OrdersListForPlayer(ctx, db.OrdersListForPlayerParams{PlayerID: playerID, RewardID: rewardID, Lim: int32(limit), Off: int32(offset)})
+	rows, err := r.q.OrdersListForPlayer(ctx, db.OrdersListForPlayerParams{PlayerID: &playerID, RewardID: rewardID, Lim: int32(limit), Off: int32(offset)})
 	if err != nil {
 		return nil, 0, fmt.Errorf("list orders: %w", err)
 	}
 	out := make([]orders.Order, len(rows))
 	var total int64
 	for i, row := range rows {
-		if out[i], err = toCoreOrder(db.Order{ID: row.ID, GameID: row.GameID, Environment: row.Environment, PlayerID: row.PlayerID,
-			UserRef: row.UserRef, RewardID: row.RewardID, RewardType: row.RewardType, CoinID: row.CoinID, Status: row.Status,
-			Denomination: row.Denomination, Quantity: row.Quantity, FaceValue: row.FaceValue, CoinsSpent: row.CoinsSpent,
-			DebitTxID: row.DebitTxID, RefundTxID: row.RefundTxID, ProviderProduct: row.ProviderProduct, Address: row.Address,
-			FailureReason: row.FailureReason, DeadlineAt: row.DeadlineAt, CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt}); err != nil {
+		if out[i], err = toCoreOrder(row.Order); err != nil {
 			return nil, 0, err
 		}
 		total = row.Total
@@ -185,7 +221,7 @@ func (r *OrdersRepo) LockPlayerReward(ctx context.Context, playerID, rewardID uu
 
 // LastPurchase implements orders.Repo.
 func (r *OrdersRepo) LastPurchase(ctx context.Context, playerID, rewardID uuid.UUID) (*time.Time, error) {
-	at, err := r.q.OrdersLastPurchase(ctx, db.OrdersLastPurchaseParams{PlayerID: playerID, RewardID: rewardID})
+	at, err := r.q.OrdersLastPurchase(ctx, db.OrdersLastPurchaseParams{PlayerID: &playerID, RewardID: rewardID})
 	if isNoRows(err) {
 		return nil, nil
 	}
@@ -193,4 +229,88 @@ func (r *OrdersRepo) LastPurchase(ctx context.Context, playerID, rewardID uuid.U
 		return nil, fmt.Errorf("last purchase: %w", err)
 	}
 	return &at, nil
+}
+
+func (r *OrdersRepo) insertPartner(ctx context.Context, o orders.Order, reason string) (orders.Order, error) {
+	t := o.Partner
+	customer, _ := json.Marshal(t.Customer)
+	amount := int64(t.Amount)
+	row, err := r.q.OrdersInsertPartner(ctx, db.OrdersInsertPartnerParams{ID: o.ID, GameID: o.GameID, Environment: string(o.Environment),
+		UserRef: o.UserRef, RewardID: o.RewardID, RewardType: string(o.RewardType), Status: string(o.Status),
+		Denomination: int64(o.Denomination), Quantity: int32(o.Quantity), FaceValue: int64(o.FaceValue),
+		ProviderProduct: &o.ProviderProduct, DeadlineAt: o.DeadlineAt, ClientOrderID: &t.ClientOrderID, Customer: customer,
+		Settlement: (*string)(&t.Settlement), Amount: &amount, Currency: &t.Currency, BrandCode: &t.BrandCode, BrandName: &t.BrandName,
+		PaymentStatus: (*string)(&t.Payment.Status), PaymentProvider: orNil(t.Payment.Provider), PaymentSession: orNil(t.Payment.SessionID),
+		PayerToken: orNil(t.Payment.PayerToken), PaymentExpiresAt: t.Payment.ExpiresAt, ReturnUrl: orNil(t.Payment.ReturnURL)})
+	if pgCode(err) == "23505" {
+		return orders.Order{}, orders.ErrClientOrderTaken
+	}
+	if err != nil {
+		return orders.Order{}, fmt.Errorf("insert partner order: %w", err)
+	}
+	o.CreatedAt, o.UpdatedAt = row.CreatedAt, row.UpdatedAt
+	if err := r.q.OrdersAddTransition(ctx, db.OrdersAddTransitionParams{OrderID: o.ID, ToStatus: string(o.Status), Reason: reason}); err != nil {
+		return orders.Order{}, fmt.Errorf("record the first transition of %s: %w", o.ID, err)
+	}
+	return o, nil
+}
+
+// FindByClientOrderID implements orders.Repo.
+func (r *OrdersRepo) FindByClientOrderID(ctx context.Context, gameID uuid.UUID, env studio.Environment, clientOrderID string) (orders.Order, error) {
+	row, err := r.q.OrdersByClientOrderID(ctx, db.OrdersByClientOrderIDParams{GameID: gameID, Environment: string(env), ClientOrderID: &clientOrderID})
+	if isNoRows(err) {
+		return orders.Order{}, orders.ErrOrderNotFound
+	}
+	if err != nil {
+		return orders.Order{}, fmt.Errorf("find order %q: %w", clientOrderID, err)
+	}
+	o, err := toCoreOrder(row)
+	if err != nil {
+		return orders.Order{}, err
+	}
+	list := []orders.Order{o}
+	return list[0], r.withCodes(ctx, list)
+}
+
+// FindBySession implements orders.Repo.
+func (r *OrdersRepo) FindBySession(ctx context.Context, sessionID string) (uuid.UUID, error) {
+	id, err := r.q.OrdersBySession(ctx, &sessionID)
+	if isNoRows(err) {
+		return uuid.Nil, orders.ErrOrderNotFound
+	}
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("find the order of session %q: %w", sessionID, err)
+	}
+	return id, nil
+}
+
+// ListForPartner implements orders.Repo.
+func (r *OrdersRepo) ListForPartner(ctx context.Context, gameID uuid.UUID, env studio.Environment, customerRef, clientOrderID string, limit, offset int) ([]orders.Order, int64, error) {
+	rows, err := r.q.OrdersListForPartner(ctx, db.OrdersListForPartnerParams{GameID: gameID, Environment: string(env),
+		CustomerRef: orNil(customerRef), ClientOrderID: orNil(clientOrderID), Lim: int32(limit), Off: int32(offset)})
+	if err != nil {
+		return nil, 0, fmt.Errorf("list partner orders: %w", err)
+	}
+	out := make([]orders.Order, len(rows))
+	var total int64
+	for i, row := range rows {
+		if out[i], err = toCoreOrder(row.Order); err != nil {
+			return nil, 0, err
+		}
+		total = row.Total
+	}
+	return out, total, r.withCodes(ctx, out)
+}
+
+// SetPayment implements orders.Repo.
+func (r *OrdersRepo) SetPayment(ctx context.Context, id uuid.UUID, from, to orders.PaymentStatus, paymentID string) (bool, error) {
+	from_, to_ := string(from), string(to)
+	_, err := r.q.OrdersSetPayment(ctx, db.OrdersSetPaymentParams{ID: id, FromStatus: &from_, ToStatus: &to_, PaymentID: orNil(paymentID)})
+	if isNoRows(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("set the payment of %s to %s: %w", id, to, err)
+	}
+	return true, nil
 }

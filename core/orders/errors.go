@@ -18,3 +18,7 @@ var (
 	// ErrIllegalTransition means a move the state machine forbids was attempted: a bug.
 	ErrIllegalTransition = errs.New(errs.Internal, "ILLEGAL_TRANSITION", "illegal order transition")
 )
+
+// ErrClientOrderTaken means another order of the partner already has the clientOrderId (a
+// concurrent placement won): the caller reads that order instead.
+var ErrClientOrderTaken = errs.New(errs.Conflict, "CLIENT_ORDER_ID_TAKEN", "an order with this clientOrderId already exists")

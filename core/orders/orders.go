@@ -79,12 +79,25 @@ type SealedCode struct {
 	Expiry            *time.Time
 }
 
+// Channel is who placed an order.
+type Channel string
+
+// The channels.
+const (
+	// Store: a player buying a reward with coins.
+	Store Channel = "STORE"
+	// Partner: a partner buying a gift card for its own user, paid from its wallet or in cash.
+	Partner Channel = "PARTNER"
+)
+
 // Order is one purchase.
 type Order struct {
 	ID          uuid.UUID
+	Channel     Channel
 	GameID      uuid.UUID
 	Environment studio.Environment
-	PlayerID    uuid.UUID
+	// PlayerID and CoinID are a store order's (uuid.Nil on a partner order).
+	PlayerID uuid.UUID
 	// UserRef is how the studio knows the player (its uuid, else the player id), for the coin
 	// events of the order's debit and refund.
 	UserRef    string
@@ -107,6 +120,68 @@ type Order struct {
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
 	Codes           []SealedCode
+	// Partner holds a partner order's terms; nil on a store order.
+	Partner *Terms
+}
+
+// Settlement is how a partner pays for its orders.
+type Settlement string
+
+// The settlement models.
+const (
+	// Wallet: debited from the partner's prepaid wallet.
+	Wallet Settlement = "WALLET"
+	// Cash: the partner's user pays through a payment provider's session.
+	Cash Settlement = "CASH"
+)
+
+// PaymentStatus is where a partner order's payment stands.
+type PaymentStatus string
+
+// The payment states.
+const (
+	// NotRequired: a WALLET order.
+	NotRequired PaymentStatus = "NOT_REQUIRED"
+	// PaymentPending: a CASH order's session is open.
+	PaymentPending PaymentStatus = "PENDING"
+	// PaymentPaid: the user paid (a refund may be due when the order did not succeed).
+	PaymentPaid PaymentStatus = "PAID"
+	// PaymentExpired: the session ended unpaid.
+	PaymentExpired PaymentStatus = "EXPIRED"
+	// PaymentRefunded: the payment was given back.
+	PaymentRefunded PaymentStatus = "REFUNDED"
+)
+
+// Customer is the partner's user an order is for.
+type Customer struct {
+	Ref   string `json:"ref"`
+	Email string `json:"email,omitempty"`
+	Phone string `json:"phone,omitempty"`
+}
+
+// Terms are what a partner order adds to an order.
+type Terms struct {
+	// ClientOrderID is the partner's idempotency key, unique per game and environment.
+	ClientOrderID string
+	Customer      Customer
+	Settlement    Settlement
+	// Amount is what the partner pays (WALLET) or its user pays (CASH), in Currency.
+	Amount    money.Amount
+	Currency  string
+	BrandCode string
+	BrandName string
+	Payment   Payment
+}
+
+// Payment is a CASH order's payment session (PaymentStatus alone for a WALLET order).
+type Payment struct {
+	Status PaymentStatus
+	// Provider is stripe or cashfree; SessionID the provider's id of the session; PayerToken
+	// what the user is given (Stripe's approval URL, Cashfree's payment_session_id); PaymentID
+	// the provider's id of the payment once paid.
+	Provider, SessionID, PayerToken, PaymentID string
+	ExpiresAt                                  *time.Time
+	ReturnURL                                  string
 }
 
 // Transition is one recorded change of an order's status.

@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rewardsco/rewards/core/store"
+	"github.com/rewardsco/rewards/core/studio"
 )
 
 // Repo is the storage the orders module needs.
@@ -31,6 +32,23 @@ type Repo interface {
 	LockPlayerReward(ctx context.Context, playerID, rewardID uuid.UUID) error
 	// LastPurchase returns when the player last bought the reward (failed orders aside), or nil.
 	LastPurchase(ctx context.Context, playerID, rewardID uuid.UUID) (*time.Time, error)
+
+	// FindByClientOrderID returns a partner's order by its clientOrderId, or ErrOrderNotFound.
+	FindByClientOrderID(ctx context.Context, gameID uuid.UUID, env studio.Environment, clientOrderID string) (Order, error)
+	// FindBySession returns the id of the order of a payment session, or ErrOrderNotFound.
+	FindBySession(ctx context.Context, sessionID string) (uuid.UUID, error)
+	// ListForPartner returns a page of a partner's orders of one environment, newest first, and
+	// the total; an empty customerRef or clientOrderID filters nothing.
+	ListForPartner(ctx context.Context, gameID uuid.UUID, env studio.Environment, customerRef, clientOrderID string, limit, offset int) ([]Order, int64, error)
+	// SetPayment changes a partner order's payment status only if it is still from (and
+	// records paymentID when given); moved is false otherwise.
+	SetPayment(ctx context.Context, id uuid.UUID, from, to PaymentStatus, paymentID string) (moved bool, err error)
+}
+
+// Refunder gives back what a partner order took when it fails, inside the transaction that
+// marks it FAILED: a wallet refund, or a payment refund queued for the provider.
+type Refunder interface {
+	RefundFailed(ctx context.Context, t store.Tx, o Order, reason string) error
 }
 
 // Scheduler queues an order's fulfilment job inside a transaction, to run at a time: the job

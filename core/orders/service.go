@@ -51,6 +51,9 @@ type Config struct {
 	Wait, Poll, Deadline time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// PartnerRefunds gives back what a failed partner order took; nil when partner orders are
+	// not served.
+	PartnerRefunds Refunder
 }
 
 // Service holds the order use cases.
@@ -152,11 +155,8 @@ func (s *Service) Buy(ctx context.Context, p Purchase) (View, bool, error) {
 		return View{}, replayed, err
 	}
 	if !replayed && pl.reward.ProviderProductID != "" {
-		// The provider's answer within the wait goes in the response; a failure to get one is
-		// the job's to resolve, not the buyer's error.
-		waitCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.Wait)
-		_, _ = s.advance(waitCtx, id)
-		cancel()
+		// The provider's answer within the wait goes in the response.
+		s.FulfilWithin(ctx, id)
 	}
 	v, err := s.view(ctx, id)
 	return v, replayed, err
@@ -249,7 +249,7 @@ func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, co
 	}
 	now := s.now()
 	o := Order{
-		ID: uuid.New(), GameID: p.Caller.GameID, Environment: p.Caller.Environment, PlayerID: p.Player.ID,
+		ID: uuid.New(), Channel: Store, GameID: p.Caller.GameID, Environment: p.Caller.Environment, PlayerID: p.Player.ID,
 		UserRef: p.Player.StudioRef(), RewardID: p.RewardID, RewardType: pl.reward.Type, CoinID: coin.ID, Status: Initiated,
 		Denomination: pl.face, Quantity: p.Quantity, FaceValue: pl.face.Times(int64(p.Quantity)), CoinsSpent: pl.price,
 		ProviderProduct: pl.reward.ProviderProductID, Address: pl.address, DeadlineAt: now.Add(s.cfg.Deadline),
@@ -333,6 +333,18 @@ func errMoved(moved bool) error {
 // fail moves an order to FAILED and refunds its coins (REFUND_CREDIT, a COINS_REFUNDED event)
 // in one transaction.
 func (s *Service) fail(ctx context.Context, o Order, from Status, reason string) error {
+	if o.Channel == Partner {
+		return s.runner.InTx(ctx, func(t store.Tx) error {
+			moved, err := s.orders.WithTx(t).Move(ctx, o.ID, from, Failed, reason, nil)
+			if err != nil || !moved {
+				return errors.Join(err, errMoved(moved))
+			}
+			if s.cfg.PartnerRefunds == nil {
+				return errors.New("partner orders are not served: nothing can refund one")
+			}
+			return s.cfg.PartnerRefunds.RefundFailed(ctx, t, o, reason)
+		})
+	}
 	return s.runner.InTx(ctx, func(t store.Tx) error {
 		refund, err := s.coins.WithTx(t).ApplyMovement(ctx, s.movement(o, o.CoinsSpent, ReasonRefundCredit), coins.Credit, coins.EventRefunded)
 		if err != nil {
@@ -345,6 +357,21 @@ func (s *Service) fail(ctx context.Context, o Order, from Status, reason string)
 		return errMoved(moved)
 	})
 }
+
+// FulfilWithin places an order the provider fulfils (or asks again) and waits up to
+// Config.Wait for the final answer, for a caller that answers with the order: a failure to get
+// one is the job's to resolve, not the caller's error.
+func (s *Service) FulfilWithin(ctx context.Context, id uuid.UUID) {
+	waitCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.Wait)
+	defer cancel()
+	_, _ = s.advance(waitCtx, id)
+}
+
+// Wait is how long a purchase waits for the provider.
+func (s *Service) Wait() time.Duration { return s.cfg.Wait }
+
+// Deadline is how long the provider has to finish an order.
+func (s *Service) Deadline() time.Duration { return s.cfg.Deadline }
 
 // Fulfil advances an order the provider fulfils, for its job: it returns how long to wait
 // before asking again, or zero when the order is final.
@@ -577,3 +604,11 @@ func (s *Service) History(ctx context.Context, id uuid.UUID) (Order, []Transitio
 func (s *Service) LastPurchase(ctx context.Context, playerID, rewardID uuid.UUID) (*time.Time, error) {
 	return s.orders.Repo().LastPurchase(ctx, playerID, rewardID)
 }
+
+// Get returns an order as stored (codes sealed).
+func (s *Service) Get(ctx context.Context, id uuid.UUID) (Order, error) {
+	return s.orders.Repo().Get(ctx, id)
+}
+
+// Open returns an order with its codes opened and no balance: a partner order.
+func (s *Service) Open(o Order) (View, error) { return s.open(o, nil) }

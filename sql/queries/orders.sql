@@ -29,7 +29,7 @@ SELECT * FROM orders WHERE id = $1;
 SELECT * FROM order_codes WHERE order_id = ANY (@ids::uuid[]) ORDER BY order_id, position;
 
 -- name: OrdersListForPlayer :many
-SELECT *, count(*) OVER () AS total FROM orders
+SELECT sqlc.embed(orders), count(*) OVER () AS total FROM orders
 WHERE player_id = @player_id AND (sqlc.narg(reward_id)::uuid IS NULL OR reward_id = sqlc.narg(reward_id))
 ORDER BY created_at DESC, id DESC
 LIMIT @lim OFFSET @off;
@@ -44,3 +44,37 @@ SELECT pg_advisory_xact_lock(hashtextextended(@player_id::text || '/' || @reward
 SELECT created_at FROM orders
 WHERE player_id = @player_id AND reward_id = @reward_id AND status <> 'FAILED'
 ORDER BY created_at DESC LIMIT 1;
+
+-- name: OrdersInsertPartner :one
+INSERT INTO orders (id, channel, game_id, environment, user_ref, reward_id, reward_type, status,
+    denomination, quantity, face_value, coins_spent, provider_product, deadline_at,
+    client_order_id, customer, settlement, amount, currency, brand_code, brand_name, payment_status,
+    payment_provider, payment_session, payer_token, payment_expires_at, return_url)
+VALUES (@id, 'PARTNER', @game_id, @environment, @user_ref, @reward_id, @reward_type, @status,
+    @denomination, @quantity, @face_value, 0, @provider_product, @deadline_at,
+    @client_order_id, @customer, @settlement, @amount, @currency, @brand_code, @brand_name, @payment_status,
+    sqlc.narg(payment_provider), sqlc.narg(payment_session), sqlc.narg(payer_token), sqlc.narg(payment_expires_at),
+    sqlc.narg(return_url))
+RETURNING created_at, updated_at;
+
+-- name: OrdersByClientOrderID :one
+SELECT * FROM orders
+WHERE channel = 'PARTNER' AND game_id = @game_id AND environment = @environment AND client_order_id = @client_order_id;
+
+-- name: OrdersListForPartner :many
+SELECT sqlc.embed(orders), count(*) OVER () AS total FROM orders
+WHERE channel = 'PARTNER' AND game_id = @game_id AND environment = @environment
+    AND (sqlc.narg(customer_ref)::text IS NULL OR user_ref = sqlc.narg(customer_ref))
+    AND (sqlc.narg(client_order_id)::text IS NULL OR client_order_id = sqlc.narg(client_order_id))
+ORDER BY created_at DESC, id DESC
+LIMIT @lim OFFSET @off;
+
+-- name: OrdersSetPayment :one
+-- Changes a partner order's payment status only if it is still @from_status.
+UPDATE orders SET payment_status = @to_status, updated_at = now(),
+    payment_id = coalesce(sqlc.narg(payment_id), payment_id)
+WHERE id = @id AND payment_status = @from_status
+RETURNING id;
+
+-- name: OrdersBySession :one
+SELECT id FROM orders WHERE payment_session = @payment_session;

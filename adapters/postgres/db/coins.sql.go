@@ -375,8 +375,8 @@ WHERE player_id = $1 AND coin_id = $2 AND status = 'SUCCESS'
 `
 
 type CoinsSavingsParams struct {
-	PlayerID uuid.UUID
-	CoinID   uuid.UUID
+	PlayerID *uuid.UUID
+	CoinID   *uuid.UUID
 }
 
 // The money value (face value, in hundredths) of the rewards the player bought with the coin.

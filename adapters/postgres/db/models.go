@@ -210,27 +210,42 @@ type IdempotencyKey struct {
 }
 
 type Order struct {
-	ID              uuid.UUID
-	GameID          uuid.UUID
-	Environment     string
-	PlayerID        uuid.UUID
-	UserRef         string
-	RewardID        uuid.UUID
-	RewardType      string
-	CoinID          uuid.UUID
-	Status          string
-	Denomination    int64
-	Quantity        int32
-	FaceValue       int64
-	CoinsSpent      int64
-	DebitTxID       *uuid.UUID
-	RefundTxID      *uuid.UUID
-	ProviderProduct *string
-	Address         []byte
-	FailureReason   string
-	DeadlineAt      time.Time
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
+	ID               uuid.UUID
+	GameID           uuid.UUID
+	Environment      string
+	PlayerID         *uuid.UUID
+	UserRef          string
+	RewardID         uuid.UUID
+	RewardType       string
+	CoinID           *uuid.UUID
+	Status           string
+	Denomination     int64
+	Quantity         int32
+	FaceValue        int64
+	CoinsSpent       int64
+	DebitTxID        *uuid.UUID
+	RefundTxID       *uuid.UUID
+	ProviderProduct  *string
+	Address          []byte
+	FailureReason    string
+	DeadlineAt       time.Time
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
+	Channel          string
+	ClientOrderID    *string
+	Customer         []byte
+	Settlement       *string
+	Amount           *int64
+	Currency         *string
+	BrandCode        *string
+	BrandName        *string
+	PaymentStatus    *string
+	PaymentProvider  *string
+	PaymentSession   *string
+	PayerToken       *string
+	PaymentID        *string
+	PaymentExpiresAt *time.Time
+	ReturnUrl        *string
 }
 
 type OrderCode struct {
@@ -277,6 +292,57 @@ type OtpFailureRun struct {
 	Phone       string
 	Failures    int32
 	LockedUntil *time.Time
+}
+
+type PartnerSecret struct {
+	GameID      uuid.UUID
+	Environment string
+	SecretHash  []byte
+	CreatedAt   time.Time
+}
+
+type PartnerSetting struct {
+	GameID      uuid.UUID
+	Enabled     bool
+	Settlement  string
+	DiscountBps int32
+	UpdatedAt   time.Time
+}
+
+type PartnerToken struct {
+	TokenHash   []byte
+	GameID      uuid.UUID
+	Environment string
+	ExpiresAt   time.Time
+	CreatedAt   time.Time
+}
+
+type PartnerWallet struct {
+	GameID      uuid.UUID
+	Environment string
+	Balance     int64
+	UpdatedAt   time.Time
+}
+
+type PartnerWalletEntry struct {
+	ID           int64
+	GameID       uuid.UUID
+	Environment  string
+	Kind         string
+	Amount       int64
+	BalanceAfter int64
+	OrderID      *uuid.UUID
+	Reference    *string
+	CreatedAt    time.Time
+}
+
+type PaymentEvent struct {
+	Provider   string
+	EventID    string
+	Type       string
+	SessionID  string
+	OrderID    *uuid.UUID
+	ReceivedAt time.Time
 }
 
 type Player struct {

@@ -62,6 +62,72 @@ func (q *Queries) OrdersAddTransition(ctx context.Context, arg OrdersAddTransiti
 	return err
 }
 
+const ordersByClientOrderID = `-- name: OrdersByClientOrderID :one
+SELECT id, game_id, environment, player_id, user_ref, reward_id, reward_type, coin_id, status, denomination, quantity, face_value, coins_spent, debit_tx_id, refund_tx_id, provider_product, address, failure_reason, deadline_at, created_at, updated_at, channel, client_order_id, customer, settlement, amount, currency, brand_code, brand_name, payment_status, payment_provider, payment_session, payer_token, payment_id, payment_expires_at, return_url FROM orders
+WHERE channel = 'PARTNER' AND game_id = $1 AND environment = $2 AND client_order_id = $3
+`
+
+type OrdersByClientOrderIDParams struct {
+	GameID        uuid.UUID
+	Environment   string
+	ClientOrderID *string
+}
+
+func (q *Queries) OrdersByClientOrderID(ctx context.Context, arg OrdersByClientOrderIDParams) (Order, error) {
+	row := q.db.QueryRow(ctx, ordersByClientOrderID, arg.GameID, arg.Environment, arg.ClientOrderID)
+	var i Order
+	err := row.Scan(
+		&i.ID,
+		&i.GameID,
+		&i.Environment,
+		&i.PlayerID,
+		&i.UserRef,
+		&i.RewardID,
+		&i.RewardType,
+		&i.CoinID,
+		&i.Status,
+		&i.Denomination,
+		&i.Quantity,
+		&i.FaceValue,
+		&i.CoinsSpent,
+		&i.DebitTxID,
+		&i.RefundTxID,
+		&i.ProviderProduct,
+		&i.Address,
+		&i.FailureReason,
+		&i.DeadlineAt,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.Channel,
+		&i.ClientOrderID,
+		&i.Customer,
+		&i.Settlement,
+		&i.Amount,
+		&i.Currency,
+		&i.BrandCode,
+		&i.BrandName,
+		&i.PaymentStatus,
+		&i.PaymentProvider,
+		&i.PaymentSession,
+		&i.PayerToken,
+		&i.PaymentID,
+		&i.PaymentExpiresAt,
+		&i.ReturnUrl,
+	)
+	return i, err
+}
+
+const ordersBySession = `-- name: OrdersBySession :one
+SELECT id FROM orders WHERE payment_session = $1
+`
+
+func (q *Queries) OrdersBySession(ctx context.Context, paymentSession *string) (uuid.UUID, error) {
+	row := q.db.QueryRow(ctx, ordersBySession, paymentSession)
+	var id uuid.UUID
+	err := row.Scan(&id)
+	return id, err
+}
+
 const ordersCodes = `-- name: OrdersCodes :many
 SELECT order_id, position, code, pin, provider_voucher_id, value, expiry FROM order_codes WHERE order_id = ANY ($1::uuid[]) ORDER BY order_id, position
 `
@@ -95,7 +161,7 @@ func (q *Queries) OrdersCodes(ctx context.Context, ids []uuid.UUID) ([]OrderCode
 }
 
 const ordersGet = `-- name: OrdersGet :one
-SELECT id, game_id, environment, player_id, user_ref, reward_id, reward_type, coin_id, status, denomination, quantity, face_value, coins_spent, debit_tx_id, refund_tx_id, provider_product, address, failure_reason, deadline_at, created_at, updated_at FROM orders WHERE id = $1
+SELECT id, game_id, environment, player_id, user_ref, reward_id, reward_type, coin_id, status, denomination, quantity, face_value, coins_spent, debit_tx_id, refund_tx_id, provider_product, address, failure_reason, deadline_at, created_at, updated_at, channel, client_order_id, customer, settlement, amount, currency, brand_code, brand_name, payment_status, payment_provider, payment_session, payer_token, payment_id, payment_expires_at, return_url FROM orders WHERE id = $1
 `
 
 func (q *Queries) OrdersGet(ctx context.Context, id uuid.UUID) (Order, error) {
@@ -123,6 +189,21 @@ func (q *Queries) OrdersGet(ctx context.Context, id uuid.UUID) (Order, error) {
 		&i.DeadlineAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.Channel,
+		&i.ClientOrderID,
+		&i.Customer,
+		&i.Settlement,
+		&i.Amount,
+		&i.Currency,
+		&i.BrandCode,
+		&i.BrandName,
+		&i.PaymentStatus,
+		&i.PaymentProvider,
+		&i.PaymentSession,
+		&i.PayerToken,
+		&i.PaymentID,
+		&i.PaymentExpiresAt,
+		&i.ReturnUrl,
 	)
 	return i, err
 }
@@ -140,11 +221,11 @@ type OrdersInsertParams struct {
 	ID              uuid.UUID
 	GameID          uuid.UUID
 	Environment     string
-	PlayerID        uuid.UUID
+	PlayerID        *uuid.UUID
 	UserRef         string
 	RewardID        uuid.UUID
 	RewardType      string
-	CoinID          uuid.UUID
+	CoinID          *uuid.UUID
 	Status          string
 	Denomination    int64
 	Quantity        int32
@@ -186,6 +267,85 @@ func (q *Queries) OrdersInsert(ctx context.Context, arg OrdersInsertParams) (Ord
 	return i, err
 }
 
+const ordersInsertPartner = `-- name: OrdersInsertPartner :one
+INSERT INTO orders (id, channel, game_id, environment, user_ref, reward_id, reward_type, status,
+    denomination, quantity, face_value, coins_spent, provider_product, deadline_at,
+    client_order_id, customer, settlement, amount, currency, brand_code, brand_name, payment_status,
+    payment_provider, payment_session, payer_token, payment_expires_at, return_url)
+VALUES ($1, 'PARTNER', $2, $3, $4, $5, $6, $7,
+    $8, $9, $10, 0, $11, $12,
+    $13, $14, $15, $16, $17, $18, $19, $20,
+    $21, $22, $23, $24,
+    $25)
+RETURNING created_at, updated_at
+`
+
+type OrdersInsertPartnerParams struct {
+	ID               uuid.UUID
+	GameID           uuid.UUID
+	Environment      string
+	UserRef          string
+	RewardID         uuid.UUID
+	RewardType       string
+	Status           string
+	Denomination     int64
+	Quantity         int32
+	FaceValue        int64
+	ProviderProduct  *string
+	DeadlineAt       time.Time
+	ClientOrderID    *string
+	Customer         []byte
+	Settlement       *string
+	Amount           *int64
+	Currency         *string
+	BrandCode        *string
+	BrandName        *string
+	PaymentStatus    *string
+	PaymentProvider  *string
+	PaymentSession   *string
+	PayerToken       *string
+	PaymentExpiresAt *time.Time
+	ReturnUrl        *string
+}
+
+type OrdersInsertPartnerRow struct {
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+func (q *Queries) OrdersInsertPartner(ctx context.Context, arg OrdersInsertPartnerParams) (OrdersInsertPartnerRow, error) {
+	row := q.db.QueryRow(ctx, ordersInsertPartner,
+		arg.ID,
+		arg.GameID,
+		arg.Environment,
+		arg.UserRef,
+		arg.RewardID,
+		arg.RewardType,
+		arg.Status,
+		arg.Denomination,
+		arg.Quantity,
+		arg.FaceValue,
+		arg.ProviderProduct,
+		arg.DeadlineAt,
+		arg.ClientOrderID,
+		arg.Customer,
+		arg.Settlement,
+		arg.Amount,
+		arg.Currency,
+		arg.BrandCode,
+		arg.BrandName,
+		arg.PaymentStatus,
+		arg.PaymentProvider,
+		arg.PaymentSession,
+		arg.PayerToken,
+		arg.PaymentExpiresAt,
+		arg.ReturnUrl,
+	)
+	var i OrdersInsertPartnerRow
+	err := row.Scan(&i.CreatedAt, &i.UpdatedAt)
+	return i, err
+}
+
 const ordersLastPurchase = `-- name: OrdersLastPurchase :one
 SELECT created_at FROM orders
 WHERE player_id = $1 AND reward_id = $2 AND status <> 'FAILED'
@@ -193,7 +353,7 @@ ORDER BY created_at DESC LIMIT 1
 `
 
 type OrdersLastPurchaseParams struct {
-	PlayerID uuid.UUID
+	PlayerID *uuid.UUID
 	RewardID uuid.UUID
 }
 
@@ -204,43 +364,111 @@ func (q *Queries) OrdersLastPurchase(ctx context.Context, arg OrdersLastPurchase
 	return created_at, err
 }
 
+const ordersListForPartner = `-- name: OrdersListForPartner :many
+SELECT orders.id, orders.game_id, orders.environment, orders.player_id, orders.user_ref, orders.reward_id, orders.reward_type, orders.coin_id, orders.status, orders.denomination, orders.quantity, orders.face_value, orders.coins_spent, orders.debit_tx_id, orders.refund_tx_id, orders.provider_product, orders.address, orders.failure_reason, orders.deadline_at, orders.created_at, orders.updated_at, orders.channel, orders.client_order_id, orders.customer, orders.settlement, orders.amount, orders.currency, orders.brand_code, orders.brand_name, orders.payment_status, orders.payment_provider, orders.payment_session, orders.payer_token, orders.payment_id, orders.payment_expires_at, orders.return_url, count(*) OVER () AS total FROM orders
+WHERE channel = 'PARTNER' AND game_id = $1 AND environment = $2
+    AND ($3::text IS NULL OR user_ref = $3)
+    AND ($4::text IS NULL OR client_order_id = $4)
+ORDER BY created_at DESC, id DESC
+LIMIT $6 OFFSET $5
+`
+
+type OrdersListForPartnerParams struct {
+	GameID        uuid.UUID
+	Environment   string
+	CustomerRef   *string
+	ClientOrderID *string
+	Off           int32
+	Lim           int32
+}
+
+type OrdersListForPartnerRow struct {
+	Order Order
+	Total int64
+}
+
+func (q *Queries) OrdersListForPartner(ctx context.Context, arg OrdersListForPartnerParams) ([]OrdersListForPartnerRow, error) {
+	rows, err := q.db.Query(ctx, ordersListForPartner,
+		arg.GameID,
+		arg.Environment,
+		arg.CustomerRef,
+		arg.ClientOrderID,
+		arg.Off,
+		arg.Lim,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []OrdersListForPartnerRow{}
+	for rows.Next() {
+		var i OrdersListForPartnerRow
+		if err := rows.Scan(
+			&i.Order.ID,
+			&i.Order.GameID,
+			&i.Order.Environment,
+			&i.Order.PlayerID,
+			&i.Order.UserRef,
+			&i.Order.RewardID,
+			&i.Order.RewardType,
+			&i.Order.CoinID,
+			&i.Order.Status,
+			&i.Order.Denomination,
+			&i.Order.Quantity,
+			&i.Order.FaceValue,
+			&i.Order.CoinsSpent,
+			&i.Order.DebitTxID,
+			&i.Order.RefundTxID,
+			&i.Order.ProviderProduct,
+			&i.Order.Address,
+			&i.Order.FailureReason,
+			&i.Order.DeadlineAt,
+			&i.Order.CreatedAt,
+			&i.Order.UpdatedAt,
+			&i.Order.Channel,
+			&i.Order.ClientOrderID,
+			&i.Order.Customer,
+			&i.Order.Settlement,
+			&i.Order.Amount,
+			&i.Order.Currency,
+			&i.Order.BrandCode,
+			&i.Order.BrandName,
+			&i.Order.PaymentStatus,
+			&i.Order.PaymentProvider,
+			&i.Order.PaymentSession,
+			&i.Order.PayerToken,
+			&i.Order.PaymentID,
+			&i.Order.PaymentExpiresAt,
+			&i.Order.ReturnUrl,
+			&i.Total,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const ordersListForPlayer = `-- name: OrdersListForPlayer :many
-SELECT id, game_id, environment, player_id, user_ref, reward_id, reward_type, coin_id, status, denomination, quantity, face_value, coins_spent, debit_tx_id, refund_tx_id, provider_product, address, failure_reason, deadline_at, created_at, updated_at, count(*) OVER () AS total FROM orders
+SELECT orders.id, orders.game_id, orders.environment, orders.player_id, orders.user_ref, orders.reward_id, orders.reward_type, orders.coin_id, orders.status, orders.denomination, orders.quantity, orders.face_value, orders.coins_spent, orders.debit_tx_id, orders.refund_tx_id, orders.provider_product, orders.address, orders.failure_reason, orders.deadline_at, orders.created_at, orders.updated_at, orders.channel, orders.client_order_id, orders.customer, orders.settlement, orders.amount, orders.currency, orders.brand_code, orders.brand_name, orders.payment_status, orders.payment_provider, orders.payment_session, orders.payer_token, orders.payment_id, orders.payment_expires_at, orders.return_url, count(*) OVER () AS total FROM orders
 WHERE player_id = $1 AND ($2::uuid IS NULL OR reward_id = $2)
 ORDER BY created_at DESC, id DESC
 LIMIT $4 OFFSET $3
 `
 
 type OrdersListForPlayerParams struct {
-	PlayerID uuid.UUID
+	PlayerID *uuid.UUID
 	RewardID *uuid.UUID
 	Off      int32
 	Lim      int32
 }
 
 type OrdersListForPlayerRow struct {
-	ID              uuid.UUID
-	GameID          uuid.UUID
-	Environment     string
-	PlayerID        uuid.UUID
-	UserRef         string
-	RewardID        uuid.UUID
-	RewardType      string
-	CoinID          uuid.UUID
-	Status          string
-	Denomination    int64
-	Quantity        int32
-	FaceValue       int64
-	CoinsSpent      int64
-	DebitTxID       *uuid.UUID
-	RefundTxID      *uuid.UUID
-	ProviderProduct *string
-	Address         []byte
-	FailureReason   string
-	DeadlineAt      time.Time
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
-	Total           int64
+	Order Order
+	Total int64
 }
 
 func (q *Queries) OrdersListForPlayer(ctx context.Context, arg OrdersListForPlayerParams) ([]OrdersListForPlayerRow, error) {
@@ -258,27 +486,42 @@ func (q *Queries) OrdersListForPlayer(ctx context.Context, arg OrdersListForPlay
 	for rows.Next() {
 		var i OrdersListForPlayerRow
 		if err := rows.Scan(
-			&i.ID,
-			&i.GameID,
-			&i.Environment,
-			&i.PlayerID,
-			&i.UserRef,
-			&i.RewardID,
-			&i.RewardType,
-			&i.CoinID,
-			&i.Status,
-			&i.Denomination,
-			&i.Quantity,
-			&i.FaceValue,
-			&i.CoinsSpent,
-			&i.DebitTxID,
-			&i.RefundTxID,
-			&i.ProviderProduct,
-			&i.Address,
-			&i.FailureReason,
-			&i.DeadlineAt,
-			&i.CreatedAt,
-			&i.UpdatedAt,
+			&i.Order.ID,
+			&i.Order.GameID,
+			&i.Order.Environment,
+			&i.Order.PlayerID,
+			&i.Order.UserRef,
+			&i.Order.RewardID,
+			&i.Order.RewardType,
+			&i.Order.CoinID,
+			&i.Order.Status,
+			&i.Order.Denomination,
+			&i.Order.Quantity,
+			&i.Order.FaceValue,
+			&i.Order.CoinsSpent,
+			&i.Order.DebitTxID,
+			&i.Order.RefundTxID,
+			&i.Order.ProviderProduct,
+			&i.Order.Address,
+			&i.Order.FailureReason,
+			&i.Order.DeadlineAt,
+			&i.Order.CreatedAt,
+			&i.Order.UpdatedAt,
+			&i.Order.Channel,
+			&i.Order.ClientOrderID,
+			&i.Order.Customer,
+			&i.Order.Settlement,
+			&i.Order.Amount,
+			&i.Order.Currency,
+			&i.Order.BrandCode,
+			&i.Order.BrandName,
+			&i.Order.PaymentStatus,
+			&i.Order.PaymentProvider,
+			&i.Order.PaymentSession,
+			&i.Order.PayerToken,
+			&i.Order.PaymentID,
+			&i.Order.PaymentExpiresAt,
+			&i.Order.ReturnUrl,
 			&i.Total,
 		); err != nil {
 			return nil, err
@@ -327,6 +570,33 @@ func (q *Queries) OrdersMove(ctx context.Context, arg OrdersMoveParams) (uuid.UU
 		arg.ToStatus,
 		arg.RefundTxID,
 		arg.Reason,
+		arg.ID,
+		arg.FromStatus,
+	)
+	var id uuid.UUID
+	err := row.Scan(&id)
+	return id, err
+}
+
+const ordersSetPayment = `-- name: OrdersSetPayment :one
+UPDATE orders SET payment_status = $1, updated_at = now(),
+    payment_id = coalesce($2, payment_id)
+WHERE id = $3 AND payment_status = $4
+RETURNING id
+`
+
+type OrdersSetPaymentParams struct {
+	ToStatus   *string
+	PaymentID  *string
+	ID         uuid.UUID
+	FromStatus *string
+}
+
+// Changes a partner order's payment status only if it is still @from_status.
+func (q *Queries) OrdersSetPayment(ctx context.Context, arg OrdersSetPaymentParams) (uuid.UUID, error) {
+	row := q.db.QueryRow(ctx, ordersSetPayment,
+		arg.ToStatus,
+		arg.PaymentID,
 		arg.ID,
 		arg.FromStatus,
 	)

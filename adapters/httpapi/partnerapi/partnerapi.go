@@ -1,0 +1,242 @@
+// Package partnerapi serves the gift-card partner API (/partner/v1: token exchange,
+// configuration, wallet, brands, stock, preview, orders), the operator's partner settings,
+// client secrets and wallet credits, and the payment providers' webhooks.
+package partnerapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/rewardsco/rewards/adapters/httpapi"
+	"github.com/rewardsco/rewards/core/errs"
+	"github.com/rewardsco/rewards/core/money"
+	"github.com/rewardsco/rewards/core/orders"
+	"github.com/rewardsco/rewards/core/partner"
+	"github.com/rewardsco/rewards/core/studio"
+)
+
+const (
+	tagPartner  = "Gift-card partner API"
+	tagPayments = "Payment provider webhooks"
+	scheme      = "partnerBearer"
+)
+
+type callerKey struct{}
+type envKey struct{}
+
+func callerFrom(ctx context.Context) partner.Caller {
+	c, _ := ctx.Value(callerKey{}).(partner.Caller)
+	return c
+}
+
+// Register adds the partner operations to s.
+func Register(s *httpapi.Server, svc *partner.Service) {
+	h := handlers{svc: svc}
+	s.AddTag(tagPartner, "Partners resell the gift-card catalogue to their own users: exchange the game's API key (client_id) and client secret for a 24-hour bearer token, "+
+		"read the catalogue, preview a price, and place orders paid from a prepaid wallet (WALLET) or by the user through a payment session (CASH). "+
+		"Every answer is inside the envelope `{data, statusCode, message, requestId, timestamp}`; errors are `{statusCode, message, error, code?, requestId}`. "+
+		"Money is a JSON number of units of the deployment currency with at most two decimals.")
+	s.AddTag(tagPayments, "Signed events from the payment providers that collect CASH orders. Not for partners.")
+
+	auth := func(op huma.Operation) huma.Operation {
+		op = s.Authenticated(op, scheme, "A partner access token from POST /partner/v1/token (24 hours)", callerKey{},
+			func(ctx context.Context, env studio.Environment, header func(string) string) (any, error) {
+				return svc.Authenticate(ctx, httpapi.BearerToken(header("Authorization")), env)
+			})
+		op.Errors = append(op.Errors, http.StatusForbidden)
+		op.Tags = []string{tagPartner}
+		return op
+	}
+	const authRule = "\n\nNeeds `Authorization: Bearer <access_token>` from POST /partner/v1/token: 401 PARTNER_TOKEN_MISSING without it; 401 PARTNER_TOKEN_INVALID for an unknown, expired or revoked token (a new client secret revokes every token issued before it) or one of the other environment; 403 PARTNER_DISABLED when the operator has disabled the game."
+
+	tokenOp := s.Authenticated(huma.Operation{
+		OperationID: "partner-token", Method: http.MethodPost, Path: "/partner/v1/token", Summary: "Exchange client credentials for a token",
+		Description: "Takes `{client_id, client_secret?}` as JSON or as a form (`application/x-www-form-urlencoded`). `client_id` is the game's API key of this host's environment. " +
+			"When a client secret is set for the game and environment it is required; when none is set the key alone authenticates. " +
+			"Answers `{access_token, token_type: \"Bearer\", expires_in: 86400}`: cache it and exchange again when it expires. " +
+			"The token is bound to the game and environment: on the other environment's host it is 401.\n\n" +
+			"**Errors.** 401 INVALID_CLIENT (unknown or revoked key, a key of the other environment, a game not enabled for the partner API, a missing or wrong client secret); 400 VALIDATION_FAILED.",
+		Tags: []string{tagPartner}, Errors: []int{http.StatusBadRequest},
+		RequestBody: tokenRequestBody(s),
+	}, "", "", envKey{}, func(_ context.Context, env studio.Environment, _ func(string) string) (any, error) { return env, nil })
+	huma.Register(s.API, tokenOp, h.token)
+
+	huma.Register(s.API, auth(huma.Operation{
+		OperationID: "partner-config", Method: http.MethodGet, Path: "/partner/v1/gift-cards/config", Summary: "The partner's configuration",
+		Description: "`{settlement: WALLET|CASH, currency: INR|USD}`: how orders are paid, and the deployment's currency." + authRule,
+	}), h.config)
+
+	huma.Register(s.API, auth(huma.Operation{
+		OperationID: "partner-wallet", Method: http.MethodGet, Path: "/partner/v1/gift-cards/wallet", Summary: "The wallet balance",
+		Description: "`{balance, currency}`: the prepaid wallet of this game and environment (meaningful for WALLET partners; the operator funds it)." + authRule,
+	}), h.wallet)
+
+	huma.Register(s.API, auth(huma.Operation{
+		OperationID: "partner-brands", Method: http.MethodGet, Path: "/partner/v1/gift-cards/brands", Summary: "The gift-card brands",
+		Description: "`{items, page, limit, total}` of `{brandCode, brandName, logoUrl, categories, valueType: FIXED|DYNAMIC, denominations?, minValue?, maxValue?, currency, discountPct}`, by name. " +
+			"`search` keeps brands whose name or code contains it (any case); `limit` default 20, at most 100; `page` from 1. `discountPct` is this partner's discount." + authRule,
+		Errors: []int{http.StatusBadRequest},
+	}), h.brands)
+
+	huma.Register(s.API, auth(huma.Operation{
+		OperationID: "partner-brand", Method: http.MethodGet, Path: "/partner/v1/gift-cards/brands/{brandCode}", Summary: "One brand",
+		Description: "The brand as listed, with `description`, `terms` and `howToRedeem`. 404 BRAND_NOT_FOUND for an unknown or inactive brand." + authRule,
+		Errors:      []int{http.StatusNotFound},
+	}), h.brand)
+
+	huma.Register(s.API, auth(huma.Operation{
+		OperationID: "partner-stock", Method: http.MethodGet, Path: "/partner/v1/gift-cards/brands/{brandCode}/stock", Summary: "Stock of a denomination",
+		Description: "`{brandCode, denomination, available, quantity}`: whether the denomination can be ordered now and how many cards are left (`quantity` null: unlimited), as the voucher provider says. " +
+			"404 BRAND_NOT_FOUND; 400 DENOMINATION_NOT_AVAILABLE for a value the brand does not sell; 502 when the provider cannot tell." + authRule,
+		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusBadGateway},
+	}), h.stock)
+
+	huma.Register(s.API, auth(huma.Operation{
+		OperationID: "partner-preview", Method: http.MethodPost, Path: "/partner/v1/gift-cards/orders/preview", Summary: "Price an order",
+		DefaultStatus: http.StatusOK,
+		Description: "Call it before charging your user: `amount` is the authoritative price. `faceValue` = denomination × quantity; `amount` = faceValue × (1 − discountPct/100), rounded half up to the cent; " +
+			"WALLET: what the wallet will be debited; CASH: what the user pays. `quoteId` (send it with the order) holds that amount for 10 minutes (`expiresAt`). `quantity` 1 to 10.\n\n" +
+			"**Errors.** 400 BRAND_NOT_FOUND (unknown or inactive brand); 400 DENOMINATION_NOT_AVAILABLE; 400 VALIDATION_FAILED." + authRule,
+		Errors: []int{http.StatusBadRequest},
+	}), h.preview)
+
+	huma.Register(s.API, auth(huma.Operation{
+		OperationID: "partner-place-order", Method: http.MethodPost, Path: "/partner/v1/gift-cards/orders", Summary: "Place an order",
+		DefaultStatus: http.StatusCreated,
+		Description: "Buys `quantity` cards of `denomination` of `brandCode` for `customer` (`ref` required; `email` and `phone` (E.164) optional). " +
+			"**Idempotency:** `clientOrderId` (`^[A-Za-z0-9_-]{1,64}$`) makes one order, forever: the first placement answers 201; a retry with the same brand, denomination and quantity answers 200 with the order as it is now and `x-idempotent-replay: true`, " +
+			"and never charges twice; the same clientOrderId with another brand, denomination or quantity is 422 IDEMPOTENCY_KEY_REUSED.\n\n" +
+			"**WALLET:** the wallet is debited by the preview's amount in the order's transaction (too low a balance is 400 INSUFFICIENT_WALLET_BALANCE and creates nothing); the voucher provider is then asked, " +
+			"and its final answer within 5 s is in this response: SUCCESS with `codes`, or FAILED with the wallet refunded. Otherwise the status is TIMEOUT and the order resolves by itself to SUCCESS or FAILED: poll GET /partner/v1/gift-cards/orders/{orderId}.\n\n" +
+			"**CASH:** the order is PENDING_PAYMENT with `paymentStatus` PENDING and `paymentSessionId` (INR: Cashfree's payment_session_id for its SDK; USD: Stripe's approval URL to redirect the user to), open for `REWARDS_PAYMENT_SESSION_TTL` (default 30 min); `returnUrl` is where the user lands after paying. " +
+			"Paid: fulfilled as above (SUCCESS, `paymentStatus` PAID); a read of the order also finalises a paid order whose confirmation has not arrived. Not paid before expiry (or cancelled): REFUNDED with `paymentStatus` EXPIRED. " +
+			"Fulfilment failed after payment: FAILED, the payment refunded (`paymentStatus` REFUNDED). A payment arriving after expiry is refunded. A session that cannot be created is 400 PAYMENT_INIT_FAILED and keeps nothing.\n\n" +
+			"**Errors.** 400 BRAND_NOT_FOUND, DENOMINATION_NOT_AVAILABLE, OUT_OF_STOCK, INSUFFICIENT_WALLET_BALANCE, PAYMENT_INIT_FAILED, QUOTE_EXPIRED, QUOTE_MISMATCH, VALIDATION_FAILED; 422 IDEMPOTENCY_KEY_REUSED; 502 when the voucher provider cannot tell its stock." + authRule,
+		Errors: []int{http.StatusBadRequest, http.StatusUnprocessableEntity, http.StatusBadGateway},
+	}), h.place)
+
+	huma.Register(s.API, auth(huma.Operation{
+		OperationID: "partner-order", Method: http.MethodGet, Path: "/partner/v1/gift-cards/orders/{orderId}", Summary: "One order",
+		Description: "The order with its current status and, once SUCCESS, its codes. A PENDING_PAYMENT order is first checked with the payment provider, so a paid order is finalised by this read. " +
+			"404 ORDER_NOT_FOUND for an order of another studio, game or environment, or an unknown id." + authRule,
+		Errors: []int{http.StatusNotFound},
+	}), h.order)
+
+	huma.Register(s.API, auth(huma.Operation{
+		OperationID: "partner-orders", Method: http.MethodGet, Path: "/partner/v1/gift-cards/orders", Summary: "The orders",
+		Description: "`{items, page, limit, total}` of this game's orders in this environment, newest first; `customerRef` and `clientOrderId` filter; `limit` default 20, at most 100." + authRule,
+		Errors:      []int{http.StatusBadRequest},
+	}), h.orders)
+
+	registerOperator(s, h)
+	registerWebhooks(s, h)
+}
+
+func registerOperator(s *httpapi.Server, h handlers) {
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID: "admin-put-partner", Method: http.MethodPut, Path: "/admin/v1/games/{gameId}/partner", Summary: "Set a game's partner settings",
+		Description: "`{enabled, settlement: WALLET|CASH, discountPct (0 to 90, default 0)}` for both environments. A game not enabled gets 403 PARTNER_DISABLED on every partner call but the token exchange, which gives 401. 404 GAME_NOT_FOUND.",
+		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
+	}), h.putSettings)
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID: "admin-get-partner", Method: http.MethodGet, Path: "/admin/v1/games/{gameId}/partner", Summary: "A game's partner settings",
+		Description: "The settings (disabled, WALLET, 0 % when never set). 404 GAME_NOT_FOUND.", Errors: []int{http.StatusNotFound},
+	}), h.getSettings)
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID: "admin-partner-secret", Method: http.MethodPost, Path: "/admin/v1/games/{gameId}/partner/{environment}/secret", Summary: "Issue a partner client secret",
+		DefaultStatus: http.StatusCreated,
+		Description:   "201 `{environment, clientSecret}` (`rcs_…`, shown once; only a hash is kept). A new secret revokes the old one and every token issued under it. From then on the token exchange needs it. 404 GAME_NOT_FOUND.",
+		Errors:        []int{http.StatusBadRequest, http.StatusNotFound},
+	}), h.secret)
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID: "admin-partner-credit", Method: http.MethodPost, Path: "/admin/v1/games/{gameId}/partner/{environment}/wallet/credits", Summary: "Fund a partner wallet",
+		DefaultStatus: http.StatusCreated,
+		Description:   "`{amount, reference}` → 201 `{balance, currency}`. A reference seen before on this wallet is not credited twice: the answer is 200 with the balance as it is and `x-idempotent-replay: true`. 404 GAME_NOT_FOUND.",
+		Errors:        []int{http.StatusBadRequest, http.StatusNotFound},
+	}), h.credit)
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID: "admin-partner-ledger", Method: http.MethodGet, Path: "/admin/v1/games/{gameId}/partner/{environment}/wallet", Summary: "A partner wallet and its ledger",
+		Description: "`{balance, currency, entries}`: every CREDIT, DEBIT and REFUND, oldest first; the balance is their sum. 404 GAME_NOT_FOUND.",
+		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
+	}), h.ledger)
+}
+
+func registerWebhooks(s *httpapi.Server, h handlers) {
+	for _, p := range []struct{ name, what string }{
+		{"stripe", "Stripe events, verified with its `Stripe-Signature` (stripe-go `webhook.ConstructEvent`, 5-minute tolerance): `checkout.session.completed` (acted on when paid), `checkout.session.async_payment_succeeded`, `checkout.session.expired`."},
+		{"cashfree", "Cashfree events, verified by `x-webhook-signature` = base64 HMAC-SHA256 of `x-webhook-timestamp` + the raw body, in constant time, within 5 minutes: `PAYMENT_SUCCESS_WEBHOOK`, `PAYMENT_USER_DROPPED_WEBHOOK`."},
+	} {
+		name := p.name
+		huma.Register(s.API, huma.Operation{
+			OperationID: "payment-webhook-" + name, Method: http.MethodPost, Path: "/webhooks/" + name, Summary: "Receive " + name + " events",
+			Description: p.what + " Each event is recorded once by its id before the answer (2xx only once recorded); its order is then brought in line with the provider's own state of the session, " +
+				"so duplicates and events out of order have one effect. 401 BAD_SIGNATURE; 400 BAD_EVENT; 404 PAYMENT_PROVIDER_NOT_CONFIGURED when this deployment uses the other provider.",
+			Tags: []string{tagPayments}, Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound},
+		}, func(ctx context.Context, in *webhookInput) (*webhookOutput, error) { return h.event(ctx, name, in) })
+	}
+}
+
+// tokenRequestBody documents the token exchange's two media types.
+func tokenRequestBody(s *httpapi.Server) *huma.RequestBody {
+	schema := s.API.OpenAPI().Components.Schemas.Schema(reflect.TypeOf(PartnerTokenRequest{}), true, "PartnerTokenRequest")
+	return &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{
+		"application/json":                  {Schema: schema},
+		"application/x-www-form-urlencoded": {Schema: schema},
+	}}
+}
+
+// parseTokenRequest reads the token exchange's body as JSON or as a form.
+func parseTokenRequest(ctx context.Context, contentType string, body []byte) (PartnerTokenRequest, error) {
+	var r PartnerTokenRequest
+	mt, _, _ := mime.ParseMediaType(contentType)
+	if mt == "application/x-www-form-urlencoded" {
+		form, err := url.ParseQuery(string(body))
+		if err != nil {
+			return r, httpapi.ValidationError(ctx, "body", "the form cannot be read: "+err.Error(), nil)
+		}
+		for k := range form {
+			if k != "client_id" && k != "client_secret" {
+				return r, httpapi.ValidationError(ctx, "body."+k, "unknown field", nil)
+			}
+		}
+		r.ClientID, r.ClientSecret = form.Get("client_id"), form.Get("client_secret")
+	} else {
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&r); err != nil {
+			return r, httpapi.ValidationError(ctx, "body", "send {client_id, client_secret?} as JSON or as a form: "+err.Error(), nil)
+		}
+	}
+	if strings.TrimSpace(r.ClientID) == "" || len(r.ClientID) > 128 || len(r.ClientSecret) > 128 {
+		return r, httpapi.ValidationError(ctx, "body.client_id", "client_id is required (the game's API key), at most 128 characters", r.ClientID)
+	}
+	return r, nil
+}
+
+// amountOf reads a money amount of a body.
+func amountOf(ctx context.Context, location string, v float64) (money.Amount, error) {
+	a, err := money.FromUnits(v)
+	if err != nil || a <= 0 {
+		return 0, httpapi.ValidationError(ctx, location, fmt.Sprintf("must be a positive amount with at most two decimals, got %v", v), v)
+	}
+	return a, nil
+}
+
+func parseEnv(env string) (studio.Environment, error) {
+	e := studio.Environment(env)
+	if !e.Valid() {
+		return "", errs.Invalidf("environment must be live or test")
+	}
+	return e, nil
+}
+
+var _ = orders.Wallet

@@ -1,0 +1,223 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/rewardsco/rewards/adapters/postgres/db"
+	"github.com/rewardsco/rewards/core/money"
+	"github.com/rewardsco/rewards/core/orders"
+	"github.com/rewardsco/rewards/core/partner"
+	"github.com/rewardsco/rewards/core/payments"
+	"github.com/rewardsco/rewards/core/store"
+	"github.com/rewardsco/rewards/core/studio"
+)
+
+// PartnerRepo is the storage of the partner module.
+type PartnerRepo struct{ conn }
+
+var _ partner.Repo = (*PartnerRepo)(nil)
+
+// NewPartnerStore returns the storage of the partner module on d.
+func NewPartnerStore(d *DB) store.Of[partner.Repo] {
+	return newModuleStore(d, func(c conn) partner.Repo { return &PartnerRepo{c} })
+}
+
+func toCorePartnerSettings(r db.PartnerSetting) partner.Settings {
+	return partner.Settings{GameID: r.GameID, Enabled: r.Enabled, Settlement: orders.Settlement(r.Settlement),
+		DiscountPct: money.Pct(r.DiscountBps), UpdatedAt: r.UpdatedAt}
+}
+
+// PutSettings implements partner.Repo.
+func (r *PartnerRepo) PutSettings(ctx context.Context, s partner.Settings) (partner.Settings, error) {
+	row, err := r.q.PartnerPutSettings(ctx, db.PartnerPutSettingsParams{GameID: s.GameID, Enabled: s.Enabled,
+		Settlement: string(s.Settlement), DiscountBps: int32(s.DiscountPct)})
+	if err != nil {
+		return partner.Settings{}, fmt.Errorf("put partner settings: %w", err)
+	}
+	return toCorePartnerSettings(row), nil
+}
+
+// GetSettings implements partner.Repo.
+func (r *PartnerRepo) GetSettings(ctx context.Context, gameID uuid.UUID) (partner.Settings, bool, error) {
+	row, err := r.q.PartnerGetSettings(ctx, gameID)
+	if isNoRows(err) {
+		return partner.Settings{}, false, nil
+	}
+	if err != nil {
+		return partner.Settings{}, false, fmt.Errorf("get partner settings: %w", err)
+	}
+	return toCorePartnerSettings(row), true, nil
+}
+
+// PutSecret implements partner.Repo.
+func (r *PartnerRepo) PutSecret(ctx context.Context, gameID uuid.UUID, env studio.Environment, hash []byte) error {
+	if err := r.q.PartnerPutSecret(ctx, db.PartnerPutSecretParams{GameID: gameID, Environment: string(env), SecretHash: hash}); err != nil {
+		return fmt.Errorf("put client secret: %w", err)
+	}
+	return nil
+}
+
+// SecretHash implements partner.Repo.
+func (r *PartnerRepo) SecretHash(ctx context.Context, gameID uuid.UUID, env studio.Environment) ([]byte, bool, error) {
+	h, err := r.q.PartnerGetSecret(ctx, db.PartnerGetSecretParams{GameID: gameID, Environment: string(env)})
+	if isNoRows(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("get client secret: %w", err)
+	}
+	return h, true, nil
+}
+
+// DeleteTokens implements partner.Repo.
+func (r *PartnerRepo) DeleteTokens(ctx context.Context, gameID uuid.UUID, env studio.Environment) error {
+	if err := r.q.PartnerDeleteTokens(ctx, db.PartnerDeleteTokensParams{GameID: gameID, Environment: string(env)}); err != nil {
+		return fmt.Errorf("revoke partner tokens: %w", err)
+	}
+	return nil
+}
+
+// InsertToken implements partner.Repo.
+func (r *PartnerRepo) InsertToken(ctx context.Context, hash []byte, gameID uuid.UUID, env studio.Environment, expiresAt time.Time) error {
+	if err := r.q.PartnerInsertToken(ctx, db.PartnerInsertTokenParams{TokenHash: hash, GameID: gameID, Environment: string(env), ExpiresAt: expiresAt}); err != nil {
+		return fmt.Errorf("insert partner token: %w", err)
+	}
+	return nil
+}
+
+// FindToken implements partner.Repo.
+func (r *PartnerRepo) FindToken(ctx context.Context, hash []byte) (partner.TokenRecord, error) {
+	row, err := r.q.PartnerFindToken(ctx, hash)
+	if isNoRows(err) {
+		return partner.TokenRecord{}, partner.ErrTokenInvalid
+	}
+	if err != nil {
+		return partner.TokenRecord{}, fmt.Errorf("find partner token: %w", err)
+	}
+	rec := partner.TokenRecord{GameID: row.GameID, StudioID: row.StudioID, GameName: row.GameName,
+		Environment: studio.Environment(row.Environment), ExpiresAt: row.ExpiresAt}
+	if row.PartnerEnabled != nil {
+		rec.Settings = &partner.Settings{GameID: row.GameID, Enabled: *row.PartnerEnabled, Settlement: orders.Settlement(deref(row.Settlement)),
+			DiscountPct: money.Pct(deref(row.DiscountBps))}
+	}
+	return rec, nil
+}
+
+// PurgeTokens implements partner.Repo.
+func (r *PartnerRepo) PurgeTokens(ctx context.Context, batch int) (int64, error) {
+	n, err := r.q.PartnerPurgeTokens(ctx, int32(batch))
+	if err != nil {
+		return 0, fmt.Errorf("purge partner tokens: %w", err)
+	}
+	return n, nil
+}
+
+// LockWallet implements partner.Repo.
+func (r *PartnerRepo) LockWallet(ctx context.Context, gameID uuid.UUID, env studio.Environment) (money.Amount, error) {
+	b, err := r.q.PartnerLockWallet(ctx, db.PartnerLockWalletParams{GameID: gameID, Environment: string(env)})
+	if err != nil {
+		return 0, fmt.Errorf("lock wallet: %w", err)
+	}
+	return money.Amount(b), nil
+}
+
+// Wallet implements partner.Repo.
+func (r *PartnerRepo) Wallet(ctx context.Context, gameID uuid.UUID, env studio.Environment) (money.Amount, error) {
+	b, err := r.q.PartnerGetWallet(ctx, db.PartnerGetWalletParams{GameID: gameID, Environment: string(env)})
+	if isNoRows(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read wallet: %w", err)
+	}
+	return money.Amount(b), nil
+}
+
+// Apply implements partner.Repo.
+func (r *PartnerRepo) Apply(ctx context.Context, e partner.Entry) (partner.Entry, error) {
+	id, err := r.q.PartnerAddEntry(ctx, db.PartnerAddEntryParams{GameID: e.GameID, Environment: string(e.Environment), Kind: string(e.Kind),
+		Amount: int64(e.Amount), BalanceAfter: int64(e.BalanceAfter), OrderID: e.OrderID, Reference: orNil(e.Reference)})
+	if err != nil {
+		return partner.Entry{}, fmt.Errorf("record a wallet %s: %w", e.Kind, err)
+	}
+	if err := r.q.PartnerSetWallet(ctx, db.PartnerSetWalletParams{GameID: e.GameID, Environment: string(e.Environment), Balance: int64(e.BalanceAfter)}); err != nil {
+		return partner.Entry{}, fmt.Errorf("set wallet balance: %w", err)
+	}
+	e.ID = id
+	return e, nil
+}
+
+// CreditExists implements partner.Repo.
+func (r *PartnerRepo) CreditExists(ctx context.Context, gameID uuid.UUID, env studio.Environment, reference string) (bool, error) {
+	ok, err := r.q.PartnerCreditExists(ctx, db.PartnerCreditExistsParams{GameID: gameID, Environment: string(env), Reference: &reference})
+	if err != nil {
+		return false, fmt.Errorf("look up credit %q: %w", reference, err)
+	}
+	return ok, nil
+}
+
+// OrderEntryExists implements partner.Repo.
+func (r *PartnerRepo) OrderEntryExists(ctx context.Context, orderID uuid.UUID, kind partner.EntryKind) (bool, error) {
+	ok, err := r.q.PartnerOrderEntryExists(ctx, db.PartnerOrderEntryExistsParams{OrderID: &orderID, Kind: string(kind)})
+	if err != nil {
+		return false, fmt.Errorf("look up the %s of order %s: %w", kind, orderID, err)
+	}
+	return ok, nil
+}
+
+// Entries implements partner.Repo.
+func (r *PartnerRepo) Entries(ctx context.Context, gameID uuid.UUID, env studio.Environment) ([]partner.Entry, error) {
+	rows, err := r.q.PartnerEntries(ctx, db.PartnerEntriesParams{GameID: gameID, Environment: string(env)})
+	if err != nil {
+		return nil, fmt.Errorf("wallet entries: %w", err)
+	}
+	out := make([]partner.Entry, len(rows))
+	for i, e := range rows {
+		out[i] = partner.Entry{ID: e.ID, GameID: e.GameID, Environment: studio.Environment(e.Environment), Kind: partner.EntryKind(e.Kind),
+			Amount: money.Amount(e.Amount), BalanceAfter: money.Amount(e.BalanceAfter), OrderID: e.OrderID, Reference: deref(e.Reference),
+			CreatedAt: e.CreatedAt}
+	}
+	return out, nil
+}
+
+// Brands implements partner.Repo.
+func (r *PartnerRepo) Brands(ctx context.Context, q partner.BrandQuery) ([]partner.Brand, int64, error) {
+	rows, err := r.q.PartnerBrands(ctx, db.PartnerBrandsParams{Code: orNil(q.Code), Search: orNil(q.Search), Lim: int32(q.Limit), Off: int32(q.Offset)})
+	if err != nil {
+		return nil, 0, fmt.Errorf("partner brands: %w", err)
+	}
+	out := make([]partner.Brand, len(rows))
+	var total int64
+	for i, b := range rows {
+		out[i] = partner.Brand{Code: b.BrandCode, Name: b.BrandName, LogoURL: b.LogoUrl, Categories: b.Categories,
+			Description: b.Description, Terms: b.TermsAndConditions, HowToRedeem: b.HowToRedeem, RewardID: b.RewardID,
+			ValueType: partner.Fixed, MinValue: money.Amount(b.MinFace), MaxValue: money.Amount(b.MaxFace), ProviderProduct: b.ProviderProduct}
+		if out[i].Description == "" {
+			out[i].Description = b.BrandDescription
+		}
+		if b.ValueType == "RANGE" {
+			out[i].ValueType = partner.Dynamic
+		} else {
+			out[i].Denominations = make([]money.Amount, len(b.Denominations))
+			for j, d := range b.Denominations {
+				out[i].Denominations[j] = money.Amount(d)
+			}
+		}
+		total = b.Total
+	}
+	return out, total, nil
+}
+
+// RecordEvent implements partner.Repo.
+func (r *PartnerRepo) RecordEvent(ctx context.Context, provider string, e payments.Event, orderID *uuid.UUID) (bool, error) {
+	n, err := r.q.PartnerRecordEvent(ctx, db.PartnerRecordEventParams{Provider: provider, EventID: e.ID, Type: string(e.Type),
+		SessionID: e.SessionID, OrderID: orderID})
+	if err != nil {
+		return false, fmt.Errorf("record payment event %s: %w", e.ID, err)
+	}
+	return n == 1, nil
+}

@@ -1,0 +1,59 @@
+package partner
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/rewardsco/rewards/core/money"
+	"github.com/rewardsco/rewards/core/payments"
+	"github.com/rewardsco/rewards/core/store"
+	"github.com/rewardsco/rewards/core/studio"
+)
+
+// Repo is the storage the partner module needs.
+type Repo interface {
+	// PutSettings creates or replaces a game's partner settings.
+	PutSettings(ctx context.Context, s Settings) (Settings, error)
+	// GetSettings returns a game's settings, found=false when it has none.
+	GetSettings(ctx context.Context, gameID uuid.UUID) (s Settings, found bool, err error)
+	// PutSecret stores the hash of the client secret of a game and environment, replacing the old.
+	PutSecret(ctx context.Context, gameID uuid.UUID, env studio.Environment, hash []byte) error
+	// SecretHash returns the hash of the current secret, found=false when none is set.
+	SecretHash(ctx context.Context, gameID uuid.UUID, env studio.Environment) (hash []byte, found bool, err error)
+	// DeleteTokens revokes every token of a game and environment.
+	DeleteTokens(ctx context.Context, gameID uuid.UUID, env studio.Environment) error
+	InsertToken(ctx context.Context, hash []byte, gameID uuid.UUID, env studio.Environment, expiresAt time.Time) error
+	// FindToken returns ErrTokenInvalid when no token has the hash.
+	FindToken(ctx context.Context, hash []byte) (TokenRecord, error)
+	// PurgeTokens deletes at most batch expired tokens and says how many.
+	PurgeTokens(ctx context.Context, batch int) (int64, error)
+
+	// LockWallet returns a wallet's balance (creating it at zero) and locks it until the
+	// transaction ends.
+	LockWallet(ctx context.Context, gameID uuid.UUID, env studio.Environment) (money.Amount, error)
+	// Wallet returns a wallet's balance (zero when it has none).
+	Wallet(ctx context.Context, gameID uuid.UUID, env studio.Environment) (money.Amount, error)
+	// Apply records an entry of a locked wallet and sets the balance to e.BalanceAfter.
+	Apply(ctx context.Context, e Entry) (Entry, error)
+	// CreditExists reports whether the wallet has a credit with the reference.
+	CreditExists(ctx context.Context, gameID uuid.UUID, env studio.Environment, reference string) (bool, error)
+	// OrderEntryExists reports whether an order has an entry of the kind.
+	OrderEntryExists(ctx context.Context, orderID uuid.UUID, kind EntryKind) (bool, error)
+	// Entries returns a wallet's entries, oldest first.
+	Entries(ctx context.Context, gameID uuid.UUID, env studio.Environment) ([]Entry, error)
+
+	// Brands returns the gift cards of q and the total.
+	Brands(ctx context.Context, q BrandQuery) ([]Brand, int64, error)
+	// RecordEvent records a provider event once: fresh is false when its id was seen before.
+	RecordEvent(ctx context.Context, provider string, e payments.Event, orderID *uuid.UUID) (fresh bool, err error)
+}
+
+// Jobs queues the partner module's jobs inside a transaction.
+type Jobs interface {
+	// ScheduleReconcile queues a look at a CASH order's payment at a time (an expiry, an event).
+	ScheduleReconcile(ctx context.Context, t store.Tx, orderID uuid.UUID, at time.Time) error
+	// ScheduleRefund queues the refund of a CASH order's payment through its provider.
+	ScheduleRefund(ctx context.Context, t store.Tx, orderID uuid.UUID) error
+}

@@ -1,0 +1,758 @@
+package partner
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/rewardsco/rewards/core/catalogue"
+	"github.com/rewardsco/rewards/core/errs"
+	"github.com/rewardsco/rewards/core/money"
+	"github.com/rewardsco/rewards/core/orders"
+	"github.com/rewardsco/rewards/core/payments"
+	"github.com/rewardsco/rewards/core/sealed"
+	"github.com/rewardsco/rewards/core/store"
+	"github.com/rewardsco/rewards/core/studio"
+	"github.com/rewardsco/rewards/core/vouchers"
+)
+
+// Config holds the partner module's collaborators and settings.
+type Config struct {
+	// Currency is the deployment's (INR or USD): the wallet's, the cards' and the payments'.
+	Currency string
+	// Vouchers answers stock; nil when no voucher provider is configured.
+	Vouchers vouchers.Provider
+	// Payments collects CASH orders; nil when none is configured (CASH orders then fail with
+	// PAYMENT_INIT_FAILED).
+	Payments payments.Provider
+	// Box seals quotes.
+	Box sealed.Box
+	// Jobs queues payment reconciliations and refunds; OrderJobs queues fulfilments.
+	Jobs      Jobs
+	OrderJobs orders.Scheduler
+	// SessionTTL is how long a CASH order's payment session stays open.
+	SessionTTL time.Duration
+	// ReturnURL is where a payer goes after paying when the order names no returnUrl.
+	ReturnURL string
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Service holds the partner use cases.
+type Service struct {
+	runner  store.Runner
+	partner store.Of[Repo]
+	orders  store.Of[orders.Repo]
+	studio  *studio.Service
+	saga    *orders.Service
+	cfg     Config
+	now     func() time.Time
+}
+
+// NewService returns a Service. saga is the orders module's service, whose saga fulfils partner
+// orders; keys authenticates client ids.
+func NewService(runner store.Runner, partnerStore store.Of[Repo], orderStore store.Of[orders.Repo], keys *studio.Service,
+	saga *orders.Service, cfg Config) *Service {
+	if cfg.SessionTTL <= 0 {
+		cfg.SessionTTL = DefaultSessionTTL
+	}
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{runner: runner, partner: partnerStore, orders: orderStore, studio: keys, saga: saga, cfg: cfg, now: now}
+}
+
+// Currency is the deployment's currency.
+func (s *Service) Currency() string { return s.cfg.Currency }
+
+// ---- Operator ----
+
+// PutSettings enables (or disables) a game for the partner API with its settlement model and
+// discount.
+func (s *Service) PutSettings(ctx context.Context, in Settings) (Settings, error) {
+	if in.Settlement != orders.Wallet && in.Settlement != orders.Cash {
+		return Settings{}, errs.Invalidf("settlement must be WALLET or CASH")
+	}
+	if in.DiscountPct < 0 || in.DiscountPct > MaxDiscount {
+		return Settings{}, errs.Invalidf("discountPct must be from 0 to 90")
+	}
+	if _, err := s.studio.GetGame(ctx, in.GameID); err != nil {
+		return Settings{}, err
+	}
+	return s.partner.Repo().PutSettings(ctx, in)
+}
+
+// GetSettings returns a game's partner settings (disabled WALLET at 0 % when never set).
+func (s *Service) GetSettings(ctx context.Context, gameID uuid.UUID) (Settings, error) {
+	if _, err := s.studio.GetGame(ctx, gameID); err != nil {
+		return Settings{}, err
+	}
+	st, found, err := s.partner.Repo().GetSettings(ctx, gameID)
+	if err != nil || found {
+		return st, err
+	}
+	return Settings{GameID: gameID, Settlement: orders.Wallet}, nil
+}
+
+// IssueSecret issues a game's client secret of env, returned in plaintext only here: the old
+// secret and every token issued before stop working when this commits.
+func (s *Service) IssueSecret(ctx context.Context, gameID uuid.UUID, env studio.Environment) (string, error) {
+	if !env.Valid() {
+		return "", errs.Invalidf("environment must be live or test")
+	}
+	if _, err := s.studio.GetGame(ctx, gameID); err != nil {
+		return "", err
+	}
+	plain := "rcs_" + studio.RandomBase62(40)
+	err := s.partner.InTx(ctx, func(r Repo) error {
+		if err := r.PutSecret(ctx, gameID, env, studio.HashKey(plain)); err != nil {
+			return err
+		}
+		return r.DeleteTokens(ctx, gameID, env)
+	})
+	return plain, err
+}
+
+// Credit funds a wallet; a reference seen before on this wallet is not credited again (credited
+// is false). It returns the balance.
+func (s *Service) Credit(ctx context.Context, gameID uuid.UUID, env studio.Environment, amount money.Amount, reference string) (balance money.Amount, credited bool, err error) {
+	if !env.Valid() {
+		return 0, false, errs.Invalidf("environment must be live or test")
+	}
+	if amount <= 0 {
+		return 0, false, errs.Invalidf("amount must be positive")
+	}
+	reference = strings.TrimSpace(reference)
+	if reference == "" || len(reference) > 128 {
+		return 0, false, errs.Invalidf("reference is required (1 to 128 characters): it keeps a credit from being applied twice")
+	}
+	if _, err := s.studio.GetGame(ctx, gameID); err != nil {
+		return 0, false, err
+	}
+	err = s.partner.InTx(ctx, func(r Repo) error {
+		bal, err := r.LockWallet(ctx, gameID, env)
+		if err != nil {
+			return err
+		}
+		balance = bal
+		seen, err := r.CreditExists(ctx, gameID, env, reference)
+		if err != nil || seen {
+			return err
+		}
+		e, err := r.Apply(ctx, Entry{GameID: gameID, Environment: env, Kind: Credit, Amount: amount, BalanceAfter: bal + amount, Reference: reference})
+		balance, credited = e.BalanceAfter, err == nil
+		return err
+	})
+	return balance, credited, err
+}
+
+// Entries returns a wallet's ledger, oldest first.
+func (s *Service) Entries(ctx context.Context, gameID uuid.UUID, env studio.Environment) ([]Entry, error) {
+	return s.partner.Repo().Entries(ctx, gameID, env)
+}
+
+// ---- Tokens ----
+
+// Token exchanges a client id (the game's API key of the host's environment) and, when the game
+// has one, its client secret for a bearer token valid TokenLifetime.
+func (s *Service) Token(ctx context.Context, clientID, clientSecret string, hostEnv studio.Environment) (string, time.Duration, error) {
+	caller, err := s.studio.Authenticate(ctx, clientID, hostEnv)
+	if err != nil {
+		if errs.KindOf(err) == errs.Unauthorized {
+			return "", 0, ErrBadClient.Withf("%s: %s", ErrBadClient.Message, err.Error())
+		}
+		return "", 0, err
+	}
+	repo := s.partner.Repo()
+	st, found, err := repo.GetSettings(ctx, caller.GameID)
+	if err != nil {
+		return "", 0, err
+	}
+	if !found || !st.Enabled {
+		return "", 0, ErrBadClient.Withf("this client is not enabled for the gift-card partner API")
+	}
+	hash, hasSecret, err := repo.SecretHash(ctx, caller.GameID, hostEnv)
+	if err != nil {
+		return "", 0, err
+	}
+	if hasSecret && (clientSecret == "" || subtle.ConstantTimeCompare(studio.HashKey(clientSecret), hash) != 1) {
+		return "", 0, ErrBadClient
+	}
+	token := "rpt_" + studio.RandomBase62(40)
+	if err := repo.InsertToken(ctx, studio.HashKey(token), caller.GameID, hostEnv, s.now().Add(TokenLifetime)); err != nil {
+		return "", 0, err
+	}
+	return token, TokenLifetime, nil
+}
+
+// Authenticate resolves a bearer token on a host of hostEnv.
+func (s *Service) Authenticate(ctx context.Context, token string, hostEnv studio.Environment) (Caller, error) {
+	if token == "" {
+		return Caller{}, ErrTokenMissing
+	}
+	if !strings.HasPrefix(token, "rpt_") {
+		return Caller{}, ErrTokenInvalid
+	}
+	rec, err := s.partner.Repo().FindToken(ctx, studio.HashKey(token))
+	if err != nil {
+		return Caller{}, err
+	}
+	if rec.Environment != hostEnv || !s.now().Before(rec.ExpiresAt) {
+		return Caller{}, ErrTokenInvalid
+	}
+	if rec.Settings == nil || !rec.Settings.Enabled {
+		return Caller{}, ErrDisabled
+	}
+	return Caller{GameID: rec.GameID, StudioID: rec.StudioID, GameName: rec.GameName, Environment: rec.Environment, Settings: *rec.Settings}, nil
+}
+
+// PurgeTokens deletes expired tokens in batches, for a periodic job.
+func (s *Service) PurgeTokens(ctx context.Context) (int64, error) {
+	var total int64
+	for {
+		n, err := s.partner.Repo().PurgeTokens(ctx, 1000)
+		total += n
+		if err != nil || n < 1000 {
+			return total, err
+		}
+	}
+}
+
+// ---- Catalogue ----
+
+// Wallet returns the caller's wallet balance.
+func (s *Service) Wallet(ctx context.Context, c Caller) (money.Amount, error) {
+	return s.partner.Repo().Wallet(ctx, c.GameID, c.Environment)
+}
+
+// Brands returns a page of the gift cards partners buy and the total.
+func (s *Service) Brands(ctx context.Context, search string, limit, offset int) ([]Brand, int64, error) {
+	return s.partner.Repo().Brands(ctx, BrandQuery{Search: strings.TrimSpace(search), Limit: limit, Offset: offset})
+}
+
+// Brand returns one gift card by its brand code, or ErrBrandUnknown.
+func (s *Service) Brand(ctx context.Context, code string) (Brand, error) {
+	list, _, err := s.partner.Repo().Brands(ctx, BrandQuery{Code: code, Limit: 1})
+	if err != nil {
+		return Brand{}, err
+	}
+	if len(list) == 0 {
+		return Brand{}, ErrBrandUnknown
+	}
+	return list[0], nil
+}
+
+// Stock says whether a denomination of a brand can be bought now, and how many are left.
+func (s *Service) Stock(ctx context.Context, code string, d money.Amount) (Stock, error) {
+	b, err := s.Brand(ctx, code)
+	if err != nil {
+		return Stock{}, err
+	}
+	if !b.Offers(d) {
+		return Stock{}, ErrDenominationNotAvailable
+	}
+	st := Stock{BrandCode: b.Code, Denomination: d}
+	if s.cfg.Vouchers == nil {
+		return st, nil
+	}
+	levels, err := s.cfg.Vouchers.Stock(ctx, b.ProviderProduct)
+	if err != nil {
+		return Stock{}, fmt.Errorf("stock of %s: %w", b.ProviderProduct, err)
+	}
+	for _, lv := range levels {
+		if lv.Denomination == d || (b.ValueType == Dynamic && lv.Denomination == 0) {
+			st.Available, st.Quantity = lv.Available && (lv.Quantity == nil || *lv.Quantity > 0), lv.Quantity
+		}
+	}
+	return st, nil
+}
+
+// quote is what a quoteId seals.
+type quote struct {
+	GameID       uuid.UUID          `json:"g"`
+	Environment  studio.Environment `json:"e"`
+	Brand        string             `json:"b"`
+	Denomination money.Amount       `json:"d"`
+	Quantity     int                `json:"q"`
+	Amount       money.Amount       `json:"a"`
+	ExpiresAt    int64              `json:"x"`
+}
+
+// Preview prices an order: faceValue = denomination × quantity, amount = faceValue less the
+// partner's discount, rounded half up to the cent, held by a quote for QuoteLifetime.
+func (s *Service) Preview(ctx context.Context, c Caller, code string, d money.Amount, quantity int) (Preview, error) {
+	if quantity < 1 || quantity > MaxQuantity {
+		return Preview{}, errs.Invalidf("quantity must be from 1 to %d", MaxQuantity)
+	}
+	b, err := s.orderable(ctx, code, d)
+	if err != nil {
+		return Preview{}, err
+	}
+	face, amount := Price(d, quantity, c.Settings.DiscountPct)
+	p := Preview{Brand: b, Denomination: d, Quantity: quantity, FaceValue: face, Settlement: c.Settings.Settlement,
+		Amount: amount, Currency: s.cfg.Currency, ExpiresAt: s.now().Add(QuoteLifetime).UTC().Truncate(time.Second)}
+	q, _ := json.Marshal(quote{GameID: c.GameID, Environment: c.Environment, Brand: b.Code, Denomination: d, Quantity: quantity,
+		Amount: amount, ExpiresAt: p.ExpiresAt.Unix()})
+	p.QuoteID = base64.RawURLEncoding.EncodeToString(s.cfg.Box.Seal(string(q)))
+	return p, nil
+}
+
+// orderable returns the brand of code when it sells face value d.
+func (s *Service) orderable(ctx context.Context, code string, d money.Amount) (Brand, error) {
+	b, err := s.Brand(ctx, code)
+	if errs.CodeOf(err) == ErrBrandUnknown.Code {
+		return Brand{}, ErrBrandNotFound
+	}
+	if err != nil {
+		return Brand{}, err
+	}
+	if !b.Offers(d) {
+		return Brand{}, ErrDenominationNotAvailable
+	}
+	return b, nil
+}
+
+// price is what an order pays: its quote's amount when it names a valid one, else today's price.
+func (s *Service) price(c Caller, r PlaceRequest) (money.Amount, error) {
+	_, amount := Price(r.Denomination, r.Quantity, c.Settings.DiscountPct)
+	if r.QuoteID == "" {
+		return amount, nil
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(r.QuoteID)
+	if err != nil {
+		return 0, ErrQuoteMismatch
+	}
+	plain, err := s.cfg.Box.Open(raw)
+	var q quote
+	if err != nil || json.Unmarshal([]byte(plain), &q) != nil {
+		return 0, ErrQuoteMismatch
+	}
+	if q.GameID != c.GameID || q.Environment != c.Environment || q.Brand != r.BrandCode || q.Denomination != r.Denomination || q.Quantity != r.Quantity {
+		return 0, ErrQuoteMismatch
+	}
+	if !s.now().Before(time.Unix(q.ExpiresAt, 0)) {
+		return 0, ErrQuoteExpired
+	}
+	return q.Amount, nil
+}
+
+// ---- Orders ----
+
+// PlaceRequest is a partner's order.
+type PlaceRequest struct {
+	ClientOrderID string
+	BrandCode     string
+	Denomination  money.Amount
+	Quantity      int
+	Customer      orders.Customer
+	ReturnURL     string
+	QuoteID       string
+}
+
+var (
+	clientOrderIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+	e164                 = regexp.MustCompile(`^\+[1-9][0-9]{6,14}$`)
+	emailPattern         = regexp.MustCompile(`^[^@\s]+@[^@\s]+\.[^@\s]+$`)
+)
+
+func (r PlaceRequest) validate() error {
+	switch {
+	case !clientOrderIDPattern.MatchString(r.ClientOrderID):
+		return errs.Invalidf("clientOrderId must be 1 to 64 of A-Z a-z 0-9 _ -")
+	case r.Quantity < 1 || r.Quantity > MaxQuantity:
+		return errs.Invalidf("quantity must be from 1 to %d", MaxQuantity)
+	case strings.TrimSpace(r.Customer.Ref) == "" || len(r.Customer.Ref) > 128:
+		return errs.Invalidf("customer.ref is required (1 to 128 characters)")
+	case r.Customer.Email != "" && (len(r.Customer.Email) > 254 || !emailPattern.MatchString(r.Customer.Email)):
+		return errs.Invalidf("customer.email is not an email address")
+	case r.Customer.Phone != "" && !e164.MatchString(r.Customer.Phone):
+		return errs.Invalidf("customer.phone must be in E.164 form, such as +919876543210")
+	case r.ReturnURL != "" && !(strings.HasPrefix(r.ReturnURL, "https://") || strings.HasPrefix(r.ReturnURL, "http://")) || len(r.ReturnURL) > 2048:
+		return errs.Invalidf("returnUrl must be an http or https URL")
+	}
+	return nil
+}
+
+// Place places a partner order, once per clientOrderId: a retry with the same brand,
+// denomination and quantity answers the order as it is now (replayed true); another body is
+// 422 IDEMPOTENCY_KEY_REUSED. WALLET: the wallet is debited in the order's transaction (too low
+// a balance creates nothing), the provider is asked outside it, and the answer within the wait
+// is in the result (else TIMEOUT, which a job resolves; FAILED refunds the wallet). CASH: a
+// payment session is opened first (PAYMENT_INIT_FAILED keeps nothing), and the order waits
+// PENDING_PAYMENT for its payment.
+func (s *Service) Place(ctx context.Context, c Caller, r PlaceRequest) (orders.View, bool, error) {
+	if err := r.validate(); err != nil {
+		return orders.View{}, false, err
+	}
+	if v, found, err := s.existing(ctx, c, r); found || err != nil {
+		return v, found, err
+	}
+	b, err := s.orderable(ctx, r.BrandCode, r.Denomination)
+	if err != nil {
+		return orders.View{}, false, err
+	}
+	amount, err := s.price(c, r)
+	if err != nil {
+		return orders.View{}, false, err
+	}
+	if err := s.inStock(ctx, b, r.Denomination, r.Quantity); err != nil {
+		return orders.View{}, false, err
+	}
+	now := s.now()
+	o := orders.Order{ID: uuid.New(), Channel: orders.Partner, GameID: c.GameID, Environment: c.Environment,
+		UserRef: r.Customer.Ref, RewardID: b.RewardID, RewardType: catalogue.GiftCard, Denomination: r.Denomination,
+		Quantity: r.Quantity, FaceValue: r.Denomination.Times(int64(r.Quantity)), ProviderProduct: b.ProviderProduct,
+		DeadlineAt: now.Add(s.saga.Deadline()),
+		Partner: &orders.Terms{ClientOrderID: r.ClientOrderID, Customer: r.Customer, Settlement: c.Settings.Settlement,
+			Amount: amount, Currency: s.cfg.Currency, BrandCode: b.Code, BrandName: b.Name}}
+	if c.Settings.Settlement == orders.Cash {
+		err = s.placeCash(ctx, &o, r)
+	} else {
+		err = s.placeWallet(ctx, o)
+	}
+	if errs.CodeOf(err) == orders.ErrClientOrderTaken.Code {
+		// A concurrent placement with the same clientOrderId won; this one rolled back.
+		v, found, err := s.existing(ctx, c, r)
+		if !found && err == nil {
+			err = orders.ErrClientOrderTaken
+		}
+		return v, found, err
+	}
+	if err != nil {
+		return orders.View{}, false, err
+	}
+	if o.Status == orders.Initiated {
+		s.saga.FulfilWithin(ctx, o.ID)
+	}
+	v, err := s.view(ctx, o.ID)
+	return v, false, err
+}
+
+// existing returns the order a clientOrderId already placed, checking that the request is the same.
+func (s *Service) existing(ctx context.Context, c Caller, r PlaceRequest) (orders.View, bool, error) {
+	o, err := s.orders.Repo().FindByClientOrderID(ctx, c.GameID, c.Environment, r.ClientOrderID)
+	if errs.CodeOf(err) == orders.ErrOrderNotFound.Code {
+		return orders.View{}, false, nil
+	}
+	if err != nil {
+		return orders.View{}, false, err
+	}
+	if o.Partner.BrandCode != r.BrandCode || o.Denomination != r.Denomination || o.Quantity != r.Quantity {
+		return orders.View{}, false, errs.New(errs.Unprocessable, "IDEMPOTENCY_KEY_REUSED",
+			"this clientOrderId was used for another order (another brand, denomination or quantity)")
+	}
+	v, err := s.saga.Open(o)
+	return v, true, err
+}
+
+func (s *Service) inStock(ctx context.Context, b Brand, d money.Amount, quantity int) error {
+	if s.cfg.Vouchers == nil {
+		return ErrOutOfStock.Withf("no voucher provider is configured")
+	}
+	levels, err := s.cfg.Vouchers.Stock(ctx, b.ProviderProduct)
+	if err != nil {
+		return fmt.Errorf("stock of %s: %w", b.ProviderProduct, err)
+	}
+	for _, lv := range levels {
+		if lv.Denomination == d || (b.ValueType == Dynamic && lv.Denomination == 0) {
+			if lv.Available && (lv.Quantity == nil || *lv.Quantity >= int64(quantity)) {
+				return nil
+			}
+		}
+	}
+	return ErrOutOfStock
+}
+
+// placeWallet is a WALLET order's transaction: lock the wallet, create the order, debit it,
+// queue the fulfilment.
+func (s *Service) placeWallet(ctx context.Context, o orders.Order) error {
+	o.Status, o.Partner.Payment.Status = orders.Initiated, orders.NotRequired
+	return s.runner.InTx(ctx, func(t store.Tx) error {
+		wallet := s.partner.WithTx(t)
+		bal, err := wallet.LockWallet(ctx, o.GameID, o.Environment)
+		if err != nil {
+			return err
+		}
+		if bal < o.Partner.Amount {
+			return ErrInsufficientBalance.Withf("studio wallet balance too low: the order costs %s %s and the wallet holds %s",
+				o.Partner.Amount, s.cfg.Currency, bal)
+		}
+		if _, err := s.orders.WithTx(t).Insert(ctx, o, "wallet debited"); err != nil {
+			return err
+		}
+		id := o.ID
+		if _, err := wallet.Apply(ctx, Entry{GameID: o.GameID, Environment: o.Environment, Kind: Debit, Amount: -o.Partner.Amount,
+			BalanceAfter: bal - o.Partner.Amount, OrderID: &id}); err != nil {
+			return err
+		}
+		return s.cfg.OrderJobs.ScheduleFulfilment(ctx, t, o.ID, s.now().Add(s.saga.Wait()))
+	})
+}
+
+// placeCash opens the order's payment session and records the order PENDING_PAYMENT with a
+// look at its payment queued for when the session expires.
+func (s *Service) placeCash(ctx context.Context, o *orders.Order, r PlaceRequest) error {
+	if s.cfg.Payments == nil {
+		return ErrPaymentInit.Withf("failed to initiate payment: no payment provider is configured")
+	}
+	returnURL := r.ReturnURL
+	if returnURL == "" {
+		returnURL = s.cfg.ReturnURL
+	}
+	expires := s.now().Add(s.cfg.SessionTTL).UTC().Truncate(time.Second)
+	sess, err := s.cfg.Payments.CreateSession(ctx, payments.SessionRequest{OrderID: o.ID.String(), Amount: o.Partner.Amount,
+		Currency: s.cfg.Currency, Description: fmt.Sprintf("%s gift card %s × %d", o.Partner.BrandName, o.Denomination, o.Quantity),
+		ReturnURL: returnURL, ExpiresAt: expires,
+		Customer: payments.Customer{Ref: r.Customer.Ref, Email: r.Customer.Email, Phone: r.Customer.Phone}})
+	if err != nil {
+		return ErrPaymentInit.Withf("failed to initiate payment: %s", err.Error())
+	}
+	o.Status = orders.PendingPayment
+	o.Partner.Payment = orders.Payment{Status: orders.PaymentPending, Provider: s.cfg.Payments.Name(), SessionID: sess.ID,
+		PayerToken: sess.PayerToken, ExpiresAt: &expires, ReturnURL: r.ReturnURL}
+	err = s.runner.InTx(ctx, func(t store.Tx) error {
+		if _, err := s.orders.WithTx(t).Insert(ctx, *o, "payment session opened"); err != nil {
+			return err
+		}
+		return s.cfg.Jobs.ScheduleReconcile(ctx, t, o.ID, expires.Add(time.Second))
+	})
+	if err != nil {
+		// Nobody was given the session: end it so that it cannot be paid.
+		_, _ = s.cfg.Payments.ExpireSession(context.WithoutCancel(ctx), sess.ID)
+	}
+	return err
+}
+
+// Order returns one of the caller's orders. A PENDING_PAYMENT order is first checked with the
+// payment provider, so that a paid order whose confirmation never arrived is fulfilled now.
+func (s *Service) Order(ctx context.Context, c Caller, id uuid.UUID) (orders.View, error) {
+	o, err := s.orders.Repo().Get(ctx, id)
+	if errs.CodeOf(err) == orders.ErrOrderNotFound.Code || (err == nil && (o.Channel != orders.Partner || o.GameID != c.GameID || o.Environment != c.Environment)) {
+		return orders.View{}, ErrOrderNotFound
+	}
+	if err != nil {
+		return orders.View{}, err
+	}
+	if o.Status == orders.PendingPayment {
+		// A provider that does not answer leaves the order as it is; the expiry job settles it.
+		askCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_ = s.Reconcile(askCtx, id)
+		cancel()
+		if o, err = s.orders.Repo().Get(ctx, id); err != nil {
+			return orders.View{}, err
+		}
+	}
+	return s.saga.Open(o)
+}
+
+// Orders returns a page of the caller's orders, newest first, and the total.
+func (s *Service) Orders(ctx context.Context, c Caller, customerRef, clientOrderID string, limit, offset int) ([]orders.View, int64, error) {
+	list, total, err := s.orders.Repo().ListForPartner(ctx, c.GameID, c.Environment, customerRef, clientOrderID, limit, offset)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]orders.View, len(list))
+	for i, o := range list {
+		if out[i], err = s.saga.Open(o); err != nil {
+			return nil, 0, err
+		}
+	}
+	return out, total, nil
+}
+
+func (s *Service) view(ctx context.Context, id uuid.UUID) (orders.View, error) {
+	o, err := s.orders.Repo().Get(ctx, id)
+	if err != nil {
+		return orders.View{}, err
+	}
+	return s.saga.Open(o)
+}
+
+// ---- Payments ----
+
+// HandleEvent verifies and records a payment provider's webhook and queues a look at its order:
+// an event seen before (by id) is acknowledged and changes nothing; the order's state is always
+// taken from the provider, never from the event, so events in any order have one effect.
+func (s *Service) HandleEvent(ctx context.Context, provider string, header func(string) string, body []byte) error {
+	if s.cfg.Payments == nil || s.cfg.Payments.Name() != provider {
+		return ErrNoPaymentProvider
+	}
+	e, err := s.cfg.Payments.ParseEvent(header, body, s.now())
+	if err != nil {
+		return err
+	}
+	var orderID *uuid.UUID
+	if id, err := uuid.Parse(e.OrderID); err == nil {
+		orderID = &id
+	} else if e.SessionID != "" {
+		if id, err := s.orders.Repo().FindBySession(ctx, e.SessionID); err == nil {
+			orderID = &id
+		}
+	}
+	if orderID != nil {
+		if _, err := s.orders.Repo().Get(ctx, *orderID); err != nil {
+			orderID = nil // not one of ours (another deployment's, or a test event)
+		}
+	}
+	return s.runner.InTx(ctx, func(t store.Tx) error {
+		fresh, err := s.partner.WithTx(t).RecordEvent(ctx, provider, e, orderID)
+		if err != nil || !fresh || orderID == nil || e.Type == payments.Ignored {
+			return err
+		}
+		return s.cfg.Jobs.ScheduleReconcile(ctx, t, *orderID, s.now())
+	})
+}
+
+// Reconcile brings a CASH order in line with its payment session, for the reconcile job, an
+// event and a read: a paid PENDING_PAYMENT order is fulfilled; one past its expiry (or whose
+// session ended) has its session ended at the provider and is REFUNDED with payment EXPIRED,
+// unless the provider says it was paid after all; a payment that arrives for an order already
+// REFUNDED is refunded.
+func (s *Service) Reconcile(ctx context.Context, id uuid.UUID) error {
+	o, err := s.orders.Repo().Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	if o.Channel != orders.Partner || o.Partner.Settlement != orders.Cash {
+		return nil
+	}
+	if s.cfg.Payments == nil {
+		return errors.New("no payment provider is configured")
+	}
+	p := o.Partner.Payment
+	switch {
+	case o.Status == orders.PendingPayment:
+		sess, err := s.cfg.Payments.GetSession(ctx, p.SessionID)
+		if err != nil {
+			return err
+		}
+		if sess.Status == payments.Open && p.ExpiresAt != nil && !s.now().Before(*p.ExpiresAt) {
+			if sess, err = s.cfg.Payments.ExpireSession(ctx, p.SessionID); err != nil {
+				return err
+			}
+		}
+		switch sess.Status {
+		case payments.Paid:
+			return s.confirmPaid(ctx, o, sess)
+		case payments.Expired:
+			return s.runner.InTx(ctx, func(t store.Tx) error {
+				repo := s.orders.WithTx(t)
+				moved, err := repo.Move(ctx, o.ID, orders.PendingPayment, orders.Refunded, "payment session ended unpaid", nil)
+				if err != nil || !moved {
+					return err
+				}
+				_, err = repo.SetPayment(ctx, o.ID, orders.PaymentPending, orders.PaymentExpired, "")
+				return err
+			})
+		}
+		return nil
+	case p.Status == orders.PaymentExpired:
+		// The order ended unpaid; a payment taken afterwards is given back.
+		sess, err := s.cfg.Payments.GetSession(ctx, p.SessionID)
+		if err != nil || sess.Status != payments.Paid {
+			return err
+		}
+		return s.runner.InTx(ctx, func(t store.Tx) error {
+			moved, err := s.orders.WithTx(t).SetPayment(ctx, o.ID, orders.PaymentExpired, orders.PaymentPaid, sess.PaymentID)
+			if err != nil || !moved {
+				return err
+			}
+			return s.cfg.Jobs.ScheduleRefund(ctx, t, o.ID)
+		})
+	}
+	return nil
+}
+
+// confirmPaid moves a paid order on to fulfilment, and waits for it like a WALLET order.
+func (s *Service) confirmPaid(ctx context.Context, o orders.Order, sess payments.Session) error {
+	err := s.runner.InTx(ctx, func(t store.Tx) error {
+		repo := s.orders.WithTx(t)
+		moved, err := repo.Move(ctx, o.ID, orders.PendingPayment, orders.Initiated, "paid at "+s.cfg.Payments.Name(), nil)
+		if err != nil || !moved {
+			return err
+		}
+		if _, err := repo.SetPayment(ctx, o.ID, orders.PaymentPending, orders.PaymentPaid, sess.PaymentID); err != nil {
+			return err
+		}
+		return s.cfg.OrderJobs.ScheduleFulfilment(ctx, t, o.ID, s.now().Add(s.saga.Wait()))
+	})
+	if err != nil {
+		return err
+	}
+	s.saga.FulfilWithin(ctx, o.ID)
+	return nil
+}
+
+// RefundPayment gives back the payment of a CASH order that was paid but not fulfilled (FAILED,
+// or REFUNDED after its session expired), for the refund job; the provider refunds once per
+// order whatever the retries.
+func (s *Service) RefundPayment(ctx context.Context, id uuid.UUID) error {
+	o, err := s.orders.Repo().Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	if o.Channel != orders.Partner || o.Partner.Payment.Status != orders.PaymentPaid || (o.Status != orders.Failed && o.Status != orders.Refunded) {
+		return nil
+	}
+	if s.cfg.Payments == nil {
+		return errors.New("no payment provider is configured")
+	}
+	p := o.Partner.Payment
+	if p.PaymentID == "" {
+		sess, err := s.cfg.Payments.GetSession(ctx, p.SessionID)
+		if err != nil {
+			return err
+		}
+		p.PaymentID = sess.PaymentID
+	}
+	if _, err := s.cfg.Payments.Refund(ctx, payments.RefundRequest{SessionID: p.SessionID, PaymentID: p.PaymentID,
+		Amount: o.Partner.Amount, Reference: "refund-" + o.ID.String(), Reason: "order " + string(o.Status)}); err != nil {
+		return err
+	}
+	return s.runner.InTx(ctx, func(t store.Tx) error {
+		_, err := s.orders.WithTx(t).SetPayment(ctx, o.ID, orders.PaymentPaid, orders.PaymentRefunded, "")
+		return err
+	})
+}
+
+// Refunds gives back what a failed partner order took, for the orders saga (orders.Refunder).
+type Refunds struct {
+	Partner store.Of[Repo]
+	Jobs    Jobs
+}
+
+// RefundFailed implements orders.Refunder: a WALLET order's debit is credited back (once); a
+// paid CASH order's payment refund is queued.
+func (r Refunds) RefundFailed(ctx context.Context, t store.Tx, o orders.Order, reason string) error {
+	if o.Partner == nil {
+		return errors.New("not a partner order")
+	}
+	if o.Partner.Settlement == orders.Cash {
+		if o.Partner.Payment.Status == orders.PaymentPaid {
+			return r.Jobs.ScheduleRefund(ctx, t, o.ID)
+		}
+		return nil
+	}
+	wallet := r.Partner.WithTx(t)
+	bal, err := wallet.LockWallet(ctx, o.GameID, o.Environment)
+	if err != nil {
+		return err
+	}
+	done, err := wallet.OrderEntryExists(ctx, o.ID, Refund)
+	if err != nil || done {
+		return err
+	}
+	id := o.ID
+	_, err = wallet.Apply(ctx, Entry{GameID: o.GameID, Environment: o.Environment, Kind: Refund, Amount: o.Partner.Amount,
+		BalanceAfter: bal + o.Partner.Amount, OrderID: &id, Reference: ""})
+	return err
+}

@@ -1,0 +1,86 @@
+-- name: PartnerPutSettings :one
+INSERT INTO partner_settings (game_id, enabled, settlement, discount_bps)
+VALUES (@game_id, @enabled, @settlement, @discount_bps)
+ON CONFLICT (game_id) DO UPDATE SET enabled = excluded.enabled, settlement = excluded.settlement,
+    discount_bps = excluded.discount_bps, updated_at = now()
+RETURNING *;
+
+-- name: PartnerGetSettings :one
+SELECT * FROM partner_settings WHERE game_id = $1;
+
+-- name: PartnerPutSecret :exec
+INSERT INTO partner_secrets (game_id, environment, secret_hash) VALUES (@game_id, @environment, @secret_hash)
+ON CONFLICT (game_id, environment) DO UPDATE SET secret_hash = excluded.secret_hash, created_at = now();
+
+-- name: PartnerGetSecret :one
+SELECT secret_hash FROM partner_secrets WHERE game_id = @game_id AND environment = @environment;
+
+-- name: PartnerDeleteTokens :exec
+DELETE FROM partner_tokens WHERE game_id = @game_id AND environment = @environment;
+
+-- name: PartnerInsertToken :exec
+INSERT INTO partner_tokens (token_hash, game_id, environment, expires_at)
+VALUES (@token_hash, @game_id, @environment, @expires_at);
+
+-- name: PartnerFindToken :one
+-- The token's game and environment with the game's studio and partner settings.
+SELECT t.game_id, t.environment, t.expires_at, g.studio_id, g.name AS game_name,
+    s.enabled AS partner_enabled, s.settlement, s.discount_bps
+FROM partner_tokens t
+JOIN games g ON g.id = t.game_id
+LEFT JOIN partner_settings s ON s.game_id = t.game_id
+WHERE t.token_hash = $1;
+
+-- name: PartnerPurgeTokens :execrows
+DELETE FROM partner_tokens WHERE token_hash IN (
+    SELECT token_hash FROM partner_tokens WHERE expires_at < now() LIMIT @batch);
+
+-- name: PartnerLockWallet :one
+-- Creates the wallet at zero when it has none, and locks it until the transaction ends.
+INSERT INTO partner_wallets (game_id, environment, balance) VALUES (@game_id, @environment, 0)
+ON CONFLICT (game_id, environment) DO UPDATE SET balance = partner_wallets.balance
+RETURNING balance;
+
+-- name: PartnerGetWallet :one
+SELECT balance FROM partner_wallets WHERE game_id = @game_id AND environment = @environment;
+
+-- name: PartnerSetWallet :exec
+UPDATE partner_wallets SET balance = @balance, updated_at = now() WHERE game_id = @game_id AND environment = @environment;
+
+-- name: PartnerAddEntry :one
+INSERT INTO partner_wallet_entries (game_id, environment, kind, amount, balance_after, order_id, reference)
+VALUES (@game_id, @environment, @kind, @amount, @balance_after, sqlc.narg(order_id), sqlc.narg(reference))
+RETURNING id;
+
+-- name: PartnerCreditExists :one
+SELECT EXISTS (SELECT 1 FROM partner_wallet_entries
+    WHERE game_id = @game_id AND environment = @environment AND kind = 'CREDIT' AND reference = @reference);
+
+-- name: PartnerOrderEntryExists :one
+SELECT EXISTS (SELECT 1 FROM partner_wallet_entries WHERE order_id = @order_id AND kind = @kind);
+
+-- name: PartnerEntries :many
+SELECT * FROM partner_wallet_entries WHERE game_id = @game_id AND environment = @environment ORDER BY id;
+
+-- name: PartnerBrands :many
+-- The gift cards partners can buy: active GIFT_CARD rewards the voucher provider fulfils, one per
+-- brand (the oldest), with their brand; search matches the brand's name or code.
+WITH cards AS (
+    SELECT DISTINCT ON (b.code) b.code AS brand_code, b.name AS brand_name, b.logo_url, b.categories,
+        b.description AS brand_description, r.id AS reward_id, r.value_type, r.denominations, r.min_face, r.max_face,
+        r.description, r.terms_and_conditions, r.how_to_redeem, r.provider_product_id::text AS provider_product
+    FROM catalogue_rewards r JOIN catalogue_brands b ON b.code = r.brand_code
+    WHERE r.type = 'GIFT_CARD' AND r.is_active AND b.is_active AND r.provider_product_id IS NOT NULL
+        AND (r.end_date IS NULL OR r.end_date > now())
+        AND (sqlc.narg(code)::text IS NULL OR b.code = sqlc.narg(code))
+        AND (sqlc.narg(search)::text IS NULL OR b.name ILIKE '%' || sqlc.narg(search) || '%' OR b.code ILIKE '%' || sqlc.narg(search) || '%')
+    ORDER BY b.code, r.created_at, r.id
+)
+SELECT *, count(*) OVER () AS total FROM cards
+ORDER BY brand_name, brand_code
+LIMIT @lim OFFSET @off;
+
+-- name: PartnerRecordEvent :execrows
+INSERT INTO payment_events (provider, event_id, type, session_id, order_id)
+VALUES (@provider, @event_id, @type, @session_id, sqlc.narg(order_id))
+ON CONFLICT DO NOTHING;
