@@ -632,7 +632,7 @@ func (p *Provider) emit(typ string, s *session) {
 	body, err := json.Marshal(map[string]any{"id": id, "object": "event", "api_version": APIVersion,
 		"created": p.now().Unix(), "livemode": false, "pending_webhooks": 1, "type": typ,
 		"request": map[string]any{"id": nil, "idempotency_key": nil},
-		"data": map[string]any{"object": s.Session}})
+		"data":    map[string]any{"object": s.Session}})
 	if err != nil {
 		panic(err)
 	}
