@@ -44,6 +44,8 @@ type Event struct {
 	Attempts   int    `json:"attempts"`
 	LastStatus int    `json:"lastStatus,omitempty"`
 	LastError  string `json:"lastError,omitempty"`
+
+	sign Signer
 }
 
 // Signer gives the headers that sign one attempt to deliver body at time at (a provider signs
@@ -69,7 +71,7 @@ type Outbox struct {
 }
 
 // New returns an outbox that POSTs to target+path (path such as "/webhooks/stripe"), each
-// attempt signed by sign, tried up to tries times (DefaultTries when < 1) backoff apart
+// attempt signed by sign (unless the event brings its own signer), tried up to tries times (DefaultTries when < 1) backoff apart
 // (DefaultBackoff when < 0; 0 retries at once).
 func New(path string, sign Signer, tries int, backoff time.Duration) *Outbox {
 	if tries < 1 {
@@ -100,9 +102,13 @@ func (o *Outbox) SetMode(drop, hold bool) {
 
 // Add records an event and, unless events are dropped or held, delivers it in the background
 // (each event on its own, as a provider does: two events may arrive in either order).
-func (o *Outbox) Add(id, typ string, body []byte) {
+func (o *Outbox) Add(id, typ string, body []byte) { o.AddSigned(id, typ, body, nil) }
+
+// AddSigned is Add with the event's own signer (nil: the outbox's), for a provider that signs
+// with a secret of the merchant the event concerns.
+func (o *Outbox) AddSigned(id, typ string, body []byte, sign Signer) {
 	o.mu.Lock()
-	e := &Event{ID: id, Type: typ, Body: slices.Clone(body), CreatedAt: time.Now().UTC(), Dropped: o.drop, Held: o.hold && !o.drop}
+	e := &Event{ID: id, Type: typ, Body: slices.Clone(body), CreatedAt: time.Now().UTC(), Dropped: o.drop, Held: o.hold && !o.drop, sign: sign}
 	o.events = append(o.events, e)
 	o.byID[id] = e
 	send := !e.Dropped && !e.Held
@@ -208,8 +214,12 @@ func (o *Outbox) attempt(e *Event) bool {
 		return false
 	}
 	e.Attempts++
+	sign := e.sign
+	if sign == nil {
+		sign = o.sign
+	}
 	o.mu.Unlock()
-	status, err := o.post(target+o.path, e.Body)
+	status, err := o.post(target+o.path, e.Body, sign)
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	e.LastStatus, e.LastError = status, ""
@@ -225,7 +235,7 @@ func (o *Outbox) attempt(e *Event) bool {
 	return true
 }
 
-func (o *Outbox) post(url string, body []byte) (int, error) {
+func (o *Outbox) post(url string, body []byte, sign Signer) (int, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
@@ -239,7 +249,7 @@ func (o *Outbox) post(url string, body []byte) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	for k, vs := range o.sign(body, time.Now()) {
+	for k, vs := range sign(body, time.Now()) {
 		req.Header[k] = vs
 	}
 	req.Header.Set("Content-Type", "application/json")
