@@ -20,6 +20,10 @@
 // (the fake) ExpiresAt is sent as it is, so that tests can use short TTLs. More than 24 hours is
 // cut to 24 hours everywhere.
 //
+// A retry of CreateSession must carry the same request (the order's recorded deadline as
+// ExpiresAt, not one computed anew): Stripe answers a key reused with other parameters with an
+// idempotency_error, which is ErrProvider here.
+//
 // stripe-go's own retries are off: a call fails at once and the caller, which records its intent
 // first, tries again with the same idempotency key. Every answer that is not a success, and every
 // call that got no answer, is payments.ErrProvider wrapped with the detail, except a 404 on a
