@@ -1,19 +1,30 @@
 // Command fakes serves the fakes of every external system on one port, for local runs and the
-// e2e suite: the SMS gateway (fakes/sms), the webhook receiver (fakes/webhooks) and the voucher
-// provider (fakes/vouchers, API root /vouchers). Environment: FAKES_ADDR (default :9090),
-// FAKE_SMS_ACCOUNT_SID (default ACfake), FAKE_SMS_AUTH_TOKEN (default fake-token),
-// FAKE_VOUCHER_API_KEY (the only X-Api-Key the voucher provider accepts; default any),
-// FAKE_VOUCHER_SANDBOX_DELAY (how long SANDBOX_SLOW orders stay pending, a Go duration; default
-// 10s).
+// e2e suite: the SMS gateway (fakes/sms), the webhook receiver (fakes/webhooks), the voucher
+// provider (fakes/vouchers, API root /vouchers), Stripe (fakes/stripe, the stripe-go backend URL
+// /stripe) and Cashfree PG (fakes/cashfree, API root /cashfree). Environment: FAKES_ADDR
+// (default :9090), FAKE_SMS_ACCOUNT_SID (default ACfake), FAKE_SMS_AUTH_TOKEN (default
+// fake-token), FAKE_VOUCHER_API_KEY (the only X-Api-Key the voucher provider accepts; default
+// any), FAKE_VOUCHER_SANDBOX_DELAY (how long SANDBOX_SLOW orders stay pending, a Go duration;
+// default 10s), FAKE_WEBHOOK_TARGET (the service's base URL the payment fakes send their
+// webhooks to, at /webhooks/stripe and /webhooks/cashfree; default none: events are recorded,
+// not sent), FAKE_STRIPE_SECRET_KEY (the only bearer key the Stripe fake accepts; default any),
+// FAKE_STRIPE_WEBHOOK_SECRET (signs Stripe events; default whsec_fake), FAKE_CASHFREE_CLIENT_ID
+// and FAKE_CASHFREE_CLIENT_SECRET (the only credentials the Cashfree fake accepts, the secret
+// also signing its webhooks; default any, webhooks signed with the secret each order was created
+// with), FAKE_WEBHOOK_TRIES and FAKE_WEBHOOK_BACKOFF (how many times a payment webhook is tried
+// and how long apart, a Go duration; default 5 and 1s).
 package main
 
 import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strconv"
 	"time"
 
+	"github.com/rewardsco/rewards/fakes/cashfree"
 	"github.com/rewardsco/rewards/fakes/sms"
+	"github.com/rewardsco/rewards/fakes/stripe"
 	"github.com/rewardsco/rewards/fakes/vouchers"
 	"github.com/rewardsco/rewards/fakes/webhooks"
 )
@@ -29,6 +40,23 @@ func main() {
 		os.Exit(1)
 	}
 	vouchers.New(vouchers.WithAPIKey(os.Getenv("FAKE_VOUCHER_API_KEY")), vouchers.WithSandboxDelay(delay)).Register(mux)
+	tries, err := strconv.Atoi(env("FAKE_WEBHOOK_TRIES", "5"))
+	if err != nil || tries < 1 {
+		slog.Error("FAKE_WEBHOOK_TRIES must be a positive number", "value", os.Getenv("FAKE_WEBHOOK_TRIES"))
+		os.Exit(1)
+	}
+	backoff, err := time.ParseDuration(env("FAKE_WEBHOOK_BACKOFF", "1s"))
+	if err != nil || backoff < 0 {
+		slog.Error("FAKE_WEBHOOK_BACKOFF must be a duration such as 1s", "value", os.Getenv("FAKE_WEBHOOK_BACKOFF"))
+		os.Exit(1)
+	}
+	target := os.Getenv("FAKE_WEBHOOK_TARGET")
+	stripe.New(stripe.WithSecretKey(os.Getenv("FAKE_STRIPE_SECRET_KEY")),
+		stripe.WithWebhookSecret(os.Getenv("FAKE_STRIPE_WEBHOOK_SECRET")),
+		stripe.WithWebhookTarget(target), stripe.WithWebhookRetries(tries, backoff)).Register(mux)
+	cashfree.New(cashfree.WithClientID(os.Getenv("FAKE_CASHFREE_CLIENT_ID")),
+		cashfree.WithClientSecret(os.Getenv("FAKE_CASHFREE_CLIENT_SECRET")),
+		cashfree.WithWebhookTarget(target), cashfree.WithWebhookRetries(tries, backoff)).Register(mux)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
 	slog.Info("fakes listening", "addr", addr)
 	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
