@@ -23,10 +23,13 @@ import (
 	"github.com/rewardsco/rewards/adapters/httpapi/catalogueapi"
 	"github.com/rewardsco/rewards/adapters/httpapi/coinsapi"
 	"github.com/rewardsco/rewards/adapters/httpapi/ordersapi"
+	"github.com/rewardsco/rewards/adapters/httpapi/partnerapi"
 	"github.com/rewardsco/rewards/adapters/httpapi/playersapi"
 	"github.com/rewardsco/rewards/adapters/httpapi/studioapi"
 	"github.com/rewardsco/rewards/adapters/httpapi/webhooksapi"
 	"github.com/rewardsco/rewards/adapters/jobs"
+	paycashfree "github.com/rewardsco/rewards/adapters/payments/cashfree"
+	paystripe "github.com/rewardsco/rewards/adapters/payments/stripe"
 	"github.com/rewardsco/rewards/adapters/postgres"
 	"github.com/rewardsco/rewards/adapters/postgres/localpg"
 	"github.com/rewardsco/rewards/adapters/sms"
@@ -36,11 +39,15 @@ import (
 	"github.com/rewardsco/rewards/core/coins"
 	"github.com/rewardsco/rewards/core/idempotency"
 	"github.com/rewardsco/rewards/core/orders"
+	"github.com/rewardsco/rewards/core/partner"
+	"github.com/rewardsco/rewards/core/payments"
 	"github.com/rewardsco/rewards/core/players"
 	"github.com/rewardsco/rewards/core/sealed"
 	"github.com/rewardsco/rewards/core/studio"
 	"github.com/rewardsco/rewards/core/vouchers"
 	"github.com/rewardsco/rewards/core/webhooks"
+	fakecashfree "github.com/rewardsco/rewards/fakes/cashfree"
+	fakestripe "github.com/rewardsco/rewards/fakes/stripe"
 	fakevouchers "github.com/rewardsco/rewards/fakes/vouchers"
 )
 
@@ -58,6 +65,7 @@ type Modules struct {
 	Webhooks  *webhooks.Service
 	Catalogue *catalogue.Service
 	Orders    *orders.Service
+	Partner   *partner.Service
 	// Idempotency keeps the idempotency keys of every module.
 	Idempotency *idempotency.Keeper
 }
@@ -83,7 +91,11 @@ type External struct {
 	Vouchers vouchers.Provider
 	// VoucherWait, VoucherPoll and VoucherDeadline time provider orders (zero: the defaults).
 	VoucherWait, VoucherPoll, VoucherDeadline time.Duration
-	Log                                       *slog.Logger
+	// Payments collects partner CASH orders; nil when none is configured. PaymentSessionTTL is
+	// how long a session stays open (zero: the default).
+	Payments          payments.Provider
+	PaymentSessionTTL time.Duration
+	Log               *slog.Logger
 }
 
 // NewModules wires every core module to PostgreSQL and the external adapters, registers each
@@ -102,9 +114,12 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 	}
 	coinStore := postgres.NewCoinsStore(database, queue)
 	catalogueStore := postgres.NewCatalogueStore(database)
-	ordersSvc := orders.NewService(database, postgres.NewOrdersStore(database), coinStore, catalogueStore, keeper, orders.Config{
+	orderStore, partnerStore := postgres.NewOrdersStore(database), postgres.NewPartnerStore(database)
+	ordersSvc := orders.NewService(database, orderStore, coinStore, catalogueStore, keeper, orders.Config{
 		Box: box, Provider: ext.Vouchers, Jobs: queue, Wait: ext.VoucherWait, Poll: ext.VoucherPoll, Deadline: ext.VoucherDeadline,
+		PartnerRefunds: partner.Refunds{Partner: partnerStore, Jobs: queue},
 	})
+	studios := studio.NewService(games)
 	hooks, err := webhooks.NewService(postgres.NewWebhooksStore(database), webhooks.Options{
 		SecretKey:   deriveKey(ext.SecretKey, "webhook-secret"),
 		RetryDelays: ext.WebhookRetryDelays,
@@ -114,12 +129,16 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 		return Modules{}, err
 	}
 	m := Modules{
-		Studios: studio.NewService(games),
+		Studios: studios,
 		Coins:   coins.NewService(database, coinStore, games, keeper),
 		Catalogue: catalogue.NewService(database, catalogueStore, coinStore, games, catalogue.Config{
 			Currency: ext.Currency, Provider: ext.Vouchers, Box: box, PublicURL: ext.PublicURL, Cooldowns: ordersSvc,
 		}),
 		Orders:      ordersSvc,
+		Partner: partner.NewService(database, partnerStore, orderStore, studios, ordersSvc, partner.Config{
+			Currency: ext.Currency, Vouchers: ext.Vouchers, Payments: ext.Payments, Box: box, Jobs: queue, OrderJobs: queue,
+			SessionTTL: ext.PaymentSessionTTL, ReturnURL: ext.PublicURL + "/payments/return",
+		}),
 		Webhooks:    hooks,
 		Idempotency: keeper,
 		Players: players.NewService(database, postgres.NewPlayersStore(database), games, players.Config{
@@ -135,6 +154,7 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 	}
 	jobs.RegisterWebhooks(queue, m.Webhooks)
 	jobs.RegisterOrders(queue, m.Orders)
+	jobs.RegisterPartner(queue, m.Partner, ext.Log.With("component", "partner"))
 	jobs.RegisterIdempotency(queue, m.Idempotency, ext.Log.With("component", "idempotency"))
 	return m, queue.Open()
 }
@@ -170,6 +190,7 @@ func NewServer(m Modules, cfg ServerConfig) *httpapi.Server {
 	coinsapi.Register(s, m.Coins, cfg.Currency)
 	catalogueapi.Register(s, m.Catalogue)
 	ordersapi.Register(s, m.Orders)
+	partnerapi.Register(s, m.Partner)
 	playersapi.Register(s, m.Players)
 	webhooksapi.Register(s, m.Webhooks)
 	studioapi.Register(s, m.Studios)
@@ -196,34 +217,96 @@ func external(cfg Config, log *slog.Logger) (ext External, devFakes bool, stop f
 	if err != nil {
 		return External{}, false, nil, err
 	}
-	stop = func() {}
+	fakes := &devFakeSet{}
 	switch {
 	case cfg.VoucherBaseURL != "":
 		ext.Vouchers = voucherhttp.New(cfg.VoucherBaseURL, cfg.VoucherAPIKey)
 	case cfg.Mode == Development:
-		url, stopFakes, err := startFakes()
+		url, err := fakes.start(cfg.PublicURL)
 		if err != nil {
 			return External{}, false, nil, fmt.Errorf("start the in-process fakes: %w", err)
 		}
-		ext.Vouchers, devFakes, stop = voucherhttp.New(url+"/vouchers", ""), true, stopFakes
+		ext.Vouchers, devFakes = voucherhttp.New(url+"/vouchers", ""), true
 		log.Warn("the voucher provider is the in-process fake (REWARDS_VOUCHER_BASE_URL unset; not for production)", "url", url+"/vouchers")
 	default:
 		log.Warn("no voucher provider is configured (REWARDS_VOUCHER_BASE_URL): gift cards cannot be synced or bought")
 	}
-	return ext, devFakes, stop, nil
+	ext.PaymentSessionTTL = cfg.PaymentSessionTTL
+	ext.Payments, err = paymentProvider(cfg, log, fakes)
+	if err != nil {
+		fakes.stop()
+		return External{}, false, nil, err
+	}
+	return ext, devFakes, fakes.stop, nil
 }
 
-// startFakes serves the fakes of fakes/ on a loopback port for a local run.
-func startFakes() (baseURL string, stop func(), err error) {
+// devFakeSet serves the fakes of fakes/ (voucher provider, Stripe, Cashfree) on one loopback
+// port for a local run, started when first needed.
+type devFakeSet struct {
+	url   string
+	close func()
+}
+
+// stop ends the fakes, if they were started.
+func (f *devFakeSet) stop() {
+	if f.close != nil {
+		f.close()
+	}
+}
+
+// start starts the fakes once; the payment fakes send their webhooks to publicURL.
+func (f *devFakeSet) start(publicURL string) (string, error) {
+	if f.url != "" {
+		return f.url, nil
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return "", nil, err
+		return "", err
 	}
+	f.url = "http://" + ln.Addr().String()
 	mux := http.NewServeMux()
 	fakevouchers.New().Register(mux)
+	st := fakestripe.New(fakestripe.WithWebhookTarget(publicURL), fakestripe.WithPublicURL(f.url+"/stripe"))
+	st.Register(mux)
+	cf := fakecashfree.New(fakecashfree.WithWebhookTarget(publicURL))
+	cf.Register(mux)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
-	return "http://" + ln.Addr().String(), func() { _ = srv.Close() }, nil
+	f.close = func() { _ = srv.Close(); st.Close(); cf.Close() }
+	return f.url, nil
+}
+
+// paymentProvider builds the payment provider of partner CASH orders that cfg selects: the real
+// adapter when it has credentials or a base URL, the in-process fake in development, none
+// otherwise.
+func paymentProvider(cfg Config, log *slog.Logger, fakes *devFakeSet) (payments.Provider, error) {
+	configured := (cfg.PaymentProvider == "stripe" && (cfg.StripeSecretKey != "" || cfg.StripeBaseURL != "")) ||
+		(cfg.PaymentProvider == "cashfree" && (cfg.CashfreeClientID != "" || cfg.CashfreeBaseURL != ""))
+	base := ""
+	if !configured {
+		if cfg.Mode != Development {
+			log.Warn("no payment provider is configured: partner CASH orders fail with PAYMENT_INIT_FAILED", "provider", cfg.PaymentProvider)
+			return nil, nil
+		}
+		url, err := fakes.start(cfg.PublicURL)
+		if err != nil {
+			return nil, fmt.Errorf("start the in-process fakes: %w", err)
+		}
+		base = url + "/" + cfg.PaymentProvider
+		log.Warn("the payment provider is the in-process fake (not for production)", "provider", cfg.PaymentProvider, "url", base)
+	}
+	if cfg.PaymentProvider == "stripe" {
+		sc := paystripe.Config{SecretKey: cfg.StripeSecretKey, WebhookSecret: cfg.StripeWebhookSecret, BaseURL: cfg.StripeBaseURL}
+		if base != "" {
+			sc = paystripe.Config{SecretKey: "sk_test_fake", WebhookSecret: fakestripe.DefaultWebhookSecret, BaseURL: base}
+		}
+		return paystripe.New(sc), nil
+	}
+	cc := paycashfree.Config{ClientID: cfg.CashfreeClientID, ClientSecret: cfg.CashfreeClientSecret, BaseURL: cfg.CashfreeBaseURL}
+	if base != "" {
+		cc = paycashfree.Config{ClientID: "fake-client", ClientSecret: "fake-client-secret", BaseURL: base}
+	}
+	return paycashfree.New(cc), nil
 }
 
 // adapters builds the adapters of the outside world that need no fake.

@@ -60,6 +60,16 @@ type Config struct {
 	VoucherPoll     time.Duration // REWARDS_VOUCHER_POLL
 	VoucherDeadline time.Duration // REWARDS_VOUCHER_DEADLINE
 	JobRescueAfter  time.Duration // REWARDS_JOB_RESCUE_AFTER
+
+	// Payment providers of partner CASH orders.
+	PaymentProvider      string        // REWARDS_PAYMENT_PROVIDER
+	PaymentSessionTTL    time.Duration // REWARDS_PAYMENT_SESSION_TTL
+	StripeSecretKey      string        // REWARDS_STRIPE_SECRET_KEY
+	StripeWebhookSecret  string        // REWARDS_STRIPE_WEBHOOK_SECRET
+	StripeBaseURL        string        // REWARDS_STRIPE_BASE_URL
+	CashfreeClientID     string        // REWARDS_CASHFREE_CLIENT_ID
+	CashfreeClientSecret string        // REWARDS_CASHFREE_CLIENT_SECRET
+	CashfreeBaseURL      string        // REWARDS_CASHFREE_BASE_URL
 }
 
 // Setting documents one environment variable; README's configuration table lists the same.
@@ -98,6 +108,14 @@ var Settings = []Setting{
 	{"REWARDS_PUBLIC_URL", "http://localhost:8080", "The address the service's own links use (short links /r/{code})."},
 	{"REWARDS_VOUCHER_BASE_URL", "(unset: in development, the in-process fake)", "Base URL of the voucher provider's API, e.g. https://vouchers.example.com/vouchers. Unset in development: the fake provider of fakes/vouchers runs in-process on a loopback port and its catalogue is synced into the demo (not for production). Unset in production: no provider (catalogue sync answers 503)."},
 	{"REWARDS_VOUCHER_API_KEY", "(unset)", "API key sent to the voucher provider (X-Api-Key)."},
+	{"REWARDS_PAYMENT_PROVIDER", "stripe on USD, cashfree on INR", "The payment provider of partner CASH orders: `stripe` or `cashfree`."},
+	{"REWARDS_PAYMENT_SESSION_TTL", "30m", "How long a CASH order's payment session stays open (1s to 24h; real Stripe needs at least 30m, so its adapter pushes a shorter expiry to 31m); unpaid at expiry, the order is REFUNDED."},
+	{"REWARDS_STRIPE_SECRET_KEY", "(unset)", "Stripe's secret API key. Unset in development with no REWARDS_STRIPE_BASE_URL: the fake of fakes/stripe runs in-process (not for production)."},
+	{"REWARDS_STRIPE_WEBHOOK_SECRET", "(unset)", "The signing secret of the Stripe endpoint POST /webhooks/stripe (whsec_…)."},
+	{"REWARDS_STRIPE_BASE_URL", "(unset: api.stripe.com)", "Base URL of the Stripe API (without /v1), for a fake or a proxy."},
+	{"REWARDS_CASHFREE_CLIENT_ID", "(unset)", "Cashfree PG x-client-id. Unset in development with no REWARDS_CASHFREE_BASE_URL: the fake of fakes/cashfree runs in-process (not for production)."},
+	{"REWARDS_CASHFREE_CLIENT_SECRET", "(unset)", "Cashfree PG x-client-secret; it also verifies Cashfree's webhooks at POST /webhooks/cashfree."},
+	{"REWARDS_CASHFREE_BASE_URL", "(unset: api.cashfree.com)", "Base URL of Cashfree PG (without /pg), for the sandbox, a fake or a proxy."},
 	{"REWARDS_VOUCHER_WAIT", "5s", "How long a purchase waits for the voucher provider's final answer before answering TIMEOUT."},
 	{"REWARDS_VOUCHER_POLL", "30s", "How often an unfinished provider order is asked again."},
 	{"REWARDS_VOUCHER_DEADLINE", "24h", "When a provider order still unfinished is failed and its coins refunded."},
@@ -134,7 +152,23 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	c.PublicURL = strings.TrimSuffix(get("REWARDS_PUBLIC_URL", "http://localhost:8080"), "/")
 	c.VoucherBaseURL = strings.TrimSuffix(get("REWARDS_VOUCHER_BASE_URL", ""), "/")
 	c.VoucherAPIKey = get("REWARDS_VOUCHER_API_KEY", "")
+	c.StripeSecretKey = get("REWARDS_STRIPE_SECRET_KEY", "")
+	c.StripeWebhookSecret = get("REWARDS_STRIPE_WEBHOOK_SECRET", "")
+	c.StripeBaseURL = strings.TrimSuffix(get("REWARDS_STRIPE_BASE_URL", ""), "/")
+	c.CashfreeClientID = get("REWARDS_CASHFREE_CLIENT_ID", "")
+	c.CashfreeClientSecret = get("REWARDS_CASHFREE_CLIENT_SECRET", "")
+	c.CashfreeBaseURL = strings.TrimSuffix(get("REWARDS_CASHFREE_BASE_URL", ""), "/")
 	var errs []string
+	c.PaymentProvider = get("REWARDS_PAYMENT_PROVIDER", "")
+	if c.PaymentProvider == "" {
+		c.PaymentProvider = "cashfree"
+		if c.Currency == "USD" {
+			c.PaymentProvider = "stripe"
+		}
+	}
+	if c.PaymentProvider != "stripe" && c.PaymentProvider != "cashfree" {
+		errs = append(errs, "REWARDS_PAYMENT_PROVIDER must be stripe or cashfree")
+	}
 	if c.SMSProvider == "" {
 		c.SMSProvider = "log"
 		if c.Mode == Production {
@@ -206,6 +240,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		{"REWARDS_VOUCHER_POLL", "30s", 100 * time.Millisecond, time.Hour, &c.VoucherPoll},
 		{"REWARDS_VOUCHER_DEADLINE", "24h", time.Second, 30 * 24 * time.Hour, &c.VoucherDeadline},
 		{"REWARDS_JOB_RESCUE_AFTER", "2m", 50 * time.Second, time.Hour, &c.JobRescueAfter},
+		{"REWARDS_PAYMENT_SESSION_TTL", "30m", time.Second, 24 * time.Hour, &c.PaymentSessionTTL},
 	} {
 		v, perr := time.ParseDuration(get(d.name, d.def))
 		if perr != nil || v < d.min || v > d.max {

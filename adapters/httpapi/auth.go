@@ -200,7 +200,9 @@ func (s *Server) Authenticated(op huma.Operation, scheme, description string, ke
 }
 
 // HostEnvironment is the environment of a Host, false for a host in neither list.
-func (s *Server) HostEnvironment(host string) (studio.Environment, bool) { return s.cfg.Hosts.Environment(host) }
+func (s *Server) HostEnvironment(host string) (studio.Environment, bool) {
+	return s.cfg.Hosts.Environment(host)
+}
 
 // BearerToken returns the credentials of an Authorization: Bearer header, or "".
 func BearerToken(header string) string { return bearerToken(header) }

@@ -7,6 +7,9 @@ package httpapi
 
 import (
 	"context"
+	"errors"
+	"io"
+	"net/url"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -128,6 +131,27 @@ func apiConfig(version string) huma.Config {
 		version = "dev"
 	}
 	cfg := huma.DefaultConfig("Rewards API", version)
+	// Forms are accepted as request bodies where an operation documents them (the partner
+	// token exchange takes JSON or a form, as OAuth clients send); answers are never forms.
+	cfg.Formats["application/x-www-form-urlencoded"] = huma.Format{
+		Marshal: func(io.Writer, any) error { return errors.New("answers are JSON") },
+		Unmarshal: func(data []byte, v any) error {
+			form, err := url.ParseQuery(string(data))
+			if err != nil {
+				return err
+			}
+			out := make(map[string]any, len(form))
+			for k := range form {
+				out[k] = form.Get(k)
+			}
+			p, ok := v.(*any)
+			if !ok {
+				return errors.New("a form decodes into a map only")
+			}
+			*p = out
+			return nil
+		},
+	}
 	cfg.CreateHooks = nil // no $schema links in bodies: responses are exactly the documented shapes
 	cfg.DocsPath = ""     // /docs is the embedded Swagger UI, which works offline
 	cfg.OpenAPIPath = "/openapi"

@@ -86,7 +86,9 @@ func (w *reconcileWorker) Work(ctx context.Context, job *river.Job[ReconcilePaym
 }
 
 // Timeout bounds one look: a few provider calls and a fulfilment's wait.
-func (w *reconcileWorker) Timeout(*river.Job[ReconcilePaymentArgs]) time.Duration { return 40 * time.Second }
+func (w *reconcileWorker) Timeout(*river.Job[ReconcilePaymentArgs]) time.Duration {
+	return 40 * time.Second
+}
 
 type refundWorker struct {
 	river.WorkerDefaults[RefundPaymentArgs]

@@ -417,6 +417,7 @@ func (s *Service) Place(ctx context.Context, c Caller, r PlaceRequest) (orders.V
 	if c.Settings.Settlement == orders.Cash {
 		err = s.placeCash(ctx, &o, r)
 	} else {
+		o.Status, o.Partner.Payment.Status = orders.Initiated, orders.NotRequired
 		err = s.placeWallet(ctx, o)
 	}
 	if errs.CodeOf(err) == orders.ErrClientOrderTaken.Code {
@@ -475,7 +476,6 @@ func (s *Service) inStock(ctx context.Context, b Brand, d money.Amount, quantity
 // placeWallet is a WALLET order's transaction: lock the wallet, create the order, debit it,
 // queue the fulfilment.
 func (s *Service) placeWallet(ctx context.Context, o orders.Order) error {
-	o.Status, o.Partner.Payment.Status = orders.Initiated, orders.NotRequired
 	return s.runner.InTx(ctx, func(t store.Tx) error {
 		wallet := s.partner.WithTx(t)
 		bal, err := wallet.LockWallet(ctx, o.GameID, o.Environment)

@@ -24,16 +24,16 @@ type tokenInput struct {
 	RawBody     []byte
 }
 
-// partnerPage is the paging of partner lists: limit default 20.
-type partnerPage struct {
+// PartnerPage is the paging of partner lists: limit default 20.
+type PartnerPage struct {
 	Limit int `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"Page size, at most 100"`
 	Page  int `query:"page" minimum:"1" maximum:"1000000" default:"1" doc:"Page number, from 1"`
 }
 
-func (p partnerPage) kit() httpapi.PageQuery { return httpapi.PageQuery{Limit: p.Limit, Page: p.Page} }
+func (p PartnerPage) kit() httpapi.PageQuery { return httpapi.PageQuery{Limit: p.Limit, Page: p.Page} }
 
 type brandsInput struct {
-	partnerPage
+	PartnerPage
 	Search string `query:"search" maxLength:"100" doc:"Keeps brands whose name or code contains this (any case)"`
 }
 
@@ -65,27 +65,29 @@ type orderInput struct {
 }
 
 type ordersInput struct {
-	partnerPage
+	PartnerPage
 	CustomerRef   string `query:"customerRef" maxLength:"128" doc:"Keeps the orders of one customer.ref"`
 	ClientOrderID string `query:"clientOrderId" maxLength:"64" doc:"Keeps the order of one clientOrderId"`
 }
 
-type gameInput struct {
+// GameInput is a game id in the path (exported: Huma fills the fields of embedded structs only when exported).
+type GameInput struct {
 	GameID string `path:"gameId" maxLength:"64" doc:"The game id"`
 }
 
 type settingsInput struct {
-	gameInput
+	GameInput
 	Body PartnerSettingsRequest
 }
 
-type gameEnvInput struct {
-	gameInput
+// GameEnvInput is a game id and an environment in the path.
+type GameEnvInput struct {
+	GameInput
 	Environment string `path:"environment" enum:"live,test" doc:"The environment"`
 }
 
 type creditInput struct {
-	gameEnvInput
+	GameEnvInput
 	Body PartnerCreditRequest
 }
 
@@ -264,7 +266,7 @@ func (h handlers) putSettings(ctx context.Context, in *settingsInput) (*bare[Par
 	return &bare[PartnerSettingsBody]{Body: settingsBody(st)}, nil
 }
 
-func (h handlers) getSettings(ctx context.Context, in *gameInput) (*bare[PartnerSettingsBody], error) {
+func (h handlers) getSettings(ctx context.Context, in *GameInput) (*bare[PartnerSettingsBody], error) {
 	id, err := httpapi.ParseID(in.GameID, studio.ErrGameNotFound)
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
@@ -276,7 +278,7 @@ func (h handlers) getSettings(ctx context.Context, in *gameInput) (*bare[Partner
 	return &bare[PartnerSettingsBody]{Body: settingsBody(st)}, nil
 }
 
-func (h handlers) secret(ctx context.Context, in *gameEnvInput) (*bare[PartnerSecretBody], error) {
+func (h handlers) secret(ctx context.Context, in *GameEnvInput) (*bare[PartnerSecretBody], error) {
 	id, err := httpapi.ParseID(in.GameID, studio.ErrGameNotFound)
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
@@ -316,7 +318,7 @@ func (h handlers) credit(ctx context.Context, in *creditInput) (*creditOutput, e
 	return out, nil
 }
 
-func (h handlers) ledger(ctx context.Context, in *gameEnvInput) (*bare[PartnerLedgerBody], error) {
+func (h handlers) ledger(ctx context.Context, in *GameEnvInput) (*bare[PartnerLedgerBody], error) {
 	id, err := httpapi.ParseID(in.GameID, studio.ErrGameNotFound)
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)

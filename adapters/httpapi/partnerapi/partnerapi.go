@@ -19,7 +19,6 @@ import (
 	"github.com/rewardsco/rewards/adapters/httpapi"
 	"github.com/rewardsco/rewards/core/errs"
 	"github.com/rewardsco/rewards/core/money"
-	"github.com/rewardsco/rewards/core/orders"
 	"github.com/rewardsco/rewards/core/partner"
 	"github.com/rewardsco/rewards/core/studio"
 )
@@ -139,7 +138,17 @@ func Register(s *httpapi.Server, svc *partner.Service) {
 
 	registerOperator(s, h)
 	registerWebhooks(s, h)
+	// Where a payer lands after a payment session when the order named no returnUrl.
+	s.Router().Get("/payments/return", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		_, _ = w.Write([]byte(returnPage))
+	})
 }
+
+const returnPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
+	`<title>Payment finished</title></head><body style="font-family:sans-serif;max-width:32em;margin:3em auto">` +
+	`<h1>Payment finished</h1><p>You can close this page and return to the app: your gift card appears there once the payment is confirmed.</p></body></html>`
 
 func registerOperator(s *httpapi.Server, h handlers) {
 	huma.Register(s.API, s.Operator(huma.Operation{
@@ -239,4 +248,3 @@ func parseEnv(env string) (studio.Environment, error) {
 	return e, nil
 }
 
-var _ = orders.Wallet
