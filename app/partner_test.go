@@ -577,3 +577,197 @@ func TestPartnerWalletLedgerUnderConcurrency(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, d.Times(20+2*60-int64(placed)), bal)
 }
+
+// payPage is the address of an order's sandbox payment page at the fake provider.
+func (p *partnerAPI) payPage(o map[string]any) string {
+	token := o["paymentSessionId"].(string)
+	if p.provider == "stripe" {
+		return token // the approval URL
+	}
+	return p.fakesURL + "/cashfree/pg/sandbox/" + token
+}
+
+// payer acts on the sandbox page: action pay or cancel; force pays a session that has ended.
+func (p *partnerAPI) payer(o map[string]any, action string, force bool) {
+	p.t.Helper()
+	form := url.Values{"action": {action}}
+	if force {
+		form.Set("force", "1")
+	}
+	r := p.call("POST", p.payPage(o), "", map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, form.Encode())
+	require.Less(p.t, r.Status, 400, "%s on %s: %d %s", action, p.payPage(o), r.Status, r.Raw)
+}
+
+func (p *partnerAPI) behaviour(b map[string]any) {
+	p.t.Helper()
+	r := p.call("POST", p.fakesURL+"/"+p.provider+"/behaviour", "", nil, b)
+	require.Equal(p.t, 200, r.Status, string(r.Raw))
+}
+
+// refundsAt counts the refunds the fake provider holds for an order.
+func (p *partnerAPI) refundsAt(id string) int {
+	p.t.Helper()
+	o, err := p.m.Orders.Get(context.Background(), uuid.MustParse(id))
+	require.NoError(p.t, err)
+	var r response
+	if p.provider == "stripe" {
+		if o.Partner.Payment.PaymentID == "" {
+			return 0
+		}
+		r = p.call("GET", p.fakesURL+"/stripe/v1/refunds?payment_intent="+o.Partner.Payment.PaymentID, "", map[string]string{"Authorization": "Bearer sk_test_x"}, nil)
+		require.Equal(p.t, 200, r.Status, string(r.Raw))
+		return len(r.Body["data"].([]any))
+	}
+	r = p.call("GET", p.fakesURL+"/cashfree/pg/orders/"+id+"/refunds", "", map[string]string{"x-client-id": "cf-id", "x-client-secret": partnerFakeSecret, "x-api-version": "2023-08-01"}, nil)
+	require.Equal(p.t, 200, r.Status, string(r.Raw))
+	var list []any
+	require.NoError(p.t, json.Unmarshal(r.Raw, &list), string(r.Raw))
+	return len(list)
+}
+
+func (p *partnerAPI) transitions(id string) int {
+	_, tr, err := p.m.Orders.History(context.Background(), uuid.MustParse(id))
+	require.NoError(p.t, err)
+	return len(tr)
+}
+
+func TestPartnerCashOrders(t *testing.T) {
+	t.Parallel()
+	for _, currency := range []string{"INR", "USD"} {
+		t.Run(currency, func(t *testing.T) {
+			t.Parallel()
+			p := setupPartner(t, currency, 3*time.Second)
+			g := p.game("CASH", 5)
+			tok := p.token(g.key, "")
+			cfg := data(p.as(tok, "GET", "/partner/v1/gift-cards/config", nil))
+			require.Equal(t, map[string]any{"settlement": "CASH", "currency": currency}, cfg)
+			amazon := data(p.as(tok, "GET", "/partner/v1/gift-cards/brands/AMAZON", nil))
+			d := firstValue(amazon)
+			parent := t
+			run := func(name string, f func(t *testing.T)) {
+				parent.Run(name, func(t *testing.T) {
+					p.t = t
+					defer func() { p.t = parent }()
+					f(t)
+				})
+			}
+			place := func(id, brand string, value float64) map[string]any {
+				t := p.t
+				t.Helper()
+				body := orderBody(id, brand, value, 1)
+				body["returnUrl"] = "https://partner.example.com/back"
+				r := p.order(tok, body)
+				require.Equal(t, 201, r.Status, string(r.Raw))
+				o := data(r)
+				require.Equal(t, "PENDING_PAYMENT", o["status"])
+				require.Equal(t, "PENDING", o["paymentStatus"])
+				require.NotEmpty(t, o["paymentSessionId"])
+				require.Empty(t, o["codes"])
+				require.Nil(t, o["amountDebited"])
+				return o
+			}
+
+			run("paid on the sandbox page", func(t *testing.T) {
+				o := place("pay-1", "AMAZON", d)
+				if p.provider == "stripe" {
+					require.True(t, strings.HasPrefix(o["paymentSessionId"].(string), p.fakesURL+"/stripe/checkout/cs_"), o["paymentSessionId"])
+				}
+				face, _ := money.FromUnits(d)
+				require.Equal(t, face.Less(500).Units(), o["cashAmount"])
+				p.payer(o, "pay", false)
+				done := p.await(tok, o["orderId"].(string), status("SUCCESS"))
+				require.Equal(t, "PAID", done["paymentStatus"])
+				require.Len(t, done["codes"], 1)
+				require.Equal(t, 0, p.refundsAt(o["orderId"].(string)))
+			})
+
+			run("cancelled is refunded", func(t *testing.T) {
+				o := place("cancel-1", "AMAZON", d)
+				p.payer(o, "cancel", false)
+				done := p.await(tok, o["orderId"].(string), status("REFUNDED"))
+				require.Equal(t, "EXPIRED", done["paymentStatus"])
+				require.Empty(t, done["codes"])
+			})
+
+			run("expired unpaid is refunded", func(t *testing.T) {
+				o := place("expire-1", "AMAZON", d)
+				done := p.await(tok, o["orderId"].(string), status("REFUNDED"))
+				require.Equal(t, "EXPIRED", done["paymentStatus"])
+			})
+
+			run("a read finalises a payment whose webhook was dropped", func(t *testing.T) {
+				p.behaviour(map[string]any{"dropWebhooks": true})
+				defer p.behaviour(map[string]any{})
+				o := place("drop-1", "AMAZON", d)
+				p.payer(o, "pay", false)
+				r := p.as(tok, "GET", "/partner/v1/gift-cards/orders/"+o["orderId"].(string), nil)
+				require.Equal(t, 200, r.Status, string(r.Raw))
+				require.Equal(t, "SUCCESS", data(r)["status"], "the first read after payment finalises it")
+				require.Equal(t, "PAID", data(r)["paymentStatus"])
+				require.Len(t, data(r)["codes"], 1)
+			})
+
+			run("duplicate and out-of-order events change nothing", func(t *testing.T) {
+				p.behaviour(map[string]any{"holdWebhooks": true})
+				o := place("order-1", "AMAZON", d)
+				id := o["orderId"].(string)
+				p.payer(o, "pay", false)
+				// Released newest first, then every event sent again.
+				p.behaviour(map[string]any{})
+				rel := p.call("POST", p.fakesURL+"/"+p.provider+"/webhooks/release", "", nil, map[string]any{"reverse": true})
+				require.Equal(t, 200, rel.Status, string(rel.Raw))
+				done := p.await(tok, id, status("SUCCESS"))
+				moves, codes := p.transitions(id), done["codes"]
+				ev := p.call("GET", p.fakesURL+"/"+p.provider+"/events", "", nil, nil)
+				require.Equal(t, 200, ev.Status)
+				var events []map[string]any
+				require.NoError(t, json.Unmarshal(ev.Raw, &events))
+				resent := 0
+				for _, e := range events {
+					if strings.Contains(fmt.Sprint(e["body"]), id) {
+						r := p.call("POST", p.fakesURL+"/"+p.provider+"/events/"+e["id"].(string)+"/resend", "", nil, nil)
+						require.Equal(t, 200, r.Status, string(r.Raw))
+						resent++
+					}
+				}
+				require.Positive(t, resent)
+				time.Sleep(500 * time.Millisecond) // a reconcile job would have run by now
+				after := p.await(tok, id, status("SUCCESS"))
+				require.Equal(t, codes, after["codes"])
+				require.Equal(t, moves, p.transitions(id))
+				require.Equal(t, 0, p.refundsAt(id))
+			})
+
+			run("a fulfilment failure after payment is refunded", func(t *testing.T) {
+				fail := data(p.as(tok, "GET", "/partner/v1/gift-cards/brands/SANDBOX_FAIL", nil))
+				o := place("fail-1", "SANDBOX_FAIL", firstValue(fail))
+				p.payer(o, "pay", false)
+				id := o["orderId"].(string)
+				done := p.await(tok, id, func(o map[string]any) bool { return o["status"] == "FAILED" && o["paymentStatus"] == "REFUNDED" })
+				require.Empty(t, done["codes"])
+				require.Equal(t, 1, p.refundsAt(id))
+			})
+
+			run("a payment after expiry is refunded", func(t *testing.T) {
+				o := place("late-1", "AMAZON", d)
+				id := o["orderId"].(string)
+				p.payer(o, "cancel", false)
+				p.await(tok, id, status("REFUNDED"))
+				p.payer(o, "pay", true)
+				done := p.await(tok, id, func(o map[string]any) bool { return o["paymentStatus"] == "REFUNDED" })
+				require.Equal(t, "REFUNDED", done["status"])
+				require.Empty(t, done["codes"])
+				require.Equal(t, 1, p.refundsAt(id))
+			})
+
+			run("a session that cannot be created keeps nothing", func(t *testing.T) {
+				p.behaviour(map[string]any{"failNext": 1, "failStatus": 500})
+				requireError(t, p.order(tok, orderBody("init-1", "AMAZON", d, 1)), 400, "PAYMENT_INIT_FAILED")
+				list := p.as(tok, "GET", "/partner/v1/gift-cards/orders?clientOrderId=init-1", nil)
+				require.Equal(t, float64(0), data(list)["total"])
+				// The same clientOrderId works once the provider does.
+				place("init-1", "AMAZON", d)
+			})
+		})
+	}
+}

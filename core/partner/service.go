@@ -715,7 +715,7 @@ func (s *Service) RefundPayment(ctx context.Context, id uuid.UUID) error {
 		p.PaymentID = sess.PaymentID
 	}
 	if _, err := s.cfg.Payments.Refund(ctx, payments.RefundRequest{SessionID: p.SessionID, PaymentID: p.PaymentID,
-		Amount: o.Partner.Amount, Reference: "refund-" + o.ID.String(), Reason: "order " + string(o.Status)}); err != nil {
+		Amount: o.Partner.Amount, Reference: "rf" + strings.ReplaceAll(o.ID.String(), "-", ""), Reason: "order " + string(o.Status)}); err != nil {
 		return err
 	}
 	return s.runner.InTx(ctx, func(t store.Tx) error {
