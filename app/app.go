@@ -134,7 +134,7 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 		Catalogue: catalogue.NewService(database, catalogueStore, coinStore, games, catalogue.Config{
 			Currency: ext.Currency, Provider: ext.Vouchers, Box: box, PublicURL: ext.PublicURL, Cooldowns: ordersSvc,
 		}),
-		Orders:      ordersSvc,
+		Orders: ordersSvc,
 		Partner: partner.NewService(database, partnerStore, orderStore, studios, ordersSvc, partner.Config{
 			Currency: ext.Currency, Vouchers: ext.Vouchers, Payments: ext.Payments, Box: box, Jobs: queue, OrderJobs: queue,
 			SessionTTL: ext.PaymentSessionTTL, ReturnURL: ext.PublicURL + "/payments/return",

@@ -9,9 +9,9 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net/url"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
 
 	"github.com/danielgtaylor/huma/v2"

@@ -300,10 +300,15 @@ func (s *Service) Preview(ctx context.Context, c Caller, code string, d money.Am
 	face, amount := Price(d, quantity, c.Settings.DiscountPct)
 	p := Preview{Brand: b, Denomination: d, Quantity: quantity, FaceValue: face, Settlement: c.Settings.Settlement,
 		Amount: amount, Currency: s.cfg.Currency, ExpiresAt: s.now().Add(QuoteLifetime).UTC().Truncate(time.Second)}
-	q, _ := json.Marshal(quote{GameID: c.GameID, Environment: c.Environment, Brand: b.Code, Denomination: d, Quantity: quantity,
-		Amount: amount, ExpiresAt: p.ExpiresAt.Unix()})
-	p.QuoteID = base64.RawURLEncoding.EncodeToString(s.cfg.Box.Seal(string(q)))
+	p.QuoteID = encodeQuote(s.cfg.Box, quote{GameID: c.GameID, Environment: c.Environment, Brand: b.Code, Denomination: d,
+		Quantity: quantity, Amount: amount, ExpiresAt: p.ExpiresAt.Unix()})
 	return p, nil
+}
+
+// encodeQuote seals a quote into its id: only this service can make or read one.
+func encodeQuote(box sealed.Box, q quote) string {
+	raw, _ := json.Marshal(q)
+	return base64.RawURLEncoding.EncodeToString(box.Seal(string(raw)))
 }
 
 // orderable returns the brand of code when it sells face value d.

@@ -247,4 +247,3 @@ func parseEnv(env string) (studio.Environment, error) {
 	}
 	return e, nil
 }
-
