@@ -74,7 +74,9 @@ func startStack(t *testing.T, env map[string]string) *stack {
 	pg := harness.StartPostgres(ctx, t, nw)
 	fakes := harness.StartContainer(ctx, t, harness.ContainerRequestOptions{
 		Image:        fakesImage,
-		Env:          map[string]string{"FAKE_SMS_ACCOUNT_SID": fakeSMSSID, "FAKE_SMS_AUTH_TOKEN": fakeSMSToken},
+		Env: map[string]string{"FAKE_SMS_ACCOUNT_SID": fakeSMSSID, "FAKE_SMS_AUTH_TOKEN": fakeSMSToken,
+			// The payment fakes send their webhooks to the service (every instance answers to "rewards").
+			"FAKE_WEBHOOK_TARGET": "http://rewards:8080", "FAKE_WEBHOOK_BACKOFF": "300ms"},
 		Network:      nw,
 		Aliases:      []string{"fakes"},
 		ExposedPort:  "9090/tcp",
@@ -110,6 +112,7 @@ func (s *stack) addInstance() *harness.Container {
 		Image:        s.image,
 		Env:          s.env,
 		Network:      s.net,
+		Aliases:      []string{"rewards"},
 		ExposedPort:  "8080/tcp",
 		WaitHTTPPath: "/healthz",
 	})
