@@ -661,7 +661,7 @@ func reportOrders(w io.Writer, results []result) {
 			notes = append(notes, fmt.Sprintf("%d codes added for it; %d unused when the measured run started, %d after",
 				st.codesAdded, st.codesAtStart, st.codesLeft))
 		}
-		if r.scenario == giftScenario {
+		if r.scenario == giftScenario || r.scenario == partnerScenario {
 			d := fmt.Sprintf("its orders' fulfilment jobs done %s after the run", ms(st.drain))
 			if st.undrained > 0 {
 				d = fmt.Sprintf("%d fulfilment jobs still waiting %s after the run !!!", st.undrained, ms(st.drain))
@@ -692,6 +692,13 @@ func reportOrders(w io.Writer, results []result) {
 			of = fmt.Sprintf("%.0f%% of %s", 100*x, tpcbBaseline)
 		}
 		fmt.Fprintf(w, "For reference at %d clients (no goal): %s %s, p99 %s.\n", goalClients, giftScenario, of, ms(gift.p99))
+	}
+	if pw, ok := find(partnerScenario, goalClients); ok {
+		fmt.Fprintf(w, "Partner WALLET orders at %d clients (no goal): %.0f/s, p50 %s, p99 %s", goalClients, pw.throughput, ms(pw.p50), ms(pw.p99))
+		if c, ok := find(couponScenario, goalClients); ok && c.throughput > 0 {
+			fmt.Fprintf(w, "; %.0f%% of %s's rate in the same run", 100*pw.throughput/c.throughput, couponScenario)
+		}
+		fmt.Fprintln(w, ".")
 	}
 }
 

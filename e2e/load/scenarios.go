@@ -44,6 +44,7 @@ var scenarios = []scenario{
 	// Purchases (orders.go), on a studio of their own, beside pgbench's tpcb-like.
 	{couponScenario, "POST /rewards/purchase of a COUPON (a code from its pool), each client its own player", purchaseCoupon},
 	{giftScenario, "POST /rewards/purchase of a GIFT_CARD (fake voucher provider on loopback), each client its own player", purchaseGiftCard},
+	{partnerScenario, "POST /partner/v1/gift-cards/orders: WALLET orders of an ordinary gift card (fake voucher provider on loopback), one partner, a clientOrderId each", partnerWallet},
 	{tpcbBaseline, "pgbench -b tpcb-like (pgbench's built-in TPC-B-like transaction) on the same PostgreSQL", pgbenchTPCB},
 	// Last, and on a studio of their own: the scenarios above run without a webhook configuration.
 	{"webhooks", "distribute for the run with a webhook configured: coin change → loopback receiver 2xx, steady load", webhookSteady},

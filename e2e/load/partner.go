@@ -1,0 +1,172 @@
+package main
+
+// The partner scenario: POST /partner/v1/gift-cards/orders of an ordinary gift card by a WALLET
+// partner, each order its own clientOrderId, on a game of its own funded through the operator
+// API. Each order debits the wallet in the order's transaction (one wallet row every client
+// contends on, as a partner's orders do), then the service orders the card from the fake voucher
+// provider on loopback and waits for it, as the store's gift card purchase does. It is reported
+// with the purchases, beside the store's coupon purchase and pgbench's tpcb-like of the same run.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/jackc/pgx/v5"
+)
+
+const partnerScenario = "partner-wallet"
+
+// partnerFixture is the partner game, its token and the card it buys.
+type partnerFixture struct {
+	gameID, token string
+	body          func(id string) []byte
+	brand         string
+	face          float64
+	seq           atomic.Int64
+}
+
+var partnerFx *partnerFixture
+
+func (env *environment) partnerFixture(ctx context.Context) (*partnerFixture, error) {
+	if partnerFx != nil {
+		return partnerFx, nil
+	}
+	// The purchases' fixture syncs the provider's catalogue (and keeps the store scenarios' game
+	// clear of it).
+	if _, err := env.orderFixture(ctx); err != nil {
+		return nil, err
+	}
+	fmt.Fprintln(os.Stderr, "setting up the partner (WALLET game, funded wallet, token)…")
+	key, coinID, err := env.newGame(ctx, "Load Benchmark Partner")
+	if err != nil {
+		return nil, err
+	}
+	fx := &partnerFixture{brand: giftBrand}
+	conn, err := pgx.Connect(ctx, env.dbURL)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if err := conn.QueryRow(ctx, `SELECT game_id::text FROM coins WHERE id = $1`, coinID).Scan(&fx.gameID); err != nil {
+		return nil, fmt.Errorf("the partner's game: %w", err)
+	}
+	op := map[string]string{"Authorization": "Bearer " + env.adminToken}
+	if err := env.send(ctx, http.MethodPut, "/admin/v1/games/"+fx.gameID+"/partner", op,
+		map[string]any{"enabled": true, "settlement": "WALLET", "discountPct": 2.5}, nil, http.StatusOK); err != nil {
+		return nil, err
+	}
+	if err := env.send(ctx, http.MethodPost, "/admin/v1/games/"+fx.gameID+"/partner/test/wallet/credits", op,
+		map[string]any{"amount": 1e11, "reference": "load-benchmark"}, nil, http.StatusCreated); err != nil {
+		return nil, err
+	}
+	var tok struct {
+		Data struct {
+			AccessToken string `json:"access_token"`
+		}
+	}
+	if err := env.send(ctx, http.MethodPost, "/partner/v1/token", nil, map[string]any{"client_id": key}, &tok, http.StatusOK); err != nil {
+		return nil, err
+	}
+	fx.token = tok.Data.AccessToken
+	var brand struct {
+		Data struct {
+			Denominations []float64
+			MinValue      *float64 `json:"minValue"`
+		}
+	}
+	if err := env.send(ctx, http.MethodGet, "/partner/v1/gift-cards/brands/"+fx.brand, map[string]string{"Authorization": "Bearer " + fx.token},
+		nil, &brand, http.StatusOK); err != nil {
+		return nil, err
+	}
+	switch {
+	case len(brand.Data.Denominations) > 0:
+		fx.face = brand.Data.Denominations[0]
+	case brand.Data.MinValue != nil:
+		fx.face = *brand.Data.MinValue
+	default:
+		return nil, fmt.Errorf("brand %s has no value to buy", fx.brand)
+	}
+	prefix := "lb-" + strconv.FormatInt(int64(os.Getpid()), 36) + "-"
+	fx.body = func(id string) []byte {
+		raw, _ := json.Marshal(map[string]any{"clientOrderId": prefix + id, "brandCode": fx.brand, "denomination": fx.face, "quantity": 1,
+			"customer": map[string]any{"ref": "load"}})
+		return raw
+	}
+	partnerFx = fx
+	return fx, nil
+}
+
+// partnerWallet measures WALLET orders: an answer 201 with a SUCCESS order is a success.
+func partnerWallet(ctx context.Context, env *environment, clients int) (result, error) {
+	fx, err := env.partnerFixture(ctx)
+	if err != nil {
+		return result{}, err
+	}
+	failures := make([]map[string]int, clients)
+	for i := range failures {
+		failures[i] = map[string]int{}
+	}
+	path := env.baseURL + "/partner/v1/gift-cards/orders"
+	do := func(ctx context.Context, client int) (int, []byte, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, path, strings.NewReader(string(fx.body(strconv.FormatInt(fx.seq.Add(1), 10)))))
+		if err != nil {
+			return 0, nil, err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+fx.token)
+		resp, err := env.client.Do(req)
+		if err != nil {
+			if ctx.Err() == nil {
+				failures[client]["transport error"]++
+			}
+			return 0, nil, err
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			failures[client]["transport error"]++
+			return 0, nil, err
+		}
+		var o struct {
+			Code string
+			Data struct{ Status string }
+		}
+		_ = json.Unmarshal(body, &o)
+		if resp.StatusCode != http.StatusCreated {
+			failures[client][cmpOr(o.Code, strconv.Itoa(resp.StatusCode))]++
+			return resp.StatusCode, body[:min(len(body), 300)], nil
+		}
+		if o.Data.Status != "SUCCESS" {
+			failures[client]["order "+o.Data.Status]++
+			return resp.StatusCode, []byte("an order " + o.Data.Status + ", not SUCCESS"), nil
+		}
+		return http.StatusCreated, nil, nil
+	}
+	st := &orderStats{baseline: tpcbBaseline}
+	if env.opts.warmup > 0 {
+		loop(ctx, clients, env.opts.warmup, do)
+		st.warmupFailed = merge(failures)
+		for i := range failures {
+			failures[i] = map[string]int{}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return result{}, err
+	}
+	r := loop(ctx, clients, env.opts.duration, do)
+	if err := ctx.Err(); err != nil {
+		return result{}, err
+	}
+	st.failures = merge(failures)
+	// Each order queued a fulfilment job, due REWARDS_VOUCHER_WAIT after it: part of this run.
+	st.drain, st.undrained, err = (&orderFixture{gameID: fx.gameID}).drainFulfilment(ctx, env)
+	r.order = st
+	return r, err
+}
