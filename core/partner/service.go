@@ -478,10 +478,17 @@ func (s *Service) inStock(ctx context.Context, b Brand, d money.Amount, quantity
 	return ErrOutOfStock
 }
 
-// placeWallet is a WALLET order's transaction: lock the wallet, create the order, debit it,
-// queue the fulfilment.
+// placeWallet is a WALLET order's transaction: create the order and queue its fulfilment, then
+// lock the wallet and debit it. The wallet row, which every order of the partner contends on, is
+// locked last, so that it is held only for the debit and the commit.
 func (s *Service) placeWallet(ctx context.Context, o orders.Order) error {
 	return s.runner.InTx(ctx, func(t store.Tx) error {
+		if _, err := s.orders.WithTx(t).Insert(ctx, o, "wallet debited"); err != nil {
+			return err
+		}
+		if err := s.cfg.OrderJobs.ScheduleFulfilment(ctx, t, o.ID, s.now().Add(s.saga.Wait())); err != nil {
+			return err
+		}
 		wallet := s.partner.WithTx(t)
 		bal, err := wallet.LockWallet(ctx, o.GameID, o.Environment)
 		if err != nil {
@@ -491,15 +498,10 @@ func (s *Service) placeWallet(ctx context.Context, o orders.Order) error {
 			return ErrInsufficientBalance.Withf("studio wallet balance too low: the order costs %s %s and the wallet holds %s",
 				o.Partner.Amount, s.cfg.Currency, bal)
 		}
-		if _, err := s.orders.WithTx(t).Insert(ctx, o, "wallet debited"); err != nil {
-			return err
-		}
 		id := o.ID
-		if _, err := wallet.Apply(ctx, Entry{GameID: o.GameID, Environment: o.Environment, Kind: Debit, Amount: -o.Partner.Amount,
-			BalanceAfter: bal - o.Partner.Amount, OrderID: &id}); err != nil {
-			return err
-		}
-		return s.cfg.OrderJobs.ScheduleFulfilment(ctx, t, o.ID, s.now().Add(s.saga.Wait()))
+		_, err = wallet.Apply(ctx, Entry{GameID: o.GameID, Environment: o.Environment, Kind: Debit, Amount: -o.Partner.Amount,
+			BalanceAfter: bal - o.Partner.Amount, OrderID: &id})
+		return err
 	})
 }
 
