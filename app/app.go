@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/rewardsco/rewards/adapters/filestore"
 	"github.com/rewardsco/rewards/adapters/httpapi"
@@ -27,6 +29,7 @@ import (
 	"github.com/rewardsco/rewards/adapters/httpapi/studioapi"
 	"github.com/rewardsco/rewards/adapters/httpapi/webhooksapi"
 	"github.com/rewardsco/rewards/adapters/jobs"
+	"github.com/rewardsco/rewards/adapters/metrics"
 	"github.com/rewardsco/rewards/adapters/postgres"
 	"github.com/rewardsco/rewards/adapters/postgres/localpg"
 	"github.com/rewardsco/rewards/adapters/sms"
@@ -83,7 +86,10 @@ type External struct {
 	Vouchers vouchers.Provider
 	// VoucherWait, VoucherPoll and VoucherDeadline time provider orders (zero: the defaults).
 	VoucherWait, VoucherPoll, VoucherDeadline time.Duration
-	Log                                       *slog.Logger
+	// OTPRetention and DeliveryRetention are how long OTP records and finished webhook
+	// deliveries are kept (zero: the defaults of jobs.RetentionOptions).
+	OTPRetention, DeliveryRetention time.Duration
+	Log                             *slog.Logger
 }
 
 // NewModules wires every core module to PostgreSQL and the external adapters, registers each
@@ -136,6 +142,8 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 	jobs.RegisterWebhooks(queue, m.Webhooks)
 	jobs.RegisterOrders(queue, m.Orders)
 	jobs.RegisterIdempotency(queue, m.Idempotency, ext.Log.With("component", "idempotency"))
+	jobs.RegisterRetention(queue, postgres.NewRetention(database),
+		jobs.RetentionOptions{OTP: ext.OTPRetention, Deliveries: ext.DeliveryRetention}, ext.Log.With("component", "retention"))
 	return m, queue.Open()
 }
 
@@ -149,6 +157,11 @@ type ServerConfig struct {
 	// Ready reports whether the service can serve traffic.
 	Ready        func(context.Context) error
 	MaxBodyBytes int64
+	// Metrics counts requests and Gatherer is served at /metrics (nil: none); TracerProvider
+	// traces requests (nil: no tracing).
+	Metrics        *metrics.Metrics
+	Gatherer       prometheus.Gatherer
+	TracerProvider trace.TracerProvider
 }
 
 // NewServer builds the HTTP API: the shared kit, then each module's operations (one line a
@@ -163,6 +176,9 @@ func NewServer(m Modules, cfg ServerConfig) *httpapi.Server {
 		Ready:              cfg.Ready,
 		MaxBodyBytes:       cfg.MaxBodyBytes,
 		Version:            Version,
+		Metrics:            cfg.Metrics,
+		Gatherer:           cfg.Gatherer,
+		TracerProvider:     cfg.TracerProvider,
 
 		// Distribute and deduct of a game with serverOnlyCoinMovements need its server secret.
 		AuthorizeCoinMovement: m.Studios.AuthorizeCoinMovement,
@@ -191,21 +207,23 @@ func deriveKey(secret, purpose string) []byte {
 // external builds the adapters cfg selects, announcing those not for production. In
 // development, outside systems with no address configured are served by the in-process fakes
 // (devFakes); stop ends them.
-func external(cfg Config, log *slog.Logger) (ext External, devFakes bool, stop func(), err error) {
-	ext, err = adapters(cfg, log)
+func external(cfg Config, log *slog.Logger, tp trace.TracerProvider) (ext External, devFakes bool, stop func(), err error) {
+	ext, err = adapters(cfg, log, tp)
 	if err != nil {
 		return External{}, false, nil, err
 	}
 	stop = func() {}
 	switch {
 	case cfg.VoucherBaseURL != "":
-		ext.Vouchers = voucherhttp.New(cfg.VoucherBaseURL, cfg.VoucherAPIKey)
+		ext.Vouchers = voucherhttp.New(cfg.VoucherBaseURL, cfg.VoucherAPIKey,
+			voucherhttp.WithHTTPClient(&http.Client{Transport: tracedTransport(tp, nil)}))
 	case cfg.Mode == Development:
 		url, stopFakes, err := startFakes()
 		if err != nil {
 			return External{}, false, nil, fmt.Errorf("start the in-process fakes: %w", err)
 		}
-		ext.Vouchers, devFakes, stop = voucherhttp.New(url+"/vouchers", ""), true, stopFakes
+		ext.Vouchers, devFakes, stop = voucherhttp.New(url+"/vouchers", "",
+			voucherhttp.WithHTTPClient(&http.Client{Transport: tracedTransport(tp, nil)})), true, stopFakes
 		log.Warn("the voucher provider is the in-process fake (REWARDS_VOUCHER_BASE_URL unset; not for production)", "url", url+"/vouchers")
 	default:
 		log.Warn("no voucher provider is configured (REWARDS_VOUCHER_BASE_URL): gift cards cannot be synced or bought")
@@ -227,12 +245,14 @@ func startFakes() (baseURL string, stop func(), err error) {
 }
 
 // adapters builds the adapters of the outside world that need no fake.
-func adapters(cfg Config, log *slog.Logger) (External, error) {
+func adapters(cfg Config, log *slog.Logger, tp trace.TracerProvider) (External, error) {
 	ext := External{Log: log, Currency: cfg.Currency, PublicURL: cfg.PublicURL,
 		VoucherWait: cfg.VoucherWait, VoucherPoll: cfg.VoucherPoll, VoucherDeadline: cfg.VoucherDeadline, PlayerTokenTTL: cfg.PlayerTokenTTL, SecretKey: cfg.SecretKey, Files: filestore.Disk{Dir: cfg.UploadDir},
 		OTPSendsPerHour:    cfg.OTPSendsPerHour,
+		OTPRetention:       cfg.OTPRetention, DeliveryRetention: cfg.DeliveryRetention,
 		WebhookRetryDelays: cfg.WebhookRetryDelays,
-		WebhookTransport:   webhookhttp.New(webhookhttp.Options{AllowHTTP: cfg.WebhookAllowHTTP, AllowPrivate: cfg.WebhookAllowPrivate})}
+		WebhookTransport: webhookhttp.New(webhookhttp.Options{AllowHTTP: cfg.WebhookAllowHTTP, AllowPrivate: cfg.WebhookAllowPrivate,
+			WrapTransport: func(rt http.RoundTripper) http.RoundTripper { return tracedTransport(tp, rt) }})}
 	if cfg.WebhookAllowHTTP || cfg.WebhookAllowPrivate {
 		log.Warn("webhook targets may be plain http or non-public addresses (REWARDS_WEBHOOK_ALLOW_HTTP/ALLOW_PRIVATE; local development and tests only)")
 	}
@@ -246,7 +266,9 @@ func adapters(cfg Config, log *slog.Logger) (External, error) {
 	}
 	switch cfg.SMSProvider {
 	case "twilio":
-		ext.OTPSender = sms.NewTwilio(cfg.SMSBaseURL, cfg.SMSAccountSID, cfg.SMSAuthToken, cfg.SMSFrom)
+		twilio := sms.NewTwilio(cfg.SMSBaseURL, cfg.SMSAccountSID, cfg.SMSAuthToken, cfg.SMSFrom)
+		twilio.Client.Transport = tracedTransport(tp, nil)
+		ext.OTPSender = twilio
 	default:
 		ext.OTPSender = sms.Log{Logger: log.With("component", "sms")}
 		log.Warn("OTP codes are written to this log instead of being sent (REWARDS_SMS_PROVIDER=log; not for production)")
@@ -335,25 +357,41 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) err
 	if cfg.Mode == Development {
 		log.Warn("running in development mode: local defaults are on; set REWARDS_MODE=production in production")
 	}
+	tracing, err := SetupTracing(ctx, os.Getenv, log)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// Runs last: the spans of the shutdown itself are flushed too.
+		flushCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := tracing.Shutdown(flushCtx); err != nil {
+			log.Warn("trace flush cut short", "err", err)
+		}
+	}()
 	database, err := OpenDatabase(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer database.Close()
-	ext, devFakes, stopFakes, err := external(cfg, log)
+	ext, devFakes, stopFakes, err := external(cfg, log, tracing.Provider)
 	if err != nil {
 		return err
 	}
 	defer stopFakes()
+	registry, counters := NewMetrics()
 	queue := jobs.New(database.Pool, jobs.Options{
 		Workers:     map[string]int{jobs.QueueWebhooks: cfg.WebhookWorkers},
 		Logger:      log.With("component", "river"),
 		RescueAfter: cfg.JobRescueAfter,
+		Metrics:     counters,
 	})
-	mods, err := NewModules(postgres.NewDB(database.Pool), queue, ext)
+	db := postgres.NewDB(database.Pool, postgres.WithMetrics(counters), postgres.WithTracing(tracing.Provider))
+	mods, err := NewModules(db, queue, ext)
 	if err != nil {
 		return err
 	}
+	RegisterCollectors(registry, database.Pool, db, queue)
 	// The queue runs until the HTTP server has drained, so requests in flight still enqueue.
 	queueCtx, stopQueue := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopQueue()
@@ -387,6 +425,8 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) err
 		AdminToken:   cfg.AdminToken,
 		Ready:        readiness(database.Pool),
 		MaxBodyBytes: cfg.MaxBodyBytes,
+
+		Metrics: counters, Gatherer: registry, TracerProvider: tracing.Provider,
 	}).Handler()
 	listener, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
