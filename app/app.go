@@ -248,8 +248,8 @@ func startFakes() (baseURL string, stop func(), err error) {
 func adapters(cfg Config, log *slog.Logger, tp trace.TracerProvider) (External, error) {
 	ext := External{Log: log, Currency: cfg.Currency, PublicURL: cfg.PublicURL,
 		VoucherWait: cfg.VoucherWait, VoucherPoll: cfg.VoucherPoll, VoucherDeadline: cfg.VoucherDeadline, PlayerTokenTTL: cfg.PlayerTokenTTL, SecretKey: cfg.SecretKey, Files: filestore.Disk{Dir: cfg.UploadDir},
-		OTPSendsPerHour:    cfg.OTPSendsPerHour,
-		OTPRetention:       cfg.OTPRetention, DeliveryRetention: cfg.DeliveryRetention,
+		OTPSendsPerHour: cfg.OTPSendsPerHour,
+		OTPRetention:    cfg.OTPRetention, DeliveryRetention: cfg.DeliveryRetention,
 		WebhookRetryDelays: cfg.WebhookRetryDelays,
 		WebhookTransport: webhookhttp.New(webhookhttp.Options{AllowHTTP: cfg.WebhookAllowHTTP, AllowPrivate: cfg.WebhookAllowPrivate,
 			WrapTransport: func(rt http.RoundTripper) http.RoundTripper { return tracedTransport(tp, rt) }})}
