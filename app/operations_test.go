@@ -212,7 +212,6 @@ func TestTraceOfARequestHasItsTransactionAsChild(t *testing.T) {
 func TestTracingIsOffWithoutTheOTLPVariables(t *testing.T) {
 	t.Parallel()
 	log := slog.New(slog.DiscardHandler)
-	env := func(vars map[string]string) func(string) string { return func(k string) string { return vars[k] } }
 
 	off, err := app.SetupTracing(context.Background(), env(map[string]string{"OTEL_SERVICE_NAME": "x"}), log)
 	require.NoError(t, err)
@@ -240,4 +239,23 @@ func mustUUID(t *testing.T, s string) uuid.UUID {
 	id, err := uuid.Parse(s)
 	require.NoError(t, err)
 	return id
+}
+
+// TestRetentionSettings: OTP records are kept 72 hours and finished deliveries 30 days unless
+// set; an OTP retention shorter than a day beyond the 24-hour lock is refused, so a purge can
+// never loosen a limit.
+func TestRetentionSettings(t *testing.T) {
+	t.Parallel()
+	c, err := app.LoadConfig(env(nil))
+	require.NoError(t, err)
+	require.Equal(t, 72*time.Hour, c.OTPRetention)
+	require.Equal(t, 30*24*time.Hour, c.DeliveryRetention)
+
+	c, err = app.LoadConfig(env(map[string]string{"REWARDS_OTP_RETENTION": "48h", "REWARDS_DELIVERY_RETENTION": "24h"}))
+	require.NoError(t, err)
+	require.Equal(t, 48*time.Hour, c.OTPRetention)
+	_, err = app.LoadConfig(env(map[string]string{"REWARDS_OTP_RETENTION": "47h"}))
+	require.ErrorContains(t, err, "REWARDS_OTP_RETENTION must be a duration from 48h0m0s")
+	_, err = app.LoadConfig(env(map[string]string{"REWARDS_DELIVERY_RETENTION": "1h"}))
+	require.ErrorContains(t, err, "REWARDS_DELIVERY_RETENTION")
 }
