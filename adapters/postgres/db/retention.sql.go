@@ -11,13 +11,13 @@ import (
 
 const retentionPurgeOTPCodes = `-- name: RetentionPurgeOTPCodes :execrows
 
-DELETE FROM otp_codes WHERE id IN (
+DELETE FROM otp_codes WHERE id = ANY (ARRAY(
     SELECT id FROM otp_codes
     WHERE created_at < now() - make_interval(secs => $1::float8)
     ORDER BY created_at
     LIMIT $2::int
     FOR UPDATE SKIP LOCKED
-)
+))
 `
 
 type RetentionPurgeOTPCodesParams struct {
@@ -28,7 +28,9 @@ type RetentionPurgeOTPCodesParams struct {
 // Retention: rows that served their purpose are deleted in bounded batches by the periodic
 // purge jobs (adapters/jobs/retention.go). Each statement deletes at most @batch rows, so a
 // large backlog goes in many short statements rather than one long one that holds locks and
-// bloats the WAL. Ages are measured by the database's clock alone. Rows another transaction
+// bloats the WAL. The rows are picked by an index on their age and deleted by key (or physical
+// address) through "= ANY (ARRAY(...))": with "IN (SELECT ...)" the planner may hash-join the
+// batch against a scan of the whole table, once per batch. Ages are measured by the database's clock alone. Rows another transaction
 // holds are skipped (SKIP LOCKED) and go on a later run.
 // OTP codes sent more than older_than_seconds ago: the hourly send limits count codes of the
 // last hour only, and a code lives 5 minutes.
@@ -41,13 +43,13 @@ func (q *Queries) RetentionPurgeOTPCodes(ctx context.Context, arg RetentionPurge
 }
 
 const retentionPurgeOTPFailureRuns = `-- name: RetentionPurgeOTPFailureRuns :execrows
-DELETE FROM otp_failure_runs WHERE (game_id, environment, phone) IN (
-    SELECT game_id, environment, phone FROM otp_failure_runs
+DELETE FROM otp_failure_runs WHERE ctid = ANY (ARRAY(
+    SELECT ctid FROM otp_failure_runs
     WHERE failures = 0
       AND (locked_until IS NULL OR locked_until < now() - make_interval(secs => $1::float8))
     LIMIT $2::int
     FOR UPDATE SKIP LOCKED
-)
+))
 `
 
 type RetentionPurgeOTPFailureRunsParams struct {
@@ -92,14 +94,14 @@ func (q *Queries) RetentionPurgeOTPFailures(ctx context.Context, arg RetentionPu
 }
 
 const retentionPurgeWebhookDeliveries = `-- name: RetentionPurgeWebhookDeliveries :execrows
-DELETE FROM webhook_deliveries WHERE id IN (
+DELETE FROM webhook_deliveries WHERE id = ANY (ARRAY(
     SELECT id FROM webhook_deliveries
     WHERE status IN ('SUCCESS', 'FAILED')
       AND created_at < now() - make_interval(secs => $1::float8)
     ORDER BY created_at
     LIMIT $2::int
     FOR UPDATE SKIP LOCKED
-)
+))
 `
 
 type RetentionPurgeWebhookDeliveriesParams struct {
