@@ -176,4 +176,3 @@ func TestRetentionPurgesOldOTPRecordsAndKeepsWhatTheLimitsCount(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
-
