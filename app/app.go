@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/rewardsco/rewards/adapters/filestore"
 	"github.com/rewardsco/rewards/adapters/httpapi"
@@ -28,6 +30,7 @@ import (
 	"github.com/rewardsco/rewards/adapters/httpapi/studioapi"
 	"github.com/rewardsco/rewards/adapters/httpapi/webhooksapi"
 	"github.com/rewardsco/rewards/adapters/jobs"
+	"github.com/rewardsco/rewards/adapters/metrics"
 	paycashfree "github.com/rewardsco/rewards/adapters/payments/cashfree"
 	paystripe "github.com/rewardsco/rewards/adapters/payments/stripe"
 	"github.com/rewardsco/rewards/adapters/postgres"
@@ -95,7 +98,10 @@ type External struct {
 	// how long a session stays open (zero: the default).
 	Payments          payments.Provider
 	PaymentSessionTTL time.Duration
-	Log               *slog.Logger
+	// OTPRetention and DeliveryRetention are how long OTP records and finished webhook
+	// deliveries are kept (zero: the defaults of jobs.RetentionOptions).
+	OTPRetention, DeliveryRetention time.Duration
+	Log                             *slog.Logger
 }
 
 // NewModules wires every core module to PostgreSQL and the external adapters, registers each
@@ -156,6 +162,8 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 	jobs.RegisterOrders(queue, m.Orders)
 	jobs.RegisterPartner(queue, m.Partner, ext.Log.With("component", "partner"))
 	jobs.RegisterIdempotency(queue, m.Idempotency, ext.Log.With("component", "idempotency"))
+	jobs.RegisterRetention(queue, postgres.NewRetention(database),
+		jobs.RetentionOptions{OTP: ext.OTPRetention, Deliveries: ext.DeliveryRetention}, ext.Log.With("component", "retention"))
 	return m, queue.Open()
 }
 
@@ -169,6 +177,11 @@ type ServerConfig struct {
 	// Ready reports whether the service can serve traffic.
 	Ready        func(context.Context) error
 	MaxBodyBytes int64
+	// Metrics counts requests and Gatherer is served at /metrics (nil: none); TracerProvider
+	// traces requests (nil: no tracing).
+	Metrics        *metrics.Metrics
+	Gatherer       prometheus.Gatherer
+	TracerProvider trace.TracerProvider
 }
 
 // NewServer builds the HTTP API: the shared kit, then each module's operations (one line a
@@ -183,6 +196,9 @@ func NewServer(m Modules, cfg ServerConfig) *httpapi.Server {
 		Ready:              cfg.Ready,
 		MaxBodyBytes:       cfg.MaxBodyBytes,
 		Version:            Version,
+		Metrics:            cfg.Metrics,
+		Gatherer:           cfg.Gatherer,
+		TracerProvider:     cfg.TracerProvider,
 
 		// Distribute and deduct of a game with serverOnlyCoinMovements need its server secret.
 		AuthorizeCoinMovement: m.Studios.AuthorizeCoinMovement,
@@ -212,27 +228,29 @@ func deriveKey(secret, purpose string) []byte {
 // external builds the adapters cfg selects, announcing those not for production. In
 // development, outside systems with no address configured are served by the in-process fakes
 // (devFakes); stop ends them.
-func external(cfg Config, log *slog.Logger) (ext External, devFakes bool, stop func(), err error) {
-	ext, err = adapters(cfg, log)
+func external(cfg Config, log *slog.Logger, tp trace.TracerProvider) (ext External, devFakes bool, stop func(), err error) {
+	ext, err = adapters(cfg, log, tp)
 	if err != nil {
 		return External{}, false, nil, err
 	}
 	fakes := &devFakeSet{}
 	switch {
 	case cfg.VoucherBaseURL != "":
-		ext.Vouchers = voucherhttp.New(cfg.VoucherBaseURL, cfg.VoucherAPIKey)
+		ext.Vouchers = voucherhttp.New(cfg.VoucherBaseURL, cfg.VoucherAPIKey,
+			voucherhttp.WithHTTPClient(&http.Client{Transport: tracedTransport(tp, nil)}))
 	case cfg.Mode == Development:
 		url, err := fakes.start(cfg.PublicURL)
 		if err != nil {
 			return External{}, false, nil, fmt.Errorf("start the in-process fakes: %w", err)
 		}
-		ext.Vouchers, devFakes = voucherhttp.New(url+"/vouchers", ""), true
+		ext.Vouchers, devFakes = voucherhttp.New(url+"/vouchers", "",
+			voucherhttp.WithHTTPClient(&http.Client{Transport: tracedTransport(tp, nil)})), true
 		log.Warn("the voucher provider is the in-process fake (REWARDS_VOUCHER_BASE_URL unset; not for production)", "url", url+"/vouchers")
 	default:
 		log.Warn("no voucher provider is configured (REWARDS_VOUCHER_BASE_URL): gift cards cannot be synced or bought")
 	}
 	ext.PaymentSessionTTL = cfg.PaymentSessionTTL
-	ext.Payments, err = paymentProvider(cfg, log, fakes)
+	ext.Payments, err = paymentProvider(cfg, log, fakes, tp)
 	if err != nil {
 		fakes.stop()
 		return External{}, false, nil, err
@@ -279,7 +297,7 @@ func (f *devFakeSet) start(publicURL string) (string, error) {
 // paymentProvider builds the payment provider of partner CASH orders that cfg selects: the real
 // adapter when it has credentials or a base URL, the in-process fake in development, none
 // otherwise.
-func paymentProvider(cfg Config, log *slog.Logger, fakes *devFakeSet) (payments.Provider, error) {
+func paymentProvider(cfg Config, log *slog.Logger, fakes *devFakeSet, tp trace.TracerProvider) (payments.Provider, error) {
 	configured := (cfg.PaymentProvider == "stripe" && (cfg.StripeSecretKey != "" || cfg.StripeBaseURL != "")) ||
 		(cfg.PaymentProvider == "cashfree" && (cfg.CashfreeClientID != "" || cfg.CashfreeBaseURL != ""))
 	base := ""
@@ -300,22 +318,26 @@ func paymentProvider(cfg Config, log *slog.Logger, fakes *devFakeSet) (payments.
 		if base != "" {
 			sc = paystripe.Config{SecretKey: "sk_test_fake", WebhookSecret: fakestripe.DefaultWebhookSecret, BaseURL: base}
 		}
+		sc.HTTPClient = &http.Client{Timeout: paystripe.DefaultTimeout, Transport: tracedTransport(tp, nil)}
 		return paystripe.New(sc), nil
 	}
 	cc := paycashfree.Config{ClientID: cfg.CashfreeClientID, ClientSecret: cfg.CashfreeClientSecret, BaseURL: cfg.CashfreeBaseURL}
 	if base != "" {
 		cc = paycashfree.Config{ClientID: "fake-client", ClientSecret: "fake-client-secret", BaseURL: base}
 	}
+	cc.HTTPClient = &http.Client{Timeout: paycashfree.DefaultTimeout, Transport: tracedTransport(tp, nil)}
 	return paycashfree.New(cc), nil
 }
 
 // adapters builds the adapters of the outside world that need no fake.
-func adapters(cfg Config, log *slog.Logger) (External, error) {
+func adapters(cfg Config, log *slog.Logger, tp trace.TracerProvider) (External, error) {
 	ext := External{Log: log, Currency: cfg.Currency, PublicURL: cfg.PublicURL,
 		VoucherWait: cfg.VoucherWait, VoucherPoll: cfg.VoucherPoll, VoucherDeadline: cfg.VoucherDeadline, PlayerTokenTTL: cfg.PlayerTokenTTL, SecretKey: cfg.SecretKey, Files: filestore.Disk{Dir: cfg.UploadDir},
-		OTPSendsPerHour:    cfg.OTPSendsPerHour,
+		OTPSendsPerHour: cfg.OTPSendsPerHour,
+		OTPRetention:    cfg.OTPRetention, DeliveryRetention: cfg.DeliveryRetention,
 		WebhookRetryDelays: cfg.WebhookRetryDelays,
-		WebhookTransport:   webhookhttp.New(webhookhttp.Options{AllowHTTP: cfg.WebhookAllowHTTP, AllowPrivate: cfg.WebhookAllowPrivate})}
+		WebhookTransport: webhookhttp.New(webhookhttp.Options{AllowHTTP: cfg.WebhookAllowHTTP, AllowPrivate: cfg.WebhookAllowPrivate,
+			WrapTransport: func(rt http.RoundTripper) http.RoundTripper { return tracedTransport(tp, rt) }})}
 	if cfg.WebhookAllowHTTP || cfg.WebhookAllowPrivate {
 		log.Warn("webhook targets may be plain http or non-public addresses (REWARDS_WEBHOOK_ALLOW_HTTP/ALLOW_PRIVATE; local development and tests only)")
 	}
@@ -329,7 +351,9 @@ func adapters(cfg Config, log *slog.Logger) (External, error) {
 	}
 	switch cfg.SMSProvider {
 	case "twilio":
-		ext.OTPSender = sms.NewTwilio(cfg.SMSBaseURL, cfg.SMSAccountSID, cfg.SMSAuthToken, cfg.SMSFrom)
+		twilio := sms.NewTwilio(cfg.SMSBaseURL, cfg.SMSAccountSID, cfg.SMSAuthToken, cfg.SMSFrom)
+		twilio.Client.Transport = tracedTransport(tp, nil)
+		ext.OTPSender = twilio
 	default:
 		ext.OTPSender = sms.Log{Logger: log.With("component", "sms")}
 		log.Warn("OTP codes are written to this log instead of being sent (REWARDS_SMS_PROVIDER=log; not for production)")
@@ -418,25 +442,41 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) err
 	if cfg.Mode == Development {
 		log.Warn("running in development mode: local defaults are on; set REWARDS_MODE=production in production")
 	}
+	tracing, err := SetupTracing(ctx, os.Getenv, log)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// Runs last: the spans of the shutdown itself are flushed too.
+		flushCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := tracing.Shutdown(flushCtx); err != nil {
+			log.Warn("trace flush cut short", "err", err)
+		}
+	}()
 	database, err := OpenDatabase(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer database.Close()
-	ext, devFakes, stopFakes, err := external(cfg, log)
+	ext, devFakes, stopFakes, err := external(cfg, log, tracing.Provider)
 	if err != nil {
 		return err
 	}
 	defer stopFakes()
+	registry, counters := NewMetrics()
 	queue := jobs.New(database.Pool, jobs.Options{
 		Workers:     map[string]int{jobs.QueueWebhooks: cfg.WebhookWorkers},
 		Logger:      log.With("component", "river"),
 		RescueAfter: cfg.JobRescueAfter,
+		Metrics:     counters,
 	})
-	mods, err := NewModules(postgres.NewDB(database.Pool), queue, ext)
+	db := postgres.NewDB(database.Pool, postgres.WithMetrics(counters), postgres.WithTracing(tracing.Provider))
+	mods, err := NewModules(db, queue, ext)
 	if err != nil {
 		return err
 	}
+	RegisterCollectors(registry, database.Pool, db, queue)
 	// The queue runs until the HTTP server has drained, so requests in flight still enqueue.
 	queueCtx, stopQueue := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopQueue()
@@ -470,6 +510,8 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) err
 		AdminToken:   cfg.AdminToken,
 		Ready:        readiness(database.Pool),
 		MaxBodyBytes: cfg.MaxBodyBytes,
+
+		Metrics: counters, Gatherer: registry, TracerProvider: tracing.Provider,
 	}).Handler()
 	listener, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {

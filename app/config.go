@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rewardsco/rewards/core/players"
 )
 
 // Mode is how the process runs: development allows local defaults (a private PostgreSQL,
@@ -70,6 +72,9 @@ type Config struct {
 	CashfreeClientID     string        // REWARDS_CASHFREE_CLIENT_ID
 	CashfreeClientSecret string        // REWARDS_CASHFREE_CLIENT_SECRET
 	CashfreeBaseURL      string        // REWARDS_CASHFREE_BASE_URL
+	// Retention.
+	OTPRetention      time.Duration // REWARDS_OTP_RETENTION
+	DeliveryRetention time.Duration // REWARDS_DELIVERY_RETENTION
 }
 
 // Setting documents one environment variable; README's configuration table lists the same.
@@ -120,6 +125,10 @@ var Settings = []Setting{
 	{"REWARDS_VOUCHER_POLL", "30s", "How often an unfinished provider order is asked again."},
 	{"REWARDS_VOUCHER_DEADLINE", "24h", "When a provider order still unfinished is failed and its coins refunded."},
 	{"REWARDS_JOB_RESCUE_AFTER", "2m", "How long a background job may run before it is taken for orphaned (its instance died) and worked again; at least 50s, above the longest job's timeout."},
+	{"REWARDS_OTP_RETENTION", "72h", "How long OTP records (codes, failed checks, spent failure runs) are kept before the hourly purge deletes them; at least 48h, a day beyond the 24-hour lock."},
+	{"REWARDS_DELIVERY_RETENTION", "720h", "How long finished (SUCCESS or FAILED) webhook deliveries are kept before the hourly purge deletes them; at least 24h. Pending ones are never deleted."},
+	{"OTEL_EXPORTER_OTLP_ENDPOINT", "(unset)", "OpenTelemetry's standard variable: when it (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set, traces are exported over OTLP/HTTP; unset, nothing is traced. The other OTEL_EXPORTER_OTLP_* variables and OTEL_SERVICE_NAME apply."},
+	{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "(unset)", "OpenTelemetry's standard variable: the traces endpoint alone (a full URL, e.g. http://collector:4318/v1/traces)."},
 }
 
 // LoadConfig reads the configuration from getenv (os.Getenv in production use).
@@ -241,6 +250,10 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		{"REWARDS_VOUCHER_DEADLINE", "24h", time.Second, 30 * 24 * time.Hour, &c.VoucherDeadline},
 		{"REWARDS_JOB_RESCUE_AFTER", "2m", 50 * time.Second, time.Hour, &c.JobRescueAfter},
 		{"REWARDS_PAYMENT_SESSION_TTL", "30m", time.Second, 24 * time.Hour, &c.PaymentSessionTTL},
+		// OTP records stay at least a day beyond the longest window the limits count (the
+		// 24-hour lock), so a purge never loosens a limit.
+		{"REWARDS_OTP_RETENTION", "72h", players.OTPLockout + 24*time.Hour, 365 * 24 * time.Hour, &c.OTPRetention},
+		{"REWARDS_DELIVERY_RETENTION", "720h", 24 * time.Hour, 365 * 24 * time.Hour, &c.DeliveryRetention},
 	} {
 		v, perr := time.ParseDuration(get(d.name, d.def))
 		if perr != nil || v < d.min || v > d.max {

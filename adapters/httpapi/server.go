@@ -17,9 +17,12 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humachi"
 	"github.com/go-chi/chi/v5"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/swaggest/swgui"
 	"github.com/swaggest/swgui/v5emb"
+	"go.opentelemetry.io/otel/trace"
 
+	"github.com/rewardsco/rewards/adapters/metrics"
 	"github.com/rewardsco/rewards/core/players"
 	"github.com/rewardsco/rewards/core/studio"
 )
@@ -44,6 +47,11 @@ type Config struct {
 	MaxBodyBytes int64
 	// Version is shown in the OpenAPI document.
 	Version string
+	// Metrics counts requests (nil: not counted); Gatherer is what /metrics serves.
+	Metrics  *metrics.Metrics
+	Gatherer prometheus.Gatherer
+	// TracerProvider, when set, traces every request (nil: no tracing at all).
+	TracerProvider trace.TracerProvider
 }
 
 // Security scheme names used in the OpenAPI document.
@@ -81,7 +89,8 @@ func New(cfg Config) *Server {
 	installErrorModel()
 
 	router := chi.NewMux()
-	router.Use(withRequestContext(cfg.Log), limitBody(cfg.MaxBodyBytes), sandboxFiles, refuseNUL)
+	s := &Server{cfg: cfg, router: router}
+	router.Use(s.observe, withRequestContext(cfg.Log), limitBody(cfg.MaxBodyBytes), sandboxFiles, refuseNUL)
 	router.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, NewError(r.Context(), http.StatusNotFound, "ROUTE_NOT_FOUND", "no route for "+r.Method+" "+r.URL.Path))
 	})
@@ -89,8 +98,11 @@ func New(cfg Config) *Server {
 		writeError(w, NewError(r.Context(), http.StatusMethodNotAllowed, "", "method "+r.Method+" is not allowed on "+r.URL.Path))
 	})
 
-	s := &Server{cfg: cfg, router: router, API: humachi.New(router, apiConfig(cfg.Version))}
+	s.API = humachi.New(router, apiConfig(cfg.Version))
+	// First of every operation's middlewares, so it must come before any operation.
+	s.API.UseMiddleware(noteOperation)
 	s.registerHealth()
+	s.registerMetrics()
 	router.Handle("/docs*", v5emb.NewWithConfig(swgui.Config{
 		Title:       "Rewards API",
 		SwaggerJSON: "/openapi.json",
@@ -100,8 +112,9 @@ func New(cfg Config) *Server {
 	return s
 }
 
-// Handler returns the HTTP handler of every registered route.
-func (s *Server) Handler() http.Handler { return s.router }
+// Handler returns the HTTP handler of every registered route, traced when a tracer provider
+// is configured.
+func (s *Server) Handler() http.Handler { return traced(s.router, s.cfg.TracerProvider) }
 
 // Router gives modules that serve plain HTTP routes (file downloads, redirects) the chi router.
 func (s *Server) Router() chi.Router { return s.router }

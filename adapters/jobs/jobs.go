@@ -20,6 +20,8 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
+
+	"github.com/rewardsco/rewards/adapters/metrics"
 )
 
 // QueueMaintenance is the queue of small periodic jobs (purges).
@@ -35,6 +37,8 @@ type Options struct {
 	// it again (zero: DefaultRescueAfter). It must exceed the longest job's timeout (a webhook
 	// attempt's 45 s).
 	RescueAfter time.Duration
+	// Metrics counts webhook delivery outcomes (nil: not counted).
+	Metrics *metrics.Metrics
 }
 
 // DefaultRescueAfter is Options.RescueAfter's default.

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
+	"github.com/rewardsco/rewards/adapters/metrics"
 	"github.com/rewardsco/rewards/core/webhooks"
 )
 
@@ -40,13 +41,14 @@ type DeliveryRunner interface {
 
 // RegisterWebhooks registers the webhooks module's delivery worker.
 func RegisterWebhooks(q *Queue, runner DeliveryRunner) {
-	Register(q, QueueWebhooks, &deliverWorker{runner: runner})
+	Register(q, QueueWebhooks, &deliverWorker{runner: runner, metrics: q.opts.Metrics})
 }
 
 // deliverWorker works DeliverWebhookArgs.
 type deliverWorker struct {
 	river.WorkerDefaults[DeliverWebhookArgs]
-	runner DeliveryRunner
+	runner  DeliveryRunner
+	metrics *metrics.Metrics
 }
 
 // Work makes one attempt and, when another is due, snoozes the job until then. When the
@@ -56,6 +58,7 @@ type deliverWorker struct {
 // nor of the delivery's, and the worker is free at once for other studios' deliveries.
 func (w *deliverWorker) Work(ctx context.Context, job *river.Job[DeliverWebhookArgs]) error {
 	a, err := w.runner.Deliver(ctx, job.Args.DeliveryID)
+	w.metrics.WebhookDelivery(deliveryOutcome(a, err))
 	if err != nil {
 		if job.Attempt >= job.MaxAttempts {
 			// River discards the job after this; the record must not stay pending forever.
@@ -69,6 +72,23 @@ func (w *deliverWorker) Work(ctx context.Context, job *river.Job[DeliverWebhookA
 		return river.JobSnooze(a.RetryAfter)
 	}
 	return nil
+}
+
+// deliveryOutcome names what one run of a delivery job came to, for /metrics.
+func deliveryOutcome(a webhooks.Attempt, err error) string {
+	switch {
+	case err != nil:
+		return metrics.DeliveryError
+	case a.Busy:
+		return metrics.DeliveryBusy
+	case a.Delivered:
+		return metrics.DeliveryDelivered
+	case a.RetryAfter > 0:
+		return metrics.DeliveryRetry
+	case a.Err != nil:
+		return metrics.DeliveryFailed
+	}
+	return metrics.DeliverySkipped
 }
 
 // Timeout leaves room for the receiver's 30 s on top of the bookkeeping.

@@ -127,6 +127,7 @@ func (r *CoinsRepo) ApplyMovement(ctx context.Context, m coins.Movement, typ coi
 			return coins.Transaction{}, err
 		}
 	}
+	r.onCommit(func() { r.metrics.CoinMovement(m.Reason, typ, m.Amount) })
 	return coins.Transaction{
 		ID: *row.TransactionID, GameID: m.GameID, Environment: string(m.Environment), PlayerID: m.PlayerID, CoinID: m.CoinID,
 		Type: typ, Amount: m.Amount, BalanceAfter: *row.BalanceAfter, Reason: m.Reason, ReferenceID: m.ReferenceID,

@@ -108,6 +108,7 @@ func (r *OrdersRepo) Insert(ctx context.Context, o orders.Order, reason string) 
 	if err := r.q.OrdersAddTransition(ctx, db.OrdersAddTransitionParams{OrderID: o.ID, ToStatus: string(o.Status), Reason: reason}); err != nil {
 		return orders.Order{}, fmt.Errorf("record the first transition of %s: %w", o.ID, err)
 	}
+	r.onCommit(func() { r.metrics.OrderTransition(string(o.Status)) })
 	return o, nil
 }
 
@@ -124,6 +125,7 @@ func (r *OrdersRepo) Move(ctx context.Context, id uuid.UUID, from, to orders.Sta
 	if err := r.q.OrdersAddTransition(ctx, db.OrdersAddTransitionParams{OrderID: id, FromStatus: &f, ToStatus: string(to), Reason: reason}); err != nil {
 		return false, fmt.Errorf("record the move of %s to %s: %w", id, to, err)
 	}
+	r.onCommit(func() { r.metrics.OrderTransition(string(to)) })
 	return true, nil
 }
 

@@ -13,7 +13,11 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
+	"github.com/rewardsco/rewards/adapters/metrics"
 	"github.com/rewardsco/rewards/adapters/postgres/db"
 	"github.com/rewardsco/rewards/core/store"
 )
@@ -25,10 +29,35 @@ const maxTxAttempts = 3
 // DB is the database every module's storage is built on. It implements store.Runner.
 type DB struct {
 	pool *pgxpool.Pool
+	// metrics counts committed coin movements and order transitions (nil: not counted).
+	metrics *metrics.Metrics
+	// tracer, when set, opens a span around each transaction.
+	tracer trace.Tracer
+}
+
+// Option configures a DB.
+type Option func(*DB)
+
+// WithMetrics counts committed coin movements and order transitions on m.
+func WithMetrics(m *metrics.Metrics) Option { return func(d *DB) { d.metrics = m } }
+
+// WithTracing opens a span ("db.transaction") around each InTx on tp; nil leaves tracing off.
+func WithTracing(tp trace.TracerProvider) Option {
+	return func(d *DB) {
+		if tp != nil {
+			d.tracer = tp.Tracer("github.com/rewardsco/rewards/adapters/postgres")
+		}
+	}
 }
 
 // NewDB returns a DB over pool.
-func NewDB(pool *pgxpool.Pool) *DB { return &DB{pool: pool} }
+func NewDB(pool *pgxpool.Pool, opts ...Option) *DB {
+	d := &DB{pool: pool}
+	for _, o := range opts {
+		o(d)
+	}
+	return d
+}
 
 // Pool returns the underlying pool, for health checks and the job queue.
 func (d *DB) Pool() *pgxpool.Pool { return d.pool }
@@ -37,6 +66,9 @@ func (d *DB) Pool() *pgxpool.Pool { return d.pool }
 type Tx struct {
 	tx pgx.Tx
 	q  *db.Queries
+	// committed runs once the transaction has committed (metrics of what it changed); an
+	// attempt that rolls back or is retried drops its own.
+	committed []func()
 }
 
 // PgxTx returns the pgx transaction, for libraries that take part in it (River's InsertTx).
@@ -45,12 +77,33 @@ func (t *Tx) PgxTx() pgx.Tx { return t.tx }
 // InTx implements store.Runner. A transaction that PostgreSQL aborts with a serialization
 // failure (40001) or a deadlock (40P01) is run again, up to maxTxAttempts times in all, as
 // formancehq/ledger does: the loser of such a race usually succeeds at once on a retry.
-func (d *DB) InTx(ctx context.Context, fn func(store.Tx) error) error {
-	var err error
+func (d *DB) InTx(ctx context.Context, fn func(store.Tx) error) (err error) {
+	if d.tracer != nil {
+		var span trace.Span
+		ctx, span = d.tracer.Start(ctx, "db.transaction", trace.WithSpanKind(trace.SpanKindClient),
+			trace.WithAttributes(attribute.String("db.system.name", "postgresql")))
+		defer func() {
+			if err != nil {
+				span.RecordError(err)
+				span.SetStatus(codes.Error, "transaction failed")
+			}
+			span.End()
+		}()
+	}
 	for attempt := 1; ; attempt++ {
+		var t *Tx
 		err = unavailable(pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
-			return fn(&Tx{tx: tx, q: db.New(outages{tx})})
+			t = &Tx{tx: tx, q: db.New(outages{tx})}
+			return fn(t)
 		}))
+		if err == nil {
+			for _, f := range t.committed {
+				f()
+			}
+		}
+		if d.tracer != nil && attempt > 1 {
+			trace.SpanFromContext(ctx).SetAttributes(attribute.Int("db.transaction.attempts", attempt))
+		}
 		if !retryable(err) || attempt == maxTxAttempts || ctx.Err() != nil {
 			return err
 		}
@@ -77,6 +130,19 @@ type conn struct {
 	tx pgx.Tx
 	// dbtx is what q runs on, for a repository that needs other query options (customPlans).
 	dbtx db.DBTX
+	// metrics counts what commits (nil: nothing); owner is the transaction, nil on the pool.
+	metrics *metrics.Metrics
+	owner   *Tx
+}
+
+// onCommit runs f once the repository's work has committed: at the end of its transaction, or
+// at once on the pool (each statement commits by itself).
+func (c conn) onCommit(f func()) {
+	if c.owner != nil {
+		c.owner.committed = append(c.owner.committed, f)
+		return
+	}
+	f()
 }
 
 // customPlans runs every statement unnamed, with its description cached
@@ -105,7 +171,7 @@ type moduleStore[R any] struct {
 
 // newModuleStore returns the store of a module whose repository bind builds.
 func newModuleStore[R any](d *DB, bind func(conn) R) store.Of[R] {
-	return &moduleStore[R]{db: d, pooled: bind(conn{q: db.New(outages{d.pool}), dbtx: outages{d.pool}}), bind: bind}
+	return &moduleStore[R]{db: d, pooled: bind(conn{q: db.New(outages{d.pool}), dbtx: outages{d.pool}, metrics: d.metrics}), bind: bind}
 }
 
 func (m *moduleStore[R]) Repo() R { return m.pooled }
@@ -115,7 +181,7 @@ func (m *moduleStore[R]) WithTx(t store.Tx) R {
 	if !ok {
 		panic(fmt.Sprintf("postgres: WithTx given %T, not a transaction of this adapter", t))
 	}
-	return m.bind(conn{q: tx.q, tx: tx.tx, dbtx: outages{tx.tx}})
+	return m.bind(conn{q: tx.q, tx: tx.tx, dbtx: outages{tx.tx}, metrics: m.db.metrics, owner: tx})
 }
 
 func (m *moduleStore[R]) InTx(ctx context.Context, fn func(R) error) error {

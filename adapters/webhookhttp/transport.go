@@ -23,13 +23,16 @@ import (
 	"github.com/rewardsco/rewards/core/webhooks"
 )
 
-// Options are the local-development switches.
+// Options are the local-development switches, and the instrumentation of requests.
 type Options struct {
 	// AllowHTTP permits plain http URLs (REWARDS_WEBHOOK_ALLOW_HTTP).
 	AllowHTTP bool
 	// AllowPrivate permits loopback, private and other non-public addresses
 	// (REWARDS_WEBHOOK_ALLOW_PRIVATE).
 	AllowPrivate bool
+	// WrapTransport, when set, wraps the checked transport (tracing); the address check still
+	// runs on every dial beneath it.
+	WrapTransport func(http.RoundTripper) http.RoundTripper
 }
 
 // Transport sends webhook requests.
@@ -86,8 +89,12 @@ func New(opts Options) *Transport {
 		ResponseHeaderTimeout: webhooks.AttemptTimeout,
 	}
 	t.tls = transport
+	var rt http.RoundTripper = transport
+	if opts.WrapTransport != nil {
+		rt = opts.WrapTransport(transport)
+	}
 	t.client = &http.Client{
-		Transport: transport,
+		Transport: rt,
 		Timeout:   webhooks.AttemptTimeout,
 		// A redirect is an answer like any other non-2xx: a failure, and never followed.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
