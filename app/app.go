@@ -590,6 +590,8 @@ func printBanner(out io.Writer, cfg Config, addr net.Addr, demo *DemoCredentials
 		if demo.CatalogueSynced {
 			fmt.Fprintf(out, "  Catalogue:       the fake voucher provider's gift cards (%d synced at the first run)\n", demo.Synced)
 		}
+		fmt.Fprintf(out, "  Partner API:     the demo game is a WALLET partner with %s %s in its test wallet: POST /partner/v1/token {\"client_id\": test key}\n",
+			DemoWallet, cfg.Currency)
 		fmt.Fprintf(out, "\n  Try: curl -H 'x-api-key: %s' http://localhost:%d/coins\n", demo.TestKey, port)
 	}
 	fmt.Fprintf(out, "\nCtrl-C stops the service")

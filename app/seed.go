@@ -10,6 +10,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rewardsco/rewards/core/coins"
+	"github.com/rewardsco/rewards/core/money"
+	"github.com/rewardsco/rewards/core/orders"
+	"github.com/rewardsco/rewards/core/partner"
 	"github.com/rewardsco/rewards/core/studio"
 )
 
@@ -29,6 +32,9 @@ type DemoCredentials struct {
 	// Synced counts what that sync created, for the banner.
 	Synced int64 `json:"synced,omitempty"`
 }
+
+// DemoWallet is what the demo game's test partner wallet is funded with.
+const DemoWallet money.Amount = 100_000_00
 
 // SeedDemo creates the demo studio, game and coin once, and with syncCatalogue (the fake voucher
 // provider runs in-process) syncs the provider's catalogue once, so the store has rewards. Later
@@ -79,6 +85,13 @@ func seedDemo(ctx context.Context, m Modules, path string) (*DemoCredentials, er
 	}
 	c, err := m.Coins.CreateCoin(ctx, coins.Coin{GameID: g.ID, Name: "Demo Coins", ImageURL: "https://example.com/coin.png"})
 	if err != nil {
+		return nil, err
+	}
+	// The demo game resells gift cards too: a WALLET partner with a funded test wallet.
+	if _, err := m.Partner.PutSettings(ctx, partner.Settings{GameID: g.ID, Enabled: true, Settlement: orders.Wallet}); err != nil {
+		return nil, err
+	}
+	if _, _, err := m.Partner.Credit(ctx, g.ID, studio.Test, DemoWallet, "demo-funding"); err != nil {
 		return nil, err
 	}
 	demo := &DemoCredentials{
