@@ -25,6 +25,7 @@ import (
 	"github.com/rewardsco/rewards/adapters/httpapi/ordersapi"
 	"github.com/rewardsco/rewards/adapters/httpapi/playersapi"
 	"github.com/rewardsco/rewards/adapters/httpapi/studioapi"
+	"github.com/rewardsco/rewards/adapters/httpapi/touchpointsapi"
 	"github.com/rewardsco/rewards/adapters/httpapi/webhooksapi"
 	"github.com/rewardsco/rewards/adapters/jobs"
 	"github.com/rewardsco/rewards/adapters/postgres"
@@ -39,6 +40,7 @@ import (
 	"github.com/rewardsco/rewards/core/players"
 	"github.com/rewardsco/rewards/core/sealed"
 	"github.com/rewardsco/rewards/core/studio"
+	"github.com/rewardsco/rewards/core/touchpoints"
 	"github.com/rewardsco/rewards/core/vouchers"
 	"github.com/rewardsco/rewards/core/webhooks"
 	fakevouchers "github.com/rewardsco/rewards/fakes/vouchers"
@@ -58,6 +60,8 @@ type Modules struct {
 	Webhooks  *webhooks.Service
 	Catalogue *catalogue.Service
 	Orders    *orders.Service
+	// Touchpoints serves placements (2.0) and trees (1.0).
+	Touchpoints *touchpoints.Service
 	// Idempotency keeps the idempotency keys of every module.
 	Idempotency *idempotency.Keeper
 }
@@ -119,7 +123,10 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 		Catalogue: catalogue.NewService(database, catalogueStore, coinStore, games, catalogue.Config{
 			Currency: ext.Currency, Provider: ext.Vouchers, Box: box, PublicURL: ext.PublicURL, Cooldowns: ordersSvc,
 		}),
-		Orders:      ordersSvc,
+		Orders: ordersSvc,
+		Touchpoints: touchpoints.NewService(postgres.NewTouchpointsStore(database), touchpoints.Config{
+			Currency: ext.Currency, PublicURL: ext.PublicURL, Now: ext.Now,
+		}),
 		Webhooks:    hooks,
 		Idempotency: keeper,
 		Players: players.NewService(database, postgres.NewPlayersStore(database), games, players.Config{
@@ -171,6 +178,7 @@ func NewServer(m Modules, cfg ServerConfig) *httpapi.Server {
 	catalogueapi.Register(s, m.Catalogue)
 	ordersapi.Register(s, m.Orders)
 	playersapi.Register(s, m.Players)
+	touchpointsapi.Register(s, m.Touchpoints)
 	webhooksapi.Register(s, m.Webhooks)
 	studioapi.Register(s, m.Studios)
 	return s
