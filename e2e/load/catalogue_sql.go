@@ -62,6 +62,9 @@ var storeQueryFiles = map[string][]string{
 	"players.sql.go": {"playersGet"},
 	// The coin that prices the list.
 	"coins.sql.go": {"coinsGet"},
+	// The touchpoint scenarios (touchpoints.go).
+	"touchpoints.sql.go": {"touchpointsListPlacements", "touchpointsGameContext", "touchpointsRewards", "touchpointsCoin",
+		"touchpointsTreeByName", "touchpointsBestRewards"},
 }
 
 var (

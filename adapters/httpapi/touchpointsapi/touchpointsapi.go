@@ -205,20 +205,21 @@ type serveInput struct {
 	UTMCampaign string `query:"utm_campaign" maxLength:"256" doc:"Appended to cta.url"`
 }
 
-type coinQuery struct {
+// CoinQuery is the coinId of the 1.0 reads (embedded, so exported for Huma).
+type CoinQuery struct {
 	CoinID string `query:"coinId" maxLength:"64" doc:"A coin of the game: fills data (404 COIN_NOT_FOUND when it is not one); without it nodes are unhydrated"`
 }
 
-type listInput struct{ coinQuery }
+type listInput struct{ CoinQuery }
 
 type byNameInput struct {
 	Name string `path:"name" maxLength:"128" doc:"Touchpoint name, case sensitive" example:"Home"`
-	coinQuery
+	CoinQuery
 }
 
 type byIDInput struct {
 	ID string `path:"id" maxLength:"64" doc:"Touchpoint id"`
-	coinQuery
+	CoinQuery
 }
 
 type servedOutput struct {
@@ -255,12 +256,13 @@ type assetsOutput struct {
 	}
 }
 
-type gamePath struct {
+// GamePath is the game of an operator route (embedded, so exported for Huma).
+type GamePath struct {
 	GameID string `path:"gameId" maxLength:"64" doc:"The game"`
 }
 
 type putPlacementInput struct {
-	gamePath
+	GamePath
 	Environment string `path:"environment" enum:"live,test" doc:"Environment"`
 	PlacementID string `path:"placementId" format:"uuid" doc:"Placement id, chosen by the caller (a UUID)"`
 	Body        struct {
@@ -278,7 +280,7 @@ type placementOutput struct {
 }
 
 type listPlacementsInput struct {
-	gamePath
+	GamePath
 	Environment string `path:"environment" enum:"live,test" doc:"Environment"`
 }
 
@@ -289,7 +291,7 @@ type placementsOutput struct {
 }
 
 type putCoinInput struct {
-	gamePath
+	GamePath
 	Body struct {
 		CoinID string `json:"coinId" format:"uuid" doc:"A coin of the game"`
 	}
@@ -303,7 +305,7 @@ type coinOutput struct {
 }
 
 type putTreeInput struct {
-	gamePath
+	GamePath
 	Name string `path:"name" maxLength:"128" doc:"Touchpoint name, case sensitive" example:"Home"`
 	Body struct {
 		Nodes []NodeBody `json:"nodes" maxItems:"500" doc:"Root nodes"`
@@ -316,7 +318,7 @@ type treeOutput struct {
 }
 
 type deleteTreeInput struct {
-	gamePath
+	GamePath
 	Name string `path:"name" maxLength:"128" doc:"Touchpoint name, case sensitive"`
 }
 
@@ -344,7 +346,7 @@ func (h handlers) serve(ctx context.Context, in *serveInput) (*servedOutput, err
 	return &servedOutput{Body: httpapi.Wrap(ctx, http.StatusOK, "OK", toServedBody(s))}, nil
 }
 
-func (h handlers) treeRequest(ctx context.Context, q coinQuery) (touchpoints.TreeRequest, error) {
+func (h handlers) treeRequest(ctx context.Context, q CoinQuery) (touchpoints.TreeRequest, error) {
 	r := touchpoints.TreeRequest{GameID: httpapi.CallerFrom(ctx).GameID, PlayerID: playerOf(ctx)}
 	if q.CoinID != "" {
 		id, err := httpapi.ParseID(q.CoinID, coins.ErrCoinNotFound)
@@ -357,7 +359,7 @@ func (h handlers) treeRequest(ctx context.Context, q coinQuery) (touchpoints.Tre
 }
 
 func (h handlers) list(ctx context.Context, in *listInput) (*touchpointListOutput, error) {
-	q, err := h.treeRequest(ctx, in.coinQuery)
+	q, err := h.treeRequest(ctx, in.CoinQuery)
 	if err != nil {
 		return nil, err
 	}
@@ -370,7 +372,7 @@ func (h handlers) list(ctx context.Context, in *listInput) (*touchpointListOutpu
 }
 
 func (h handlers) byName(ctx context.Context, in *byNameInput) (*touchpointOutput, error) {
-	q, err := h.treeRequest(ctx, in.coinQuery)
+	q, err := h.treeRequest(ctx, in.CoinQuery)
 	if err != nil {
 		return nil, err
 	}
@@ -386,7 +388,7 @@ func (h handlers) byID(ctx context.Context, in *byIDInput) (*touchpointOutput, e
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
-	q, err := h.treeRequest(ctx, in.coinQuery)
+	q, err := h.treeRequest(ctx, in.CoinQuery)
 	if err != nil {
 		return nil, err
 	}
@@ -480,7 +482,7 @@ func (h handlers) listPlacements(ctx context.Context, in *listPlacementsInput) (
 	return out, nil
 }
 
-func (h handlers) promote(ctx context.Context, in *gamePath) (*placementsOutput, error) {
+func (h handlers) promote(ctx context.Context, in *GamePath) (*placementsOutput, error) {
 	gameID, err := httpapi.ParseID(in.GameID, studio.ErrGameNotFound)
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
