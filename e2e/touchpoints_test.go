@@ -176,7 +176,7 @@ func TestTouchpoints(t *testing.T) {
 			"title":      []map[string]any{{"text": "Rewards", "fontSize": 18, "fontWeight": "bold"}},
 			"nodes": []map[string]any{
 				{"id": staticReward, "displayOrder": 1, "dataType": "STATIC", "rewardId": giftCard,
-					"cta": map[string]any{"text": "Open", "action": "store://reward/" + giftCard},
+					"cta":   map[string]any{"text": "Open", "action": "store://reward/" + giftCard},
 					"popup": map[string]any{"id": "7d1c9e0a-0000-4000-8000-000000000002", "title": []map[string]any{{"text": "Details"}}}},
 				{"id": "7d1c9e0a-0000-4000-8000-000000000003", "displayOrder": 2, "dataType": "STATIC", "productId": "sku-1"},
 				{"id": "7d1c9e0a-0000-4000-8000-000000000004", "displayOrder": 3, "dataType": "DYNAMIC", "actionPrefix": "game://product/",
@@ -192,7 +192,10 @@ func TestTouchpoints(t *testing.T) {
 	requireError(t, s.admin("PUT", trees+"Broken", map[string]any{"nodes": []map[string]any{{"dataType": "STATIC", "rewardId": "7d1c9e0a-0000-4000-8000-0000000000ff"}}}), 400, "VALIDATION_FAILED")
 	requireError(t, s.admin("PUT", trees+"Broken", map[string]any{"nodes": []map[string]any{{"dataType": "DYNAMIC", "query": map[string]any{"type": "rewards"}}}}), 400, "VALIDATION_FAILED")
 
-	get := func(path, token string) map[string]any { t.Helper(); return envelope(t, s.asPlayer(tn, token, "GET", path, nil)) }
+	get := func(path, token string) map[string]any {
+		t.Helper()
+		return envelope(t, s.asPlayer(tn, token, "GET", path, nil))
+	}
 	requireTree := func(tp map[string]any, hydrated bool) {
 		t.Helper()
 		require.Equal(t, treeID, tp["id"])

@@ -143,7 +143,7 @@ type QueryBody struct {
 // NodeBody is a node of a 1.0 tree ("the service" of the spec).
 type NodeBody struct {
 	ID               string         `json:"id,omitempty" doc:"UUID; unique in the tree (given when left out on input)"`
-	DisplayOrder     int            `json:"displayOrder" doc:"Sort order among siblings; clients sort ascending"`
+	DisplayOrder     int            `json:"displayOrder" required:"false" doc:"Sort order among siblings; clients sort ascending; default 0"`
 	Background       *FillBody      `json:"background,omitempty"`
 	Overlay          *FillBody      `json:"overlay,omitempty"`
 	Images           []string       `json:"images,omitempty" maxItems:"50" doc:"Image addresses"`
