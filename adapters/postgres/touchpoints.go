@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -18,7 +19,42 @@ import (
 )
 
 // TouchpointsRepo is the storage of the touchpoints module.
-type TouchpointsRepo struct{ conn }
+type TouchpointsRepo struct {
+	conn
+	trees *treeCache
+}
+
+// treeCache keeps decoded trees by id and version (updated_at): games read the same trees on
+// every screen, and decoding a tree's JSON was a sixth of a read's cost. The row is still read
+// on every call, so a change is seen at once. Cached trees are shared: the core never changes
+// the nodes it reads.
+type treeCache struct {
+	mu    sync.Mutex
+	trees map[uuid.UUID]touchpoints.Tree
+}
+
+// maxCachedTrees bounds the cache; past it, the cache starts over.
+const maxCachedTrees = 1000
+
+func (c *treeCache) decode(t db.TouchpointTree) (touchpoints.Tree, error) {
+	c.mu.Lock()
+	hit, ok := c.trees[t.ID]
+	c.mu.Unlock()
+	if ok && hit.UpdatedAt.Equal(t.UpdatedAt) && hit.Name == t.Name {
+		return hit, nil
+	}
+	out, err := toCoreTree(t)
+	if err != nil {
+		return out, err
+	}
+	c.mu.Lock()
+	if len(c.trees) >= maxCachedTrees {
+		clear(c.trees)
+	}
+	c.trees[t.ID] = out
+	c.mu.Unlock()
+	return out, nil
+}
 
 var _ touchpoints.Repo = (*TouchpointsRepo)(nil)
 
@@ -26,9 +62,10 @@ var _ touchpoints.Repo = (*TouchpointsRepo)(nil)
 // planned for their actual parameters (customPlans): the rule queries' optional filters and
 // sort keys then fold away, and the default order walks the listing index.
 func NewTouchpointsStore(d *DB) store.Of[touchpoints.Repo] {
+	cache := &treeCache{trees: map[uuid.UUID]touchpoints.Tree{}}
 	return newModuleStore(d, func(c conn) touchpoints.Repo {
 		c.q = db.New(customPlans{c.dbtx})
-		return &TouchpointsRepo{c}
+		return &TouchpointsRepo{conn: c, trees: cache}
 	})
 }
 
@@ -44,10 +81,22 @@ func toCoreProduct(p db.CatalogueProduct) catalogue.Product {
 		MaxCoinDiscountPct: money.Pct(p.MaxCoinDiscountBps), PriceUpdatedAt: p.PriceUpdatedAt, IsActive: p.IsActive}
 }
 
-func toCoreRewardItem(r db.CatalogueReward, b db.CatalogueBrand, hidden bool, ov, free int64) touchpoints.RewardItem {
-	it := touchpoints.RewardItem{Reward: toCoreReward(r), Brand: toCoreBrand(b), Hidden: hidden, Override: override(ov)}
-	if free >= 0 {
-		it.Free = &free
+// toCoreRewardItem converts the narrow reward row of the touchpoint queries (through the
+// catalogue's own converter, so money is read one way only).
+func toCoreRewardItem(r db.TouchpointsRewardsRow) touchpoints.RewardItem {
+	row := db.CatalogueReward{ID: r.ID, Type: r.Type, BrandCode: r.BrandCode, Name: r.Name, CampaignTitle: r.CampaignTitle,
+		CampaignSubTitle: r.CampaignSubTitle, CampaignDetails: r.CampaignDetails, TermsAndConditions: r.TermsAndConditions,
+		HowToRedeem: r.HowToRedeem, CoverImage: r.CoverImage, EndDate: r.EndDate, IsActive: r.IsActive, ValueType: r.ValueType,
+		Denominations: r.Denominations, MinFace: r.MinFace, MaxFace: r.MaxFace, DiscountBps: r.DiscountBps,
+		MinSelling: r.MinSelling, MaxSelling: r.MaxSelling, XScore: r.XScore, CreatedAt: r.CreatedAt}
+	if r.HasSharedCode {
+		row.SharedCode = []byte{}
+	}
+	it := touchpoints.RewardItem{Reward: toCoreReward(row), Hidden: r.Hidden, Override: override(r.Override),
+		Brand: catalogue.Brand{Code: r.BrandCode, Name: r.BrandName, LogoURL: r.BrandLogoUrl, WebsiteURL: r.BrandWebsiteUrl,
+			Issuer: r.BrandIssuer, Categories: r.BrandCategories, IsActive: r.BrandIsActive}}
+	if r.Free >= 0 {
+		it.Free = &r.Free
 	}
 	return it
 }
@@ -74,14 +123,14 @@ func toCoreTree(t db.TouchpointTree) (touchpoints.Tree, error) {
 	return out, nil
 }
 
-func treeResult(t db.TouchpointTree, err error) (touchpoints.Tree, error) {
+func (r *TouchpointsRepo) treeResult(t db.TouchpointTree, err error) (touchpoints.Tree, error) {
 	if isNoRows(err) {
 		return touchpoints.Tree{}, touchpoints.ErrTouchpointNotFound
 	}
 	if err != nil {
 		return touchpoints.Tree{}, fmt.Errorf("get tree: %w", err)
 	}
-	return toCoreTree(t)
+	return r.trees.decode(t)
 }
 
 // UpsertAsset implements touchpoints.Repo.
@@ -229,7 +278,7 @@ func (r *TouchpointsRepo) Rewards(ctx context.Context, gameID, coinID uuid.UUID,
 	}
 	out := make([]touchpoints.RewardItem, len(rows))
 	for i, row := range rows {
-		out[i] = toCoreRewardItem(row.CatalogueReward, row.CatalogueBrand, row.Hidden, row.Override, row.Free)
+		out[i] = toCoreRewardItem(row)
 	}
 	return out, nil
 }
@@ -244,7 +293,7 @@ func (r *TouchpointsRepo) BestRewards(ctx context.Context, q touchpoints.RewardQ
 	}
 	out := make([]touchpoints.RewardItem, len(rows))
 	for i, row := range rows {
-		out[i] = toCoreRewardItem(row.CatalogueReward, row.CatalogueBrand, row.Hidden, row.Override, row.Free)
+		out[i] = toCoreRewardItem(db.TouchpointsRewardsRow(row))
 	}
 	return out, nil
 }
@@ -336,12 +385,12 @@ func (r *TouchpointsRepo) DeleteTree(ctx context.Context, gameID uuid.UUID, name
 
 // TreeByName implements touchpoints.Repo.
 func (r *TouchpointsRepo) TreeByName(ctx context.Context, gameID uuid.UUID, name string) (touchpoints.Tree, error) {
-	return treeResult(r.q.TouchpointsTreeByName(ctx, db.TouchpointsTreeByNameParams{GameID: gameID, Name: name}))
+	return r.treeResult(r.q.TouchpointsTreeByName(ctx, db.TouchpointsTreeByNameParams{GameID: gameID, Name: name}))
 }
 
 // TreeByID implements touchpoints.Repo.
 func (r *TouchpointsRepo) TreeByID(ctx context.Context, gameID, id uuid.UUID) (touchpoints.Tree, error) {
-	return treeResult(r.q.TouchpointsTreeByID(ctx, db.TouchpointsTreeByIDParams{GameID: gameID, ID: id}))
+	return r.treeResult(r.q.TouchpointsTreeByID(ctx, db.TouchpointsTreeByIDParams{GameID: gameID, ID: id}))
 }
 
 // Trees implements touchpoints.Repo.
@@ -352,7 +401,7 @@ func (r *TouchpointsRepo) Trees(ctx context.Context, gameID uuid.UUID) ([]touchp
 	}
 	out := make([]touchpoints.Tree, 0, len(rows))
 	for _, row := range rows {
-		t, err := toCoreTree(row)
+		t, err := r.trees.decode(row)
 		if err != nil {
 			return nil, err
 		}

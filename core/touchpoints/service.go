@@ -566,6 +566,26 @@ func (s *Service) treeCoin(ctx context.Context, repo Repo, q TreeRequest) (*Coin
 	return &c, nil
 }
 
+// collect adds what stored (so valid) nodes name to r, reading only: the storage may share the
+// nodes between requests.
+func collect(nodes []Node, r *refs) {
+	for i := range nodes {
+		n := &nodes[i]
+		switch {
+		case n.DataType == DataDynamic && n.Query != nil:
+			r.dynamic = append(r.dynamic, n)
+		case n.RewardID != nil:
+			r.rewards = append(r.rewards, *n.RewardID)
+		case n.ProductID != "":
+			r.products = append(r.products, n.ProductID)
+		}
+		collect(n.Nodes, r)
+		if n.Popup != nil {
+			collect([]Node{*n.Popup}, r)
+		}
+	}
+}
+
 // serveTrees replaces the trees' nodes by their served form: DYNAMIC nodes expanded, data
 // filled when coin is set. Every tree's items are read together.
 func (s *Service) serveTrees(ctx context.Context, repo Repo, gameID uuid.UUID, coin *Coin, trees []Tree) error {
@@ -574,13 +594,7 @@ func (s *Service) serveTrees(ctx context.Context, repo Repo, gameID uuid.UUID, c
 		rewards: map[uuid.UUID]RewardItem{}, products: map[string]catalogue.Product{}}
 	var all refs
 	for _, t := range trees {
-		r, err := validateTree(t.Nodes) // collects what the stored (valid) tree names
-		if err != nil {
-			return fmt.Errorf("stored tree %s: %w", t.ID, err)
-		}
-		all.rewards = append(all.rewards, r.rewards...)
-		all.products = append(all.products, r.products...)
-		all.dynamic = append(all.dynamic, r.dynamic...)
+		collect(t.Nodes, &all)
 	}
 	coinID := uuid.Nil
 	if coin != nil {
@@ -605,7 +619,13 @@ func (s *Service) serveTrees(ctx context.Context, repo Repo, gameID uuid.UUID, c
 		}
 	}
 	for _, n := range all.dynamic {
-		q := n.Query
+		q := *n.Query
+		if q.SortBy == "" {
+			q.SortBy = SortDefault
+		}
+		if q.Limit == 0 {
+			q.Limit = 10
+		}
 		var items []dynItem
 		if q.Type == QueryProducts {
 			list, err := repo.BestProducts(ctx, ProductQuery{Category: q.Category, Brand: q.Brand, SortBy: q.SortBy, Limit: q.Limit})

@@ -83,9 +83,16 @@ LEFT JOIN balances b ON b.coin_id = c.id AND b.player_id = sqlc.narg(player_id):
 WHERE c.id = @coin_id AND c.game_id = @game_id;
 
 -- name: TouchpointsRewards :many
--- Rewards by id as the game sees them: hidden, the game's coin price for @coin_id (0 when none),
+-- Rewards by id as the game sees them, with only the columns touchpoints show (no search text,
+-- translations or assets: reading and decoding them was a fifth of a tree's cost): hidden, the game's coin price for @coin_id (0 when none),
 -- and the free codes of a coupon with a pool (-1 when it has none: unlimited or provider stock).
-SELECT sqlc.embed(r), sqlc.embed(b), coalesce(gr.hidden, false)::boolean AS hidden,
+SELECT r.id, r.type, r.brand_code, r.name, r.campaign_title, r.campaign_sub_title, r.campaign_details,
+       r.terms_and_conditions, r.how_to_redeem, r.cover_image, r.end_date, r.is_active, r.value_type,
+       r.denominations, r.min_face, r.max_face, r.discount_bps, r.min_selling, r.max_selling, r.x_score,
+       r.created_at, (r.shared_code IS NOT NULL)::boolean AS has_shared_code,
+       b.name AS brand_name, b.logo_url AS brand_logo_url, b.website_url AS brand_website_url,
+       b.issuer AS brand_issuer, b.categories AS brand_categories, b.is_active AS brand_is_active,
+       coalesce(gr.hidden, false)::boolean AS hidden,
        coalesce((gr.coin_prices ->> @coin_id::text)::bigint, 0)::bigint AS override,
        (CASE WHEN r.type = 'COUPON' AND r.shared_code IS NULL
              THEN (SELECT count(*) FROM catalogue_codes cc WHERE cc.reward_id = r.id AND cc.order_id IS NULL)
@@ -99,7 +106,13 @@ WHERE r.id = ANY (@ids::uuid[]);
 -- The best rewards the game's players see by a rule, in stock when @in_stock (a coupon with a
 -- pool needs a free code). With custom plans the CASE keys of other orders fold to constants,
 -- so the DEFAULT order walks catalogue_rewards_listing_idx and stops at @lim.
-SELECT sqlc.embed(r), sqlc.embed(b), false::boolean AS hidden,
+SELECT r.id, r.type, r.brand_code, r.name, r.campaign_title, r.campaign_sub_title, r.campaign_details,
+       r.terms_and_conditions, r.how_to_redeem, r.cover_image, r.end_date, r.is_active, r.value_type,
+       r.denominations, r.min_face, r.max_face, r.discount_bps, r.min_selling, r.max_selling, r.x_score,
+       r.created_at, (r.shared_code IS NOT NULL)::boolean AS has_shared_code,
+       b.name AS brand_name, b.logo_url AS brand_logo_url, b.website_url AS brand_website_url,
+       b.issuer AS brand_issuer, b.categories AS brand_categories, b.is_active AS brand_is_active,
+       false::boolean AS hidden,
        coalesce((gr.coin_prices ->> @coin_id::text)::bigint, 0)::bigint AS override,
        (CASE WHEN r.type = 'COUPON' AND r.shared_code IS NULL
              THEN (SELECT count(*) FROM catalogue_codes cc WHERE cc.reward_id = r.id AND cc.order_id IS NULL)

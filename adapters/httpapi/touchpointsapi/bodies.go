@@ -1,7 +1,6 @@
 package touchpointsapi
 
 import (
-	"encoding/json"
 	"reflect"
 	"time"
 
@@ -159,24 +158,21 @@ type NodeBody struct {
 	StyleHint        map[string]any `json:"styleHint,omitempty" doc:"Free-form style"`
 	Query            *QueryBody     `json:"query,omitempty" doc:"DYNAMIC only (operator input; never served)"`
 	ActionPrefix     string         `json:"actionPrefix,omitempty" maxLength:"2048" doc:"DYNAMIC only: cta.action of each generated node is actionPrefix + item id (operator input; never served)"`
-	Data             *NodeData      `json:"data,omitempty" doc:"Served only, when coinId was sent: a HydratedReward or a HydratedProduct. Ignored on input."`
+	Data             any            `json:"data,omitempty" doc:"Served only, when coinId was sent: a HydratedReward or a HydratedProduct. Ignored on input."`
 	Nodes            []NodeBody     `json:"nodes,omitempty" maxItems:"500" doc:"Children"`
 	Popup            *NodeBody      `json:"popup,omitempty" doc:"Shown when this node is tapped; never DYNAMIC"`
 }
 
-// NodeData is a node's hydrated item: a HydratedReward or a HydratedProduct.
-type NodeData struct{ item any }
-
-// MarshalJSON writes the item.
-func (d NodeData) MarshalJSON() ([]byte, error) { return json.Marshal(d.item) }
-
-// UnmarshalJSON ignores data sent on input: it is computed when served.
-func (d *NodeData) UnmarshalJSON([]byte) error { return nil }
-
-// Schema documents data as one of the two hydrated shapes.
-func (NodeData) Schema(r huma.Registry) *huma.Schema {
-	return &huma.Schema{
-		Description: "HydratedReward (rewardId) or HydratedProduct (productId)",
+// documentNodeData documents NodeBody.data as one of the two hydrated shapes. The field is an
+// interface value rather than a type with MarshalJSON, which encoding/json would re-read and
+// compact: that was a sixth of a tree read's cost.
+func documentNodeData(r huma.Registry) {
+	node := r.Map()["NodeBody"]
+	if node == nil {
+		return
+	}
+	node.Properties["data"] = &huma.Schema{
+		Description: "Served only, when coinId was sent: a HydratedReward (rewardId) or a HydratedProduct (productId). Ignored on input.",
 		OneOf: []*huma.Schema{
 			r.Schema(reflect.TypeFor[HydratedReward](), true, "HydratedReward"),
 			r.Schema(reflect.TypeFor[HydratedProduct](), true, "HydratedProduct"),
@@ -403,7 +399,7 @@ func toCoreNode(b NodeBody) (touchpoints.Node, error) {
 	return n, nil
 }
 
-func toNodeData(d touchpoints.Data) *NodeData {
+func toNodeData(d touchpoints.Data) any {
 	if r := d.Reward; r != nil {
 		rw, br := r.Reward, r.Brand
 		expiry := ""
@@ -418,22 +414,22 @@ func toNodeData(d touchpoints.Data) *NodeData {
 		if categories == nil {
 			categories = []string{}
 		}
-		return &NodeData{item: HydratedReward{ID: rw.ID.String(), BrandID: br.Code, BrandName: br.Name, OrganizationID: br.OrganizationID(),
+		return HydratedReward{ID: rw.ID.String(), BrandID: br.Code, BrandName: br.Name, OrganizationID: br.OrganizationID(),
 			IsActive: r.IsActive, BrandRedirectionLink: br.WebsiteURL,
 			Metadata: HydratedRewardMetadata{BrandName: br.Name, BrandLogoImage: br.LogoURL, CampaignTitle: rw.CampaignTitle,
 				CampaignSubTitle: rw.CampaignSubTitle, CampaignCoverImage: rw.CoverImage, CampaignDetails: rw.CampaignDetails,
 				TermsAndConditions: rw.TermsAndConditions, HowToRedeem: rw.HowToRedeem, BrandRedirectionLink: br.WebsiteURL,
 				CouponExpiryDate: expiry, Type: string(rw.Type), BrandCategory: categories, CouponExpiryDateExists: rw.EndDate != nil},
 			Inventory: inv,
-			Price:     []HydratedPrice{{Amount: float64(r.CoinPrice), CoinID: r.CoinID.String()}}}}
+			Price:     []HydratedPrice{{Amount: float64(r.CoinPrice), CoinID: r.CoinID.String()}}}
 	}
 	p := d.Product
 	pr := p.Product
-	return &NodeData{item: HydratedProduct{ID: pr.ID, Type: "PRODUCT", ProductID: pr.ID, Name: pr.Name, BrandName: pr.BrandName,
+	return HydratedProduct{ID: pr.ID, Type: "PRODUCT", ProductID: pr.ID, Name: pr.Name, BrandName: pr.BrandName,
 		ImageURL: pr.ImageURL, HeroImageURL: pr.HeroImageURL, Category: pr.Category, Rating: pr.Rating,
 		ListingPrice: pr.ListingPrice.Units(), DiscountedListingPrice: pr.DiscountedListingPrice.Units(), MRP: pr.MRP.Units(),
 		DiscountPercent: p.Pricing.DiscountPct.Float(), CoinSpread: pr.MaxCoinDiscountPct.Float(),
-		CoinRequiredForDiscount: p.CoinsForDiscount, CoinsRequiredForMaxDiscount: p.CoinsForMax}}
+		CoinRequiredForDiscount: p.CoinsForDiscount, CoinsRequiredForMaxDiscount: p.CoinsForMax}
 }
 
 // ---- Operator ----

@@ -94,6 +94,7 @@ func Register(s *httpapi.Server, svc *touchpoints.Service) {
 	}), h.byID)
 
 	registerOperator(s, h)
+	documentNodeData(s.API.OpenAPI().Components.Schemas)
 }
 
 func registerOperator(s *httpapi.Server, h handlers) {

@@ -76,7 +76,13 @@ func (q *Queries) TouchpointsBestProducts(ctx context.Context, arg TouchpointsBe
 }
 
 const touchpointsBestRewards = `-- name: TouchpointsBestRewards :many
-SELECT r.id, r.type, r.brand_code, r.name, r.description, r.campaign_title, r.campaign_sub_title, r.campaign_details, r.terms_and_conditions, r.how_to_redeem, r.cover_image, r.assets, r.countries, r.end_date, r.is_active, r.value_type, r.denominations, r.min_face, r.max_face, r.discount_bps, r.min_selling, r.max_selling, r.purchase_cooldown, r.x_score, r.flag_allow_studio_edit_price, r.translations, r.shared_code, r.provider_product_id, r.search_name, r.search_body, r.search_tsv, r.created_at, r.updated_at, b.code, b.name, b.description, b.logo_url, b.website_url, b.issuer, b.categories, b.countries, b.is_active, b.translations, b.provider_code, b.created_at, b.updated_at, false::boolean AS hidden,
+SELECT r.id, r.type, r.brand_code, r.name, r.campaign_title, r.campaign_sub_title, r.campaign_details,
+       r.terms_and_conditions, r.how_to_redeem, r.cover_image, r.end_date, r.is_active, r.value_type,
+       r.denominations, r.min_face, r.max_face, r.discount_bps, r.min_selling, r.max_selling, r.x_score,
+       r.created_at, (r.shared_code IS NOT NULL)::boolean AS has_shared_code,
+       b.name AS brand_name, b.logo_url AS brand_logo_url, b.website_url AS brand_website_url,
+       b.issuer AS brand_issuer, b.categories AS brand_categories, b.is_active AS brand_is_active,
+       false::boolean AS hidden,
        coalesce((gr.coin_prices ->> $1::text)::bigint, 0)::bigint AS override,
        (CASE WHEN r.type = 'COUPON' AND r.shared_code IS NULL
              THEN (SELECT count(*) FROM catalogue_codes cc WHERE cc.reward_id = r.id AND cc.order_id IS NULL)
@@ -116,11 +122,37 @@ type TouchpointsBestRewardsParams struct {
 }
 
 type TouchpointsBestRewardsRow struct {
-	CatalogueReward CatalogueReward
-	CatalogueBrand  CatalogueBrand
-	Hidden          bool
-	Override        int64
-	Free            int64
+	ID                 uuid.UUID
+	Type               string
+	BrandCode          string
+	Name               string
+	CampaignTitle      string
+	CampaignSubTitle   string
+	CampaignDetails    string
+	TermsAndConditions string
+	HowToRedeem        string
+	CoverImage         string
+	EndDate            *time.Time
+	IsActive           bool
+	ValueType          string
+	Denominations      []int64
+	MinFace            int64
+	MaxFace            int64
+	DiscountBps        int32
+	MinSelling         int64
+	MaxSelling         int64
+	XScore             float64
+	CreatedAt          time.Time
+	HasSharedCode      bool
+	BrandName          string
+	BrandLogoUrl       string
+	BrandWebsiteUrl    string
+	BrandIssuer        string
+	BrandCategories    []string
+	BrandIsActive      bool
+	Hidden             bool
+	Override           int64
+	Free               int64
 }
 
 // The best rewards the game's players see by a rule, in stock when @in_stock (a coupon with a
@@ -146,52 +178,34 @@ func (q *Queries) TouchpointsBestRewards(ctx context.Context, arg TouchpointsBes
 	for rows.Next() {
 		var i TouchpointsBestRewardsRow
 		if err := rows.Scan(
-			&i.CatalogueReward.ID,
-			&i.CatalogueReward.Type,
-			&i.CatalogueReward.BrandCode,
-			&i.CatalogueReward.Name,
-			&i.CatalogueReward.Description,
-			&i.CatalogueReward.CampaignTitle,
-			&i.CatalogueReward.CampaignSubTitle,
-			&i.CatalogueReward.CampaignDetails,
-			&i.CatalogueReward.TermsAndConditions,
-			&i.CatalogueReward.HowToRedeem,
-			&i.CatalogueReward.CoverImage,
-			&i.CatalogueReward.Assets,
-			&i.CatalogueReward.Countries,
-			&i.CatalogueReward.EndDate,
-			&i.CatalogueReward.IsActive,
-			&i.CatalogueReward.ValueType,
-			&i.CatalogueReward.Denominations,
-			&i.CatalogueReward.MinFace,
-			&i.CatalogueReward.MaxFace,
-			&i.CatalogueReward.DiscountBps,
-			&i.CatalogueReward.MinSelling,
-			&i.CatalogueReward.MaxSelling,
-			&i.CatalogueReward.PurchaseCooldown,
-			&i.CatalogueReward.XScore,
-			&i.CatalogueReward.FlagAllowStudioEditPrice,
-			&i.CatalogueReward.Translations,
-			&i.CatalogueReward.SharedCode,
-			&i.CatalogueReward.ProviderProductID,
-			&i.CatalogueReward.SearchName,
-			&i.CatalogueReward.SearchBody,
-			&i.CatalogueReward.SearchTsv,
-			&i.CatalogueReward.CreatedAt,
-			&i.CatalogueReward.UpdatedAt,
-			&i.CatalogueBrand.Code,
-			&i.CatalogueBrand.Name,
-			&i.CatalogueBrand.Description,
-			&i.CatalogueBrand.LogoUrl,
-			&i.CatalogueBrand.WebsiteUrl,
-			&i.CatalogueBrand.Issuer,
-			&i.CatalogueBrand.Categories,
-			&i.CatalogueBrand.Countries,
-			&i.CatalogueBrand.IsActive,
-			&i.CatalogueBrand.Translations,
-			&i.CatalogueBrand.ProviderCode,
-			&i.CatalogueBrand.CreatedAt,
-			&i.CatalogueBrand.UpdatedAt,
+			&i.ID,
+			&i.Type,
+			&i.BrandCode,
+			&i.Name,
+			&i.CampaignTitle,
+			&i.CampaignSubTitle,
+			&i.CampaignDetails,
+			&i.TermsAndConditions,
+			&i.HowToRedeem,
+			&i.CoverImage,
+			&i.EndDate,
+			&i.IsActive,
+			&i.ValueType,
+			&i.Denominations,
+			&i.MinFace,
+			&i.MaxFace,
+			&i.DiscountBps,
+			&i.MinSelling,
+			&i.MaxSelling,
+			&i.XScore,
+			&i.CreatedAt,
+			&i.HasSharedCode,
+			&i.BrandName,
+			&i.BrandLogoUrl,
+			&i.BrandWebsiteUrl,
+			&i.BrandIssuer,
+			&i.BrandCategories,
+			&i.BrandIsActive,
 			&i.Hidden,
 			&i.Override,
 			&i.Free,
@@ -606,7 +620,13 @@ func (q *Queries) TouchpointsProducts(ctx context.Context, ids []string) ([]Cata
 }
 
 const touchpointsRewards = `-- name: TouchpointsRewards :many
-SELECT r.id, r.type, r.brand_code, r.name, r.description, r.campaign_title, r.campaign_sub_title, r.campaign_details, r.terms_and_conditions, r.how_to_redeem, r.cover_image, r.assets, r.countries, r.end_date, r.is_active, r.value_type, r.denominations, r.min_face, r.max_face, r.discount_bps, r.min_selling, r.max_selling, r.purchase_cooldown, r.x_score, r.flag_allow_studio_edit_price, r.translations, r.shared_code, r.provider_product_id, r.search_name, r.search_body, r.search_tsv, r.created_at, r.updated_at, b.code, b.name, b.description, b.logo_url, b.website_url, b.issuer, b.categories, b.countries, b.is_active, b.translations, b.provider_code, b.created_at, b.updated_at, coalesce(gr.hidden, false)::boolean AS hidden,
+SELECT r.id, r.type, r.brand_code, r.name, r.campaign_title, r.campaign_sub_title, r.campaign_details,
+       r.terms_and_conditions, r.how_to_redeem, r.cover_image, r.end_date, r.is_active, r.value_type,
+       r.denominations, r.min_face, r.max_face, r.discount_bps, r.min_selling, r.max_selling, r.x_score,
+       r.created_at, (r.shared_code IS NOT NULL)::boolean AS has_shared_code,
+       b.name AS brand_name, b.logo_url AS brand_logo_url, b.website_url AS brand_website_url,
+       b.issuer AS brand_issuer, b.categories AS brand_categories, b.is_active AS brand_is_active,
+       coalesce(gr.hidden, false)::boolean AS hidden,
        coalesce((gr.coin_prices ->> $1::text)::bigint, 0)::bigint AS override,
        (CASE WHEN r.type = 'COUPON' AND r.shared_code IS NULL
              THEN (SELECT count(*) FROM catalogue_codes cc WHERE cc.reward_id = r.id AND cc.order_id IS NULL)
@@ -624,14 +644,41 @@ type TouchpointsRewardsParams struct {
 }
 
 type TouchpointsRewardsRow struct {
-	CatalogueReward CatalogueReward
-	CatalogueBrand  CatalogueBrand
-	Hidden          bool
-	Override        int64
-	Free            int64
+	ID                 uuid.UUID
+	Type               string
+	BrandCode          string
+	Name               string
+	CampaignTitle      string
+	CampaignSubTitle   string
+	CampaignDetails    string
+	TermsAndConditions string
+	HowToRedeem        string
+	CoverImage         string
+	EndDate            *time.Time
+	IsActive           bool
+	ValueType          string
+	Denominations      []int64
+	MinFace            int64
+	MaxFace            int64
+	DiscountBps        int32
+	MinSelling         int64
+	MaxSelling         int64
+	XScore             float64
+	CreatedAt          time.Time
+	HasSharedCode      bool
+	BrandName          string
+	BrandLogoUrl       string
+	BrandWebsiteUrl    string
+	BrandIssuer        string
+	BrandCategories    []string
+	BrandIsActive      bool
+	Hidden             bool
+	Override           int64
+	Free               int64
 }
 
-// Rewards by id as the game sees them: hidden, the game's coin price for @coin_id (0 when none),
+// Rewards by id as the game sees them, with only the columns touchpoints show (no search text,
+// translations or assets: reading and decoding them was a fifth of a tree's cost): hidden, the game's coin price for @coin_id (0 when none),
 // and the free codes of a coupon with a pool (-1 when it has none: unlimited or provider stock).
 func (q *Queries) TouchpointsRewards(ctx context.Context, arg TouchpointsRewardsParams) ([]TouchpointsRewardsRow, error) {
 	rows, err := q.db.Query(ctx, touchpointsRewards, arg.CoinID, arg.GameID, arg.Ids)
@@ -643,52 +690,34 @@ func (q *Queries) TouchpointsRewards(ctx context.Context, arg TouchpointsRewards
 	for rows.Next() {
 		var i TouchpointsRewardsRow
 		if err := rows.Scan(
-			&i.CatalogueReward.ID,
-			&i.CatalogueReward.Type,
-			&i.CatalogueReward.BrandCode,
-			&i.CatalogueReward.Name,
-			&i.CatalogueReward.Description,
-			&i.CatalogueReward.CampaignTitle,
-			&i.CatalogueReward.CampaignSubTitle,
-			&i.CatalogueReward.CampaignDetails,
-			&i.CatalogueReward.TermsAndConditions,
-			&i.CatalogueReward.HowToRedeem,
-			&i.CatalogueReward.CoverImage,
-			&i.CatalogueReward.Assets,
-			&i.CatalogueReward.Countries,
-			&i.CatalogueReward.EndDate,
-			&i.CatalogueReward.IsActive,
-			&i.CatalogueReward.ValueType,
-			&i.CatalogueReward.Denominations,
-			&i.CatalogueReward.MinFace,
-			&i.CatalogueReward.MaxFace,
-			&i.CatalogueReward.DiscountBps,
-			&i.CatalogueReward.MinSelling,
-			&i.CatalogueReward.MaxSelling,
-			&i.CatalogueReward.PurchaseCooldown,
-			&i.CatalogueReward.XScore,
-			&i.CatalogueReward.FlagAllowStudioEditPrice,
-			&i.CatalogueReward.Translations,
-			&i.CatalogueReward.SharedCode,
-			&i.CatalogueReward.ProviderProductID,
-			&i.CatalogueReward.SearchName,
-			&i.CatalogueReward.SearchBody,
-			&i.CatalogueReward.SearchTsv,
-			&i.CatalogueReward.CreatedAt,
-			&i.CatalogueReward.UpdatedAt,
-			&i.CatalogueBrand.Code,
-			&i.CatalogueBrand.Name,
-			&i.CatalogueBrand.Description,
-			&i.CatalogueBrand.LogoUrl,
-			&i.CatalogueBrand.WebsiteUrl,
-			&i.CatalogueBrand.Issuer,
-			&i.CatalogueBrand.Categories,
-			&i.CatalogueBrand.Countries,
-			&i.CatalogueBrand.IsActive,
-			&i.CatalogueBrand.Translations,
-			&i.CatalogueBrand.ProviderCode,
-			&i.CatalogueBrand.CreatedAt,
-			&i.CatalogueBrand.UpdatedAt,
+			&i.ID,
+			&i.Type,
+			&i.BrandCode,
+			&i.Name,
+			&i.CampaignTitle,
+			&i.CampaignSubTitle,
+			&i.CampaignDetails,
+			&i.TermsAndConditions,
+			&i.HowToRedeem,
+			&i.CoverImage,
+			&i.EndDate,
+			&i.IsActive,
+			&i.ValueType,
+			&i.Denominations,
+			&i.MinFace,
+			&i.MaxFace,
+			&i.DiscountBps,
+			&i.MinSelling,
+			&i.MaxSelling,
+			&i.XScore,
+			&i.CreatedAt,
+			&i.HasSharedCode,
+			&i.BrandName,
+			&i.BrandLogoUrl,
+			&i.BrandWebsiteUrl,
+			&i.BrandIssuer,
+			&i.BrandCategories,
+			&i.BrandIsActive,
 			&i.Hidden,
 			&i.Override,
 			&i.Free,
