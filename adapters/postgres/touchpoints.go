@@ -21,6 +21,10 @@ import (
 // TouchpointsRepo is the storage of the touchpoints module.
 type TouchpointsRepo struct {
 	conn
+	// rules runs the rule queries (best rewards and products) with custom plans; the lookups by
+	// id and name run on conn.q as cached prepared statements, whose plans do not depend on
+	// the values.
+	rules *db.Queries
 	trees *treeCache
 }
 
@@ -58,14 +62,14 @@ func (c *treeCache) decode(t db.TouchpointTree) (touchpoints.Tree, error) {
 
 var _ touchpoints.Repo = (*TouchpointsRepo)(nil)
 
-// NewTouchpointsStore returns the storage of the touchpoints module on d. Its statements are
-// planned for their actual parameters (customPlans): the rule queries' optional filters and
-// sort keys then fold away, and the default order walks the listing index.
+// NewTouchpointsStore returns the storage of the touchpoints module on d. The rule queries are
+// planned for their actual parameters (customPlans): their optional filters and sort keys then
+// fold away, and the default order walks the listing index. The lookups by id and name keep
+// pgx's cached prepared statements: planning them anew each time cost more than running them.
 func NewTouchpointsStore(d *DB) store.Of[touchpoints.Repo] {
 	cache := &treeCache{trees: map[uuid.UUID]touchpoints.Tree{}}
 	return newModuleStore(d, func(c conn) touchpoints.Repo {
-		c.q = db.New(customPlans{c.dbtx})
-		return &TouchpointsRepo{conn: c, trees: cache}
+		return &TouchpointsRepo{conn: c, rules: db.New(customPlans{c.dbtx}), trees: cache}
 	})
 }
 
@@ -285,7 +289,7 @@ func (r *TouchpointsRepo) Rewards(ctx context.Context, gameID, coinID uuid.UUID,
 
 // BestRewards implements touchpoints.Repo.
 func (r *TouchpointsRepo) BestRewards(ctx context.Context, q touchpoints.RewardQuery) ([]touchpoints.RewardItem, error) {
-	rows, err := r.q.TouchpointsBestRewards(ctx, db.TouchpointsBestRewardsParams{GameID: q.GameID, CoinID: q.CoinID.String(),
+	rows, err := r.rules.TouchpointsBestRewards(ctx, db.TouchpointsBestRewardsParams{GameID: q.GameID, CoinID: q.CoinID.String(),
 		Now: q.Now, Type: string(q.Type), Category: q.Category, Brand: q.Brand, InStock: q.InStock, Ord: q.SortBy,
 		Lim: int32(q.Limit)})
 	if err != nil {
@@ -313,7 +317,7 @@ func (r *TouchpointsRepo) Products(ctx context.Context, ids []string) ([]catalog
 
 // BestProducts implements touchpoints.Repo.
 func (r *TouchpointsRepo) BestProducts(ctx context.Context, q touchpoints.ProductQuery) ([]catalogue.Product, error) {
-	rows, err := r.q.TouchpointsBestProducts(ctx, db.TouchpointsBestProductsParams{Category: q.Category, Brand: q.Brand,
+	rows, err := r.rules.TouchpointsBestProducts(ctx, db.TouchpointsBestProductsParams{Category: q.Category, Brand: q.Brand,
 		Ord: q.SortBy, Lim: int32(q.Limit)})
 	if err != nil {
 		return nil, fmt.Errorf("best products: %w", err)

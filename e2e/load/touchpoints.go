@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -46,6 +47,7 @@ const (
 // statements of their requests.
 type touchFixture struct {
 	store      *storeFixture
+	url        string // pgbench's: the service's database, plan_cache_mode auto
 	giftCard   string
 	serveSteps []sqlStep
 	treeSteps  []sqlStep
@@ -128,14 +130,22 @@ func (env *environment) touchFixture(ctx context.Context) (*touchFixture, error)
 		return str("{" + string(b[1:len(b)-1]) + "}")
 	}
 	t := &touchFixture{store: fx, giftCard: gift[0], nodes: count}
+	if t.url, err = planModeURL(env.dbURL, "auto"); err != nil {
+		return nil, err
+	}
 	t.serveSteps = []sqlStep{key,
 		{q["playersGet"], sqlArgs{"ID": str(playerID), "GameID": str(gameID), "Environment": str(string(studio.Test))}},
 		{q["touchpointsListPlacements"], sqlArgs{"GameID": str(gameID), "Environment": str(string(studio.Test)), "Screen": str("home")}},
 		{q["touchpointsGameContext"], sqlArgs{"PlayerID": str(playerID), "GameID": str(gameID)}},
 		{q["touchpointsRewards"], sqlArgs{"CoinID": str(env.coinID), "GameID": str(gameID), "Ids": ids(gift[:1])}},
 	}
+	// The service plans the rule query for its values every time (customPlans) and runs the
+	// lookups as cached prepared statements: pgbench connects with plan_cache_mode auto
+	// (touchURL) and switches to force_custom_plan around the rule query.
+	rule := q["touchpointsBestRewards"]
+	rule.planMode = "force_custom_plan"
 	best := func(category, brand, ord string) sqlStep {
-		return sqlStep{q["touchpointsBestRewards"], sqlArgs{"CoinID": str(env.coinID), "GameID": str(gameID), "Now": now, "Type": str(""),
+		return sqlStep{rule, sqlArgs{"CoinID": str(env.coinID), "GameID": str(gameID), "Now": now, "Type": str(""),
 			"Category": str(category), "Brand": str(brand), "InStock": str("true"), "Ord": str(ord), "Lim": str("10")}}
 	}
 	t.treeSteps = []sqlStep{key,
@@ -286,7 +296,7 @@ func pgbenchServe(ctx context.Context, env *environment, clients int) (result, e
 	if err != nil {
 		return result{}, err
 	}
-	return fx.store.pgbench(ctx, env, clients, "serve", []storeCall{{steps: fx.serveSteps}})
+	return fx.pgbench(ctx, env, clients, "serve", fx.serveSteps)
 }
 
 func pgbenchTree(ctx context.Context, env *environment, clients int) (result, error) {
@@ -294,7 +304,49 @@ func pgbenchTree(ctx context.Context, env *environment, clients int) (result, er
 	if err != nil {
 		return result{}, err
 	}
-	return fx.store.pgbench(ctx, env, clients, "tree", []storeCall{{steps: fx.treeSteps}})
+	return fx.pgbench(ctx, env, clients, "tree", fx.treeSteps)
+}
+
+// pgbench runs one request's statements as a pgbench script (pgbenchScript) with -M prepared on
+// the service's database.
+func (fx *touchFixture) pgbench(ctx context.Context, env *environment, clients int, name string, steps []sqlStep) (result, error) {
+	dir, err := os.MkdirTemp(env.tmp, "pgbench-"+name+"-")
+	if err != nil {
+		return result{}, err
+	}
+	defer os.RemoveAll(dir)
+	script, defines, err := pgbenchScript([][]sqlStep{steps})
+	if err != nil {
+		return result{}, err
+	}
+	path := filepath.Join(dir, name+".sql")
+	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
+		return result{}, err
+	}
+	if os.Getenv("LOAD_TOUCH_PLANS") != "" {
+		fmt.Fprintf(os.Stderr, "--- pgbench script %s\n%s\n", name, script)
+	}
+	args := []string{"-n", "-M", "prepared", "-f", path}
+	for _, d := range defines {
+		args = append(args, "-D", d)
+	}
+	r, err := runPgbench(ctx, env, args, clients, fx.url)
+	r.store = &storeStats{}
+	return r, err
+}
+
+// planModeURL is raw as a URL libpq accepts, connecting with plan_cache_mode mode.
+func planModeURL(raw, mode string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil || !strings.Contains(raw, "://") {
+		_, out, err := servicePlanCache(raw + " plan_cache_mode=" + mode)
+		return out, err
+	}
+	q := u.Query()
+	q.Set("plan_cache_mode", mode)
+	u.RawQuery = q.Encode()
+	_, out, err := servicePlanCache(u.String())
+	return out, err
 }
 
 // reportTouchpoints prints the touchpoint goals (their runs are in the rewards store table).
@@ -317,7 +369,9 @@ func reportTouchpoints(w io.Writer, results []result) {
 			if fx := touch; fx != nil {
 				fmt.Fprintf(w, "Touchpoints: serve = a gift-card placement with its configured reward, with a player token; tree = %q, %d nodes, "+
 					"10 STATIC rewards and 2 DYNAMIC nodes (10 rewards each), with coinId.\n", touchTreeName, fx.nodes)
-				fmt.Fprintln(w, "Their statements, EXPLAIN ANALYZE once on the idle database before the runs:")
+				fmt.Fprintln(w, "pgbench-serve and pgbench-tree connect with plan_cache_mode=auto, as the service runs its lookups (cached prepared")
+				fmt.Fprintln(w, "statements), and run the rule statement with force_custom_plan, as the service plans it (customPlans).")
+				fmt.Fprintln(w, "Their statements, EXPLAIN ANALYZE once on the idle database before the runs (custom plans):")
 				for _, line := range fx.timings {
 					fmt.Fprintln(w, "  "+line)
 				}
