@@ -28,6 +28,7 @@ import (
 	"github.com/rewardsco/rewards/adapters/httpapi/partnerapi"
 	"github.com/rewardsco/rewards/adapters/httpapi/playersapi"
 	"github.com/rewardsco/rewards/adapters/httpapi/studioapi"
+	"github.com/rewardsco/rewards/adapters/httpapi/touchpointsapi"
 	"github.com/rewardsco/rewards/adapters/httpapi/webhooksapi"
 	"github.com/rewardsco/rewards/adapters/jobs"
 	"github.com/rewardsco/rewards/adapters/metrics"
@@ -47,6 +48,7 @@ import (
 	"github.com/rewardsco/rewards/core/players"
 	"github.com/rewardsco/rewards/core/sealed"
 	"github.com/rewardsco/rewards/core/studio"
+	"github.com/rewardsco/rewards/core/touchpoints"
 	"github.com/rewardsco/rewards/core/vouchers"
 	"github.com/rewardsco/rewards/core/webhooks"
 	fakecashfree "github.com/rewardsco/rewards/fakes/cashfree"
@@ -69,6 +71,8 @@ type Modules struct {
 	Catalogue *catalogue.Service
 	Orders    *orders.Service
 	Partner   *partner.Service
+	// Touchpoints serves placements (2.0) and trees (1.0).
+	Touchpoints *touchpoints.Service
 	// Idempotency keeps the idempotency keys of every module.
 	Idempotency *idempotency.Keeper
 }
@@ -145,6 +149,9 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 			Currency: ext.Currency, Vouchers: ext.Vouchers, Payments: ext.Payments, Box: box, Jobs: queue, OrderJobs: queue,
 			SessionTTL: ext.PaymentSessionTTL, ReturnURL: ext.PublicURL + "/payments/return",
 		}),
+		Touchpoints: touchpoints.NewService(postgres.NewTouchpointsStore(database), touchpoints.Config{
+			Currency: ext.Currency, PublicURL: ext.PublicURL, Now: ext.Now,
+		}),
 		Webhooks:    hooks,
 		Idempotency: keeper,
 		Players: players.NewService(database, postgres.NewPlayersStore(database), games, players.Config{
@@ -208,6 +215,7 @@ func NewServer(m Modules, cfg ServerConfig) *httpapi.Server {
 	ordersapi.Register(s, m.Orders)
 	partnerapi.Register(s, m.Partner)
 	playersapi.Register(s, m.Players)
+	touchpointsapi.Register(s, m.Touchpoints)
 	webhooksapi.Register(s, m.Webhooks)
 	studioapi.Register(s, m.Studios)
 	return s

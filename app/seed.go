@@ -14,6 +14,7 @@ import (
 	"github.com/rewardsco/rewards/core/orders"
 	"github.com/rewardsco/rewards/core/partner"
 	"github.com/rewardsco/rewards/core/studio"
+	"github.com/rewardsco/rewards/core/touchpoints"
 )
 
 // DemoCredentials are the demo tenant's ids and plaintext keys, kept in the data directory so
@@ -50,7 +51,33 @@ func SeedDemo(ctx context.Context, m Modules, path string, syncCatalogue bool) (
 		return nil, fmt.Errorf("sync the fake provider's catalogue: %w", err)
 	}
 	demo.CatalogueSynced, demo.Synced = true, st.Created
+	if err := seedTouchpoints(ctx, m, demo.GameID); err != nil {
+		return nil, err
+	}
 	return demo, writeDemo(path, demo)
+}
+
+// seedTouchpoints gives the demo game a home-screen gift-card placement (the best gift card,
+// in both environments) and a 1.0 tree "Home" listing the top gift cards.
+func seedTouchpoints(ctx context.Context, m Modules, gameID uuid.UUID) error {
+	p := touchpoints.Placement{ID: uuid.New(), GameID: gameID, Environment: studio.Test, Screen: "home", Type: touchpoints.TypeGiftCard,
+		Rule: &touchpoints.Rule{SortBy: touchpoints.SortDefault}, IsActive: true,
+		Asset: touchpoints.Asset{Source: touchpoints.SourceUpload, ImageURL: "https://example.com/frame.png", Orientation: touchpoints.Portrait, Width: 360, Height: 640}}
+	if _, _, err := m.Touchpoints.PutPlacement(ctx, p); err != nil {
+		return fmt.Errorf("seed a placement: %w", err)
+	}
+	if _, err := m.Touchpoints.Promote(ctx, gameID); err != nil {
+		return fmt.Errorf("promote the demo placement: %w", err)
+	}
+	_, _, err := m.Touchpoints.PutTree(ctx, gameID, "Home", []touchpoints.Node{
+		{DisplayOrder: 1, Title: []touchpoints.TextItem{{Text: "Top gift cards"}}},
+		{DisplayOrder: 2, DataType: touchpoints.DataDynamic, ActionPrefix: "http://localhost:8080/store/rewards/",
+			Query: &touchpoints.Query{Type: touchpoints.QueryRewards, Limit: 5}, CTA: &touchpoints.CTA{Text: "Redeem"}},
+	})
+	if err != nil {
+		return fmt.Errorf("seed a touchpoint tree: %w", err)
+	}
+	return nil
 }
 
 func writeDemo(path string, demo *DemoCredentials) error {

@@ -117,6 +117,25 @@ func (s *Server) Player(op huma.Operation) huma.Operation {
 	return op
 }
 
+// MaybePlayer declares an operation that needs the game's API key and takes a player token
+// when one is sent (Authorization: Bearer): a token sent must be valid (401 otherwise), and
+// PlayerFrom then returns its player; without one, PlayerFrom returns the zero player.
+func (s *Server) MaybePlayer(op huma.Operation) huma.Operation {
+	op.Security = []map[string][]string{{schemeAPIKey: {}}, {schemeAPIKey: {}, schemePlayer: {}}}
+	op.Middlewares = append(huma.Middlewares{s.requireAPIKey, s.maybePlayer}, op.Middlewares...)
+	op.Errors = appendStatuses(op.Errors, http.StatusUnauthorized, http.StatusForbidden, http.StatusMisdirectedRequest)
+	return op
+}
+
+// maybePlayer is requirePlayer when an Authorization header is sent.
+func (s *Server) maybePlayer(hctx huma.Context, next func(huma.Context)) {
+	if strings.TrimSpace(hctx.Header("Authorization")) == "" {
+		next(hctx)
+		return
+	}
+	s.requirePlayer(hctx, next)
+}
+
 // CoinMovement declares an operation that moves coins: a game with serverOnlyCoinMovements on
 // takes it only with its server secret in x-api-secret, else 403 SERVER_SECRET_REQUIRED. Apply it
 // to an operation already declared with APIKey or Player.

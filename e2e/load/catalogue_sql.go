@@ -32,6 +32,9 @@ type sqlQuery struct {
 	sql    string
 	params []string
 	types  []string // of $1, $2, …, as PostgreSQL infers them (set by paramTypes)
+	// planMode, when set, is the plan_cache_mode pgbench runs the statement with (SET before
+	// it, RESET after), for an endpoint that plans it unlike its other statements.
+	planMode string
 }
 
 // paramTypes asks PostgreSQL the types of the queries' parameters, as it infers them when pgx
@@ -62,6 +65,9 @@ var storeQueryFiles = map[string][]string{
 	"players.sql.go": {"playersGet"},
 	// The coin that prices the list.
 	"coins.sql.go": {"coinsGet"},
+	// The touchpoint scenarios (touchpoints.go).
+	"touchpoints.sql.go": {"touchpointsListPlacements", "touchpointsGameContext", "touchpointsRewards", "touchpointsCoin",
+		"touchpointsTreeByName", "touchpointsBestRewards"},
 }
 
 var (
@@ -328,9 +334,18 @@ func pgbenchScript(calls [][]sqlStep) (script string, defines []string, err erro
 	}
 	fmt.Fprintf(&b, ") AS t(%s, more) WHERE t.i = :i\n\\gset\n", strings.Join(names, ", "))
 
+	mode := "" // the connection's plan_cache_mode
 	for si, st := range tmpl {
 		if si == optional {
 			b.WriteString("\\if :more\n")
+		}
+		if st.q.planMode != mode {
+			if st.q.planMode == "" {
+				b.WriteString("RESET plan_cache_mode;\n")
+			} else {
+				b.WriteString("SET plan_cache_mode = " + st.q.planMode + ";\n")
+			}
+			mode = st.q.planMode
 		}
 		if _, err := st.values(); err != nil {
 			return "", nil, err
@@ -359,6 +374,9 @@ func pgbenchScript(calls [][]sqlStep) (script string, defines []string, err erro
 			}
 		}))
 		b.WriteString(";\n")
+	}
+	if mode != "" {
+		b.WriteString("RESET plan_cache_mode;\n")
 	}
 	if optional < len(tmpl) {
 		b.WriteString("\\endif\n")

@@ -87,6 +87,7 @@ func report(w io.Writer, results []result, opts options) (failed int) {
 			goalClients, ms(goalP99), ms(dist.p99), verdict(dist.p99 < goalP99))
 	}
 	reportStore(w, results)
+	reportTouchpoints(w, results)
 	reportOrders(w, results)
 	reportWebhooks(w, results)
 	if failed > 0 {

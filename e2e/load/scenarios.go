@@ -41,6 +41,11 @@ var scenarios = []scenario{
 	{searchBaseline, "pgbench -M prepared running the statements GET /rewards/search runs for them, on the service's database", pgbenchSearch},
 	{typoScenario, "GET /rewards/search: one-edit typos in rotation (full text finds nothing, then trigram similarity)", rewardsSearchTypo},
 	{typoBaseline, "pgbench -M prepared running the statements GET /rewards/search runs for them, on the service's database", pgbenchSearchTypo},
+	// Touchpoints (touchpoints.go), on the same seeded catalogue.
+	{serveScenario, "GET /v2/touchpoints/serve with a player token: a gift-card placement and its configured reward", touchpointsServe},
+	{serveBaseline, "pgbench -M prepared running the statements GET /v2/touchpoints/serve runs", pgbenchServe},
+	{treeScenario, "GET /touchpoints/name/{name}?coinId=: a 50-node tree, 10 STATIC rewards, 2 DYNAMIC nodes", touchpointsTree},
+	{treeBaseline, "pgbench -M prepared running the statements GET /touchpoints/name/{name} runs", pgbenchTree},
 	// Purchases (orders.go), on a studio of their own, beside pgbench's tpcb-like.
 	{couponScenario, "POST /rewards/purchase of a COUPON (a code from its pool), each client its own player", purchaseCoupon},
 	{giftScenario, "POST /rewards/purchase of a GIFT_CARD (fake voucher provider on loopback), each client its own player", purchaseGiftCard},

@@ -384,6 +384,55 @@ type Studio struct {
 	CreatedAt time.Time
 }
 
+type TouchpointAsset struct {
+	ID          string
+	Name        string
+	ImageUrl    string
+	Orientation string
+	Width       int32
+	Height      int32
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+type TouchpointGameCoin struct {
+	GameID    uuid.UUID
+	CoinID    uuid.UUID
+	UpdatedAt time.Time
+}
+
+type TouchpointPlacement struct {
+	GameID       uuid.UUID
+	Environment  string
+	ID           uuid.UUID
+	Screen       string
+	Type         string
+	AssetSource  string
+	PresetID     *string
+	ImageUrl     string
+	Orientation  string
+	Width        int32
+	Height       int32
+	RewardID     *uuid.UUID
+	ProductID    *string
+	HasRule      bool
+	RuleCategory string
+	RuleBrand    string
+	RuleSort     string
+	IsActive     bool
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+type TouchpointTree struct {
+	ID        uuid.UUID
+	GameID    uuid.UUID
+	Name      string
+	Nodes     []byte
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
 type WebhookConfig struct {
 	ID               uuid.UUID
 	StudioID         uuid.UUID

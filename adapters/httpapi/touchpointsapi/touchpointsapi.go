@@ -1,0 +1,542 @@
+// Package touchpointsapi serves the touchpoints module over HTTP: 2.0 serving
+// (GET /v2/touchpoints/serve), the 1.0 trees (GET /touchpoints…), both inside the success
+// envelope, and the operator's placements, asset library, touchpoint coin and trees.
+package touchpointsapi
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/google/uuid"
+
+	"github.com/rewardsco/rewards/adapters/httpapi"
+	"github.com/rewardsco/rewards/core/coins"
+	"github.com/rewardsco/rewards/core/errs"
+	"github.com/rewardsco/rewards/core/studio"
+	"github.com/rewardsco/rewards/core/touchpoints"
+)
+
+// Tag groups the touchpoint operations on the docs page.
+const Tag = "Touchpoints"
+
+// TagDescription describes Tag on the docs page.
+const TagDescription = "Reward widgets games draw inside their own screens: 2.0 serves one priced offer per screen, 1.0 returns trees of nodes. Answers are inside the envelope {data, statusCode, message, requestId, timestamp}."
+
+// pricingRule documents the figures of a served item.
+const pricingRule = "**Pricing.** `pricing` is money in the deployment currency: `mrp`, `price` (selling price), `discountPct` ((mrp − price)/mrp) and `priceAfterCoins` (price − coinDiscount). " +
+	"The coin is the game's touchpoint coin (set by the operator; else the game's oldest coin). Coins may pay up to the item's `maxCoinDiscountPct` of the price (100% for coupons and gift cards): " +
+	"`coinDiscount` is that share, rounded down to the hundredth, capped by what the player's balance is worth when a player token is sent (uncapped without one); " +
+	"`coinsRequired = ceil(coinDiscount × coinsPerUnit)`. `coins` is omitted when the game has no coin or the coin can pay nothing (0%, an empty balance). " +
+	"`pricing` is null for coupons (they carry `offerText`: the campaign title, else the discount, else the name) and for products whose price snapshot is over 24 hours old (no `coins` then either)."
+
+func errBadID(field, value string) error {
+	return errs.Invalidf("nodes: %s %q is not a UUID", field, value)
+}
+
+// Register adds the touchpoint operations to s.
+func Register(s *httpapi.Server, svc *touchpoints.Service) {
+	s.AddTag(Tag, TagDescription)
+	h := handlers{svc: svc}
+	tags := []string{Tag}
+
+	huma.Register(s.API, s.MaybePlayer(huma.Operation{
+		OperationID: "serve-touchpoint",
+		Method:      http.MethodGet,
+		Path:        "/v2/touchpoints/serve",
+		Summary:     "What a screen shows (2.0)",
+		Description: "Picks the screen's active placement of the key's game and environment and its item: the configured reward or product when it is active and in stock " +
+			"(a coupon with a code pool needs a free code), else the best item by the placement's rule. `screen`: only `home` is live; any other is 400 UNKNOWN_SCREEN naming the valid values. " +
+			"When the screen has placements of several types, `type` (product, coupon, gift-card) chooses one; without it the call is 400 PLACEMENT_TYPE_REQUIRED. " +
+			"Nothing to show (no placement, or no item available) is a normal 200 with `asset` and `item` null (`placementId` null when there is no placement). " +
+			"With a player token (`Authorization: Bearer`) the coin figures are capped by the player's balance; an invalid token is 401. " +
+			"`cta.url` is `{storeUrl}/rewards/{item.id}` (the game's storeUrl, else the service's public address) with `utm_source`, `utm_medium` and `utm_campaign` appended when sent. " + pricingRule,
+		Tags:   tags,
+		Errors: []int{http.StatusBadRequest},
+	}), h.serve)
+
+	treeRule := "`coinId` (a coin of the key's game; 404 COIN_NOT_FOUND otherwise) fills `data` of STATIC nodes and of the nodes DYNAMIC ones expand into; without it nodes come back unhydrated. " +
+		"DYNAMIC nodes are always replaced by one sibling per matching item (each DYNAMIC, with the item's rewardId or productId, an id derived from the node's and the item's, " +
+		"the node's looks and children, and `cta.action` = the configured prefix + item id); the original node is never returned. Nodes keep `displayOrder`: clients sort ascending. " +
+		"With a player token, product figures (`coinRequiredForDiscount`) use the player's balance. " +
+		"Hydrated reward: `price` is the coin price of the smallest face value in `coinId`'s coin; `inventory` is LIMITED with the free codes of a coupon pool, else UNLIMITED with -1. " +
+		"Hydrated product: `coinSpread` is maxCoinDiscountPct; `coinsRequiredForMaxDiscount` = ceil(share of the final price coins may pay × coinsPerUnit)."
+
+	huma.Register(s.API, s.MaybePlayer(huma.Operation{
+		OperationID: "list-touchpoints",
+		Method:      http.MethodGet,
+		Path:        "/touchpoints",
+		Summary:     "The game's touchpoints (1.0)",
+		Description: "Every tree of the key's game (both environments), by name: `{touchpoints, total}`. " + treeRule,
+		Tags:        tags,
+		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
+	}), h.list)
+
+	huma.Register(s.API, s.MaybePlayer(huma.Operation{
+		OperationID: "get-touchpoint-by-name",
+		Method:      http.MethodGet,
+		Path:        "/touchpoints/name/{name}",
+		Summary:     "One touchpoint by name (1.0)",
+		Description: "The game's tree of that name; names are case sensitive (`Home` is not `home`): 404 TOUCHPOINT_NOT_FOUND. " + treeRule,
+		Tags:        tags,
+		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
+	}), h.byName)
+
+	huma.Register(s.API, s.MaybePlayer(huma.Operation{
+		OperationID: "get-touchpoint",
+		Method:      http.MethodGet,
+		Path:        "/touchpoints/{id}",
+		Summary:     "One touchpoint by id (1.0)",
+		Description: "The game's tree of that id; an unknown or malformed id, or another game's, is 404 TOUCHPOINT_NOT_FOUND. " + treeRule,
+		Tags:        tags,
+		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
+	}), h.byID)
+
+	registerOperator(s, h)
+	documentNodeData(s.API.OpenAPI().Components.Schemas)
+}
+
+func registerOperator(s *httpapi.Server, h handlers) {
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID: "admin-put-touchpoint-asset",
+		Method:      http.MethodPut,
+		Path:        "/admin/v1/touchpoint-assets/{assetId}",
+		Summary:     "Create or replace a library frame",
+		Description: "The library of PRESET frames placements may use (shared by every game). 201 when new, 200 when replaced; placements using it are served with the new image at once. " +
+			"`assetId` matches `^[a-z0-9][a-z0-9_-]{1,63}$`; `imageUrl` is an absolute http(s) address; width and height 1 to 10000. Bad input is 400 and changes nothing.",
+		Errors: []int{http.StatusBadRequest},
+	}), h.putAsset)
+	documentCreated(s, "/admin/v1/touchpoint-assets/{assetId}")
+
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID: "admin-list-touchpoint-assets",
+		Method:      http.MethodGet,
+		Path:        "/admin/v1/touchpoint-assets",
+		Summary:     "The library of frames",
+		Description: "Every PRESET frame, by id: `{assets}`.",
+	}), h.listAssets)
+
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID: "admin-put-placement",
+		Method:      http.MethodPut,
+		Path:        "/admin/v1/games/{gameId}/placements/{environment}/{placementId}",
+		Summary:     "Create or replace a placement (2.0)",
+		Description: "What a screen of the game shows in one environment. `screen`: only `home` (400 UNKNOWN_SCREEN). `type`: product, coupon or gift-card; one placement per screen and type " +
+			"(409 PLACEMENT_CONFLICT). `asset`: `{source: PRESET, presetId}` (a library frame, 400 otherwise) or `{source: UPLOAD, imageUrl, orientation, width, height}`. " +
+			"`item`: `rewardId` (a COUPON for coupon placements, a GIFT_CARD for gift-card ones) or `productId` (product placements), and/or `rule {category?, brand?, sortBy?}` " +
+			"whose best item stands in when there is no configured item or it is inactive or out of stock. `isActive` defaults to true. 201 when new, 200 when replaced. " +
+			"Test placements reach live only through POST .../placements/promote. 404 GAME_NOT_FOUND; bad input is 400 and changes nothing.",
+		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict},
+	}), h.putPlacement)
+	documentCreated(s, "/admin/v1/games/{gameId}/placements/{environment}/{placementId}")
+
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID: "admin-list-placements",
+		Method:      http.MethodGet,
+		Path:        "/admin/v1/games/{gameId}/placements/{environment}",
+		Summary:     "A game's placements (2.0)",
+		Description: "Every placement of the game in the environment, by screen and type: `{placements}`; PRESET frames show the library's current image. 404 GAME_NOT_FOUND.",
+		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
+	}), h.listPlacements)
+
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID: "admin-promote-placements",
+		Method:      http.MethodPost,
+		Path:        "/admin/v1/games/{gameId}/placements/promote",
+		Summary:     "Go live: copy the test placements to live",
+		Description: "The game's live placements become copies of its test placements (same ids), in one transaction; live placements not in test are removed. " +
+			"Answers the live placements. 404 GAME_NOT_FOUND.",
+		Errors: []int{http.StatusNotFound},
+	}), h.promote)
+
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID: "admin-put-touchpoint-coin",
+		Method:      http.MethodPut,
+		Path:        "/admin/v1/games/{gameId}/touchpoint-coin",
+		Summary:     "Set the game's touchpoint coin",
+		Description: "The coin 2.0 touchpoints price in; until set, the game's oldest coin. `coinId` must be a coin of the game (400 otherwise). 404 GAME_NOT_FOUND.",
+		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
+	}), h.putCoin)
+
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID: "admin-put-touchpoint-tree",
+		Method:      http.MethodPut,
+		Path:        "/admin/v1/games/{gameId}/touchpoints/{name}",
+		Summary:     "Create or replace a touchpoint tree (1.0)",
+		Description: "A tree of nodes for the game (both environments), named case sensitively (1 to 128 characters, no `/`). 201 when new, 200 when replaced. Checked: node ids are UUIDs, " +
+			"unique in the tree (a node without one gets one); ASSET (the default) links nothing; STATIC links a reward (`rewardId`) or product (`productId`) that exists, or has a descendant that does; " +
+			"DYNAMIC has `query {type: rewards|products, category?, brand?, sortBy?, limit ≤ 20 (default 10)}` and `actionPrefix`, links nothing, and is never a popup; " +
+			"at most 500 nodes (popups included) and 6 levels. `data` sent is ignored. Bad input is 400 VALIDATION_FAILED naming the node and changes nothing. 404 GAME_NOT_FOUND.",
+		Errors: []int{http.StatusBadRequest, http.StatusNotFound},
+	}), h.putTree)
+	documentCreated(s, "/admin/v1/games/{gameId}/touchpoints/{name}")
+
+	huma.Register(s.API, s.Operator(huma.Operation{
+		OperationID:   "admin-delete-touchpoint-tree",
+		Method:        http.MethodDelete,
+		Path:          "/admin/v1/games/{gameId}/touchpoints/{name}",
+		Summary:       "Delete a touchpoint tree (1.0)",
+		DefaultStatus: http.StatusNoContent,
+		Description:   "Deletes the game's tree of that name (case sensitive). 404 TOUCHPOINT_NOT_FOUND.",
+		Errors:        []int{http.StatusNotFound},
+	}), h.deleteTree)
+}
+
+// documentCreated documents a create-or-replace operation's 201 answer: the same body as its
+// 200, which Huma documents alone.
+func documentCreated(s *httpapi.Server, path string) {
+	item := s.API.OpenAPI().Paths[path]
+	if item == nil || item.Put == nil || item.Put.Responses["200"] == nil {
+		return
+	}
+	ok := *item.Put.Responses["200"]
+	item.Put.Responses["200"].Description = "Replaced"
+	ok.Description = "Created"
+	item.Put.Responses["201"] = &ok
+}
+
+// ---- Inputs and outputs ----
+
+type serveInput struct {
+	Screen      string `query:"screen" required:"true" maxLength:"64" doc:"The screen; only home is live (400 UNKNOWN_SCREEN otherwise)" example:"home"`
+	Type        string `query:"type" enum:"product,coupon,gift-card" doc:"Which placement, when the screen has several (400 PLACEMENT_TYPE_REQUIRED without it)"`
+	UTMSource   string `query:"utm_source" maxLength:"256" doc:"Appended to cta.url"`
+	UTMMedium   string `query:"utm_medium" maxLength:"256" doc:"Appended to cta.url"`
+	UTMCampaign string `query:"utm_campaign" maxLength:"256" doc:"Appended to cta.url"`
+}
+
+// CoinQuery is the coinId of the 1.0 reads (embedded, so exported for Huma).
+type CoinQuery struct {
+	CoinID string `query:"coinId" maxLength:"64" doc:"A coin of the game: fills data (404 COIN_NOT_FOUND when it is not one); without it nodes are unhydrated"`
+}
+
+type listInput struct{ CoinQuery }
+
+type byNameInput struct {
+	Name string `path:"name" maxLength:"128" doc:"Touchpoint name, case sensitive" example:"Home"`
+	CoinQuery
+}
+
+type byIDInput struct {
+	ID string `path:"id" maxLength:"64" doc:"Touchpoint id"`
+	CoinQuery
+}
+
+type servedOutput struct {
+	Body httpapi.Envelope[ServedBody]
+}
+
+type touchpointOutput struct {
+	Body httpapi.Envelope[TouchpointBody]
+}
+
+type touchpointListOutput struct {
+	Body httpapi.Envelope[TouchpointListBody]
+}
+
+type putAssetInput struct {
+	AssetID string `path:"assetId" maxLength:"64" doc:"Asset id" example:"gold-frame"`
+	Body    struct {
+		Name        string `json:"name" maxLength:"200" doc:"Name" example:"Gold frame"`
+		ImageURL    string `json:"imageUrl" maxLength:"2048" doc:"Absolute http(s) address of the frame"`
+		Orientation string `json:"orientation" enum:"PORTRAIT,LANDSCAPE" doc:"Orientation"`
+		Width       int    `json:"width" minimum:"1" maximum:"10000" doc:"Pixels"`
+		Height      int    `json:"height" minimum:"1" maximum:"10000" doc:"Pixels"`
+	}
+}
+
+type assetOutput struct {
+	Status int
+	Body   LibraryAssetBody
+}
+
+type assetsOutput struct {
+	Body struct {
+		Assets []LibraryAssetBody `json:"assets"`
+	}
+}
+
+// GamePath is the game of an operator route (embedded, so exported for Huma).
+type GamePath struct {
+	GameID string `path:"gameId" maxLength:"64" doc:"The game"`
+}
+
+type putPlacementInput struct {
+	GamePath
+	Environment string `path:"environment" enum:"live,test" doc:"Environment"`
+	PlacementID string `path:"placementId" format:"uuid" doc:"Placement id, chosen by the caller (a UUID)"`
+	Body        struct {
+		Screen   string             `json:"screen" maxLength:"64" doc:"Screen; only home" example:"home"`
+		Type     string             `json:"type" enum:"product,coupon,gift-card" doc:"Kind of offer"`
+		Asset    PlacementAssetBody `json:"asset"`
+		Item     PlacementItemBody  `json:"item"`
+		IsActive *bool              `json:"isActive,omitempty" doc:"Default true"`
+	}
+}
+
+type placementOutput struct {
+	Status int
+	Body   PlacementBody
+}
+
+type listPlacementsInput struct {
+	GamePath
+	Environment string `path:"environment" enum:"live,test" doc:"Environment"`
+}
+
+type placementsOutput struct {
+	Body struct {
+		Placements []PlacementBody `json:"placements"`
+	}
+}
+
+type putCoinInput struct {
+	GamePath
+	Body struct {
+		CoinID string `json:"coinId" format:"uuid" doc:"A coin of the game"`
+	}
+}
+
+type coinOutput struct {
+	Body struct {
+		GameID string `json:"gameId" doc:"The game"`
+		CoinID string `json:"coinId" doc:"Its touchpoint coin"`
+	}
+}
+
+type putTreeInput struct {
+	GamePath
+	Name string `path:"name" maxLength:"128" doc:"Touchpoint name, case sensitive" example:"Home"`
+	Body struct {
+		Nodes []NodeBody `json:"nodes" maxItems:"500" doc:"Root nodes"`
+	}
+}
+
+type treeOutput struct {
+	Status int
+	Body   TouchpointBody
+}
+
+type deleteTreeInput struct {
+	GamePath
+	Name string `path:"name" maxLength:"128" doc:"Touchpoint name, case sensitive"`
+}
+
+// ---- Handlers ----
+
+// handlers serve the touchpoint operations: each decodes its input, makes one core call and
+// encodes the answer.
+type handlers struct{ svc *touchpoints.Service }
+
+func playerOf(ctx context.Context) *uuid.UUID {
+	if p := httpapi.PlayerFrom(ctx); p.ID != uuid.Nil {
+		return &p.ID
+	}
+	return nil
+}
+
+func (h handlers) serve(ctx context.Context, in *serveInput) (*servedOutput, error) {
+	c := httpapi.CallerFrom(ctx)
+	s, err := h.svc.Serve(ctx, touchpoints.ServeRequest{GameID: c.GameID, Environment: c.Environment, PlayerID: playerOf(ctx),
+		Screen: in.Screen, Type: touchpoints.ItemType(in.Type),
+		UTM: map[string]string{"utm_source": in.UTMSource, "utm_medium": in.UTMMedium, "utm_campaign": in.UTMCampaign}})
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	return &servedOutput{Body: httpapi.Wrap(ctx, http.StatusOK, "OK", toServedBody(s))}, nil
+}
+
+func (h handlers) treeRequest(ctx context.Context, q CoinQuery) (touchpoints.TreeRequest, error) {
+	r := touchpoints.TreeRequest{GameID: httpapi.CallerFrom(ctx).GameID, PlayerID: playerOf(ctx)}
+	if q.CoinID != "" {
+		id, err := httpapi.ParseID(q.CoinID, coins.ErrCoinNotFound)
+		if err != nil {
+			return r, httpapi.ErrorFrom(ctx, err)
+		}
+		r.CoinID = &id
+	}
+	return r, nil
+}
+
+func (h handlers) list(ctx context.Context, in *listInput) (*touchpointListOutput, error) {
+	q, err := h.treeRequest(ctx, in.CoinQuery)
+	if err != nil {
+		return nil, err
+	}
+	list, err := h.svc.Trees(ctx, q)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	body := TouchpointListBody{Touchpoints: httpapi.Map(list, toTouchpointBody), Total: len(list)}
+	return &touchpointListOutput{Body: httpapi.Wrap(ctx, http.StatusOK, "OK", body)}, nil
+}
+
+func (h handlers) byName(ctx context.Context, in *byNameInput) (*touchpointOutput, error) {
+	q, err := h.treeRequest(ctx, in.CoinQuery)
+	if err != nil {
+		return nil, err
+	}
+	t, err := h.svc.TreeByName(ctx, q, in.Name)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	return &touchpointOutput{Body: httpapi.Wrap(ctx, http.StatusOK, "OK", toTouchpointBody(t))}, nil
+}
+
+func (h handlers) byID(ctx context.Context, in *byIDInput) (*touchpointOutput, error) {
+	id, err := httpapi.ParseID(in.ID, touchpoints.ErrTouchpointNotFound)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	q, err := h.treeRequest(ctx, in.CoinQuery)
+	if err != nil {
+		return nil, err
+	}
+	t, err := h.svc.TreeByID(ctx, q, id)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	return &touchpointOutput{Body: httpapi.Wrap(ctx, http.StatusOK, "OK", toTouchpointBody(t))}, nil
+}
+
+// createdOr is 201 when created, else 200.
+func createdOr(created bool) int {
+	if created {
+		return http.StatusCreated
+	}
+	return http.StatusOK
+}
+
+func (h handlers) putAsset(ctx context.Context, in *putAssetInput) (*assetOutput, error) {
+	a := touchpoints.PresetAsset{ID: in.AssetID, Name: in.Body.Name, ImageURL: in.Body.ImageURL, Orientation: in.Body.Orientation,
+		Width: in.Body.Width, Height: in.Body.Height}
+	created, err := h.svc.PutAsset(ctx, a)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	return &assetOutput{Status: createdOr(created), Body: toLibraryAssetBody(a)}, nil
+}
+
+func (h handlers) listAssets(ctx context.Context, _ *struct{}) (*assetsOutput, error) {
+	list, err := h.svc.Assets(ctx)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	out := &assetsOutput{}
+	out.Body.Assets = httpapi.Map(list, toLibraryAssetBody)
+	return out, nil
+}
+
+func (h handlers) putPlacement(ctx context.Context, in *putPlacementInput) (*placementOutput, error) {
+	gameID, err := httpapi.ParseID(in.GameID, studio.ErrGameNotFound)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	p, err := toCorePlacement(gameID, in)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	p, created, err := h.svc.PutPlacement(ctx, p)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	return &placementOutput{Status: createdOr(created), Body: toPlacementBody(p)}, nil
+}
+
+func toCorePlacement(gameID uuid.UUID, in *putPlacementInput) (touchpoints.Placement, error) {
+	b := in.Body
+	p := touchpoints.Placement{GameID: gameID, Environment: studio.Environment(in.Environment), Screen: b.Screen,
+		Type: touchpoints.ItemType(b.Type), ProductID: b.Item.ProductID, IsActive: b.IsActive == nil || *b.IsActive,
+		Asset: touchpoints.Asset{Source: b.Asset.Source, PresetID: b.Asset.PresetID, ImageURL: b.Asset.ImageURL,
+			Orientation: b.Asset.Orientation, Width: b.Asset.Width, Height: b.Asset.Height}}
+	id, err := uuid.Parse(in.PlacementID)
+	if err != nil {
+		return p, errs.Invalidf("placementId must be a UUID")
+	}
+	p.ID = id
+	if b.Item.RewardID != "" {
+		rid, err := uuid.Parse(b.Item.RewardID)
+		if err != nil {
+			return p, errs.Invalidf("item.rewardId must be a UUID")
+		}
+		p.RewardID = &rid
+	}
+	if b.Item.Rule != nil {
+		r := touchpoints.Rule(*b.Item.Rule)
+		p.Rule = &r
+	}
+	return p, nil
+}
+
+func (h handlers) listPlacements(ctx context.Context, in *listPlacementsInput) (*placementsOutput, error) {
+	gameID, err := httpapi.ParseID(in.GameID, studio.ErrGameNotFound)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	list, err := h.svc.Placements(ctx, gameID, studio.Environment(in.Environment))
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	out := &placementsOutput{}
+	out.Body.Placements = httpapi.Map(list, toPlacementBody)
+	return out, nil
+}
+
+func (h handlers) promote(ctx context.Context, in *GamePath) (*placementsOutput, error) {
+	gameID, err := httpapi.ParseID(in.GameID, studio.ErrGameNotFound)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	list, err := h.svc.Promote(ctx, gameID)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	out := &placementsOutput{}
+	out.Body.Placements = httpapi.Map(list, toPlacementBody)
+	return out, nil
+}
+
+func (h handlers) putCoin(ctx context.Context, in *putCoinInput) (*coinOutput, error) {
+	gameID, err := httpapi.ParseID(in.GameID, studio.ErrGameNotFound)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	coinID, err := uuid.Parse(in.Body.CoinID)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, errs.Invalidf("coinId must be a UUID"))
+	}
+	if err := h.svc.SetCoin(ctx, gameID, coinID); err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	out := &coinOutput{}
+	out.Body.GameID, out.Body.CoinID = gameID.String(), coinID.String()
+	return out, nil
+}
+
+func (h handlers) putTree(ctx context.Context, in *putTreeInput) (*treeOutput, error) {
+	gameID, err := httpapi.ParseID(in.GameID, studio.ErrGameNotFound)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	nodes, err := toCoreNodes(in.Body.Nodes)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	t, created, err := h.svc.PutTree(ctx, gameID, strings.Clone(in.Name), nodes)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	return &treeOutput{Status: createdOr(created), Body: toTouchpointBody(t)}, nil
+}
+
+func (h handlers) deleteTree(ctx context.Context, in *deleteTreeInput) (*struct{}, error) {
+	gameID, err := httpapi.ParseID(in.GameID, studio.ErrGameNotFound)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	if err := h.svc.DeleteTree(ctx, gameID, in.Name); err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	return nil, nil
+}

@@ -1,0 +1,415 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/rewardsco/rewards/adapters/postgres/db"
+	"github.com/rewardsco/rewards/core/catalogue"
+	"github.com/rewardsco/rewards/core/coins"
+	"github.com/rewardsco/rewards/core/money"
+	"github.com/rewardsco/rewards/core/store"
+	"github.com/rewardsco/rewards/core/studio"
+	"github.com/rewardsco/rewards/core/touchpoints"
+)
+
+// TouchpointsRepo is the storage of the touchpoints module.
+type TouchpointsRepo struct {
+	conn
+	// rules runs the rule queries (best rewards and products) with custom plans; the lookups by
+	// id and name run on conn.q as cached prepared statements, whose plans do not depend on
+	// the values.
+	rules *db.Queries
+	trees *treeCache
+}
+
+// treeCache keeps decoded trees by id and version (updated_at): games read the same trees on
+// every screen, and decoding a tree's JSON was a sixth of a read's cost. The row is still read
+// on every call, so a change is seen at once. Cached trees are shared: the core never changes
+// the nodes it reads.
+type treeCache struct {
+	mu    sync.Mutex
+	trees map[uuid.UUID]touchpoints.Tree
+}
+
+// maxCachedTrees bounds the cache; past it, the cache starts over.
+const maxCachedTrees = 1000
+
+func (c *treeCache) decode(t db.TouchpointTree) (touchpoints.Tree, error) {
+	c.mu.Lock()
+	hit, ok := c.trees[t.ID]
+	c.mu.Unlock()
+	if ok && hit.UpdatedAt.Equal(t.UpdatedAt) && hit.Name == t.Name {
+		return hit, nil
+	}
+	out, err := toCoreTree(t)
+	if err != nil {
+		return out, err
+	}
+	c.mu.Lock()
+	if len(c.trees) >= maxCachedTrees {
+		clear(c.trees)
+	}
+	c.trees[t.ID] = out
+	c.mu.Unlock()
+	return out, nil
+}
+
+var _ touchpoints.Repo = (*TouchpointsRepo)(nil)
+
+// NewTouchpointsStore returns the storage of the touchpoints module on d. The rule queries are
+// planned for their actual parameters (customPlans): their optional filters and sort keys then
+// fold away, and the default order walks the listing index. The lookups by id and name keep
+// pgx's cached prepared statements: planning them anew each time cost more than running them.
+func NewTouchpointsStore(d *DB) store.Of[touchpoints.Repo] {
+	cache := &treeCache{trees: map[uuid.UUID]touchpoints.Tree{}}
+	return newModuleStore(d, func(c conn) touchpoints.Repo {
+		return &TouchpointsRepo{conn: c, rules: db.New(customPlans{c.dbtx}), trees: cache}
+	})
+}
+
+func toCoreAsset(a db.TouchpointAsset) touchpoints.PresetAsset {
+	return touchpoints.PresetAsset{ID: a.ID, Name: a.Name, ImageURL: a.ImageUrl, Orientation: a.Orientation,
+		Width: int(a.Width), Height: int(a.Height)}
+}
+
+func toCoreProduct(p db.CatalogueProduct) catalogue.Product {
+	return catalogue.Product{ID: p.ID, Name: p.Name, BrandName: p.BrandName, Category: p.Category,
+		ImageURL: p.ImageUrl, HeroImageURL: p.HeroImageUrl, Rating: p.Rating, MRP: money.Amount(p.Mrp),
+		ListingPrice: money.Amount(p.ListingPrice), DiscountedListingPrice: money.Amount(p.DiscountedListingPrice),
+		MaxCoinDiscountPct: money.Pct(p.MaxCoinDiscountBps), PriceUpdatedAt: p.PriceUpdatedAt, IsActive: p.IsActive}
+}
+
+// toCoreRewardItem converts the narrow reward row of the touchpoint queries (through the
+// catalogue's own converter, so money is read one way only).
+func toCoreRewardItem(r db.TouchpointsRewardsRow) touchpoints.RewardItem {
+	row := db.CatalogueReward{ID: r.ID, Type: r.Type, BrandCode: r.BrandCode, Name: r.Name, CampaignTitle: r.CampaignTitle,
+		CampaignSubTitle: r.CampaignSubTitle, CampaignDetails: r.CampaignDetails, TermsAndConditions: r.TermsAndConditions,
+		HowToRedeem: r.HowToRedeem, CoverImage: r.CoverImage, EndDate: r.EndDate, IsActive: r.IsActive, ValueType: r.ValueType,
+		Denominations: r.Denominations, MinFace: r.MinFace, MaxFace: r.MaxFace, DiscountBps: r.DiscountBps,
+		MinSelling: r.MinSelling, MaxSelling: r.MaxSelling, XScore: r.XScore, CreatedAt: r.CreatedAt}
+	if r.HasSharedCode {
+		row.SharedCode = []byte{}
+	}
+	it := touchpoints.RewardItem{Reward: toCoreReward(row), Hidden: r.Hidden, Override: override(r.Override),
+		Brand: catalogue.Brand{Code: r.BrandCode, Name: r.BrandName, LogoURL: r.BrandLogoUrl, WebsiteURL: r.BrandWebsiteUrl,
+			Issuer: r.BrandIssuer, Categories: r.BrandCategories, IsActive: r.BrandIsActive}}
+	if r.Free >= 0 {
+		it.Free = &r.Free
+	}
+	return it
+}
+
+func toCorePlacement(gameID uuid.UUID, env studio.Environment, r db.TouchpointsListPlacementsRow) touchpoints.Placement {
+	p := touchpoints.Placement{ID: r.ID, GameID: gameID, Environment: env, Screen: r.Screen,
+		Type: touchpoints.ItemType(r.Type), RewardID: r.RewardID, IsActive: r.IsActive, UpdatedAt: r.UpdatedAt,
+		Asset: touchpoints.Asset{Source: r.AssetSource, PresetID: r.PresetID, ImageURL: r.ImageUrl,
+			Orientation: r.Orientation, Width: int(r.Width), Height: int(r.Height)}}
+	if r.ProductID != nil {
+		p.ProductID = *r.ProductID
+	}
+	if r.HasRule {
+		p.Rule = &touchpoints.Rule{Category: r.RuleCategory, Brand: r.RuleBrand, SortBy: r.RuleSort}
+	}
+	return p
+}
+
+func toCoreTree(t db.TouchpointTree) (touchpoints.Tree, error) {
+	out := touchpoints.Tree{ID: t.ID, GameID: t.GameID, Name: t.Name, UpdatedAt: t.UpdatedAt}
+	if err := json.Unmarshal(t.Nodes, &out.Nodes); err != nil {
+		return touchpoints.Tree{}, fmt.Errorf("decode tree %s: %w", t.ID, err)
+	}
+	return out, nil
+}
+
+func (r *TouchpointsRepo) treeResult(t db.TouchpointTree, err error) (touchpoints.Tree, error) {
+	if isNoRows(err) {
+		return touchpoints.Tree{}, touchpoints.ErrTouchpointNotFound
+	}
+	if err != nil {
+		return touchpoints.Tree{}, fmt.Errorf("get tree: %w", err)
+	}
+	return r.trees.decode(t)
+}
+
+// UpsertAsset implements touchpoints.Repo.
+func (r *TouchpointsRepo) UpsertAsset(ctx context.Context, a touchpoints.PresetAsset) (bool, error) {
+	created, err := r.q.TouchpointsUpsertAsset(ctx, db.TouchpointsUpsertAssetParams{ID: a.ID, Name: a.Name,
+		ImageUrl: a.ImageURL, Orientation: a.Orientation, Width: int32(a.Width), Height: int32(a.Height)})
+	if err != nil {
+		return false, fmt.Errorf("upsert asset %s: %w", a.ID, err)
+	}
+	return created, nil
+}
+
+// ListAssets implements touchpoints.Repo.
+func (r *TouchpointsRepo) ListAssets(ctx context.Context) ([]touchpoints.PresetAsset, error) {
+	rows, err := r.q.TouchpointsListAssets(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list assets: %w", err)
+	}
+	out := make([]touchpoints.PresetAsset, len(rows))
+	for i, a := range rows {
+		out[i] = toCoreAsset(a)
+	}
+	return out, nil
+}
+
+// GetAsset implements touchpoints.Repo.
+func (r *TouchpointsRepo) GetAsset(ctx context.Context, id string) (touchpoints.PresetAsset, error) {
+	a, err := r.q.TouchpointsGetAsset(ctx, id)
+	if isNoRows(err) {
+		return touchpoints.PresetAsset{}, touchpoints.ErrAssetNotFound
+	}
+	if err != nil {
+		return touchpoints.PresetAsset{}, fmt.Errorf("get asset %s: %w", id, err)
+	}
+	return toCoreAsset(a), nil
+}
+
+// LockGame implements touchpoints.Repo.
+func (r *TouchpointsRepo) LockGame(ctx context.Context, gameID uuid.UUID) error {
+	_, err := r.q.TouchpointsLockGame(ctx, gameID)
+	if isNoRows(err) {
+		return studio.ErrGameNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("lock game %s: %w", gameID, err)
+	}
+	return nil
+}
+
+// UpsertPlacement implements touchpoints.Repo.
+func (r *TouchpointsRepo) UpsertPlacement(ctx context.Context, p touchpoints.Placement) (bool, time.Time, error) {
+	params := db.TouchpointsUpsertPlacementParams{GameID: p.GameID, Environment: string(p.Environment), ID: p.ID,
+		Screen: p.Screen, Type: string(p.Type), AssetSource: p.Asset.Source, RewardID: p.RewardID,
+		RuleSort: touchpoints.SortDefault, IsActive: p.IsActive}
+	if p.Asset.Source == touchpoints.SourcePreset {
+		params.PresetID = &p.Asset.PresetID
+	} else {
+		params.ImageUrl, params.Orientation = p.Asset.ImageURL, p.Asset.Orientation
+		params.Width, params.Height = int32(p.Asset.Width), int32(p.Asset.Height)
+	}
+	if p.ProductID != "" {
+		params.ProductID = &p.ProductID
+	}
+	if p.Rule != nil {
+		params.HasRule, params.RuleCategory, params.RuleBrand, params.RuleSort = true, p.Rule.Category, p.Rule.Brand, p.Rule.SortBy
+	}
+	row, err := r.q.TouchpointsUpsertPlacement(ctx, params)
+	if pgCode(err) == "23505" {
+		return false, time.Time{}, touchpoints.ErrPlacementConflict
+	}
+	if err != nil {
+		return false, time.Time{}, fmt.Errorf("upsert placement %s: %w", p.ID, err)
+	}
+	return row.Created, row.UpdatedAt, nil
+}
+
+// Placements implements touchpoints.Repo.
+func (r *TouchpointsRepo) Placements(ctx context.Context, gameID uuid.UUID, env studio.Environment, screen string) ([]touchpoints.Placement, error) {
+	rows, err := r.q.TouchpointsListPlacements(ctx, db.TouchpointsListPlacementsParams{GameID: gameID,
+		Environment: string(env), Screen: screen})
+	if err != nil {
+		return nil, fmt.Errorf("list placements: %w", err)
+	}
+	out := make([]touchpoints.Placement, len(rows))
+	for i, row := range rows {
+		out[i] = toCorePlacement(gameID, env, row)
+	}
+	return out, nil
+}
+
+// PromotePlacements implements touchpoints.Repo.
+func (r *TouchpointsRepo) PromotePlacements(ctx context.Context, gameID uuid.UUID) (int64, error) {
+	if err := r.q.TouchpointsDeleteLivePlacements(ctx, gameID); err != nil {
+		return 0, fmt.Errorf("delete live placements: %w", err)
+	}
+	n, err := r.q.TouchpointsCopyTestPlacements(ctx, gameID)
+	if err != nil {
+		return 0, fmt.Errorf("copy test placements: %w", err)
+	}
+	return n, nil
+}
+
+// SetCoin implements touchpoints.Repo.
+func (r *TouchpointsRepo) SetCoin(ctx context.Context, gameID, coinID uuid.UUID) error {
+	if err := r.q.TouchpointsSetCoin(ctx, db.TouchpointsSetCoinParams{GameID: gameID, CoinID: coinID}); err != nil {
+		return fmt.Errorf("set touchpoint coin: %w", err)
+	}
+	return nil
+}
+
+// GameContext implements touchpoints.Repo.
+func (r *TouchpointsRepo) GameContext(ctx context.Context, gameID uuid.UUID, playerID *uuid.UUID) (string, *touchpoints.Coin, error) {
+	row, err := r.q.TouchpointsGameContext(ctx, db.TouchpointsGameContextParams{GameID: gameID, PlayerID: playerID})
+	if isNoRows(err) {
+		return "", nil, studio.ErrGameNotFound
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("game context: %w", err)
+	}
+	if row.CoinID == nil {
+		return row.StoreUrl, nil, nil
+	}
+	return row.StoreUrl, &touchpoints.Coin{ID: *row.CoinID, Name: *row.CoinName, ImageURL: *row.CoinImageUrl,
+		CoinsPerUnit: int64(*row.CoinsPerUnit), Balance: row.Balance}, nil
+}
+
+// Coin implements touchpoints.Repo.
+func (r *TouchpointsRepo) Coin(ctx context.Context, gameID, coinID uuid.UUID, playerID *uuid.UUID) (touchpoints.Coin, error) {
+	row, err := r.q.TouchpointsCoin(ctx, db.TouchpointsCoinParams{GameID: gameID, CoinID: coinID, PlayerID: playerID})
+	if isNoRows(err) {
+		return touchpoints.Coin{}, coins.ErrCoinNotFound
+	}
+	if err != nil {
+		return touchpoints.Coin{}, fmt.Errorf("get coin %s: %w", coinID, err)
+	}
+	return touchpoints.Coin{ID: row.ID, Name: row.Name, ImageURL: row.ImageUrl, CoinsPerUnit: int64(row.CoinsPerUnit),
+		Balance: row.Balance}, nil
+}
+
+// Rewards implements touchpoints.Repo.
+func (r *TouchpointsRepo) Rewards(ctx context.Context, gameID, coinID uuid.UUID, ids []uuid.UUID) ([]touchpoints.RewardItem, error) {
+	rows, err := r.q.TouchpointsRewards(ctx, db.TouchpointsRewardsParams{GameID: gameID, CoinID: coinID.String(), Ids: ids})
+	if err != nil {
+		return nil, fmt.Errorf("rewards by id: %w", err)
+	}
+	out := make([]touchpoints.RewardItem, len(rows))
+	for i, row := range rows {
+		out[i] = toCoreRewardItem(row)
+	}
+	return out, nil
+}
+
+// BestRewards implements touchpoints.Repo.
+func (r *TouchpointsRepo) BestRewards(ctx context.Context, q touchpoints.RewardQuery) ([]touchpoints.RewardItem, error) {
+	rows, err := r.rules.TouchpointsBestRewards(ctx, db.TouchpointsBestRewardsParams{GameID: q.GameID, CoinID: q.CoinID.String(),
+		Now: q.Now, Type: string(q.Type), Category: q.Category, Brand: q.Brand, InStock: q.InStock, Ord: q.SortBy,
+		Lim: int32(q.Limit)})
+	if err != nil {
+		return nil, fmt.Errorf("best rewards: %w", err)
+	}
+	out := make([]touchpoints.RewardItem, len(rows))
+	for i, row := range rows {
+		out[i] = toCoreRewardItem(db.TouchpointsRewardsRow(row))
+	}
+	return out, nil
+}
+
+// Products implements touchpoints.Repo.
+func (r *TouchpointsRepo) Products(ctx context.Context, ids []string) ([]catalogue.Product, error) {
+	rows, err := r.q.TouchpointsProducts(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("products by id: %w", err)
+	}
+	out := make([]catalogue.Product, len(rows))
+	for i, p := range rows {
+		out[i] = toCoreProduct(p)
+	}
+	return out, nil
+}
+
+// BestProducts implements touchpoints.Repo.
+func (r *TouchpointsRepo) BestProducts(ctx context.Context, q touchpoints.ProductQuery) ([]catalogue.Product, error) {
+	rows, err := r.rules.TouchpointsBestProducts(ctx, db.TouchpointsBestProductsParams{Category: q.Category, Brand: q.Brand,
+		Ord: q.SortBy, Lim: int32(q.Limit)})
+	if err != nil {
+		return nil, fmt.Errorf("best products: %w", err)
+	}
+	out := make([]catalogue.Product, len(rows))
+	for i, p := range rows {
+		out[i] = toCoreProduct(p)
+	}
+	return out, nil
+}
+
+// RewardTypes implements touchpoints.Repo.
+func (r *TouchpointsRepo) RewardTypes(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]catalogue.Type, error) {
+	out := map[uuid.UUID]catalogue.Type{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := r.q.TouchpointsExistingRewards(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("reward types: %w", err)
+	}
+	for _, row := range rows {
+		out[row.ID] = catalogue.Type(row.Type)
+	}
+	return out, nil
+}
+
+// ExistingProducts implements touchpoints.Repo.
+func (r *TouchpointsRepo) ExistingProducts(ctx context.Context, ids []string) ([]string, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	found, err := r.q.TouchpointsExistingProducts(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("existing products: %w", err)
+	}
+	return found, nil
+}
+
+// UpsertTree implements touchpoints.Repo.
+func (r *TouchpointsRepo) UpsertTree(ctx context.Context, t touchpoints.Tree) (touchpoints.Tree, bool, error) {
+	nodes := t.Nodes
+	if nodes == nil {
+		nodes = []touchpoints.Node{}
+	}
+	raw, err := json.Marshal(nodes)
+	if err != nil {
+		return touchpoints.Tree{}, false, fmt.Errorf("encode tree: %w", err)
+	}
+	row, err := r.q.TouchpointsUpsertTree(ctx, db.TouchpointsUpsertTreeParams{GameID: t.GameID, Name: t.Name, Nodes: raw})
+	if err != nil {
+		return touchpoints.Tree{}, false, fmt.Errorf("upsert tree: %w", err)
+	}
+	t.ID, t.UpdatedAt, t.Nodes = row.ID, row.UpdatedAt, nodes
+	return t, row.Created, nil
+}
+
+// DeleteTree implements touchpoints.Repo.
+func (r *TouchpointsRepo) DeleteTree(ctx context.Context, gameID uuid.UUID, name string) error {
+	n, err := r.q.TouchpointsDeleteTree(ctx, db.TouchpointsDeleteTreeParams{GameID: gameID, Name: name})
+	if err != nil {
+		return fmt.Errorf("delete tree: %w", err)
+	}
+	if n == 0 {
+		return touchpoints.ErrTouchpointNotFound
+	}
+	return nil
+}
+
+// TreeByName implements touchpoints.Repo.
+func (r *TouchpointsRepo) TreeByName(ctx context.Context, gameID uuid.UUID, name string) (touchpoints.Tree, error) {
+	return r.treeResult(r.q.TouchpointsTreeByName(ctx, db.TouchpointsTreeByNameParams{GameID: gameID, Name: name}))
+}
+
+// TreeByID implements touchpoints.Repo.
+func (r *TouchpointsRepo) TreeByID(ctx context.Context, gameID, id uuid.UUID) (touchpoints.Tree, error) {
+	return r.treeResult(r.q.TouchpointsTreeByID(ctx, db.TouchpointsTreeByIDParams{GameID: gameID, ID: id}))
+}
+
+// Trees implements touchpoints.Repo.
+func (r *TouchpointsRepo) Trees(ctx context.Context, gameID uuid.UUID) ([]touchpoints.Tree, error) {
+	rows, err := r.q.TouchpointsListTrees(ctx, gameID)
+	if err != nil {
+		return nil, fmt.Errorf("list trees: %w", err)
+	}
+	out := make([]touchpoints.Tree, 0, len(rows))
+	for _, row := range rows {
+		t, err := r.trees.decode(row)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}

@@ -1,0 +1,259 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rewardsco/rewards/adapters/postgres"
+	"github.com/rewardsco/rewards/core/catalogue"
+	"github.com/rewardsco/rewards/core/errs"
+	"github.com/rewardsco/rewards/core/money"
+	"github.com/rewardsco/rewards/core/studio"
+	"github.com/rewardsco/rewards/core/touchpoints"
+)
+
+type touchBundle struct {
+	catalogueBundle
+	tp    *touchpoints.Service
+	repo  touchpoints.Repo
+	now   time.Time
+	brand string
+}
+
+func setupTouchpoints(t *testing.T) touchBundle {
+	t.Helper()
+	b := setupCatalogue(t)
+	store := postgres.NewTouchpointsStore(postgres.NewDB(b.pool))
+	now := time.Now()
+	tb := touchBundle{catalogueBundle: b, repo: store.Repo(), now: now,
+		tp: touchpoints.NewService(store, touchpoints.Config{Currency: "INR", PublicURL: "http://localhost:8080", Now: func() time.Time { return now }})}
+	ctx := context.Background()
+	_, err := b.svc.PutCategory(ctx, catalogue.Category{Code: "SHOPPING", Name: "Shopping"})
+	require.NoError(t, err)
+	_, err = b.svc.PutBrand(ctx, catalogue.Brand{Code: "AMAZON", Name: "Amazon", Categories: []string{"SHOPPING"}, IsActive: true})
+	require.NoError(t, err)
+	return tb
+}
+
+func (b touchBundle) giftCard(t *testing.T, name string, xScore float64) uuid.UUID {
+	t.Helper()
+	r, err := b.svc.CreateReward(context.Background(), catalogue.NewReward{Reward: catalogue.Reward{Type: catalogue.GiftCard,
+		BrandCode: "AMAZON", Name: name, IsActive: true, ValueType: catalogue.Fixed, XScore: xScore,
+		Denominations: []money.Amount{inr(100), inr(500)}, DiscountPct: 1000}})
+	require.NoError(t, err)
+	return r.ID
+}
+
+func (b touchBundle) coupon(t *testing.T, name string, xScore float64, codes int) uuid.UUID {
+	t.Helper()
+	ctx := context.Background()
+	r, err := b.svc.CreateReward(ctx, catalogue.NewReward{Reward: catalogue.Reward{Type: catalogue.Coupon,
+		BrandCode: "AMAZON", Name: name, CampaignTitle: name + " deal", IsActive: true, XScore: xScore, MRP: inr(200), SellingPrice: inr(150)}})
+	require.NoError(t, err)
+	for i := range codes {
+		_, _, err := b.svc.AddCodes(ctx, r.ID, []catalogue.Code{{Code: name + string(rune('A'+i))}})
+		require.NoError(t, err)
+	}
+	return r.ID
+}
+
+func (b touchBundle) player(t *testing.T, balance int64) uuid.UUID {
+	t.Helper()
+	var id uuid.UUID
+	require.NoError(t, b.pool.QueryRow(context.Background(),
+		`INSERT INTO players (game_id, environment, uuid) VALUES ($1, 'test', $2) RETURNING id`, b.game.ID, uuid.NewString()).Scan(&id))
+	b.exec(`INSERT INTO balances (player_id, coin_id, balance, lifetime_earned) VALUES ($1, $2, $3, $3)`, id, b.coin.ID, balance)
+	return id
+}
+
+func (b touchBundle) place(t *testing.T, env studio.Environment, typ touchpoints.ItemType, rewardID *uuid.UUID, productID string, rule *touchpoints.Rule) uuid.UUID {
+	t.Helper()
+	p, _, err := b.tp.PutPlacement(context.Background(), touchpoints.Placement{ID: uuid.New(), GameID: b.game.ID, Environment: env,
+		Screen: "home", Type: typ, RewardID: rewardID, ProductID: productID, Rule: rule, IsActive: true,
+		Asset: touchpoints.Asset{Source: touchpoints.SourceUpload, ImageURL: "https://cdn.example.com/f.png", Orientation: touchpoints.Portrait, Width: 300, Height: 400}})
+	require.NoError(t, err)
+	return p.ID
+}
+
+func (b touchBundle) serve(t *testing.T, env studio.Environment, typ touchpoints.ItemType, player *uuid.UUID) touchpoints.Served {
+	t.Helper()
+	s, err := b.tp.Serve(context.Background(), touchpoints.ServeRequest{GameID: b.game.ID, Environment: env, Screen: "home", Type: typ, PlayerID: player})
+	require.NoError(t, err)
+	return s
+}
+
+func TestTouchpointsServeConfiguredItemThenRule(t *testing.T) {
+	t.Parallel()
+	b := setupTouchpoints(t)
+	ctx := context.Background()
+
+	require.Nil(t, b.serve(t, studio.Test, "", nil).Item, "nothing configured")
+
+	empty := b.coupon(t, "Empty", 9, 0)
+	best := b.coupon(t, "Best", 5, 2)
+	b.coupon(t, "Second", 1, 1)
+	b.place(t, studio.Test, touchpoints.TypeCoupon, &empty, "", &touchpoints.Rule{Brand: "AMAZON"})
+
+	s := b.serve(t, studio.Test, "", nil)
+	require.NotNil(t, s.Item, "the configured coupon is out of codes: the rule's best stands in")
+	require.Equal(t, best.String(), s.Item.ID)
+	require.Equal(t, "COUPON", s.Item.Type)
+	require.Equal(t, "Best deal", s.Item.OfferText)
+	require.Nil(t, s.Item.Pricing)
+	require.Equal(t, "https://cdn.example.com/f.png", s.Asset.ImageURL)
+	require.Nil(t, b.serve(t, studio.Live, "", nil).Item, "the live environment has nothing until promoted")
+
+	// A second placement on the screen: type is now required.
+	gc := b.giftCard(t, "Amazon Gift Card", 0)
+	b.place(t, studio.Test, touchpoints.TypeGiftCard, &gc, "", nil)
+	_, err := b.tp.Serve(ctx, touchpoints.ServeRequest{GameID: b.game.ID, Environment: studio.Test, Screen: "home"})
+	require.Equal(t, touchpoints.ErrTypeRequired.Code, errs.CodeOf(err))
+
+	s = b.serve(t, studio.Test, touchpoints.TypeGiftCard, nil)
+	require.Equal(t, gc.String(), s.Item.ID)
+	require.Equal(t, &touchpoints.Pricing{Currency: "INR", MRP: inr(100), Price: inr(90), DiscountPct: 1000, PriceAfterCoins: 0}, s.Item.Pricing)
+	require.Equal(t, int64(900), s.Item.Coins.CoinsRequired, "uncapped without a player: 90.00 × 10")
+
+	player := b.player(t, 250)
+	s = b.serve(t, studio.Test, touchpoints.TypeGiftCard, &player)
+	require.Equal(t, int64(250), s.Item.Coins.CoinsRequired, "capped by the balance")
+	require.Equal(t, inr(65), s.Item.Pricing.PriceAfterCoins)
+
+	poor := b.player(t, 0)
+	s = b.serve(t, studio.Test, touchpoints.TypeGiftCard, &poor)
+	require.Nil(t, s.Item.Coins, "an empty balance pays nothing")
+
+	// Go-live copies the test placements.
+	live, err := b.tp.Promote(ctx, b.game.ID)
+	require.NoError(t, err)
+	require.Len(t, live, 2)
+	require.Equal(t, gc.String(), b.serve(t, studio.Live, touchpoints.TypeGiftCard, nil).Item.ID)
+
+	// A placement of a taken screen and type is a conflict; a reward of the wrong type is 400.
+	_, _, err = b.tp.PutPlacement(ctx, touchpoints.Placement{ID: uuid.New(), GameID: b.game.ID, Environment: studio.Test, Screen: "home",
+		Type: touchpoints.TypeGiftCard, RewardID: &gc, IsActive: true,
+		Asset: touchpoints.Asset{Source: touchpoints.SourceUpload, ImageURL: "https://cdn.example.com/f.png", Orientation: touchpoints.Portrait, Width: 1, Height: 1}})
+	require.Equal(t, touchpoints.ErrPlacementConflict.Code, errs.CodeOf(err))
+	_, _, err = b.tp.PutPlacement(ctx, touchpoints.Placement{ID: uuid.New(), GameID: b.game.ID, Environment: studio.Live, Screen: "home",
+		Type: touchpoints.TypeCoupon, RewardID: &gc, IsActive: true,
+		Asset: touchpoints.Asset{Source: touchpoints.SourceUpload, ImageURL: "https://cdn.example.com/f.png", Orientation: touchpoints.Portrait, Width: 1, Height: 1}})
+	require.Equal(t, errs.Invalid, errs.KindOf(err))
+}
+
+func TestTouchpointsPresetAssetsAndStaleProducts(t *testing.T) {
+	t.Parallel()
+	b := setupTouchpoints(t)
+	ctx := context.Background()
+	_, err := b.tp.PutAsset(ctx, touchpoints.PresetAsset{ID: "gold-frame", Name: "Gold", ImageURL: "https://cdn.example.com/gold.png", Orientation: touchpoints.Landscape, Width: 640, Height: 360})
+	require.NoError(t, err)
+	_, err = b.svc.PutProduct(ctx, catalogue.Product{ID: "sku-1", Name: "Headphones", MRP: inr(1000), ListingPrice: inr(900),
+		DiscountedListingPrice: inr(800), MaxCoinDiscountPct: 5000, PriceUpdatedAt: b.now.Add(-25 * time.Hour), IsActive: true})
+	require.NoError(t, err)
+	_, _, err = b.tp.PutPlacement(ctx, touchpoints.Placement{ID: uuid.New(), GameID: b.game.ID, Environment: studio.Test, Screen: "home",
+		Type: touchpoints.TypeProduct, ProductID: "sku-1", IsActive: true, Asset: touchpoints.Asset{Source: touchpoints.SourcePreset, PresetID: "gold-frame"}})
+	require.NoError(t, err)
+	s := b.serve(t, studio.Test, "", nil)
+	require.Equal(t, "sku-1", s.Item.ID)
+	require.Nil(t, s.Item.Pricing, "a price snapshot over 24 h old is not quoted")
+	require.Nil(t, s.Item.Coins)
+	require.Equal(t, touchpoints.Asset{Source: "PRESET", PresetID: "gold-frame", ImageURL: "https://cdn.example.com/gold.png", Orientation: "LANDSCAPE", Width: 640, Height: 360}, *s.Asset)
+
+	// Changing the library asset changes what is served.
+	_, err = b.tp.PutAsset(ctx, touchpoints.PresetAsset{ID: "gold-frame", Name: "Gold", ImageURL: "https://cdn.example.com/gold2.png", Orientation: touchpoints.Landscape, Width: 640, Height: 360})
+	require.NoError(t, err)
+	require.Equal(t, "https://cdn.example.com/gold2.png", b.serve(t, studio.Test, "", nil).Asset.ImageURL)
+
+	_, _, err = b.tp.PutPlacement(ctx, touchpoints.Placement{ID: uuid.New(), GameID: b.game.ID, Environment: studio.Test, Screen: "home",
+		Type: touchpoints.TypeCoupon, Rule: &touchpoints.Rule{}, IsActive: true, Asset: touchpoints.Asset{Source: touchpoints.SourcePreset, PresetID: "nope"}})
+	require.Equal(t, errs.Invalid, errs.KindOf(err))
+}
+
+func TestTouchpointsBestRewardsFollowTheRule(t *testing.T) {
+	t.Parallel()
+	b := setupTouchpoints(t)
+	ctx := context.Background()
+	low := b.giftCard(t, "Low", 1)
+	high := b.giftCard(t, "High", 9)
+	hidden := b.giftCard(t, "Hidden", 20)
+	b.exec(`INSERT INTO catalogue_game_rewards (game_id, reward_id, hidden) VALUES ($1, $2, true)`, b.game.ID, hidden)
+	b.exec(`UPDATE catalogue_rewards SET min_selling = 100 WHERE id = $1`, low)
+	q := touchpoints.RewardQuery{GameID: b.game.ID, CoinID: b.coin.ID, Type: catalogue.GiftCard, InStock: true, Limit: 10, Now: b.now}
+	ids := func(sortBy string) []uuid.UUID {
+		q.SortBy = sortBy
+		list, err := b.repo.BestRewards(ctx, q)
+		require.NoError(t, err)
+		var out []uuid.UUID
+		for _, r := range list {
+			out = append(out, r.Reward.ID)
+		}
+		return out
+	}
+	require.Equal(t, []uuid.UUID{high, low}, ids(touchpoints.SortDefault), "x-score first; hidden rewards never")
+	require.Equal(t, []uuid.UUID{low, high}, ids(touchpoints.SortPriceLowHigh))
+	require.Equal(t, []uuid.UUID{high, low}, ids(touchpoints.SortNewest))
+	q.Brand = "NOPE"
+	require.Empty(t, ids(touchpoints.SortDefault))
+}
+
+func TestTouchpointsTreesHydrateAndExpand(t *testing.T) {
+	t.Parallel()
+	b := setupTouchpoints(t)
+	ctx := context.Background()
+	gc := b.giftCard(t, "Amazon Gift Card", 5)
+	other := b.giftCard(t, "Other", 1)
+	_, err := b.svc.PutProduct(ctx, catalogue.Product{ID: "sku-1", Name: "Headphones", BrandName: "Sony", Category: "Audio", MRP: inr(1000),
+		ListingPrice: inr(900), DiscountedListingPrice: inr(800), MaxCoinDiscountPct: 5000, PriceUpdatedAt: b.now, IsActive: true})
+	require.NoError(t, err)
+	dynID := uuid.New()
+	nodes := []touchpoints.Node{
+		{DisplayOrder: 1, DataType: touchpoints.DataStatic, RewardID: &gc},
+		{DisplayOrder: 2, DataType: touchpoints.DataStatic, ProductID: "sku-1"},
+		{ID: dynID, DisplayOrder: 3, DataType: touchpoints.DataDynamic, ActionPrefix: "store://r/", Query: &touchpoints.Query{Type: touchpoints.QueryRewards, Limit: 5}},
+	}
+	tree, created, err := b.tp.PutTree(ctx, b.game.ID, "Home", nodes)
+	require.NoError(t, err)
+	require.True(t, created)
+
+	_, err = b.tp.TreeByName(ctx, touchpoints.TreeRequest{GameID: b.game.ID}, "home")
+	require.Equal(t, touchpoints.ErrTouchpointNotFound.Code, errs.CodeOf(err), "names are case sensitive")
+
+	bare, err := b.tp.TreeByID(ctx, touchpoints.TreeRequest{GameID: b.game.ID}, tree.ID)
+	require.NoError(t, err)
+	require.Len(t, bare.Nodes, 4, "two static nodes and the dynamic one's two rewards")
+	for _, n := range bare.Nodes {
+		require.Nil(t, n.Data, "no coinId, no data")
+	}
+	require.Equal(t, "store://r/"+gc.String(), bare.Nodes[2].CTA.Action)
+	require.Equal(t, "store://r/"+other.String(), bare.Nodes[3].CTA.Action)
+
+	player := b.player(t, 1000)
+	got, err := b.tp.TreeByName(ctx, touchpoints.TreeRequest{GameID: b.game.ID, CoinID: &b.coin.ID, PlayerID: &player}, "Home")
+	require.NoError(t, err)
+	rd := got.Nodes[0].Data.Reward
+	require.Equal(t, gc, rd.Reward.ID)
+	require.True(t, rd.IsActive)
+	require.Equal(t, int64(900), rd.CoinPrice, "ceil(90.00 × 10)")
+	pd := got.Nodes[1].Data.Product
+	require.Equal(t, int64(4000), pd.CoinsForMax, "50% of 800.00 × 10")
+	require.Equal(t, int64(1000), pd.CoinsForDiscount, "the player's 1,000 coins")
+	require.NotNil(t, got.Nodes[3].Data.Reward)
+
+	_, err = b.tp.TreeByName(ctx, touchpoints.TreeRequest{GameID: b.game.ID, CoinID: ptrTo(uuid.New())}, "Home")
+	require.Equal(t, "COIN_NOT_FOUND", errs.CodeOf(err))
+
+	missing := uuid.New()
+	_, _, err = b.tp.PutTree(ctx, b.game.ID, "Bad", []touchpoints.Node{{DataType: touchpoints.DataStatic, RewardID: &missing}})
+	require.Equal(t, errs.Invalid, errs.KindOf(err))
+	list, err := b.tp.Trees(ctx, touchpoints.TreeRequest{GameID: b.game.ID})
+	require.NoError(t, err)
+	require.Len(t, list, 1, "a refused tree is not stored")
+
+	require.NoError(t, b.tp.DeleteTree(ctx, b.game.ID, "Home"))
+	require.Equal(t, touchpoints.ErrTouchpointNotFound.Code, errs.CodeOf(b.tp.DeleteTree(ctx, b.game.ID, "Home")))
+}
+
+func ptrTo[T any](v T) *T { return &v }

@@ -1,0 +1,88 @@
+package touchpoints
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/rewardsco/rewards/core/catalogue"
+	"github.com/rewardsco/rewards/core/studio"
+)
+
+// RewardQuery picks the best rewards a game's players see.
+type RewardQuery struct {
+	GameID uuid.UUID
+	// CoinID is the coin whose game price (override) comes with each reward; uuid.Nil for none.
+	CoinID   uuid.UUID
+	Type     catalogue.Type
+	Category string
+	Brand    string
+	SortBy   string
+	// InStock keeps only rewards a player could get now (a coupon with a pool needs a code).
+	InStock bool
+	Limit   int
+	Now     time.Time
+}
+
+// ProductQuery picks the best active products.
+type ProductQuery struct {
+	Category string
+	// Brand is the product's brand name.
+	Brand  string
+	SortBy string
+	Limit  int
+}
+
+// Repo is the storage the touchpoints module needs.
+type Repo interface {
+	// UpsertAsset creates or replaces a library asset; created reports which.
+	UpsertAsset(ctx context.Context, a PresetAsset) (created bool, err error)
+	ListAssets(ctx context.Context) ([]PresetAsset, error)
+	// GetAsset returns ErrAssetNotFound when no library asset has the id.
+	GetAsset(ctx context.Context, id string) (PresetAsset, error)
+	// LockGame locks the game until the transaction ends, or returns studio.ErrGameNotFound.
+	LockGame(ctx context.Context, gameID uuid.UUID) error
+
+	// UpsertPlacement creates or replaces a placement (ErrPlacementConflict when another one
+	// has its screen and type) and returns when it was stored.
+	UpsertPlacement(ctx context.Context, p Placement) (created bool, updatedAt time.Time, err error)
+	// Placements returns a game's placements of env, PRESET frames read from the library;
+	// screen "" lists all, else only the screen's active ones.
+	Placements(ctx context.Context, gameID uuid.UUID, env studio.Environment, screen string) ([]Placement, error)
+	// PromotePlacements replaces the game's live placements with copies of its test ones and
+	// returns how many it copied.
+	PromotePlacements(ctx context.Context, gameID uuid.UUID) (int64, error)
+	// SetCoin makes coinID the game's touchpoint coin.
+	SetCoin(ctx context.Context, gameID, coinID uuid.UUID) error
+	// GameContext returns the game's store address and its touchpoint coin (nil when it has
+	// none) with the player's balance when playerID is set; studio.ErrGameNotFound.
+	GameContext(ctx context.Context, gameID uuid.UUID, playerID *uuid.UUID) (storeURL string, coin *Coin, err error)
+	// Coin returns a coin of the game with the player's balance when playerID is set (0 when
+	// the player has none), or coins.ErrCoinNotFound.
+	Coin(ctx context.Context, gameID, coinID uuid.UUID, playerID *uuid.UUID) (Coin, error)
+
+	// Rewards returns the rewards of ids that exist, as the game sees them, with its price
+	// override for coinID.
+	Rewards(ctx context.Context, gameID, coinID uuid.UUID, ids []uuid.UUID) ([]RewardItem, error)
+	// BestRewards returns the first q.Limit rewards of q, best first.
+	BestRewards(ctx context.Context, q RewardQuery) ([]RewardItem, error)
+	// Products returns the products of ids that exist.
+	Products(ctx context.Context, ids []string) ([]catalogue.Product, error)
+	// BestProducts returns the first q.Limit active products of q, best first.
+	BestProducts(ctx context.Context, q ProductQuery) ([]catalogue.Product, error)
+	// RewardTypes returns the type of each reward of ids that exists.
+	RewardTypes(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]catalogue.Type, error)
+	// ExistingProducts returns the ids of ids that name a product.
+	ExistingProducts(ctx context.Context, ids []string) ([]string, error)
+
+	// UpsertTree creates or replaces the game's tree of t.Name; created reports which.
+	UpsertTree(ctx context.Context, t Tree) (Tree, bool, error)
+	// DeleteTree deletes the game's tree of name, or returns ErrTouchpointNotFound.
+	DeleteTree(ctx context.Context, gameID uuid.UUID, name string) error
+	// TreeByName and TreeByID return one of the game's trees, or ErrTouchpointNotFound.
+	TreeByName(ctx context.Context, gameID uuid.UUID, name string) (Tree, error)
+	TreeByID(ctx context.Context, gameID, id uuid.UUID) (Tree, error)
+	// Trees returns the game's trees by name.
+	Trees(ctx context.Context, gameID uuid.UUID) ([]Tree, error)
+}

@@ -1,0 +1,654 @@
+package touchpoints
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/rewardsco/rewards/core/catalogue"
+	"github.com/rewardsco/rewards/core/errs"
+	"github.com/rewardsco/rewards/core/money"
+	"github.com/rewardsco/rewards/core/store"
+	"github.com/rewardsco/rewards/core/studio"
+)
+
+// Config holds the touchpoints module's settings.
+type Config struct {
+	// Currency is the deployment currency, named in served prices.
+	Currency string
+	// PublicURL is the store address of a game that has no storeUrl.
+	PublicURL string
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Service holds the touchpoints use cases.
+type Service struct {
+	repo store.Of[Repo]
+	cfg  Config
+	now  func() time.Time
+}
+
+// NewService returns a Service over the touchpoints storage.
+func NewService(repo store.Of[Repo], cfg Config) *Service {
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{repo: repo, cfg: cfg, now: now}
+}
+
+var assetIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{1,63}$`)
+
+func validURL(field, s string) error {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || len(s) > maxFieldLength {
+		return errs.Invalidf("%s must be an absolute http(s) address of at most %d characters", field, maxFieldLength)
+	}
+	return nil
+}
+
+func validFrame(orientation string, width, height int) error {
+	if orientation != Portrait && orientation != Landscape {
+		return errs.Invalidf("orientation must be PORTRAIT or LANDSCAPE")
+	}
+	if width < 1 || width > 10000 || height < 1 || height > 10000 {
+		return errs.Invalidf("width and height must be from 1 to 10000 pixels")
+	}
+	return nil
+}
+
+// PutAsset creates or replaces a PRESET frame of the library; placements pointing at it are
+// served with its new image at once.
+func (s *Service) PutAsset(ctx context.Context, a PresetAsset) (bool, error) {
+	if !assetIDPattern.MatchString(a.ID) {
+		return false, errs.Invalidf("assetId must match ^[a-z0-9][a-z0-9_-]{1,63}$")
+	}
+	if strings.TrimSpace(a.Name) == "" || len(a.Name) > 200 {
+		return false, errs.Invalidf("name must be 1 to 200 characters")
+	}
+	if err := validURL("imageUrl", a.ImageURL); err != nil {
+		return false, err
+	}
+	if err := validFrame(a.Orientation, a.Width, a.Height); err != nil {
+		return false, err
+	}
+	return s.repo.Repo().UpsertAsset(ctx, a)
+}
+
+// Assets returns the library.
+func (s *Service) Assets(ctx context.Context) ([]PresetAsset, error) {
+	return s.repo.Repo().ListAssets(ctx)
+}
+
+func validRule(r *Rule) error {
+	if r == nil {
+		return nil
+	}
+	if r.SortBy == "" {
+		r.SortBy = SortDefault
+	}
+	if !slices.Contains(SortOrders, r.SortBy) {
+		return errs.Invalidf("item.rule.sortBy must be one of %s", strings.Join(SortOrders, ", "))
+	}
+	if len(r.Category) > 128 || len(r.Brand) > 128 {
+		return errs.Invalidf("item.rule: category and brand must be at most 128 characters")
+	}
+	return nil
+}
+
+// PutPlacement creates or replaces a placement of a game's environment. The screen must be
+// served, the frame a library asset (PRESET) or the studio's artwork (UPLOAD), the configured
+// item of the placement's type, and at most one placement per screen and type.
+func (s *Service) PutPlacement(ctx context.Context, p Placement) (Placement, bool, error) {
+	if !p.Environment.Valid() {
+		return Placement{}, false, errs.Invalidf("environment must be live or test")
+	}
+	if !slices.Contains(Screens, p.Screen) {
+		return Placement{}, false, ErrUnknownScreen
+	}
+	if !p.Type.Valid() {
+		return Placement{}, false, errs.Invalidf("type must be product, coupon or gift-card")
+	}
+	switch p.Asset.Source {
+	case SourcePreset:
+		if p.Asset.PresetID == "" {
+			return Placement{}, false, errs.Invalidf("asset.presetId is required for a PRESET asset")
+		}
+	case SourceUpload:
+		p.Asset.PresetID = ""
+		if err := validURL("asset.imageUrl", p.Asset.ImageURL); err != nil {
+			return Placement{}, false, err
+		}
+		if err := validFrame(p.Asset.Orientation, p.Asset.Width, p.Asset.Height); err != nil {
+			return Placement{}, false, fmt.Errorf("asset: %w", err)
+		}
+	default:
+		return Placement{}, false, errs.Invalidf("asset.source must be PRESET or UPLOAD")
+	}
+	if p.Type == TypeProduct && p.RewardID != nil || p.Type != TypeProduct && p.ProductID != "" {
+		return Placement{}, false, errs.Invalidf("item: a product placement names a productId, a coupon or gift-card placement a rewardId")
+	}
+	if p.RewardID == nil && p.ProductID == "" && p.Rule == nil {
+		return Placement{}, false, errs.Invalidf("item needs a rewardId, a productId or a rule")
+	}
+	if err := validRule(p.Rule); err != nil {
+		return Placement{}, false, err
+	}
+	var created bool
+	err := s.repo.InTx(ctx, func(repo Repo) error {
+		if err := repo.LockGame(ctx, p.GameID); err != nil {
+			return err
+		}
+		if p.Asset.Source == SourcePreset {
+			a, err := repo.GetAsset(ctx, p.Asset.PresetID)
+			if errs.CodeOf(err) == ErrAssetNotFound.Code {
+				return errs.Invalidf("asset.presetId: %q is not an asset of the library", p.Asset.PresetID)
+			}
+			if err != nil {
+				return err
+			}
+			p.Asset.ImageURL, p.Asset.Orientation, p.Asset.Width, p.Asset.Height = a.ImageURL, a.Orientation, a.Width, a.Height
+		}
+		if p.RewardID != nil {
+			types, err := repo.RewardTypes(ctx, []uuid.UUID{*p.RewardID})
+			if err != nil {
+				return err
+			}
+			want := catalogue.Coupon
+			if p.Type == TypeGiftCard {
+				want = catalogue.GiftCard
+			}
+			if t, ok := types[*p.RewardID]; !ok || t != want {
+				return errs.Invalidf("item.rewardId: %s is not a %s reward of the catalogue", p.RewardID, want)
+			}
+		}
+		if p.ProductID != "" {
+			found, err := repo.ExistingProducts(ctx, []string{p.ProductID})
+			if err != nil {
+				return err
+			}
+			if len(found) == 0 {
+				return errs.Invalidf("item.productId: %q is not a product of the catalogue", p.ProductID)
+			}
+		}
+		var err error
+		created, p.UpdatedAt, err = repo.UpsertPlacement(ctx, p)
+		return err
+	})
+	return p, created, err
+}
+
+// Placements returns a game's placements of one environment.
+func (s *Service) Placements(ctx context.Context, gameID uuid.UUID, env studio.Environment) ([]Placement, error) {
+	if !env.Valid() {
+		return nil, errs.Invalidf("environment must be live or test")
+	}
+	var out []Placement
+	err := s.repo.InTx(ctx, func(repo Repo) error {
+		if err := repo.LockGame(ctx, gameID); err != nil {
+			return err
+		}
+		var err error
+		out, err = repo.Placements(ctx, gameID, env, "")
+		return err
+	})
+	return out, err
+}
+
+// Promote is the go-live: the game's live placements become copies of its test placements
+// (ids kept); live placements absent from test are removed. It returns the live placements.
+func (s *Service) Promote(ctx context.Context, gameID uuid.UUID) ([]Placement, error) {
+	var out []Placement
+	err := s.repo.InTx(ctx, func(repo Repo) error {
+		if err := repo.LockGame(ctx, gameID); err != nil {
+			return err
+		}
+		if _, err := repo.PromotePlacements(ctx, gameID); err != nil {
+			return err
+		}
+		var err error
+		out, err = repo.Placements(ctx, gameID, studio.Live, "")
+		return err
+	})
+	return out, err
+}
+
+// SetCoin makes a coin of the game its touchpoint coin: served prices and coin figures use it.
+func (s *Service) SetCoin(ctx context.Context, gameID, coinID uuid.UUID) error {
+	return s.repo.InTx(ctx, func(repo Repo) error {
+		if err := repo.LockGame(ctx, gameID); err != nil {
+			return err
+		}
+		if _, err := repo.Coin(ctx, gameID, coinID, nil); err != nil {
+			if errs.KindOf(err) == errs.NotFound {
+				return errs.Invalidf("coinId: %s is not a coin of this game", coinID)
+			}
+			return err
+		}
+		return repo.SetCoin(ctx, gameID, coinID)
+	})
+}
+
+// ServeRequest asks what a screen shows.
+type ServeRequest struct {
+	GameID      uuid.UUID
+	Environment studio.Environment
+	// PlayerID is the player of the token sent, if any: coin figures are capped by its balance.
+	PlayerID *uuid.UUID
+	Screen   string
+	// Type chooses among several placements of the screen; "" when there is one.
+	Type ItemType
+	// UTM are the utm_source, utm_medium and utm_campaign parameters to append to cta.url.
+	UTM map[string]string
+}
+
+// Served is what a screen shows: both Asset and Item, or neither.
+type Served struct {
+	Screen      string
+	PlacementID *uuid.UUID
+	Asset       *Asset
+	Item        *Item
+	ServedAt    time.Time
+}
+
+// Item is a served offer.
+type Item struct {
+	// Type is PRODUCT, COUPON or GIFT_CARD.
+	Type      string
+	ID        string
+	Title     string
+	Subtitle  string
+	BrandName string
+	ImageURL  string
+	// OfferText is a coupon's headline.
+	OfferText string
+	// Pricing is nil for coupons and stale product prices.
+	Pricing *Pricing
+	// Coins is nil when the coin can pay nothing.
+	Coins    *CoinOffer
+	CTALabel string
+	CTAURL   string
+}
+
+// Serve answers what a screen of the caller's game shows the player: the screen's active
+// placement (of Type when it has several), its item — the configured one when active and in
+// stock, else the best by its rule — priced for the player in the game's touchpoint coin. A
+// screen with no placement or no item available is a normal answer with neither.
+func (s *Service) Serve(ctx context.Context, r ServeRequest) (Served, error) {
+	if !slices.Contains(Screens, r.Screen) {
+		return Served{}, ErrUnknownScreen
+	}
+	if r.Type != "" && !r.Type.Valid() {
+		return Served{}, errs.Invalidf("type must be product, coupon or gift-card")
+	}
+	now := s.now()
+	out := Served{Screen: r.Screen, ServedAt: now}
+	repo := s.repo.Repo()
+	list, err := repo.Placements(ctx, r.GameID, r.Environment, r.Screen)
+	if err != nil {
+		return Served{}, err
+	}
+	if r.Type != "" {
+		list = slices.DeleteFunc(list, func(p Placement) bool { return p.Type != r.Type })
+	}
+	switch {
+	case len(list) == 0:
+		return out, nil
+	case len(list) > 1:
+		return Served{}, ErrTypeRequired
+	}
+	p := list[0]
+	out.PlacementID = &p.ID
+	storeURL, coin, err := repo.GameContext(ctx, r.GameID, r.PlayerID)
+	if err != nil {
+		return Served{}, err
+	}
+	if coin != nil && r.PlayerID != nil && coin.Balance == nil {
+		zero := int64(0)
+		coin.Balance = &zero
+	}
+	item, err := s.pick(ctx, repo, r.GameID, p, coin, now)
+	if err != nil || item == nil {
+		return out, err
+	}
+	if storeURL == "" {
+		storeURL = s.cfg.PublicURL
+	}
+	item.CTAURL = ctaURL(storeURL, item.ID, r.UTM)
+	out.Asset, out.Item = &p.Asset, item
+	return out, nil
+}
+
+// pick returns the placement's item priced for coin, or nil when none is available.
+func (s *Service) pick(ctx context.Context, repo Repo, gameID uuid.UUID, p Placement, coin *Coin, now time.Time) (*Item, error) {
+	coinID := uuid.Nil
+	if coin != nil {
+		coinID = coin.ID
+	}
+	if p.Type == TypeProduct {
+		if p.ProductID != "" {
+			list, err := repo.Products(ctx, []string{p.ProductID})
+			if err != nil {
+				return nil, err
+			}
+			if len(list) == 1 && list[0].IsActive {
+				return s.productItem(list[0], coin, now), nil
+			}
+		}
+		if p.Rule == nil {
+			return nil, nil
+		}
+		list, err := repo.BestProducts(ctx, ProductQuery{Category: p.Rule.Category, Brand: p.Rule.Brand, SortBy: p.Rule.SortBy, Limit: 1})
+		if err != nil || len(list) == 0 {
+			return nil, err
+		}
+		return s.productItem(list[0], coin, now), nil
+	}
+	if p.RewardID != nil {
+		list, err := repo.Rewards(ctx, gameID, coinID, []uuid.UUID{*p.RewardID})
+		if err != nil {
+			return nil, err
+		}
+		if len(list) == 1 && list[0].Active(now) && list[0].InStock() {
+			return s.rewardItem(list[0], coin), nil
+		}
+	}
+	if p.Rule == nil {
+		return nil, nil
+	}
+	typ := catalogue.Coupon
+	if p.Type == TypeGiftCard {
+		typ = catalogue.GiftCard
+	}
+	list, err := repo.BestRewards(ctx, RewardQuery{GameID: gameID, CoinID: coinID, Type: typ, Category: p.Rule.Category,
+		Brand: p.Rule.Brand, SortBy: p.Rule.SortBy, InStock: true, Limit: 1, Now: now})
+	if err != nil || len(list) == 0 {
+		return nil, err
+	}
+	return s.rewardItem(list[0], coin), nil
+}
+
+// rewardItem is a coupon or gift card as served. Coins may pay the whole price of a reward.
+// A coupon has no pricing; its headline is its campaign title, else its discount, else its
+// name.
+func (s *Service) rewardItem(r RewardItem, coin *Coin) *Item {
+	rw := r.Reward
+	it := &Item{Type: "GIFT_CARD", ID: rw.ID.String(), Title: rw.Name, Subtitle: rw.CampaignSubTitle,
+		BrandName: r.Brand.Name, ImageURL: rw.CoverImage, CTALabel: "Get gift card"}
+	if it.ImageURL == "" {
+		it.ImageURL = r.Brand.LogoURL
+	}
+	face := rw.MinFace()
+	pricing, offer := Quote(s.cfg.Currency, face, rw.SellingPriceOf(face), 10000, coin)
+	it.Coins = offer
+	if rw.Type == catalogue.Coupon {
+		it.Type, it.CTALabel = "COUPON", "Get coupon"
+		switch d := rw.DiscountOnMRP(); {
+		case rw.CampaignTitle != "":
+			it.OfferText = rw.CampaignTitle
+		case d > 0:
+			it.OfferText = fmt.Sprintf("%s%% off at %s", trimPct(d), r.Brand.Name)
+		default:
+			it.OfferText = rw.Name
+		}
+		return it
+	}
+	it.Pricing = &pricing
+	return it
+}
+
+// productItem is a product as served: its pricing is null (and no coins are offered) when the
+// price snapshot is over 24 hours old.
+func (s *Service) productItem(p catalogue.Product, coin *Coin, now time.Time) *Item {
+	it := &Item{Type: "PRODUCT", ID: p.ID, Title: p.Name, Subtitle: p.Category, BrandName: p.BrandName,
+		ImageURL: p.ImageURL, CTALabel: "Shop now"}
+	it.Pricing, it.Coins = PriceProduct(s.cfg.Currency, p, coin, now)
+	return it
+}
+
+// PriceProduct quotes a product (Quote with its discounted listing price and its
+// maxCoinDiscountPct), or nothing at all when its price snapshot is stale: a touchpoint never
+// shows a price the store may not honour.
+func PriceProduct(currency string, p catalogue.Product, coin *Coin, now time.Time) (*Pricing, *CoinOffer) {
+	if Stale(p.PriceUpdatedAt, now) {
+		return nil, nil
+	}
+	pricing, offer := Quote(currency, p.MRP, p.DiscountedListingPrice, p.MaxCoinDiscountPct, coin)
+	return &pricing, offer
+}
+
+func trimPct(p money.Pct) string {
+	return strings.TrimSuffix(strings.TrimSuffix(fmt.Sprintf("%.2f", p.Float()), "0"), ".0")
+}
+
+// utmKeys are the request parameters cta.url carries on.
+var utmKeys = []string{"utm_source", "utm_medium", "utm_campaign"}
+
+// ctaURL is {storeURL}/rewards/{itemID} with the utm parameters sent.
+func ctaURL(storeURL, itemID string, utm map[string]string) string {
+	u := strings.TrimSuffix(storeURL, "/") + "/rewards/" + url.PathEscape(itemID)
+	v := url.Values{}
+	for _, k := range utmKeys {
+		if utm[k] != "" {
+			v.Set(k, utm[k])
+		}
+	}
+	if len(v) > 0 {
+		u += "?" + v.Encode()
+	}
+	return u
+}
+
+// PutTree creates or replaces the game's tree of name after checking it: unique node ids (a
+// node without one gets one), ASSET nodes link nothing, STATIC nodes link a reward or product
+// that exists (or have a descendant that does), DYNAMIC nodes have a query and actionPrefix
+// and are not popups, at most MaxNodes nodes and MaxDepth levels.
+func (s *Service) PutTree(ctx context.Context, gameID uuid.UUID, name string, nodes []Node) (Tree, bool, error) {
+	if !ValidName(name) {
+		return Tree{}, false, errs.Invalidf("name must be 1 to %d characters, without / or control characters", MaxNameLen)
+	}
+	refs, err := validateTree(nodes)
+	if err != nil {
+		return Tree{}, false, err
+	}
+	var out Tree
+	var created bool
+	err = s.repo.InTx(ctx, func(repo Repo) error {
+		if err := repo.LockGame(ctx, gameID); err != nil {
+			return err
+		}
+		types, err := repo.RewardTypes(ctx, refs.rewards)
+		if err != nil {
+			return err
+		}
+		for _, id := range refs.rewards {
+			if _, ok := types[id]; !ok {
+				return errs.Invalidf("rewardId %s is not a reward of the catalogue", id)
+			}
+		}
+		found, err := repo.ExistingProducts(ctx, refs.products)
+		if err != nil {
+			return err
+		}
+		for _, id := range refs.products {
+			if !slices.Contains(found, id) {
+				return errs.Invalidf("productId %q is not a product of the catalogue", id)
+			}
+		}
+		out, created, err = repo.UpsertTree(ctx, Tree{GameID: gameID, Name: name, Nodes: nodes})
+		return err
+	})
+	return out, created, err
+}
+
+// DeleteTree deletes the game's tree of name.
+func (s *Service) DeleteTree(ctx context.Context, gameID uuid.UUID, name string) error {
+	return s.repo.Repo().DeleteTree(ctx, gameID, name)
+}
+
+// TreeRequest is how a game reads its trees.
+type TreeRequest struct {
+	GameID uuid.UUID
+	// CoinID, when set, fills the data of STATIC and generated nodes, priced in that coin of
+	// the game (404 COIN_NOT_FOUND otherwise).
+	CoinID *uuid.UUID
+	// PlayerID, when set, caps product coin figures by the player's balance.
+	PlayerID *uuid.UUID
+}
+
+// TreeByName returns the game's tree of name (case sensitive), served.
+func (s *Service) TreeByName(ctx context.Context, q TreeRequest, name string) (Tree, error) {
+	return s.one(ctx, q, func(repo Repo) (Tree, error) {
+		if !ValidName(name) {
+			return Tree{}, ErrTouchpointNotFound
+		}
+		return repo.TreeByName(ctx, q.GameID, name)
+	})
+}
+
+// TreeByID returns one of the game's trees, served.
+func (s *Service) TreeByID(ctx context.Context, q TreeRequest, id uuid.UUID) (Tree, error) {
+	return s.one(ctx, q, func(repo Repo) (Tree, error) { return repo.TreeByID(ctx, q.GameID, id) })
+}
+
+func (s *Service) one(ctx context.Context, q TreeRequest, get func(Repo) (Tree, error)) (Tree, error) {
+	repo := s.repo.Repo()
+	coin, err := s.treeCoin(ctx, repo, q)
+	if err != nil {
+		return Tree{}, err
+	}
+	t, err := get(repo)
+	if err != nil {
+		return Tree{}, err
+	}
+	list := []Tree{t}
+	if err := s.serveTrees(ctx, repo, q.GameID, coin, list); err != nil {
+		return Tree{}, err
+	}
+	return list[0], nil
+}
+
+// Trees returns every tree of the game, by name, served.
+func (s *Service) Trees(ctx context.Context, q TreeRequest) ([]Tree, error) {
+	repo := s.repo.Repo()
+	coin, err := s.treeCoin(ctx, repo, q)
+	if err != nil {
+		return nil, err
+	}
+	list, err := repo.Trees(ctx, q.GameID)
+	if err != nil {
+		return nil, err
+	}
+	return list, s.serveTrees(ctx, repo, q.GameID, coin, list)
+}
+
+func (s *Service) treeCoin(ctx context.Context, repo Repo, q TreeRequest) (*Coin, error) {
+	if q.CoinID == nil {
+		return nil, nil
+	}
+	c, err := repo.Coin(ctx, q.GameID, *q.CoinID, q.PlayerID)
+	if err != nil {
+		return nil, err
+	}
+	if q.PlayerID == nil {
+		c.Balance = nil
+	} else if c.Balance == nil {
+		zero := int64(0)
+		c.Balance = &zero
+	}
+	return &c, nil
+}
+
+// collect adds what stored (so valid) nodes name to r, reading only: the storage may share the
+// nodes between requests.
+func collect(nodes []Node, r *refs) {
+	for i := range nodes {
+		n := &nodes[i]
+		switch {
+		case n.DataType == DataDynamic && n.Query != nil:
+			r.dynamic = append(r.dynamic, n)
+		case n.RewardID != nil:
+			r.rewards = append(r.rewards, *n.RewardID)
+		case n.ProductID != "":
+			r.products = append(r.products, n.ProductID)
+		}
+		collect(n.Nodes, r)
+		if n.Popup != nil {
+			collect([]Node{*n.Popup}, r)
+		}
+	}
+}
+
+// serveTrees replaces the trees' nodes by their served form: DYNAMIC nodes expanded, data
+// filled when coin is set. Every tree's items are read together.
+func (s *Service) serveTrees(ctx context.Context, repo Repo, gameID uuid.UUID, coin *Coin, trees []Tree) error {
+	now := s.now()
+	e := &expander{coin: coin, currency: s.cfg.Currency, now: now, dynamic: map[uuid.UUID][]dynItem{},
+		rewards: map[uuid.UUID]RewardItem{}, products: map[string]catalogue.Product{}}
+	var all refs
+	for _, t := range trees {
+		collect(t.Nodes, &all)
+	}
+	coinID := uuid.Nil
+	if coin != nil {
+		coinID = coin.ID
+		if len(all.rewards) > 0 {
+			list, err := repo.Rewards(ctx, gameID, coinID, all.rewards)
+			if err != nil {
+				return err
+			}
+			for _, r := range list {
+				e.rewards[r.Reward.ID] = r
+			}
+		}
+		if len(all.products) > 0 {
+			list, err := repo.Products(ctx, all.products)
+			if err != nil {
+				return err
+			}
+			for _, p := range list {
+				e.products[p.ID] = p
+			}
+		}
+	}
+	for _, n := range all.dynamic {
+		q := *n.Query
+		if q.SortBy == "" {
+			q.SortBy = SortDefault
+		}
+		if q.Limit == 0 {
+			q.Limit = 10
+		}
+		var items []dynItem
+		if q.Type == QueryProducts {
+			list, err := repo.BestProducts(ctx, ProductQuery{Category: q.Category, Brand: q.Brand, SortBy: q.SortBy, Limit: q.Limit})
+			if err != nil {
+				return err
+			}
+			for i := range list {
+				items = append(items, dynItem{product: &list[i]})
+			}
+		} else {
+			list, err := repo.BestRewards(ctx, RewardQuery{GameID: gameID, CoinID: coinID, Category: q.Category, Brand: q.Brand,
+				SortBy: q.SortBy, InStock: true, Limit: q.Limit, Now: now})
+			if err != nil {
+				return err
+			}
+			for i := range list {
+				items = append(items, dynItem{reward: &list[i]})
+			}
+		}
+		e.dynamic[n.ID] = items
+	}
+	for i := range trees {
+		trees[i].Nodes = e.nodes(trees[i].Nodes)
+	}
+	return nil
+}
