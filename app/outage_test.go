@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/rewardsco/rewards/adapters/jobs"
 	"github.com/rewardsco/rewards/adapters/postgres"
 	"github.com/rewardsco/rewards/adapters/postgres/localpg"
+	"github.com/rewardsco/rewards/adapters/postgres/pgtest"
 	"github.com/rewardsco/rewards/app"
 )
 
@@ -80,4 +82,32 @@ func freeTCPPort(t *testing.T) int {
 	require.NoError(t, err)
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
+}
+
+// TestRequestStatementsAreBounded shows the request pool's bounds at work: a statement running
+// past 5 s is cancelled (57014) and one waiting past 2 s for a lock gives up (55P03), so a stalled
+// database or a held lock never hangs a request nor holds a connection of the pool the job
+// queue shares.
+func TestRequestStatementsAreBounded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d, err := app.OpenDatabase(ctx, app.Config{Mode: app.Development, DatabaseURL: pgtest.URL(t)}, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	t.Cleanup(d.Close)
+
+	_, err = d.Pool.Exec(ctx, "SELECT pg_sleep(30)")
+	var pgErr *pgconn.PgError
+	require.ErrorAs(t, err, &pgErr)
+	require.Equal(t, "57014", pgErr.Code, "statement_timeout cancels it: %v", err)
+
+	_, err = d.Pool.Exec(ctx, "CREATE TABLE bound_probe (id int PRIMARY KEY); INSERT INTO bound_probe VALUES (1)")
+	require.NoError(t, err)
+	holder, err := d.Pool.Begin(ctx)
+	require.NoError(t, err)
+	defer func() { _ = holder.Rollback(ctx) }()
+	_, err = holder.Exec(ctx, "UPDATE bound_probe SET id = 1 WHERE id = 1")
+	require.NoError(t, err)
+	_, err = d.Pool.Exec(ctx, "UPDATE bound_probe SET id = 1 WHERE id = 1")
+	require.ErrorAs(t, err, &pgErr)
+	require.Equal(t, "55P03", pgErr.Code, "lock_timeout gives up: %v", err)
 }
