@@ -165,11 +165,16 @@ func (r *OrdersRepo) withCodes(ctx context.Context, list []orders.Order) error {
 // Get implements orders.Repo.
 func (r *OrdersRepo) Get(ctx context.Context, id uuid.UUID) (orders.Order, error) {
 	row, err := r.q.OrdersGet(ctx, id)
+	return r.one(ctx, row, err, "get order "+id.String())
+}
+
+// one is the order a single-row query read, with its codes; no row is ErrOrderNotFound.
+func (r *OrdersRepo) one(ctx context.Context, row db.Order, err error, what string) (orders.Order, error) {
 	if isNoRows(err) {
 		return orders.Order{}, orders.ErrOrderNotFound
 	}
 	if err != nil {
-		return orders.Order{}, fmt.Errorf("get order %s: %w", id, err)
+		return orders.Order{}, fmt.Errorf("%s: %w", what, err)
 	}
 	o, err := toCoreOrder(row)
 	if err != nil {
@@ -185,9 +190,25 @@ func (r *OrdersRepo) ListForPlayer(ctx context.Context, playerID uuid.UUID, rewa
 	if err != nil {
 		return nil, 0, fmt.Errorf("list orders: %w", err)
 	}
+	page := make([]pagedOrder, len(rows))
+	for i, row := range rows {
+		page[i] = pagedOrder(row)
+	}
+	return r.page(ctx, page)
+}
+
+// pagedOrder is a row of a paged list of orders: the order and the total of the list.
+type pagedOrder struct {
+	Order db.Order
+	Total int64
+}
+
+// page converts a page of orders, with their codes, and says the total.
+func (r *OrdersRepo) page(ctx context.Context, rows []pagedOrder) ([]orders.Order, int64, error) {
 	out := make([]orders.Order, len(rows))
 	var total int64
 	for i, row := range rows {
+		var err error
 		if out[i], err = toCoreOrder(row.Order); err != nil {
 			return nil, 0, err
 		}
@@ -260,18 +281,7 @@ func (r *OrdersRepo) insertPartner(ctx context.Context, o orders.Order, reason s
 // FindByClientOrderID implements orders.Repo.
 func (r *OrdersRepo) FindByClientOrderID(ctx context.Context, gameID uuid.UUID, env studio.Environment, clientOrderID string) (orders.Order, error) {
 	row, err := r.q.OrdersByClientOrderID(ctx, db.OrdersByClientOrderIDParams{GameID: gameID, Environment: string(env), ClientOrderID: &clientOrderID})
-	if isNoRows(err) {
-		return orders.Order{}, orders.ErrOrderNotFound
-	}
-	if err != nil {
-		return orders.Order{}, fmt.Errorf("find order %q: %w", clientOrderID, err)
-	}
-	o, err := toCoreOrder(row)
-	if err != nil {
-		return orders.Order{}, err
-	}
-	list := []orders.Order{o}
-	return list[0], r.withCodes(ctx, list)
+	return r.one(ctx, row, err, fmt.Sprintf("find order %q", clientOrderID))
 }
 
 // FindBySession implements orders.Repo.
@@ -293,15 +303,11 @@ func (r *OrdersRepo) ListForPartner(ctx context.Context, gameID uuid.UUID, env s
 	if err != nil {
 		return nil, 0, fmt.Errorf("list partner orders: %w", err)
 	}
-	out := make([]orders.Order, len(rows))
-	var total int64
+	page := make([]pagedOrder, len(rows))
 	for i, row := range rows {
-		if out[i], err = toCoreOrder(row.Order); err != nil {
-			return nil, 0, err
-		}
-		total = row.Total
+		page[i] = pagedOrder(row)
 	}
-	return out, total, r.withCodes(ctx, out)
+	return r.page(ctx, page)
 }
 
 // SetPayment implements orders.Repo.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/google/uuid"
+
 	"github.com/rewardsco/rewards/adapters/httpapi"
 	"github.com/rewardsco/rewards/core/money"
 	"github.com/rewardsco/rewards/core/orders"
@@ -279,11 +281,7 @@ func (h handlers) getSettings(ctx context.Context, in *GameInput) (*bare[Partner
 }
 
 func (h handlers) secret(ctx context.Context, in *GameEnvInput) (*bare[PartnerSecretBody], error) {
-	id, err := httpapi.ParseID(in.GameID, studio.ErrGameNotFound)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	env, err := parseEnv(in.Environment)
+	id, env, err := in.parse()
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
@@ -295,11 +293,7 @@ func (h handlers) secret(ctx context.Context, in *GameEnvInput) (*bare[PartnerSe
 }
 
 func (h handlers) credit(ctx context.Context, in *creditInput) (*creditOutput, error) {
-	id, err := httpapi.ParseID(in.GameID, studio.ErrGameNotFound)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	env, err := parseEnv(in.Environment)
+	id, env, err := in.parse()
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
@@ -319,11 +313,7 @@ func (h handlers) credit(ctx context.Context, in *creditInput) (*creditOutput, e
 }
 
 func (h handlers) ledger(ctx context.Context, in *GameEnvInput) (*bare[PartnerLedgerBody], error) {
-	id, err := httpapi.ParseID(in.GameID, studio.ErrGameNotFound)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	env, err := parseEnv(in.Environment)
+	id, env, err := in.parse()
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
@@ -350,4 +340,14 @@ func (h handlers) event(ctx context.Context, provider string, in *webhookInput) 
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
 	return &webhookOutput{Body: PartnerEventAck{Received: true}}, nil
+}
+
+// parse reads the game id (a malformed one is GAME_NOT_FOUND) and the environment.
+func (in GameEnvInput) parse() (uuid.UUID, studio.Environment, error) {
+	id, err := httpapi.ParseID(in.GameID, studio.ErrGameNotFound)
+	if err != nil {
+		return uuid.Nil, "", err
+	}
+	env, err := parseEnv(in.Environment)
+	return id, env, err
 }
