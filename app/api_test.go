@@ -172,6 +172,9 @@ func TestEveryOperationIsDocumented(t *testing.T) {
 			require.NotEmpty(t, op.Summary, op.OperationID)
 			require.NotEmpty(t, op.Description, op.OperationID)
 			require.NotEmpty(t, op.Tags, op.OperationID)
+			if op.RequestBody != nil {
+				require.Equal(t, httpapi.BodyReadTimeout, op.BodyReadTimeout, "%s: the body read deadline must not cut its handler short", op.OperationID)
+			}
 			// The token exchange carries its credentials in the body; provider webhooks their signature.
 			if public := []string{"/healthz", "/readyz", "/files/", "/r/", "/partner/v1/token", "/webhooks/"}; !slices.ContainsFunc(public, func(p string) bool { return strings.HasPrefix(path, p) }) {
 				require.NotEmpty(t, op.Security, "%s declares no security", op.OperationID)

@@ -771,3 +771,21 @@ func TestPartnerCashOrders(t *testing.T) {
 		})
 	}
 }
+
+// TestPartnerOrderOutlastingTheBodyReadDeadline is a WALLET order whose stock check and provider
+// call are each held 3 s: the answer comes after about 5 s, past Huma's default body read
+// deadline, which used to cancel the request (a 500 after 5 s); it is a 201 TIMEOUT, then SUCCESS.
+func TestPartnerOrderOutlastingTheBodyReadDeadline(t *testing.T) {
+	t.Parallel()
+	p := setupPartner(t, "INR", time.Minute)
+	g := p.game("WALLET", 0)
+	tok := p.token(g.key, "")
+	require.Equal(t, 201, p.credit(g, 100000, "fund").Status)
+	d := firstValue(data(p.as(tok, "GET", "/partner/v1/gift-cards/brands/AMAZON", nil)))
+	p.vouchers.SetBehaviour(fakevouchers.Behaviour{StallMs: 3000})
+	r := p.order(tok, orderBody("slow-1", "AMAZON", d, 1))
+	require.Equal(t, 201, r.Status, string(r.Raw))
+	require.Equal(t, "TIMEOUT", data(r)["status"])
+	p.vouchers.SetBehaviour(fakevouchers.Behaviour{})
+	p.await(tok, data(r)["orderId"].(string), status("SUCCESS"))
+}

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humachi"
@@ -70,6 +71,10 @@ const (
 	tagHealth   = "Health"
 )
 
+// BodyReadTimeout bounds the reading of a request and its handler together, as the server's
+// ReadTimeout does (app sets both to 60 s).
+const BodyReadTimeout = 60 * time.Second
+
 // Server holds the router and the Huma API that modules register their operations on.
 type Server struct {
 	cfg    Config
@@ -99,6 +104,16 @@ func New(cfg Config) *Server {
 	})
 
 	s.API = humachi.New(router, apiConfig(cfg.Version))
+	oapi := s.API.OpenAPI()
+	oapi.OnAddOperation = append(oapi.OnAddOperation, func(_ *huma.OpenAPI, op *huma.Operation) {
+		// Huma reads a body under a read deadline on the connection (5 s by default) and never
+		// lifts it; a handler still running when it passes has its request cancelled (net/http
+		// takes the deadline for a closed connection). The body gets as long as the server gives
+		// a whole request instead.
+		if op.BodyReadTimeout >= 0 && op.BodyReadTimeout < BodyReadTimeout {
+			op.BodyReadTimeout = BodyReadTimeout
+		}
+	})
 	// First of every operation's middlewares, so it must come before any operation.
 	s.API.UseMiddleware(noteOperation)
 	s.registerHealth()
