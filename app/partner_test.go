@@ -53,7 +53,7 @@ const partnerFakeSecret = "fake-client-secret"
 func setupPartner(t *testing.T, currency string, ttl time.Duration) *partnerAPI {
 	t.Helper()
 	ctx := context.Background()
-	vouchers := fakevouchers.New(fakevouchers.WithSandboxDelay(3*time.Second))
+	vouchers := fakevouchers.New(fakevouchers.WithSandboxDelay(3 * time.Second))
 	st := fakestripe.New(fakestripe.WithWebhookRetries(3, 100*time.Millisecond), fakestripe.WithSweepInterval(200*time.Millisecond))
 	cf := fakecashfree.New(fakecashfree.WithWebhookRetries(3, 100*time.Millisecond), fakecashfree.WithClientSecret(partnerFakeSecret))
 	t.Cleanup(st.Close)

@@ -56,7 +56,10 @@ func TestPartner(t *testing.T) {
 			got := make([]response, 3)
 			for i := range got {
 				wg.Add(1)
-				go func() { defer wg.Done(); got[i] = p.as(tok, "POST", "/partner/v1/gift-cards/orders", order("w-1", "AMAZON", d), "") }()
+				go func() {
+					defer wg.Done()
+					got[i] = p.as(tok, "POST", "/partner/v1/gift-cards/orders", order("w-1", "AMAZON", d), "")
+				}()
 			}
 			wg.Wait()
 			statuses := map[int]int{}

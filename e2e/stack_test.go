@@ -73,7 +73,7 @@ func startStack(t *testing.T, env map[string]string) *stack {
 	nw := harness.NewNetwork(ctx, t)
 	pg := harness.StartPostgres(ctx, t, nw)
 	fakes := harness.StartContainer(ctx, t, harness.ContainerRequestOptions{
-		Image:        fakesImage,
+		Image: fakesImage,
 		Env: map[string]string{"FAKE_SMS_ACCOUNT_SID": fakeSMSSID, "FAKE_SMS_AUTH_TOKEN": fakeSMSToken,
 			// The payment fakes send their webhooks to the service (every instance answers to "rewards").
 			"FAKE_WEBHOOK_TARGET": "http://rewards:8080", "FAKE_WEBHOOK_BACKOFF": "300ms"},
