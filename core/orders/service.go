@@ -219,15 +219,10 @@ func (s *Service) plan(ctx context.Context, p Purchase) (plan, coins.Coin, error
 	return pl, coin, nil
 }
 
-// inStock reports whether the provider can issue quantity cards of face value f (a VARIABLE
-// product reports one level for its whole range).
+// inStock reports whether the provider can issue quantity cards of face value f.
 func inStock(levels []vouchers.Stock, r catalogue.Reward, f money.Amount, quantity int) bool {
-	for _, lv := range levels {
-		if lv.Denomination == f || (r.ValueType == catalogue.Range && lv.Denomination == 0) {
-			return lv.Available && (lv.Quantity == nil || *lv.Quantity >= int64(quantity))
-		}
-	}
-	return false
+	lv, found := vouchers.LevelOf(levels, f, r.ValueType == catalogue.Range)
+	return found && lv.Covers(quantity)
 }
 
 // place is the purchase's transaction.

@@ -268,10 +268,8 @@ func (s *Service) Stock(ctx context.Context, code string, d money.Amount) (Stock
 	if err != nil {
 		return Stock{}, fmt.Errorf("stock of %s: %w", b.ProviderProduct, err)
 	}
-	for _, lv := range levels {
-		if lv.Denomination == d || (b.ValueType == Dynamic && lv.Denomination == 0) {
-			st.Available, st.Quantity = lv.Available && (lv.Quantity == nil || *lv.Quantity > 0), lv.Quantity
-		}
+	if lv, found := vouchers.LevelOf(levels, d, b.ValueType == Dynamic); found {
+		st.Available, st.Quantity = lv.Covers(1), lv.Quantity
 	}
 	return st, nil
 }
@@ -468,12 +466,8 @@ func (s *Service) inStock(ctx context.Context, b Brand, d money.Amount, quantity
 	if err != nil {
 		return fmt.Errorf("stock of %s: %w", b.ProviderProduct, err)
 	}
-	for _, lv := range levels {
-		if lv.Denomination == d || (b.ValueType == Dynamic && lv.Denomination == 0) {
-			if lv.Available && (lv.Quantity == nil || *lv.Quantity >= int64(quantity)) {
-				return nil
-			}
-		}
+	if lv, found := vouchers.LevelOf(levels, d, b.ValueType == Dynamic); found && lv.Covers(quantity) {
+		return nil
 	}
 	return ErrOutOfStock
 }

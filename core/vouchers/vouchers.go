@@ -61,6 +61,23 @@ type Stock struct {
 	Quantity *int64
 }
 
+// LevelOf returns the stock level of face value d among levels: a VARIABLE product (variable)
+// reports one level, with Denomination 0, for its whole range. found is false when the provider
+// reports none for d.
+func LevelOf(levels []Stock, d money.Amount, variable bool) (lv Stock, found bool) {
+	for _, lv := range levels {
+		if lv.Denomination == d || (variable && lv.Denomination == 0) {
+			return lv, true
+		}
+	}
+	return Stock{}, false
+}
+
+// Covers reports whether the level can issue quantity cards now.
+func (s Stock) Covers(quantity int) bool {
+	return s.Available && (s.Quantity == nil || *s.Quantity >= int64(quantity))
+}
+
 // OrderStatus is where an order stands at the provider.
 type OrderStatus string
 
