@@ -177,3 +177,29 @@ SELECT * FROM touchpoint_trees WHERE game_id = @game_id AND id = @id;
 
 -- name: TouchpointsListTrees :many
 SELECT * FROM touchpoint_trees WHERE game_id = @game_id ORDER BY name, id;
+
+-- name: TouchpointsTreeAndCoinByName :one
+-- What reading a tree by name needs, in one statement (one round trip): the coin coin_id of the
+-- game with the player's balance (NULL columns when coin_id is NULL or not a coin of the game)
+-- and the tree (NULL columns when there is none). The nodes come only when the tree is not the
+-- version the caller has decoded already (known_id, known_updated_at): a stored tree is
+-- kilobytes of (compressed) JSON that the database would read and send on every call.
+SELECT c.id AS coin_id, c.name AS coin_name, c.image_url AS coin_image_url, c.coins_per_unit, b.balance,
+       t.id AS tree_id, t.name AS tree_name, t.updated_at AS tree_updated_at,
+       (CASE WHEN t.id = sqlc.narg(known_id)::uuid AND t.updated_at = sqlc.narg(known_updated_at)::timestamptz
+             THEN NULL ELSE t.nodes END)::jsonb AS nodes
+FROM (VALUES (1)) AS one (x)
+LEFT JOIN coins c ON c.id = sqlc.narg(coin_id)::uuid AND c.game_id = @game_id::uuid
+LEFT JOIN balances b ON b.coin_id = c.id AND b.player_id = sqlc.narg(player_id)::uuid
+LEFT JOIN touchpoint_trees t ON t.game_id = @game_id::uuid AND t.name = @name::text;
+
+-- name: TouchpointsTreeAndCoinByID :one
+-- TouchpointsTreeAndCoinByName for a tree named by id.
+SELECT c.id AS coin_id, c.name AS coin_name, c.image_url AS coin_image_url, c.coins_per_unit, b.balance,
+       t.id AS tree_id, t.name AS tree_name, t.updated_at AS tree_updated_at,
+       (CASE WHEN t.id = sqlc.narg(known_id)::uuid AND t.updated_at = sqlc.narg(known_updated_at)::timestamptz
+             THEN NULL ELSE t.nodes END)::jsonb AS nodes
+FROM (VALUES (1)) AS one (x)
+LEFT JOIN coins c ON c.id = sqlc.narg(coin_id)::uuid AND c.game_id = @game_id::uuid
+LEFT JOIN balances b ON b.coin_id = c.id AND b.player_id = sqlc.narg(player_id)::uuid
+LEFT JOIN touchpoint_trees t ON t.game_id = @game_id::uuid AND t.id = @id::uuid;

@@ -747,6 +747,124 @@ func (q *Queries) TouchpointsSetCoin(ctx context.Context, arg TouchpointsSetCoin
 	return err
 }
 
+const touchpointsTreeAndCoinByID = `-- name: TouchpointsTreeAndCoinByID :one
+SELECT c.id AS coin_id, c.name AS coin_name, c.image_url AS coin_image_url, c.coins_per_unit, b.balance,
+       t.id AS tree_id, t.name AS tree_name, t.updated_at AS tree_updated_at,
+       (CASE WHEN t.id = $1::uuid AND t.updated_at = $2::timestamptz
+             THEN NULL ELSE t.nodes END)::jsonb AS nodes
+FROM (VALUES (1)) AS one (x)
+LEFT JOIN coins c ON c.id = $3::uuid AND c.game_id = $4::uuid
+LEFT JOIN balances b ON b.coin_id = c.id AND b.player_id = $5::uuid
+LEFT JOIN touchpoint_trees t ON t.game_id = $4::uuid AND t.id = $6::uuid
+`
+
+type TouchpointsTreeAndCoinByIDParams struct {
+	KnownID        *uuid.UUID
+	KnownUpdatedAt *time.Time
+	CoinID         *uuid.UUID
+	GameID         uuid.UUID
+	PlayerID       *uuid.UUID
+	ID             uuid.UUID
+}
+
+type TouchpointsTreeAndCoinByIDRow struct {
+	CoinID        *uuid.UUID
+	CoinName      *string
+	CoinImageUrl  *string
+	CoinsPerUnit  *int32
+	Balance       *int64
+	TreeID        *uuid.UUID
+	TreeName      *string
+	TreeUpdatedAt *time.Time
+	Nodes         []byte
+}
+
+// TouchpointsTreeAndCoinByName for a tree named by id.
+func (q *Queries) TouchpointsTreeAndCoinByID(ctx context.Context, arg TouchpointsTreeAndCoinByIDParams) (TouchpointsTreeAndCoinByIDRow, error) {
+	row := q.db.QueryRow(ctx, touchpointsTreeAndCoinByID,
+		arg.KnownID,
+		arg.KnownUpdatedAt,
+		arg.CoinID,
+		arg.GameID,
+		arg.PlayerID,
+		arg.ID,
+	)
+	var i TouchpointsTreeAndCoinByIDRow
+	err := row.Scan(
+		&i.CoinID,
+		&i.CoinName,
+		&i.CoinImageUrl,
+		&i.CoinsPerUnit,
+		&i.Balance,
+		&i.TreeID,
+		&i.TreeName,
+		&i.TreeUpdatedAt,
+		&i.Nodes,
+	)
+	return i, err
+}
+
+const touchpointsTreeAndCoinByName = `-- name: TouchpointsTreeAndCoinByName :one
+SELECT c.id AS coin_id, c.name AS coin_name, c.image_url AS coin_image_url, c.coins_per_unit, b.balance,
+       t.id AS tree_id, t.name AS tree_name, t.updated_at AS tree_updated_at,
+       (CASE WHEN t.id = $1::uuid AND t.updated_at = $2::timestamptz
+             THEN NULL ELSE t.nodes END)::jsonb AS nodes
+FROM (VALUES (1)) AS one (x)
+LEFT JOIN coins c ON c.id = $3::uuid AND c.game_id = $4::uuid
+LEFT JOIN balances b ON b.coin_id = c.id AND b.player_id = $5::uuid
+LEFT JOIN touchpoint_trees t ON t.game_id = $4::uuid AND t.name = $6::text
+`
+
+type TouchpointsTreeAndCoinByNameParams struct {
+	KnownID        *uuid.UUID
+	KnownUpdatedAt *time.Time
+	CoinID         *uuid.UUID
+	GameID         uuid.UUID
+	PlayerID       *uuid.UUID
+	Name           string
+}
+
+type TouchpointsTreeAndCoinByNameRow struct {
+	CoinID        *uuid.UUID
+	CoinName      *string
+	CoinImageUrl  *string
+	CoinsPerUnit  *int32
+	Balance       *int64
+	TreeID        *uuid.UUID
+	TreeName      *string
+	TreeUpdatedAt *time.Time
+	Nodes         []byte
+}
+
+// What reading a tree by name needs, in one statement (one round trip): the coin coin_id of the
+// game with the player's balance (NULL columns when coin_id is NULL or not a coin of the game)
+// and the tree (NULL columns when there is none). The nodes come only when the tree is not the
+// version the caller has decoded already (known_id, known_updated_at): a stored tree is
+// kilobytes of (compressed) JSON that the database would read and send on every call.
+func (q *Queries) TouchpointsTreeAndCoinByName(ctx context.Context, arg TouchpointsTreeAndCoinByNameParams) (TouchpointsTreeAndCoinByNameRow, error) {
+	row := q.db.QueryRow(ctx, touchpointsTreeAndCoinByName,
+		arg.KnownID,
+		arg.KnownUpdatedAt,
+		arg.CoinID,
+		arg.GameID,
+		arg.PlayerID,
+		arg.Name,
+	)
+	var i TouchpointsTreeAndCoinByNameRow
+	err := row.Scan(
+		&i.CoinID,
+		&i.CoinName,
+		&i.CoinImageUrl,
+		&i.CoinsPerUnit,
+		&i.Balance,
+		&i.TreeID,
+		&i.TreeName,
+		&i.TreeUpdatedAt,
+		&i.Nodes,
+	)
+	return i, err
+}
+
 const touchpointsTreeByID = `-- name: TouchpointsTreeByID :one
 SELECT id, game_id, name, nodes, created_at, updated_at FROM touchpoint_trees WHERE game_id = $1 AND id = $2
 `
