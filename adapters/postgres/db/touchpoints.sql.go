@@ -632,8 +632,8 @@ SELECT r.id, r.type, r.brand_code, r.name, r.campaign_title, r.campaign_sub_titl
              THEN (SELECT count(*) FROM catalogue_codes cc WHERE cc.reward_id = r.id AND cc.order_id IS NULL)
              ELSE -1 END)::bigint AS free
 FROM catalogue_rewards r
-JOIN catalogue_brands b ON b.code = r.brand_code
-LEFT JOIN catalogue_game_rewards gr ON gr.game_id = $2 AND gr.reward_id = r.id
+JOIN LATERAL (SELECT b.code, b.name, b.description, b.logo_url, b.website_url, b.issuer, b.categories, b.countries, b.is_active, b.translations, b.provider_code, b.created_at, b.updated_at FROM catalogue_brands b WHERE b.code = r.brand_code OFFSET 0) b ON true
+LEFT JOIN LATERAL (SELECT gr.game_id, gr.reward_id, gr.hidden, gr.coin_prices, gr.updated_at FROM catalogue_game_rewards gr WHERE gr.game_id = $2 AND gr.reward_id = r.id OFFSET 0) gr ON true
 WHERE r.id = ANY ($3::uuid[])
 `
 
@@ -680,6 +680,10 @@ type TouchpointsRewardsRow struct {
 // Rewards by id as the game sees them, with only the columns touchpoints show (no search text,
 // translations or assets: reading and decoding them was a fifth of a tree's cost): hidden, the game's coin price for @coin_id (0 when none),
 // and the free codes of a coupon with a pool (-1 when it has none: unlimited or provider stock).
+// The brand and the game's row are looked up per reward (OFFSET 0 keeps the planner from
+// flattening the subqueries): as plain joins, the plan hashed every brand and every row of the
+// game for a handful of rewards (EXPLAIN ANALYZE on the benchmark's catalogue: 0.38 ms for one
+// reward, 0.82 ms for ten; now 0.16 and 0.32 ms).
 func (q *Queries) TouchpointsRewards(ctx context.Context, arg TouchpointsRewardsParams) ([]TouchpointsRewardsRow, error) {
 	rows, err := q.db.Query(ctx, touchpointsRewards, arg.CoinID, arg.GameID, arg.Ids)
 	if err != nil {
