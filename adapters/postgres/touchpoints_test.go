@@ -10,6 +10,7 @@ import (
 
 	"github.com/rewardsco/rewards/adapters/postgres"
 	"github.com/rewardsco/rewards/core/catalogue"
+	"github.com/rewardsco/rewards/core/coins"
 	"github.com/rewardsco/rewards/core/errs"
 	"github.com/rewardsco/rewards/core/money"
 	"github.com/rewardsco/rewards/core/studio"
@@ -319,4 +320,42 @@ func TestTouchpointsLookupOnPoolAndInTransaction(t *testing.T) {
 	empty, err := b.repo.Lookup(ctx, touchpoints.Lookup{GameID: b.game.ID})
 	require.NoError(t, err)
 	require.Empty(t, empty.Rewards)
+}
+
+func TestTouchpointsServeSeesChangesAtOnce(t *testing.T) {
+	t.Parallel()
+	b := setupTouchpoints(t)
+	ctx := context.Background()
+	first := b.giftCard(t, "First", 1)
+	second := b.giftCard(t, "Second", 0)
+	placement := b.place(t, studio.Test, touchpoints.TypeGiftCard, &first, "", nil)
+	put := func(rewardID uuid.UUID) {
+		t.Helper()
+		_, _, err := b.tp.PutPlacement(ctx, touchpoints.Placement{ID: placement, GameID: b.game.ID, Environment: studio.Test,
+			Screen: "home", Type: touchpoints.TypeGiftCard, RewardID: &rewardID, IsActive: true,
+			Asset: touchpoints.Asset{Source: touchpoints.SourceUpload, ImageURL: "https://cdn.example.com/f.png", Orientation: touchpoints.Portrait, Width: 1, Height: 1}})
+		require.NoError(t, err)
+	}
+	// Each state is served twice: nothing of a read may linger into the next.
+	for range 2 {
+		s := b.serve(t, studio.Test, "", nil)
+		require.Equal(t, first.String(), s.Item.ID)
+		require.Equal(t, int64(900), s.Item.Coins.CoinsRequired, "90.00 at 10 coins a unit")
+	}
+	put(second)
+	for range 2 {
+		require.Equal(t, second.String(), b.serve(t, studio.Test, "", nil).Item.ID, "another configured reward")
+	}
+	other, err := b.coins.CreateCoin(ctx, coins.Coin{GameID: b.game.ID, Name: "Stars", ImageURL: "https://cdn.example.com/s.png", CoinsPerUnit: 100})
+	require.NoError(t, err)
+	require.NoError(t, b.tp.SetCoin(ctx, b.game.ID, other.ID))
+	for range 2 {
+		s := b.serve(t, studio.Test, "", nil)
+		require.Equal(t, other.ID, s.Item.Coins.CoinID, "another touchpoint coin")
+		require.Equal(t, int64(9000), s.Item.Coins.CoinsRequired)
+	}
+	b.exec(`UPDATE catalogue_rewards SET is_active = false WHERE id = $1`, second)
+	for range 2 {
+		require.Nil(t, b.serve(t, studio.Test, "", nil).Item, "an inactive configured reward and no rule: nothing")
+	}
 }
