@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/rewardsco/rewards/adapters/postgres/db"
 	"github.com/rewardsco/rewards/core/catalogue"
@@ -28,35 +31,53 @@ type TouchpointsRepo struct {
 	trees *treeCache
 }
 
-// treeCache keeps decoded trees by id and version (updated_at): games read the same trees on
-// every screen, and decoding a tree's JSON was a sixth of a read's cost. The row is still read
-// on every call, so a change is seen at once. Cached trees are shared: the core never changes
-// the nodes it reads.
+// treeCache keeps decoded trees by how they are read (game and name, or id) with their version
+// (id and updated_at): games read the same trees on every screen, and decoding a tree's JSON was a
+// sixth of a read's cost. The tree's version is still read on every call, so a change is seen at
+// once; its nodes are read only when the version is not the cached one. Cached trees are
+// shared: the core never changes the nodes it reads.
 type treeCache struct {
 	mu    sync.Mutex
-	trees map[uuid.UUID]touchpoints.Tree
+	trees map[treeKey]touchpoints.Tree
+}
+
+// treeKey is how a tree is read: by game and name, or by id (name "", game uuid.Nil).
+type treeKey struct {
+	game uuid.UUID
+	name string
+	id   uuid.UUID
 }
 
 // maxCachedTrees bounds the cache; past it, the cache starts over.
 const maxCachedTrees = 1000
 
-func (c *treeCache) decode(t db.TouchpointTree) (touchpoints.Tree, error) {
+func (c *treeCache) get(k treeKey) (touchpoints.Tree, bool) {
 	c.mu.Lock()
-	hit, ok := c.trees[t.ID]
-	c.mu.Unlock()
-	if ok && hit.UpdatedAt.Equal(t.UpdatedAt) && hit.Name == t.Name {
+	defer c.mu.Unlock()
+	t, ok := c.trees[k]
+	return t, ok
+}
+
+func (c *treeCache) put(k treeKey, t touchpoints.Tree) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.trees) >= maxCachedTrees {
+		clear(c.trees)
+	}
+	c.trees[k] = t
+}
+
+// decode returns the tree of a full row, decoding its nodes unless the cache has its version.
+func (c *treeCache) decode(t db.TouchpointTree) (touchpoints.Tree, error) {
+	k := treeKey{id: t.ID}
+	if hit, ok := c.get(k); ok && hit.UpdatedAt.Equal(t.UpdatedAt) && hit.Name == t.Name {
 		return hit, nil
 	}
 	out, err := toCoreTree(t)
 	if err != nil {
 		return out, err
 	}
-	c.mu.Lock()
-	if len(c.trees) >= maxCachedTrees {
-		clear(c.trees)
-	}
-	c.trees[t.ID] = out
-	c.mu.Unlock()
+	c.put(k, out)
 	return out, nil
 }
 
@@ -67,7 +88,7 @@ var _ touchpoints.Repo = (*TouchpointsRepo)(nil)
 // fold away, and the default order walks the listing index. The lookups by id and name keep
 // pgx's cached prepared statements: planning them anew each time cost more than running them.
 func NewTouchpointsStore(d *DB) store.Of[touchpoints.Repo] {
-	cache := &treeCache{trees: map[uuid.UUID]touchpoints.Tree{}}
+	cache := &treeCache{trees: map[treeKey]touchpoints.Tree{}}
 	return newModuleStore(d, func(c conn) touchpoints.Repo {
 		return &TouchpointsRepo{conn: c, rules: db.New(customPlans{c.dbtx}), trees: cache}
 	})
@@ -125,16 +146,6 @@ func toCoreTree(t db.TouchpointTree) (touchpoints.Tree, error) {
 		return touchpoints.Tree{}, fmt.Errorf("decode tree %s: %w", t.ID, err)
 	}
 	return out, nil
-}
-
-func (r *TouchpointsRepo) treeResult(t db.TouchpointTree, err error) (touchpoints.Tree, error) {
-	if isNoRows(err) {
-		return touchpoints.Tree{}, touchpoints.ErrTouchpointNotFound
-	}
-	if err != nil {
-		return touchpoints.Tree{}, fmt.Errorf("get tree: %w", err)
-	}
-	return r.trees.decode(t)
 }
 
 // UpsertAsset implements touchpoints.Repo.
@@ -245,20 +256,42 @@ func (r *TouchpointsRepo) SetCoin(ctx context.Context, gameID, coinID uuid.UUID)
 	return nil
 }
 
-// GameContext implements touchpoints.Repo.
-func (r *TouchpointsRepo) GameContext(ctx context.Context, gameID uuid.UUID, playerID *uuid.UUID) (string, *touchpoints.Coin, error) {
-	row, err := r.q.TouchpointsGameContext(ctx, db.TouchpointsGameContextParams{GameID: gameID, PlayerID: playerID})
-	if isNoRows(err) {
-		return "", nil, studio.ErrGameNotFound
-	}
+// Screen implements touchpoints.Repo: the placements and the game's context in one round trip.
+func (r *TouchpointsRepo) Screen(ctx context.Context, gameID uuid.UUID, env studio.Environment, screen string, playerID *uuid.UUID) (touchpoints.Screen, error) {
+	var out touchpoints.Screen
+	var game db.TouchpointsGameContextRow
+	var gameErr error
+	err := r.pipeline(ctx, func(dbtx db.DBTX) error {
+		q := db.New(dbtx)
+		rows, err := q.TouchpointsListPlacements(ctx, db.TouchpointsListPlacementsParams{GameID: gameID,
+			Environment: string(env), Screen: screen})
+		if err != nil {
+			return fmt.Errorf("list placements: %w", err)
+		}
+		out.Placements = make([]touchpoints.Placement, len(rows))
+		for i, row := range rows {
+			out.Placements[i] = toCorePlacement(gameID, env, row)
+		}
+		game, gameErr = q.TouchpointsGameContext(ctx, db.TouchpointsGameContextParams{GameID: gameID, PlayerID: playerID})
+		return nil
+	})
 	if err != nil {
-		return "", nil, fmt.Errorf("game context: %w", err)
+		return touchpoints.Screen{}, err
 	}
-	if row.CoinID == nil {
-		return row.StoreUrl, nil, nil
+	switch {
+	case isNoRows(gameErr) && len(out.Placements) == 0:
+		return out, nil
+	case isNoRows(gameErr):
+		return touchpoints.Screen{}, studio.ErrGameNotFound
+	case gameErr != nil:
+		return touchpoints.Screen{}, fmt.Errorf("game context: %w", unavailable(gameErr))
 	}
-	return row.StoreUrl, &touchpoints.Coin{ID: *row.CoinID, Name: *row.CoinName, ImageURL: *row.CoinImageUrl,
-		CoinsPerUnit: int64(*row.CoinsPerUnit), Balance: row.Balance}, nil
+	out.StoreURL = game.StoreUrl
+	if game.CoinID != nil {
+		out.Coin = &touchpoints.Coin{ID: *game.CoinID, Name: *game.CoinName, ImageURL: *game.CoinImageUrl,
+			CoinsPerUnit: int64(*game.CoinsPerUnit), Balance: game.Balance}
+	}
+	return out, nil
 }
 
 // Coin implements touchpoints.Repo.
@@ -287,11 +320,18 @@ func (r *TouchpointsRepo) Rewards(ctx context.Context, gameID, coinID uuid.UUID,
 	return out, nil
 }
 
+func bestRewardsParams(q touchpoints.RewardQuery) db.TouchpointsBestRewardsParams {
+	return db.TouchpointsBestRewardsParams{GameID: q.GameID, CoinID: q.CoinID.String(), Now: q.Now, Type: string(q.Type),
+		Category: q.Category, Brand: q.Brand, InStock: q.InStock, Ord: q.SortBy, Lim: int32(q.Limit)}
+}
+
+func bestProductsParams(q touchpoints.ProductQuery) db.TouchpointsBestProductsParams {
+	return db.TouchpointsBestProductsParams{Category: q.Category, Brand: q.Brand, Ord: q.SortBy, Lim: int32(q.Limit)}
+}
+
 // BestRewards implements touchpoints.Repo.
 func (r *TouchpointsRepo) BestRewards(ctx context.Context, q touchpoints.RewardQuery) ([]touchpoints.RewardItem, error) {
-	rows, err := r.rules.TouchpointsBestRewards(ctx, db.TouchpointsBestRewardsParams{GameID: q.GameID, CoinID: q.CoinID.String(),
-		Now: q.Now, Type: string(q.Type), Category: q.Category, Brand: q.Brand, InStock: q.InStock, Ord: q.SortBy,
-		Lim: int32(q.Limit)})
+	rows, err := r.rules.TouchpointsBestRewards(ctx, bestRewardsParams(q))
 	if err != nil {
 		return nil, fmt.Errorf("best rewards: %w", err)
 	}
@@ -317,8 +357,7 @@ func (r *TouchpointsRepo) Products(ctx context.Context, ids []string) ([]catalog
 
 // BestProducts implements touchpoints.Repo.
 func (r *TouchpointsRepo) BestProducts(ctx context.Context, q touchpoints.ProductQuery) ([]catalogue.Product, error) {
-	rows, err := r.rules.TouchpointsBestProducts(ctx, db.TouchpointsBestProductsParams{Category: q.Category, Brand: q.Brand,
-		Ord: q.SortBy, Lim: int32(q.Limit)})
+	rows, err := r.rules.TouchpointsBestProducts(ctx, bestProductsParams(q))
 	if err != nil {
 		return nil, fmt.Errorf("best products: %w", err)
 	}
@@ -357,6 +396,136 @@ func (r *TouchpointsRepo) ExistingProducts(ctx context.Context, ids []string) ([
 	return found, nil
 }
 
+// Lookup implements touchpoints.Repo: every read in one round trip. The rule queries run with
+// custom plans, as BestRewards and BestProducts do: SET LOCAL plan_cache_mode inside the batch,
+// which is a transaction of its own on the pool (on a transaction the setting lasts to its end).
+func (r *TouchpointsRepo) Lookup(ctx context.Context, l touchpoints.Lookup) (touchpoints.Found, error) {
+	out := touchpoints.Found{BestRewards: make([][]touchpoints.RewardItem, len(l.BestRewards)),
+		BestProducts: make([][]catalogue.Product, len(l.BestProducts))}
+	rules := len(l.BestRewards)+len(l.BestProducts) > 0
+	if len(l.RewardIDs) == 0 && len(l.ProductIDs) == 0 && !rules {
+		return out, nil
+	}
+	own := rules && r.owner == nil
+	err := r.pipeline(ctx, func(dbtx db.DBTX) error {
+		q := db.New(dbtx)
+		if own {
+			if _, err := dbtx.Exec(ctx, "BEGIN READ ONLY"); err != nil {
+				return fmt.Errorf("begin: %w", err)
+			}
+		}
+		if len(l.RewardIDs) > 0 {
+			rows, err := q.TouchpointsRewards(ctx, db.TouchpointsRewardsParams{GameID: l.GameID, CoinID: l.CoinID.String(), Ids: l.RewardIDs})
+			if err != nil {
+				return fmt.Errorf("rewards by id: %w", err)
+			}
+			out.Rewards = make([]touchpoints.RewardItem, len(rows))
+			for i, row := range rows {
+				out.Rewards[i] = toCoreRewardItem(row)
+			}
+		}
+		if len(l.ProductIDs) > 0 {
+			rows, err := q.TouchpointsProducts(ctx, l.ProductIDs)
+			if err != nil {
+				return fmt.Errorf("products by id: %w", err)
+			}
+			out.Products = make([]catalogue.Product, len(rows))
+			for i, p := range rows {
+				out.Products[i] = toCoreProduct(p)
+			}
+		}
+		if !rules {
+			return nil
+		}
+		if _, err := dbtx.Exec(ctx, "SET LOCAL plan_cache_mode = force_custom_plan"); err != nil {
+			return fmt.Errorf("custom plans: %w", err)
+		}
+		for i, rq := range l.BestRewards {
+			rows, err := q.TouchpointsBestRewards(ctx, bestRewardsParams(rq))
+			if err != nil {
+				return fmt.Errorf("best rewards: %w", err)
+			}
+			out.BestRewards[i] = make([]touchpoints.RewardItem, len(rows))
+			for j, row := range rows {
+				out.BestRewards[i][j] = toCoreRewardItem(db.TouchpointsRewardsRow(row))
+			}
+		}
+		for i, pq := range l.BestProducts {
+			rows, err := q.TouchpointsBestProducts(ctx, bestProductsParams(pq))
+			if err != nil {
+				return fmt.Errorf("best products: %w", err)
+			}
+			out.BestProducts[i] = make([]catalogue.Product, len(rows))
+			for j, p := range rows {
+				out.BestProducts[i][j] = toCoreProduct(p)
+			}
+		}
+		if own {
+			if _, err := dbtx.Exec(ctx, "COMMIT"); err != nil {
+				return fmt.Errorf("commit: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return touchpoints.Found{}, err
+	}
+	return out, nil
+}
+
+// TreeWithCoin implements touchpoints.Repo in one statement, which reads the tree's nodes only
+// when the cache does not hold its version.
+func (r *TouchpointsRepo) TreeWithCoin(ctx context.Context, gameID uuid.UUID, key touchpoints.TreeKey, coinID, playerID *uuid.UUID) (touchpoints.Tree, *touchpoints.Coin, error) {
+	k := treeKey{game: gameID, name: key.Name}
+	if key.ID != uuid.Nil {
+		k = treeKey{id: key.ID}
+	}
+	var knownID *uuid.UUID
+	var knownAt *time.Time
+	cached, ok := r.trees.get(k)
+	if ok {
+		knownID, knownAt = &cached.ID, &cached.UpdatedAt
+	}
+	var row db.TouchpointsTreeAndCoinByNameRow
+	var err error
+	if key.ID != uuid.Nil {
+		var byID db.TouchpointsTreeAndCoinByIDRow
+		byID, err = r.q.TouchpointsTreeAndCoinByID(ctx, db.TouchpointsTreeAndCoinByIDParams{KnownID: knownID, KnownUpdatedAt: knownAt,
+			CoinID: coinID, GameID: gameID, PlayerID: playerID, ID: key.ID})
+		row = db.TouchpointsTreeAndCoinByNameRow(byID)
+	} else {
+		row, err = r.q.TouchpointsTreeAndCoinByName(ctx, db.TouchpointsTreeAndCoinByNameParams{KnownID: knownID, KnownUpdatedAt: knownAt,
+			CoinID: coinID, GameID: gameID, PlayerID: playerID, Name: key.Name})
+	}
+	if err != nil {
+		return touchpoints.Tree{}, nil, fmt.Errorf("get tree: %w", err)
+	}
+	var coin *touchpoints.Coin
+	if coinID != nil {
+		if row.CoinID == nil {
+			return touchpoints.Tree{}, nil, coins.ErrCoinNotFound
+		}
+		coin = &touchpoints.Coin{ID: *row.CoinID, Name: *row.CoinName, ImageURL: *row.CoinImageUrl,
+			CoinsPerUnit: int64(*row.CoinsPerUnit), Balance: row.Balance}
+	}
+	if row.TreeID == nil {
+		return touchpoints.Tree{}, nil, touchpoints.ErrTouchpointNotFound
+	}
+	if row.Nodes == nil {
+		// The statement leaves the nodes out only when the tree is the cached version.
+		if !ok || cached.ID != *row.TreeID || !cached.UpdatedAt.Equal(*row.TreeUpdatedAt) {
+			return touchpoints.Tree{}, nil, fmt.Errorf("get tree %s: no nodes read", *row.TreeID)
+		}
+		return cached, coin, nil
+	}
+	t, err := toCoreTree(db.TouchpointTree{ID: *row.TreeID, GameID: gameID, Name: *row.TreeName, Nodes: row.Nodes, UpdatedAt: *row.TreeUpdatedAt})
+	if err != nil {
+		return touchpoints.Tree{}, nil, err
+	}
+	r.trees.put(k, t)
+	return t, coin, nil
+}
+
 // UpsertTree implements touchpoints.Repo.
 func (r *TouchpointsRepo) UpsertTree(ctx context.Context, t touchpoints.Tree) (touchpoints.Tree, bool, error) {
 	nodes := t.Nodes
@@ -387,16 +556,6 @@ func (r *TouchpointsRepo) DeleteTree(ctx context.Context, gameID uuid.UUID, name
 	return nil
 }
 
-// TreeByName implements touchpoints.Repo.
-func (r *TouchpointsRepo) TreeByName(ctx context.Context, gameID uuid.UUID, name string) (touchpoints.Tree, error) {
-	return r.treeResult(r.q.TouchpointsTreeByName(ctx, db.TouchpointsTreeByNameParams{GameID: gameID, Name: name}))
-}
-
-// TreeByID implements touchpoints.Repo.
-func (r *TouchpointsRepo) TreeByID(ctx context.Context, gameID, id uuid.UUID) (touchpoints.Tree, error) {
-	return r.treeResult(r.q.TouchpointsTreeByID(ctx, db.TouchpointsTreeByIDParams{GameID: gameID, ID: id}))
-}
-
 // Trees implements touchpoints.Repo.
 func (r *TouchpointsRepo) Trees(ctx context.Context, gameID uuid.UUID) ([]touchpoints.Tree, error) {
 	rows, err := r.q.TouchpointsListTrees(ctx, gameID)
@@ -413,3 +572,72 @@ func (r *TouchpointsRepo) Trees(ctx context.Context, gameID uuid.UUID) ([]touchp
 	}
 	return out, nil
 }
+
+// pipeline sends the statements of several sqlc queries to the database in one round trip (a
+// pgx batch), keeping sqlc's statements and row scanning. run is called twice and must make
+// the same calls in the same order whatever they return: first on a DBTX that queues each
+// statement and answers as if it found nothing (no rows, a :one query's Scan leaves its
+// destinations alone), then, once the batch is sent, on one that hands each call its statement's
+// results.
+func (r *TouchpointsRepo) pipeline(ctx context.Context, run func(db.DBTX) error) error {
+	b := &pgx.Batch{}
+	if err := run(queueing{b}); err != nil {
+		return err
+	}
+	if b.Len() == 0 {
+		return nil
+	}
+	br := r.dbtx.SendBatch(ctx, b)
+	err := run(reading{br})
+	if cerr := br.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("batch: %w", cerr)
+	}
+	return unavailable(err)
+}
+
+// queueing is the DBTX of pipeline's first pass.
+type queueing struct{ b *pgx.Batch }
+
+func (q queueing) Exec(_ context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	q.b.Queue(sql, args...)
+	return pgconn.CommandTag{}, nil
+}
+
+func (q queueing) Query(_ context.Context, sql string, args ...any) (pgx.Rows, error) {
+	q.b.Queue(sql, args...)
+	return noRows{}, nil
+}
+
+func (q queueing) QueryRow(_ context.Context, sql string, args ...any) pgx.Row {
+	q.b.Queue(sql, args...)
+	return noRows{}
+}
+
+func (q queueing) SendBatch(context.Context, *pgx.Batch) pgx.BatchResults {
+	panic("postgres: a batch inside a pipeline")
+}
+
+// reading is the DBTX of pipeline's second pass: each call takes the next statement's results.
+type reading struct{ br pgx.BatchResults }
+
+func (r reading) Exec(context.Context, string, ...any) (pgconn.CommandTag, error) { return r.br.Exec() }
+func (r reading) Query(context.Context, string, ...any) (pgx.Rows, error)         { return r.br.Query() }
+func (r reading) QueryRow(context.Context, string, ...any) pgx.Row                { return r.br.QueryRow() }
+
+func (r reading) SendBatch(context.Context, *pgx.Batch) pgx.BatchResults {
+	panic("postgres: a batch inside a pipeline")
+}
+
+// noRows is the empty result of a queued statement.
+type noRows struct{}
+
+func (noRows) Close()                                       {}
+func (noRows) Err() error                                   { return nil }
+func (noRows) CommandTag() pgconn.CommandTag                { return pgconn.CommandTag{} }
+func (noRows) FieldDescriptions() []pgconn.FieldDescription { return nil }
+func (noRows) Next() bool                                   { return false }
+func (noRows) Scan(...any) error                            { return nil }
+func (noRows) Values() ([]any, error)                       { return nil, nil }
+func (noRows) RawValues() [][]byte                          { return nil }
+func (noRows) Conn() *pgx.Conn                              { return nil }
+func (noRows) TypeMap() *pgtype.Map                         { return nil }

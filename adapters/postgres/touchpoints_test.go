@@ -10,6 +10,7 @@ import (
 
 	"github.com/rewardsco/rewards/adapters/postgres"
 	"github.com/rewardsco/rewards/core/catalogue"
+	"github.com/rewardsco/rewards/core/coins"
 	"github.com/rewardsco/rewards/core/errs"
 	"github.com/rewardsco/rewards/core/money"
 	"github.com/rewardsco/rewards/core/studio"
@@ -244,6 +245,29 @@ func TestTouchpointsTreesHydrateAndExpand(t *testing.T) {
 
 	_, err = b.tp.TreeByName(ctx, touchpoints.TreeRequest{GameID: b.game.ID, CoinID: ptrTo(uuid.New())}, "Home")
 	require.Equal(t, "COIN_NOT_FOUND", errs.CodeOf(err))
+	_, err = b.tp.TreeByName(ctx, touchpoints.TreeRequest{GameID: b.game.ID, CoinID: ptrTo(uuid.New())}, "Nope")
+	require.Equal(t, "COIN_NOT_FOUND", errs.CodeOf(err), "the coin is checked before the tree")
+	_, err = b.tp.TreeByName(ctx, touchpoints.TreeRequest{GameID: b.game.ID, CoinID: &b.coin.ID}, "Nope")
+	require.Equal(t, touchpoints.ErrTouchpointNotFound.Code, errs.CodeOf(err))
+	_, err = b.tp.TreeByID(ctx, touchpoints.TreeRequest{GameID: uuid.New()}, tree.ID)
+	require.Equal(t, touchpoints.ErrTouchpointNotFound.Code, errs.CodeOf(err), "another game's tree")
+
+	// Reads keep the decoded tree and read its version only: a change is served at once, by
+	// name and by id.
+	changed := []touchpoints.Node{{DisplayOrder: 1, DataType: touchpoints.DataStatic, RewardID: &other}}
+	_, created, err = b.tp.PutTree(ctx, b.game.ID, "Home", changed)
+	require.NoError(t, err)
+	require.False(t, created)
+	for range 2 {
+		byName, err := b.tp.TreeByName(ctx, touchpoints.TreeRequest{GameID: b.game.ID, CoinID: &b.coin.ID}, "Home")
+		require.NoError(t, err)
+		require.Len(t, byName.Nodes, 1)
+		require.Equal(t, other, byName.Nodes[0].Data.Reward.Reward.ID)
+		byID, err := b.tp.TreeByID(ctx, touchpoints.TreeRequest{GameID: b.game.ID}, tree.ID)
+		require.NoError(t, err)
+		require.Len(t, byID.Nodes, 1)
+		require.Equal(t, other, *byID.Nodes[0].RewardID)
+	}
 
 	missing := uuid.New()
 	_, _, err = b.tp.PutTree(ctx, b.game.ID, "Bad", []touchpoints.Node{{DataType: touchpoints.DataStatic, RewardID: &missing}})
@@ -257,3 +281,81 @@ func TestTouchpointsTreesHydrateAndExpand(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+func TestTouchpointsLookupOnPoolAndInTransaction(t *testing.T) {
+	t.Parallel()
+	b := setupTouchpoints(t)
+	ctx := context.Background()
+	gc := b.giftCard(t, "Gift", 5)
+	_, err := b.svc.PutProduct(ctx, catalogue.Product{ID: "sku-1", Name: "Headphones", BrandName: "Sony", Category: "Audio", MRP: inr(1000),
+		ListingPrice: inr(900), DiscountedListingPrice: inr(800), MaxCoinDiscountPct: 5000, PriceUpdatedAt: b.now, IsActive: true})
+	require.NoError(t, err)
+	l := touchpoints.Lookup{GameID: b.game.ID, CoinID: b.coin.ID, RewardIDs: []uuid.UUID{gc, uuid.New()}, ProductIDs: []string{"sku-1", "nope"},
+		BestRewards: []touchpoints.RewardQuery{
+			{GameID: b.game.ID, CoinID: b.coin.ID, SortBy: touchpoints.SortDefault, InStock: true, Limit: 5, Now: b.now},
+			{GameID: b.game.ID, Brand: "NOPE", SortBy: touchpoints.SortNewest, InStock: true, Limit: 5, Now: b.now},
+		},
+		BestProducts: []touchpoints.ProductQuery{{Category: "Audio", SortBy: touchpoints.SortDefault, Limit: 3}}}
+	check := func(f touchpoints.Found) {
+		t.Helper()
+		require.Len(t, f.Rewards, 1, "ids that exist")
+		require.Equal(t, gc, f.Rewards[0].Reward.ID)
+		require.Len(t, f.Products, 1)
+		require.Len(t, f.BestRewards, 2, "one answer per query, in order")
+		require.Len(t, f.BestRewards[0], 1)
+		require.Equal(t, gc, f.BestRewards[0][0].Reward.ID)
+		require.Empty(t, f.BestRewards[1])
+		require.Len(t, f.BestProducts, 1)
+		require.Equal(t, "sku-1", f.BestProducts[0][0].ID)
+	}
+	found, err := b.repo.Lookup(ctx, l)
+	require.NoError(t, err)
+	check(found)
+	store := postgres.NewTouchpointsStore(postgres.NewDB(b.pool))
+	require.NoError(t, store.InTx(ctx, func(repo touchpoints.Repo) error {
+		found, err := repo.Lookup(ctx, l)
+		check(found)
+		return err
+	}))
+	empty, err := b.repo.Lookup(ctx, touchpoints.Lookup{GameID: b.game.ID})
+	require.NoError(t, err)
+	require.Empty(t, empty.Rewards)
+}
+
+func TestTouchpointsServeSeesChangesAtOnce(t *testing.T) {
+	t.Parallel()
+	b := setupTouchpoints(t)
+	ctx := context.Background()
+	first := b.giftCard(t, "First", 1)
+	second := b.giftCard(t, "Second", 0)
+	placement := b.place(t, studio.Test, touchpoints.TypeGiftCard, &first, "", nil)
+	put := func(rewardID uuid.UUID) {
+		t.Helper()
+		_, _, err := b.tp.PutPlacement(ctx, touchpoints.Placement{ID: placement, GameID: b.game.ID, Environment: studio.Test,
+			Screen: "home", Type: touchpoints.TypeGiftCard, RewardID: &rewardID, IsActive: true,
+			Asset: touchpoints.Asset{Source: touchpoints.SourceUpload, ImageURL: "https://cdn.example.com/f.png", Orientation: touchpoints.Portrait, Width: 1, Height: 1}})
+		require.NoError(t, err)
+	}
+	// Each state is served twice: nothing of a read may linger into the next.
+	for range 2 {
+		s := b.serve(t, studio.Test, "", nil)
+		require.Equal(t, first.String(), s.Item.ID)
+		require.Equal(t, int64(900), s.Item.Coins.CoinsRequired, "90.00 at 10 coins a unit")
+	}
+	put(second)
+	for range 2 {
+		require.Equal(t, second.String(), b.serve(t, studio.Test, "", nil).Item.ID, "another configured reward")
+	}
+	other, err := b.coins.CreateCoin(ctx, coins.Coin{GameID: b.game.ID, Name: "Stars", ImageURL: "https://cdn.example.com/s.png", CoinsPerUnit: 100})
+	require.NoError(t, err)
+	require.NoError(t, b.tp.SetCoin(ctx, b.game.ID, other.ID))
+	for range 2 {
+		s := b.serve(t, studio.Test, "", nil)
+		require.Equal(t, other.ID, s.Item.Coins.CoinID, "another touchpoint coin")
+		require.Equal(t, int64(9000), s.Item.Coins.CoinsRequired)
+	}
+	b.exec(`UPDATE catalogue_rewards SET is_active = false WHERE id = $1`, second)
+	for range 2 {
+		require.Nil(t, b.serve(t, studio.Test, "", nil).Item, "an inactive configured reward and no rule: nothing")
+	}
+}

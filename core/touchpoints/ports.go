@@ -34,7 +34,45 @@ type ProductQuery struct {
 	Limit  int
 }
 
-// Repo is the storage the touchpoints module needs.
+// TreeKey names one of a game's trees: by ID when it is set, else by Name.
+type TreeKey struct {
+	Name string
+	ID   uuid.UUID
+}
+
+// Screen is what serving a screen reads: its placements, the game's store address and its
+// touchpoint coin.
+type Screen struct {
+	// Placements are the screen's active placements (as Repo.Placements).
+	Placements []Placement
+	StoreURL   string
+	// Coin is the game's touchpoint coin with the player's balance, nil when the game has none.
+	Coin *Coin
+}
+
+// Lookup is every catalogue read of serving trees, made together.
+type Lookup struct {
+	GameID uuid.UUID
+	// CoinID is the coin whose game price comes with each reward; uuid.Nil for none.
+	CoinID     uuid.UUID
+	RewardIDs  []uuid.UUID
+	ProductIDs []string
+	// BestRewards and BestProducts are queries, each answered in Found in its order.
+	BestRewards  []RewardQuery
+	BestProducts []ProductQuery
+}
+
+// Found is what a Lookup found: the rewards (as Repo.Rewards) and products (as Repo.Products)
+// of its ids that exist, and the answer to each of its queries, in their order.
+type Found struct {
+	Rewards      []RewardItem
+	Products     []catalogue.Product
+	BestRewards  [][]RewardItem
+	BestProducts [][]catalogue.Product
+}
+
+// Repo is the storage the touchpoints module needs. The reads of serving come in as few calls
+// as the rules allow (Screen, TreeWithCoin, Lookup): each call is one round trip to the database.
 type Repo interface {
 	// UpsertAsset creates or replaces a library asset; created reports which.
 	UpsertAsset(ctx context.Context, a PresetAsset) (created bool, err error)
@@ -55,9 +93,10 @@ type Repo interface {
 	PromotePlacements(ctx context.Context, gameID uuid.UUID) (int64, error)
 	// SetCoin makes coinID the game's touchpoint coin.
 	SetCoin(ctx context.Context, gameID, coinID uuid.UUID) error
-	// GameContext returns the game's store address and its touchpoint coin (nil when it has
-	// none) with the player's balance when playerID is set; studio.ErrGameNotFound.
-	GameContext(ctx context.Context, gameID uuid.UUID, playerID *uuid.UUID) (storeURL string, coin *Coin, err error)
+	// Screen returns the active placements of a screen of the game's env, its store address and
+	// its touchpoint coin (with the player's balance when playerID is set); studio.ErrGameNotFound
+	// when the screen has placements and the game is gone.
+	Screen(ctx context.Context, gameID uuid.UUID, env studio.Environment, screen string, playerID *uuid.UUID) (Screen, error)
 	// Coin returns a coin of the game with the player's balance when playerID is set (0 when
 	// the player has none), or coins.ErrCoinNotFound.
 	Coin(ctx context.Context, gameID, coinID uuid.UUID, playerID *uuid.UUID) (Coin, error)
@@ -75,14 +114,18 @@ type Repo interface {
 	RewardTypes(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]catalogue.Type, error)
 	// ExistingProducts returns the ids of ids that name a product.
 	ExistingProducts(ctx context.Context, ids []string) ([]string, error)
+	// Lookup makes every read of l at once.
+	Lookup(ctx context.Context, l Lookup) (Found, error)
 
 	// UpsertTree creates or replaces the game's tree of t.Name; created reports which.
 	UpsertTree(ctx context.Context, t Tree) (Tree, bool, error)
 	// DeleteTree deletes the game's tree of name, or returns ErrTouchpointNotFound.
 	DeleteTree(ctx context.Context, gameID uuid.UUID, name string) error
-	// TreeByName and TreeByID return one of the game's trees, or ErrTouchpointNotFound.
-	TreeByName(ctx context.Context, gameID uuid.UUID, name string) (Tree, error)
-	TreeByID(ctx context.Context, gameID, id uuid.UUID) (Tree, error)
+	// TreeWithCoin returns the game's tree of key and, when coinID is set, that coin of the game
+	// with the player's balance (nil when playerID is nil or the player has none), read together:
+	// coins.ErrCoinNotFound when coinID is not a coin of the game (whether or not the tree
+	// exists), else ErrTouchpointNotFound when there is no such tree.
+	TreeWithCoin(ctx context.Context, gameID uuid.UUID, key TreeKey, coinID, playerID *uuid.UUID) (Tree, *Coin, error)
 	// Trees returns the game's trees by name.
 	Trees(ctx context.Context, gameID uuid.UUID) ([]Tree, error)
 }

@@ -291,10 +291,11 @@ func (s *Service) Serve(ctx context.Context, r ServeRequest) (Served, error) {
 	now := s.now()
 	out := Served{Screen: r.Screen, ServedAt: now}
 	repo := s.repo.Repo()
-	list, err := repo.Placements(ctx, r.GameID, r.Environment, r.Screen)
+	sc, err := repo.Screen(ctx, r.GameID, r.Environment, r.Screen, r.PlayerID)
 	if err != nil {
 		return Served{}, err
 	}
+	list := sc.Placements
 	if r.Type != "" {
 		list = slices.DeleteFunc(list, func(p Placement) bool { return p.Type != r.Type })
 	}
@@ -306,10 +307,7 @@ func (s *Service) Serve(ctx context.Context, r ServeRequest) (Served, error) {
 	}
 	p := list[0]
 	out.PlacementID = &p.ID
-	storeURL, coin, err := repo.GameContext(ctx, r.GameID, r.PlayerID)
-	if err != nil {
-		return Served{}, err
-	}
+	storeURL, coin := sc.StoreURL, sc.Coin
 	if coin != nil && r.PlayerID != nil && coin.Balance == nil {
 		zero := int64(0)
 		coin.Balance = &zero
@@ -505,31 +503,26 @@ type TreeRequest struct {
 
 // TreeByName returns the game's tree of name (case sensitive), served.
 func (s *Service) TreeByName(ctx context.Context, q TreeRequest, name string) (Tree, error) {
-	return s.one(ctx, q, func(repo Repo) (Tree, error) {
-		if !ValidName(name) {
-			return Tree{}, ErrTouchpointNotFound
-		}
-		return repo.TreeByName(ctx, q.GameID, name)
-	})
+	if !ValidName(name) {
+		// No tree has it: the read still answers for the coin, which is checked first.
+		name = ""
+	}
+	return s.one(ctx, q, TreeKey{Name: name})
 }
 
 // TreeByID returns one of the game's trees, served.
 func (s *Service) TreeByID(ctx context.Context, q TreeRequest, id uuid.UUID) (Tree, error) {
-	return s.one(ctx, q, func(repo Repo) (Tree, error) { return repo.TreeByID(ctx, q.GameID, id) })
+	return s.one(ctx, q, TreeKey{ID: id})
 }
 
-func (s *Service) one(ctx context.Context, q TreeRequest, get func(Repo) (Tree, error)) (Tree, error) {
+func (s *Service) one(ctx context.Context, q TreeRequest, key TreeKey) (Tree, error) {
 	repo := s.repo.Repo()
-	coin, err := s.treeCoin(ctx, repo, q)
-	if err != nil {
-		return Tree{}, err
-	}
-	t, err := get(repo)
+	t, coin, err := repo.TreeWithCoin(ctx, q.GameID, key, q.CoinID, q.PlayerID)
 	if err != nil {
 		return Tree{}, err
 	}
 	list := []Tree{t}
-	if err := s.serveTrees(ctx, repo, q.GameID, coin, list); err != nil {
+	if err := s.serveTrees(ctx, repo, q.GameID, playerCoin(coin, q.PlayerID), list); err != nil {
 		return Tree{}, err
 	}
 	return list[0], nil
@@ -557,13 +550,22 @@ func (s *Service) treeCoin(ctx context.Context, repo Repo, q TreeRequest) (*Coin
 	if err != nil {
 		return nil, err
 	}
-	if q.PlayerID == nil {
-		c.Balance = nil
-	} else if c.Balance == nil {
-		zero := int64(0)
-		c.Balance = &zero
+	return playerCoin(&c, q.PlayerID), nil
+}
+
+// playerCoin is coin with the balance that caps figures: the player's (0 when it has none), or
+// none without a player.
+func playerCoin(coin *Coin, playerID *uuid.UUID) *Coin {
+	if coin == nil {
+		return nil
 	}
-	return &c, nil
+	if playerID == nil {
+		coin.Balance = nil
+	} else if coin.Balance == nil {
+		zero := int64(0)
+		coin.Balance = &zero
+	}
+	return coin
 }
 
 // collect adds what stored (so valid) nodes name to r, reading only: the storage may share the
@@ -596,29 +598,15 @@ func (s *Service) serveTrees(ctx context.Context, repo Repo, gameID uuid.UUID, c
 	for _, t := range trees {
 		collect(t.Nodes, &all)
 	}
-	coinID := uuid.Nil
+	// One Lookup: the items of STATIC nodes (only hydrated with a coin) and every DYNAMIC
+	// node's query.
+	l := Lookup{GameID: gameID}
 	if coin != nil {
-		coinID = coin.ID
-		if len(all.rewards) > 0 {
-			list, err := repo.Rewards(ctx, gameID, coinID, all.rewards)
-			if err != nil {
-				return err
-			}
-			for _, r := range list {
-				e.rewards[r.Reward.ID] = r
-			}
-		}
-		if len(all.products) > 0 {
-			list, err := repo.Products(ctx, all.products)
-			if err != nil {
-				return err
-			}
-			for _, p := range list {
-				e.products[p.ID] = p
-			}
-		}
+		l.CoinID, l.RewardIDs, l.ProductIDs = coin.ID, all.rewards, all.products
 	}
-	for _, n := range all.dynamic {
+	// at is where each DYNAMIC node's query sits in l.BestRewards or l.BestProducts.
+	at := make([]int, len(all.dynamic))
+	for i, n := range all.dynamic {
 		q := *n.Query
 		if q.SortBy == "" {
 			q.SortBy = SortDefault
@@ -626,23 +614,36 @@ func (s *Service) serveTrees(ctx context.Context, repo Repo, gameID uuid.UUID, c
 		if q.Limit == 0 {
 			q.Limit = 10
 		}
-		var items []dynItem
 		if q.Type == QueryProducts {
-			list, err := repo.BestProducts(ctx, ProductQuery{Category: q.Category, Brand: q.Brand, SortBy: q.SortBy, Limit: q.Limit})
-			if err != nil {
-				return err
-			}
-			for i := range list {
-				items = append(items, dynItem{product: &list[i]})
+			at[i] = len(l.BestProducts)
+			l.BestProducts = append(l.BestProducts, ProductQuery{Category: q.Category, Brand: q.Brand, SortBy: q.SortBy, Limit: q.Limit})
+		} else {
+			at[i] = len(l.BestRewards)
+			l.BestRewards = append(l.BestRewards, RewardQuery{GameID: gameID, CoinID: l.CoinID, Category: q.Category, Brand: q.Brand,
+				SortBy: q.SortBy, InStock: true, Limit: q.Limit, Now: now})
+		}
+	}
+	found, err := repo.Lookup(ctx, l)
+	if err != nil {
+		return err
+	}
+	for _, r := range found.Rewards {
+		e.rewards[r.Reward.ID] = r
+	}
+	for _, p := range found.Products {
+		e.products[p.ID] = p
+	}
+	for i, n := range all.dynamic {
+		var items []dynItem
+		if n.Query.Type == QueryProducts {
+			list := found.BestProducts[at[i]]
+			for j := range list {
+				items = append(items, dynItem{product: &list[j]})
 			}
 		} else {
-			list, err := repo.BestRewards(ctx, RewardQuery{GameID: gameID, CoinID: coinID, Category: q.Category, Brand: q.Brand,
-				SortBy: q.SortBy, InStock: true, Limit: q.Limit, Now: now})
-			if err != nil {
-				return err
-			}
-			for i := range list {
-				items = append(items, dynItem{reward: &list[i]})
+			list := found.BestRewards[at[i]]
+			for j := range list {
+				items = append(items, dynItem{reward: &list[j]})
 			}
 		}
 		e.dynamic[n.ID] = items

@@ -8,8 +8,10 @@ package main
 //
 // Serve runs: the API key, the player, the screen's active placements, the game's store address,
 // touchpoint coin and the player's balance, then the placement's configured gift card. The tree
-// runs: the API key, the coin (coinId), the tree, the STATIC nodes' rewards in one statement,
-// then one statement per DYNAMIC node.
+// runs: the API key, the coin (coinId) and the tree's version, the STATIC nodes' rewards in one
+// statement, then one statement per DYNAMIC node. (The service sends the placements and the game
+// context in one round trip, and the rewards and the DYNAMIC statements in one; pgbench runs
+// each statement in a round trip of its own.)
 
 import (
 	"bytes"
@@ -57,6 +59,11 @@ type touchFixture struct {
 }
 
 var touch *touchFixture
+
+// The tree read's statement (storeQueryFiles lists the others).
+func init() {
+	storeQueryFiles["touchpoints.sql.go"] = append(storeQueryFiles["touchpoints.sql.go"], "touchpointsTreeAndCoinByName")
+}
 
 func (env *environment) touchFixture(ctx context.Context) (*touchFixture, error) {
 	if touch != nil {
@@ -122,6 +129,12 @@ func (env *environment) touchFixture(ctx context.Context) (*touchFixture, error)
 		return nil, err
 	}
 
+	var treeID, treeVersion string
+	if err := conn.QueryRow(ctx, `SELECT id::text, updated_at::text FROM touchpoint_trees WHERE game_id = $1 AND name = $2`,
+		gameID, touchTreeName).Scan(&treeID, &treeVersion); err != nil {
+		return nil, fmt.Errorf("the benchmark tree: %w", err)
+	}
+
 	q := fx.queries
 	now := str(time.Now().UTC().Format(time.RFC3339Nano))
 	key := sqlStep{q["studioFindAPIKey"], sqlArgs{"keyHash": str(`\x` + hex.EncodeToString(studio.HashKey(env.testKey)))}}
@@ -149,8 +162,10 @@ func (env *environment) touchFixture(ctx context.Context) (*touchFixture, error)
 			"Category": str(category), "Brand": str(brand), "InStock": str("true"), "Ord": str(ord), "Lim": str("10")}}
 	}
 	t.treeSteps = []sqlStep{key,
-		{q["touchpointsCoin"], sqlArgs{"PlayerID": nil, "CoinID": str(env.coinID), "GameID": str(gameID)}},
-		{q["touchpointsTreeByName"], sqlArgs{"GameID": str(gameID), "Name": str(touchTreeName)}},
+		// The coin and the tree in one statement; the service has the tree's version decoded,
+		// so the nodes are not read.
+		{q["touchpointsTreeAndCoinByName"], sqlArgs{"KnownID": str(treeID), "KnownUpdatedAt": str(treeVersion), "CoinID": str(env.coinID),
+			"GameID": str(gameID), "PlayerID": nil, "Name": str(touchTreeName)}},
 		{q["touchpointsRewards"], sqlArgs{"CoinID": str(env.coinID), "GameID": str(gameID), "Ids": ids(static)}},
 		best(category, "", "DEFAULT"),
 		best("", brand, "NEWEST"),

@@ -86,6 +86,10 @@ WHERE c.id = @coin_id AND c.game_id = @game_id;
 -- Rewards by id as the game sees them, with only the columns touchpoints show (no search text,
 -- translations or assets: reading and decoding them was a fifth of a tree's cost): hidden, the game's coin price for @coin_id (0 when none),
 -- and the free codes of a coupon with a pool (-1 when it has none: unlimited or provider stock).
+-- The brand and the game's row are looked up per reward (OFFSET 0 keeps the planner from
+-- flattening the subqueries): as plain joins, the plan hashed every brand and every row of the
+-- game for a handful of rewards (EXPLAIN ANALYZE on the benchmark's catalogue: 0.38 ms for one
+-- reward, 0.82 ms for ten; now 0.16 and 0.32 ms).
 SELECT r.id, r.type, r.brand_code, r.name, r.campaign_title, r.campaign_sub_title, r.campaign_details,
        r.terms_and_conditions, r.how_to_redeem, r.cover_image, r.end_date, r.is_active, r.value_type,
        r.denominations, r.min_face, r.max_face, r.discount_bps, r.min_selling, r.max_selling, r.x_score,
@@ -98,8 +102,8 @@ SELECT r.id, r.type, r.brand_code, r.name, r.campaign_title, r.campaign_sub_titl
              THEN (SELECT count(*) FROM catalogue_codes cc WHERE cc.reward_id = r.id AND cc.order_id IS NULL)
              ELSE -1 END)::bigint AS free
 FROM catalogue_rewards r
-JOIN catalogue_brands b ON b.code = r.brand_code
-LEFT JOIN catalogue_game_rewards gr ON gr.game_id = @game_id AND gr.reward_id = r.id
+JOIN LATERAL (SELECT b.* FROM catalogue_brands b WHERE b.code = r.brand_code OFFSET 0) b ON true
+LEFT JOIN LATERAL (SELECT gr.* FROM catalogue_game_rewards gr WHERE gr.game_id = @game_id AND gr.reward_id = r.id OFFSET 0) gr ON true
 WHERE r.id = ANY (@ids::uuid[]);
 
 -- name: TouchpointsBestRewards :many
@@ -177,3 +181,29 @@ SELECT * FROM touchpoint_trees WHERE game_id = @game_id AND id = @id;
 
 -- name: TouchpointsListTrees :many
 SELECT * FROM touchpoint_trees WHERE game_id = @game_id ORDER BY name, id;
+
+-- name: TouchpointsTreeAndCoinByName :one
+-- What reading a tree by name needs, in one statement (one round trip): the coin coin_id of the
+-- game with the player's balance (NULL columns when coin_id is NULL or not a coin of the game)
+-- and the tree (NULL columns when there is none). The nodes come only when the tree is not the
+-- version the caller has decoded already (known_id, known_updated_at): a stored tree is
+-- kilobytes of (compressed) JSON that the database would read and send on every call.
+SELECT c.id AS coin_id, c.name AS coin_name, c.image_url AS coin_image_url, c.coins_per_unit, b.balance,
+       t.id AS tree_id, t.name AS tree_name, t.updated_at AS tree_updated_at,
+       (CASE WHEN t.id = sqlc.narg(known_id)::uuid AND t.updated_at = sqlc.narg(known_updated_at)::timestamptz
+             THEN NULL ELSE t.nodes END)::jsonb AS nodes
+FROM (VALUES (1)) AS one (x)
+LEFT JOIN coins c ON c.id = sqlc.narg(coin_id)::uuid AND c.game_id = @game_id::uuid
+LEFT JOIN balances b ON b.coin_id = c.id AND b.player_id = sqlc.narg(player_id)::uuid
+LEFT JOIN touchpoint_trees t ON t.game_id = @game_id::uuid AND t.name = @name::text;
+
+-- name: TouchpointsTreeAndCoinByID :one
+-- TouchpointsTreeAndCoinByName for a tree named by id.
+SELECT c.id AS coin_id, c.name AS coin_name, c.image_url AS coin_image_url, c.coins_per_unit, b.balance,
+       t.id AS tree_id, t.name AS tree_name, t.updated_at AS tree_updated_at,
+       (CASE WHEN t.id = sqlc.narg(known_id)::uuid AND t.updated_at = sqlc.narg(known_updated_at)::timestamptz
+             THEN NULL ELSE t.nodes END)::jsonb AS nodes
+FROM (VALUES (1)) AS one (x)
+LEFT JOIN coins c ON c.id = sqlc.narg(coin_id)::uuid AND c.game_id = @game_id::uuid
+LEFT JOIN balances b ON b.coin_id = c.id AND b.player_id = sqlc.narg(player_id)::uuid
+LEFT JOIN touchpoint_trees t ON t.game_id = @game_id::uuid AND t.id = @id::uuid;
