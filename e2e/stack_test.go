@@ -2,7 +2,7 @@
 // from this checkout, PostgreSQL and the fakes all run in containers (see e2e/harness).
 //
 // Every top-level test starts a stack of its own and runs in parallel with the others, as many
-// at a time as go test's -parallel flag allows (GOMAXPROCS by default). The images are built
+// at a time as go test's -parallel flag allows (4 in `go tool task test`; GOMAXPROCS by default). The images are built
 // once, by whichever test asks first; the others wait for that build.
 package e2e
 
