@@ -102,6 +102,8 @@ import (
 	"time"
 
 	"github.com/rewardsco/rewards/fakes/internal/outbox"
+
+	"github.com/rewardsco/rewards/fakes/internal/behave"
 )
 
 // APIVersion is the version of the API and of the webhooks the fake speaks.
@@ -378,17 +380,7 @@ func (p *Provider) api(h func(*http.Request) answer) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()
 		b := &p.behaviour
-		stall, forced := time.Duration(b.StallMs)*time.Millisecond, 0
-		switch {
-		case b.FailNext > 0:
-			b.FailNext--
-			forced = b.FailStatus
-			if forced == 0 {
-				forced = http.StatusInternalServerError
-			}
-		case b.Status != 0:
-			forced = b.Status
-		}
+		forced, stall := behave.Decide(&b.FailNext, b.FailStatus, b.Status, b.StallMs)
 		var a answer
 		id, secret := r.Header.Get("x-client-id"), r.Header.Get("x-client-secret")
 		switch {
@@ -406,12 +398,8 @@ func (p *Provider) api(h func(*http.Request) answer) http.HandlerFunc {
 			a = h(r)
 		}
 		p.mu.Unlock()
-		if stall > 0 {
-			select {
-			case <-time.After(stall):
-			case <-r.Context().Done():
-				return
-			}
+		if !behave.Hold(r.Context(), stall) {
+			return
 		}
 		writeJSON(w, a.status, a.body)
 	}

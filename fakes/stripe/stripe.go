@@ -97,6 +97,8 @@ import (
 	"time"
 
 	"github.com/rewardsco/rewards/fakes/internal/outbox"
+
+	"github.com/rewardsco/rewards/fakes/internal/behave"
 )
 
 // APIVersion is the api_version of the events, the stripe.APIVersion of stripe-go v76 (whose
@@ -367,25 +369,11 @@ func (p *Provider) api(h func(*http.Request) answer) http.HandlerFunc {
 		p.expireDue()
 		p.mu.Lock()
 		b := &p.behaviour
-		stall, forced := time.Duration(b.StallMs)*time.Millisecond, 0
-		switch {
-		case b.FailNext > 0:
-			b.FailNext--
-			forced = b.FailStatus
-			if forced == 0 {
-				forced = http.StatusInternalServerError
-			}
-		case b.Status != 0:
-			forced = b.Status
-		}
+		forced, stall := behave.Decide(&b.FailNext, b.FailStatus, b.Status, b.StallMs)
 		p.mu.Unlock()
 		status, body, replayed := p.serve(r, h, forced)
-		if stall > 0 {
-			select {
-			case <-time.After(stall):
-			case <-r.Context().Done():
-				return
-			}
+		if !behave.Hold(r.Context(), stall) {
+			return
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Request-Id", "req_"+randomString(alnum, 14))

@@ -70,6 +70,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/rewardsco/rewards/fakes/internal/behave"
 )
 
 // Value types of an item.
@@ -386,17 +388,7 @@ func (p *Provider) api(h func(*http.Request) answer) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()
 		b := &p.behaviour
-		stall, forced := time.Duration(b.StallMs)*time.Millisecond, 0
-		switch {
-		case b.FailNext > 0:
-			b.FailNext--
-			forced = b.FailStatus
-			if forced == 0 {
-				forced = http.StatusInternalServerError
-			}
-		case b.Status != 0:
-			forced = b.Status
-		}
+		forced, stall := behave.Decide(&b.FailNext, b.FailStatus, b.Status, b.StallMs)
 		p.mu.Unlock()
 		var a answer
 		switch {
@@ -407,12 +399,8 @@ func (p *Provider) api(h func(*http.Request) answer) http.HandlerFunc {
 		default:
 			a = h(r)
 		}
-		if stall > 0 {
-			select {
-			case <-time.After(stall):
-			case <-r.Context().Done():
-				return
-			}
+		if !behave.Hold(r.Context(), stall) {
+			return
 		}
 		writeJSON(w, a.status, a.body)
 	}

@@ -15,6 +15,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/rewardsco/rewards/fakes/internal/behave"
 )
 
 // Received is one request the receiver got.
@@ -63,16 +65,9 @@ func (rc *Receiver) receive(w http.ResponseWriter, r *http.Request) {
 	b := rc.behaviour[channel]
 	status, stall := http.StatusOK, time.Duration(0)
 	if b != nil {
-		stall = time.Duration(b.StallMs) * time.Millisecond
-		switch {
-		case b.FailNext > 0:
-			b.FailNext--
-			status = b.FailStatus
-			if status == 0 {
-				status = http.StatusInternalServerError
-			}
-		case b.Status != 0:
-			status = b.Status
+		var forced int
+		if forced, stall = behave.Decide(&b.FailNext, b.FailStatus, b.Status, b.StallMs); forced != 0 {
+			status = forced
 		}
 	}
 	headers := map[string]string{}
@@ -81,12 +76,8 @@ func (rc *Receiver) receive(w http.ResponseWriter, r *http.Request) {
 	}
 	rc.received = append(rc.received, Received{Channel: channel, Headers: headers, Body: string(body), ReceivedAt: time.Now().UTC(), AnsweredStatus: status})
 	rc.mu.Unlock()
-	if stall > 0 {
-		select {
-		case <-time.After(stall):
-		case <-r.Context().Done():
-			return
-		}
+	if !behave.Hold(r.Context(), stall) {
+		return
 	}
 	w.WriteHeader(status)
 }
