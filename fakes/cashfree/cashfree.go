@@ -101,9 +101,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rewardsco/rewards/fakes/internal/outbox"
-
 	"github.com/rewardsco/rewards/fakes/internal/behave"
+	"github.com/rewardsco/rewards/fakes/internal/outbox"
 )
 
 // APIVersion is the version of the API and of the webhooks the fake speaks.

@@ -96,9 +96,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rewardsco/rewards/fakes/internal/outbox"
-
 	"github.com/rewardsco/rewards/fakes/internal/behave"
+	"github.com/rewardsco/rewards/fakes/internal/outbox"
 )
 
 // APIVersion is the api_version of the events, the stripe.APIVersion of stripe-go v76 (whose
