@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"time"
 
@@ -28,28 +27,14 @@ type KeyPurger interface {
 // PurgeInterval is how often idempotency keys past their retention are deleted.
 const PurgeInterval = time.Hour
 
-// RegisterIdempotency registers the hourly purge of idempotency keys. River runs periodic jobs
-// on the leader instance only, so the purge runs once across instances.
+// RegisterIdempotency registers the hourly purge of idempotency keys (one statement a run).
+// River runs periodic jobs on the leader instance only, so the purge runs once across instances.
 func RegisterIdempotency(q *Queue, purger KeyPurger, log *slog.Logger) {
-	Register(q, QueueMaintenance, &purgeKeysWorker{purger: purger, log: log})
-	q.AddPeriodic(river.NewPeriodicJob(river.PeriodicInterval(PurgeInterval),
-		func() (river.JobArgs, *river.InsertOpts) { return PurgeIdempotencyKeysArgs{}, nil },
-		&river.PeriodicJobOpts{RunOnStart: true}))
-}
-
-type purgeKeysWorker struct {
-	river.WorkerDefaults[PurgeIdempotencyKeysArgs]
-	purger KeyPurger
-	log    *slog.Logger
-}
-
-func (w *purgeKeysWorker) Work(ctx context.Context, _ *river.Job[PurgeIdempotencyKeysArgs]) error {
-	n, err := w.purger.Purge(ctx)
-	if err != nil {
-		return fmt.Errorf("purge idempotency keys: %w", err)
-	}
-	if n > 0 && w.log != nil {
-		w.log.InfoContext(ctx, "purged idempotency keys", "count", n)
-	}
-	return nil
+	Register(q, QueueMaintenance, &purgeWorker[PurgeIdempotencyKeysArgs]{what: "idempotency keys", log: log,
+		opts: RetentionOptions{Batch: 1, BatchesPerRun: 1},
+		purge: func(ctx context.Context, _ time.Duration, _ int) (int64, bool, error) {
+			n, err := purger.Purge(ctx)
+			return n, false, err
+		}})
+	addHourly(q, PurgeIdempotencyKeysArgs{})
 }

@@ -59,7 +59,8 @@ func (PurgePartnerTokensArgs) InsertOpts() river.InsertOpts {
 type PartnerPayments interface {
 	Reconcile(ctx context.Context, orderID uuid.UUID) error
 	RefundPayment(ctx context.Context, orderID uuid.UUID) error
-	PurgeTokens(ctx context.Context) (int64, error)
+	// PurgeTokens deletes at most batch expired tokens; more reports that a full batch went.
+	PurgeTokens(ctx context.Context, batch int) (deleted int64, more bool, err error)
 }
 
 // RegisterPartner registers the partner module's workers: payment reconciliation and refunds,
@@ -67,10 +68,11 @@ type PartnerPayments interface {
 func RegisterPartner(q *Queue, p PartnerPayments, log *slog.Logger) {
 	Register(q, QueuePayments, &reconcileWorker{p: p})
 	Register(q, QueuePayments, &refundWorker{p: p})
-	Register(q, QueueMaintenance, &purgeTokensWorker{p: p, log: log})
-	q.AddPeriodic(river.NewPeriodicJob(river.PeriodicInterval(PurgeInterval),
-		func() (river.JobArgs, *river.InsertOpts) { return PurgePartnerTokensArgs{}, nil },
-		&river.PeriodicJobOpts{RunOnStart: true}))
+	Register(q, QueueMaintenance, &purgeWorker[PurgePartnerTokensArgs]{what: "expired partner tokens", log: log, opts: everyBatch,
+		purge: func(ctx context.Context, _ time.Duration, batch int) (int64, bool, error) {
+			return p.PurgeTokens(ctx, batch)
+		}})
+	addHourly(q, PurgePartnerTokensArgs{})
 }
 
 type reconcileWorker struct {
@@ -98,23 +100,6 @@ type refundWorker struct {
 func (w *refundWorker) Work(ctx context.Context, job *river.Job[RefundPaymentArgs]) error {
 	if err := w.p.RefundPayment(ctx, job.Args.OrderID); err != nil {
 		return fmt.Errorf("refund the payment of %s: %w", job.Args.OrderID, err)
-	}
-	return nil
-}
-
-type purgeTokensWorker struct {
-	river.WorkerDefaults[PurgePartnerTokensArgs]
-	p   PartnerPayments
-	log *slog.Logger
-}
-
-func (w *purgeTokensWorker) Work(ctx context.Context, _ *river.Job[PurgePartnerTokensArgs]) error {
-	n, err := w.p.PurgeTokens(ctx)
-	if err != nil {
-		return fmt.Errorf("purge partner tokens: %w", err)
-	}
-	if n > 0 && w.log != nil {
-		w.log.InfoContext(ctx, "purged expired partner tokens", "count", n)
 	}
 	return nil
 }

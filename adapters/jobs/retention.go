@@ -85,15 +85,23 @@ func RegisterRetention(q *Queue, store RetentionStore, opts RetentionOptions, lo
 		purge: store.PurgeOTPBatch, opts: opts, log: log})
 	Register(q, QueueMaintenance, &purgeWorker[PurgeWebhookDeliveriesArgs]{what: "webhook deliveries", olderThan: opts.Deliveries,
 		purge: store.PurgeDeliveriesBatch, opts: opts, log: log})
+	addHourly(q, PurgeOTPRecordsArgs{})
+	addHourly(q, PurgeWebhookDeliveriesArgs{})
+}
+
+// addHourly queues args every PurgeInterval (and at start) as a River periodic job, which runs on
+// the leader instance only: once across instances.
+func addHourly(q *Queue, args river.JobArgs) {
 	q.AddPeriodic(river.NewPeriodicJob(river.PeriodicInterval(PurgeInterval),
-		func() (river.JobArgs, *river.InsertOpts) { return PurgeOTPRecordsArgs{}, nil },
-		&river.PeriodicJobOpts{RunOnStart: true}))
-	q.AddPeriodic(river.NewPeriodicJob(river.PeriodicInterval(PurgeInterval),
-		func() (river.JobArgs, *river.InsertOpts) { return PurgeWebhookDeliveriesArgs{}, nil },
+		func() (river.JobArgs, *river.InsertOpts) { return args, nil },
 		&river.PeriodicJobOpts{RunOnStart: true}))
 }
 
-// purgeWorker deletes rows past olderThan in batches, up to BatchesPerRun of them a run.
+// everyBatch bounds a purge whose store deletes a batch a call as the retention purges do.
+var everyBatch = RetentionOptions{Batch: DefaultPurgeBatch, BatchesPerRun: DefaultPurgeBatchesPerRun}
+
+// purgeWorker deletes rows past olderThan in batches, up to BatchesPerRun of them a run (every
+// purge of the service: retention, idempotency keys, partner tokens).
 type purgeWorker[T river.JobArgs] struct {
 	river.WorkerDefaults[T]
 	what      string
@@ -106,7 +114,11 @@ type purgeWorker[T river.JobArgs] struct {
 func (w *purgeWorker[T]) Work(ctx context.Context, _ *river.Job[T]) error {
 	n, more, err := PurgeInBatches(ctx, w.purge, w.olderThan, w.opts.Batch, w.opts.BatchesPerRun)
 	if n > 0 && w.log != nil {
-		w.log.InfoContext(ctx, "purged "+w.what, "count", n, "retention", w.olderThan)
+		attrs := []any{"count", n}
+		if w.olderThan > 0 {
+			attrs = append(attrs, "retention", w.olderThan)
+		}
+		w.log.InfoContext(ctx, "purged "+w.what, attrs...)
 	}
 	if err != nil {
 		return fmt.Errorf("purge %s: %w", w.what, err)

@@ -215,16 +215,11 @@ func (s *Service) Authenticate(ctx context.Context, token string, hostEnv studio
 	return Caller{GameID: rec.GameID, StudioID: rec.StudioID, GameName: rec.GameName, Environment: rec.Environment, Settings: *rec.Settings}, nil
 }
 
-// PurgeTokens deletes expired tokens in batches, for a periodic job.
-func (s *Service) PurgeTokens(ctx context.Context) (int64, error) {
-	var total int64
-	for {
-		n, err := s.partner.Repo().PurgeTokens(ctx, 1000)
-		total += n
-		if err != nil || n < 1000 {
-			return total, err
-		}
-	}
+// PurgeTokens deletes at most batch expired tokens, for the periodic purge; more reports that a
+// full batch went (another call may find more).
+func (s *Service) PurgeTokens(ctx context.Context, batch int) (deleted int64, more bool, err error) {
+	n, err := s.partner.Repo().PurgeTokens(ctx, batch)
+	return n, n == int64(batch), err
 }
 
 // ---- Catalogue ----
