@@ -434,52 +434,72 @@ func (fx *orderFixture) run(ctx context.Context, env *environment, clients int, 
 // order in another state included, is a failure, tallied by error code in failures.
 func (fx *orderFixture) buy(env *environment, rw orderReward, tokens []string) (request, []map[string]int) {
 	path := env.baseURL + "/rewards/purchase"
-	failures := make([]map[string]int, len(tokens))
-	for i := range failures {
-		failures[i] = map[string]int{}
-	}
+	failures := newFailures(len(tokens))
 	return func(ctx context.Context, client int) (int, []byte, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, path, bytes.NewReader(rw.body))
 		if err != nil {
 			return 0, nil, err
 		}
-		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("x-api-key", fx.key)
 		req.Header.Set("Authorization", "Bearer "+tokens[client])
-		resp, err := env.client.Do(req)
-		if err != nil {
-			if ctx.Err() == nil {
-				failures[client]["transport error"]++
+		return placeOrder(env, req, failures[client], func(body []byte) (string, error) {
+			var o struct {
+				Status  string
+				Balance int64
 			}
-			return 0, nil, err
-		}
-		defer resp.Body.Close()
-		body, err := io.ReadAll(resp.Body)
-		if err != nil {
-			failures[client]["transport error"]++
-			return 0, nil, err
-		}
-		if resp.StatusCode/100 != 2 {
-			var e struct{ Code string }
-			_ = json.Unmarshal(body, &e)
-			failures[client][cmpOr(e.Code, strconv.Itoa(resp.StatusCode))]++
-			return resp.StatusCode, body[:min(len(body), 300)], nil
-		}
-		var o struct {
-			Status  string
-			Balance int64
-		}
-		if err := json.Unmarshal(body, &o); err != nil {
-			failures[client]["undecodable answer"]++
-			return 0, nil, fmt.Errorf("POST /rewards/purchase: undecodable answer (%v)", err)
-		}
-		if o.Status != "SUCCESS" {
-			failures[client]["order "+o.Status]++
-			return resp.StatusCode, []byte("an order " + o.Status + ", not SUCCESS"), nil
-		}
-		fx.balances[client] = o.Balance // each client writes its own player's
-		return http.StatusCreated, nil, nil
+			if err := json.Unmarshal(body, &o); err != nil {
+				return "", fmt.Errorf("POST /rewards/purchase: undecodable answer (%v)", err)
+			}
+			if o.Status == "SUCCESS" {
+				fx.balances[client] = o.Balance // each client writes its own player's
+			}
+			return o.Status, nil
+		})
 	}, failures
+}
+
+func newFailures(clients int) []map[string]int {
+	failures := make([]map[string]int, clients)
+	for i := range failures {
+		failures[i] = map[string]int{}
+	}
+	return failures
+}
+
+// placeOrder sends an order request (a JSON body) and says how it went, for runClients: an
+// answer 2xx whose order status (read by status) is SUCCESS is a success, reported as 201;
+// anything else is tallied in failures, by error code, HTTP status or order status.
+func placeOrder(env *environment, req *http.Request, failures map[string]int, status func(body []byte) (string, error)) (int, []byte, error) {
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := env.client.Do(req)
+	if err != nil {
+		if req.Context().Err() == nil {
+			failures["transport error"]++
+		}
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		failures["transport error"]++
+		return 0, nil, err
+	}
+	if resp.StatusCode/100 != 2 {
+		var e struct{ Code string }
+		_ = json.Unmarshal(body, &e)
+		failures[cmpOr(e.Code, strconv.Itoa(resp.StatusCode))]++
+		return resp.StatusCode, body[:min(len(body), 300)], nil
+	}
+	st, err := status(body)
+	if err != nil {
+		failures["undecodable answer"]++
+		return 0, nil, err
+	}
+	if st != "SUCCESS" {
+		failures["order "+st]++
+		return resp.StatusCode, []byte("an order " + st + ", not SUCCESS"), nil
+	}
+	return http.StatusCreated, nil, nil
 }
 
 func cmpOr(s, or string) string {
@@ -676,7 +696,7 @@ func reportOrders(w io.Writer, results []result) {
 	fmt.Fprintln(w)
 	coupon, okC := find(couponScenario, goalClients)
 	_, okB := find(tpcbBaseline, goalClients)
-	if x, ok := ratio(coupon); okC && okB && ok {
+	if x, ok := ratioOf(coupon, okC && okB, ratio); ok {
 		fmt.Fprintf(w, "Goal at %d clients: %s ≥ %.0f%% of %s: %.0f%% — %s\n", goalClients, couponScenario, 100*goalCouponRatio, tpcbBaseline,
 			100*x, verdict(x >= goalCouponRatio))
 	} else if okC || okB {
@@ -700,6 +720,14 @@ func reportOrders(w io.Writer, results []result) {
 		}
 		fmt.Fprintln(w, ".")
 	}
+}
+
+// ratioOf is ratio(r) when r was found (a result that was not has no order figures).
+func ratioOf(r result, found bool, ratio func(result) (float64, bool)) (float64, bool) {
+	if !found {
+		return 0, false
+	}
+	return ratio(r)
 }
 
 // tally writes counts by key, largest first: "OUT_OF_STOCK 12, 500 3".

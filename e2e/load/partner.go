@@ -8,14 +8,13 @@ package main
 // with the purchases, beside the store's coupon purchase and pgbench's tpcb-like of the same run.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"strconv"
-	"strings"
 	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
@@ -109,45 +108,21 @@ func partnerWallet(ctx context.Context, env *environment, clients int) (result, 
 	if err != nil {
 		return result{}, err
 	}
-	failures := make([]map[string]int, clients)
-	for i := range failures {
-		failures[i] = map[string]int{}
-	}
+	failures := newFailures(clients)
 	path := env.baseURL + "/partner/v1/gift-cards/orders"
 	do := func(ctx context.Context, client int) (int, []byte, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, path, strings.NewReader(string(fx.body(strconv.FormatInt(fx.seq.Add(1), 10)))))
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, path, bytes.NewReader(fx.body(strconv.FormatInt(fx.seq.Add(1), 10))))
 		if err != nil {
 			return 0, nil, err
 		}
-		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Authorization", "Bearer "+fx.token)
-		resp, err := env.client.Do(req)
-		if err != nil {
-			if ctx.Err() == nil {
-				failures[client]["transport error"]++
+		return placeOrder(env, req, failures[client], func(body []byte) (string, error) {
+			var o struct{ Data struct{ Status string } }
+			if err := json.Unmarshal(body, &o); err != nil {
+				return "", fmt.Errorf("POST /partner/v1/gift-cards/orders: undecodable answer (%v)", err)
 			}
-			return 0, nil, err
-		}
-		defer resp.Body.Close()
-		body, err := io.ReadAll(resp.Body)
-		if err != nil {
-			failures[client]["transport error"]++
-			return 0, nil, err
-		}
-		var o struct {
-			Code string
-			Data struct{ Status string }
-		}
-		_ = json.Unmarshal(body, &o)
-		if resp.StatusCode != http.StatusCreated {
-			failures[client][cmpOr(o.Code, strconv.Itoa(resp.StatusCode))]++
-			return resp.StatusCode, body[:min(len(body), 300)], nil
-		}
-		if o.Data.Status != "SUCCESS" {
-			failures[client]["order "+o.Data.Status]++
-			return resp.StatusCode, []byte("an order " + o.Data.Status + ", not SUCCESS"), nil
-		}
-		return http.StatusCreated, nil, nil
+			return o.Data.Status, nil
+		})
 	}
 	st := &orderStats{baseline: tpcbBaseline}
 	if env.opts.warmup > 0 {
