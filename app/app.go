@@ -38,15 +38,18 @@ import (
 	"github.com/rewardsco/rewards/adapters/postgres/localpg"
 	"github.com/rewardsco/rewards/adapters/sms"
 	voucherhttp "github.com/rewardsco/rewards/adapters/vouchers"
+	"github.com/rewardsco/rewards/adapters/vouchers/sandbox"
 	"github.com/rewardsco/rewards/adapters/webhookhttp"
 	"github.com/rewardsco/rewards/core/catalogue"
 	"github.com/rewardsco/rewards/core/coins"
+	"github.com/rewardsco/rewards/core/errs"
 	"github.com/rewardsco/rewards/core/idempotency"
 	"github.com/rewardsco/rewards/core/orders"
 	"github.com/rewardsco/rewards/core/partner"
 	"github.com/rewardsco/rewards/core/payments"
 	"github.com/rewardsco/rewards/core/players"
 	"github.com/rewardsco/rewards/core/sealed"
+	"github.com/rewardsco/rewards/core/store"
 	"github.com/rewardsco/rewards/core/studio"
 	"github.com/rewardsco/rewards/core/touchpoints"
 	"github.com/rewardsco/rewards/core/vouchers"
@@ -94,8 +97,15 @@ type External struct {
 	// Currency is the deployment currency; PublicURL the address of the service's own links.
 	Currency  string
 	PublicURL string
-	// Vouchers is the voucher provider; nil when none is configured.
+	// Vouchers is the live environment's voucher provider; nil when none is configured.
 	Vouchers vouchers.Provider
+	// TestVouchers is the test environment's (REWARDS_TEST_VOUCHER_BASE_URL, a provider's
+	// sandbox); nil means the built-in sandbox provider (adapters/vouchers/sandbox). Test orders
+	// never reach Vouchers.
+	TestVouchers vouchers.Provider
+	// SandboxDelay is how long the built-in sandbox keeps SANDBOX_SLOW orders pending (zero:
+	// its default).
+	SandboxDelay time.Duration
 	// VoucherWait, VoucherPoll and VoucherDeadline time provider orders (zero: the defaults).
 	VoucherWait, VoucherPoll, VoucherDeadline time.Duration
 	// Payments collects partner CASH orders; nil when none is configured. PaymentSessionTTL is
@@ -125,8 +135,12 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 	coinStore := postgres.NewCoinsStore(database, queue)
 	catalogueStore := postgres.NewCatalogueStore(database)
 	orderStore, partnerStore := postgres.NewOrdersStore(database), postgres.NewPartnerStore(database)
+	testVouchers := ext.TestVouchers
+	if testVouchers == nil {
+		testVouchers = sandboxVouchers(catalogueStore, ext.SandboxDelay)
+	}
 	ordersSvc := orders.NewService(database, orderStore, coinStore, catalogueStore, keeper, orders.Config{
-		Box: box, Provider: ext.Vouchers, Jobs: queue, Wait: ext.VoucherWait, Poll: ext.VoucherPoll, Deadline: ext.VoucherDeadline,
+		Box: box, Provider: ext.Vouchers, TestProvider: testVouchers, Jobs: queue, Wait: ext.VoucherWait, Poll: ext.VoucherPoll, Deadline: ext.VoucherDeadline,
 		PartnerRefunds: partner.Refunds{Partner: partnerStore, Jobs: queue},
 	})
 	studios := studio.NewService(games)
@@ -142,11 +156,11 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 		Studios: studios,
 		Coins:   coins.NewService(database, coinStore, games, keeper),
 		Catalogue: catalogue.NewService(database, catalogueStore, coinStore, games, catalogue.Config{
-			Currency: ext.Currency, Provider: ext.Vouchers, Box: box, PublicURL: ext.PublicURL, Cooldowns: ordersSvc,
+			Currency: ext.Currency, Provider: ext.Vouchers, TestProvider: testVouchers, Box: box, PublicURL: ext.PublicURL, Cooldowns: ordersSvc,
 		}),
 		Orders: ordersSvc,
 		Partner: partner.NewService(database, partnerStore, orderStore, studios, ordersSvc, partner.Config{
-			Currency: ext.Currency, Vouchers: ext.Vouchers, Payments: ext.Payments, Box: box, Jobs: queue, OrderJobs: queue,
+			Currency: ext.Currency, Payments: ext.Payments, Box: box, Jobs: queue, OrderJobs: queue,
 			SessionTTL: ext.PaymentSessionTTL, ReturnURL: ext.PublicURL + "/payments/return",
 		}),
 		Touchpoints: touchpoints.NewService(postgres.NewTouchpointsStore(database), touchpoints.Config{
@@ -172,6 +186,26 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 	jobs.RegisterRetention(queue, postgres.NewRetention(database),
 		jobs.RetentionOptions{OTP: ext.OTPRetention, Deliveries: ext.DeliveryRetention}, ext.Log.With("component", "retention"))
 	return m, queue.Open()
+}
+
+// sandboxVouchers is the built-in voucher provider of the test environment, which knows the
+// catalogue's products (synced from the live provider) through the catalogue's storage.
+func sandboxVouchers(cat store.Of[catalogue.Repo], delay time.Duration) *sandbox.Provider {
+	var opts []sandbox.Option
+	if delay > 0 {
+		opts = append(opts, sandbox.WithDelay(delay))
+	}
+	return sandbox.New(func(ctx context.Context, productID string) (sandbox.Product, error) {
+		r, err := cat.Repo().RewardByProviderProduct(ctx, productID)
+		if errs.CodeOf(err) == catalogue.ErrRewardNotFound.Code {
+			return sandbox.Product{}, sandbox.ErrUnknownProduct
+		}
+		if err != nil {
+			return sandbox.Product{}, err
+		}
+		return sandbox.Product{Brand: r.BrandCode, Variable: r.ValueType == catalogue.Range,
+			Denominations: r.Denominations, Min: r.MinValue, Max: r.MaxValue}, nil
+	}, opts...)
 }
 
 // ServerConfig is what the HTTP server needs beyond the modules.
@@ -256,6 +290,13 @@ func external(cfg Config, log *slog.Logger, tp trace.TracerProvider) (ext Extern
 		log.Warn("the voucher provider is the in-process fake (REWARDS_VOUCHER_BASE_URL unset; not for production)", "url", url+"/vouchers")
 	default:
 		log.Warn("no voucher provider is configured (REWARDS_VOUCHER_BASE_URL): gift cards cannot be synced or bought")
+	}
+	if cfg.TestVoucherBaseURL != "" {
+		ext.TestVouchers = voucherhttp.New(cfg.TestVoucherBaseURL, cfg.TestVoucherAPIKey,
+			voucherhttp.WithHTTPClient(&http.Client{Transport: tracedTransport(tp, nil)}))
+		log.Info("test-environment orders use the voucher provider's sandbox", "url", cfg.TestVoucherBaseURL)
+	} else {
+		log.Info("test-environment orders use the built-in sandbox voucher provider (SANDBOX- codes; REWARDS_TEST_VOUCHER_BASE_URL unset)")
 	}
 	ext.PaymentSessionTTL = cfg.PaymentSessionTTL
 	ext.Payments, err = paymentProvider(cfg, log, fakes, tp)

@@ -112,7 +112,9 @@ func chkSetup(t *testing.T) *chkEnv {
 	t.Cleanup(e.pool.Close)
 	e.m, err = app.NewModules(postgres.NewDB(e.pool), jobs.New(e.pool, jobs.Options{}), app.External{
 		SecretKey: "checker-secret-key-checker-secret-key-01", PlayerTokenTTL: time.Hour, Currency: "INR",
-		Vouchers:    voucherhttp.New(srv.URL+"/vouchers", ""),
+		// The fake is both the live provider and the test environment's sandbox, for its
+		// behaviour switches.
+		Vouchers: voucherhttp.New(srv.URL+"/vouchers", ""), TestVouchers: voucherhttp.New(srv.URL+"/vouchers", ""),
 		VoucherWait: chkWait, VoucherPoll: chkPoll, VoucherDeadline: chkDeadline,
 	})
 	require.NoError(t, err)

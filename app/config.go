@@ -57,6 +57,9 @@ type Config struct {
 	PublicURL      string // REWARDS_PUBLIC_URL
 	VoucherBaseURL string // REWARDS_VOUCHER_BASE_URL
 	VoucherAPIKey  string // REWARDS_VOUCHER_API_KEY
+	// The test environment's voucher provider (a provider's sandbox); unset: the built-in one.
+	TestVoucherBaseURL string // REWARDS_TEST_VOUCHER_BASE_URL
+	TestVoucherAPIKey  string // REWARDS_TEST_VOUCHER_API_KEY
 
 	VoucherWait     time.Duration // REWARDS_VOUCHER_WAIT
 	VoucherPoll     time.Duration // REWARDS_VOUCHER_POLL
@@ -113,6 +116,8 @@ var Settings = []Setting{
 	{"REWARDS_PUBLIC_URL", "http://localhost:8080", "The address the service's own links use (short links /r/{code})."},
 	{"REWARDS_VOUCHER_BASE_URL", "(unset: in development, the in-process fake)", "Base URL of the voucher provider's API, e.g. https://vouchers.example.com/vouchers. Unset in development: the fake provider of fakes/vouchers runs in-process on a loopback port and its catalogue is synced into the demo (not for production). Unset in production: no provider (catalogue sync answers 503)."},
 	{"REWARDS_VOUCHER_API_KEY", "(unset)", "API key sent to the voucher provider (X-Api-Key)."},
+	{"REWARDS_TEST_VOUCHER_BASE_URL", "(unset: the built-in sandbox)", "Base URL of the voucher provider's sandbox, used by every test-environment order (store purchases and partner orders); live orders never use it, and test orders never use REWARDS_VOUCHER_BASE_URL. Unset, in every mode: the built-in sandbox provider, in-process, fulfils every catalogue product with SANDBOX- codes, reports unlimited stock and honours the sandbox brands (SANDBOX_FAIL, SANDBOX_SLOW, SANDBOX_SLOW_FAIL, SANDBOX_NO_STOCK)."},
+	{"REWARDS_TEST_VOUCHER_API_KEY", "(unset)", "API key sent to the test environment's voucher provider (X-Api-Key)."},
 	{"REWARDS_PAYMENT_PROVIDER", "stripe on USD, cashfree on INR", "The payment provider of partner CASH orders: `stripe` or `cashfree`."},
 	{"REWARDS_PAYMENT_SESSION_TTL", "30m", "How long a CASH order's payment session stays open (1s to 24h; real Stripe needs at least 30m, so its adapter pushes a shorter expiry to 31m); unpaid at expiry, the order is REFUNDED."},
 	{"REWARDS_STRIPE_SECRET_KEY", "(unset)", "Stripe's secret API key. Unset in development with no REWARDS_STRIPE_BASE_URL: the fake of fakes/stripe runs in-process (not for production)."},
@@ -161,6 +166,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	c.PublicURL = strings.TrimSuffix(get("REWARDS_PUBLIC_URL", "http://localhost:8080"), "/")
 	c.VoucherBaseURL = strings.TrimSuffix(get("REWARDS_VOUCHER_BASE_URL", ""), "/")
 	c.VoucherAPIKey = get("REWARDS_VOUCHER_API_KEY", "")
+	c.TestVoucherBaseURL = strings.TrimSuffix(get("REWARDS_TEST_VOUCHER_BASE_URL", ""), "/")
+	c.TestVoucherAPIKey = get("REWARDS_TEST_VOUCHER_API_KEY", "")
 	c.StripeSecretKey = get("REWARDS_STRIPE_SECRET_KEY", "")
 	c.StripeWebhookSecret = get("REWARDS_STRIPE_WEBHOOK_SECRET", "")
 	c.StripeBaseURL = strings.TrimSuffix(get("REWARDS_STRIPE_BASE_URL", ""), "/")

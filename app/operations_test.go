@@ -58,8 +58,10 @@ func setupOps(t *testing.T, tp trace.TracerProvider) opsAPI {
 		Files:            filestore.Disk{Dir: t.TempDir()},
 		Currency:         "INR",
 		WebhookTransport: webhookhttp.New(webhookhttp.Options{AllowHTTP: true, AllowPrivate: true}),
-		Vouchers:         voucherhttp.New(provider.URL+"/vouchers", ""),
-		VoucherWait:      200 * time.Millisecond, VoucherPoll: time.Minute, VoucherDeadline: time.Hour,
+		// The fake is both the live provider and the test environment's sandbox, for its
+		// behaviour switches.
+		Vouchers: voucherhttp.New(provider.URL+"/vouchers", ""), TestVouchers: voucherhttp.New(provider.URL+"/vouchers", ""),
+		VoucherWait: 200 * time.Millisecond, VoucherPoll: time.Minute, VoucherDeadline: time.Hour,
 	})
 	require.NoError(t, err)
 	app.RegisterCollectors(registry, pool, database, queue)

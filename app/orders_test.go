@@ -46,7 +46,9 @@ func setupSaga(t *testing.T, deadline time.Duration) sagaBundle {
 	pool := pgtest.Pool(t)
 	m, err := app.NewModules(postgres.NewDB(pool), jobs.New(pool, jobs.Options{}), app.External{
 		SecretKey: "test-secret-key-test-secret-key-0123456789", PlayerTokenTTL: time.Hour, Currency: "INR",
-		Vouchers:    voucherhttp.New(srv.URL+"/vouchers", ""),
+		// The fake is both the live provider and the test environment's sandbox, for its
+		// behaviour switches.
+		Vouchers: voucherhttp.New(srv.URL+"/vouchers", ""), TestVouchers: voucherhttp.New(srv.URL+"/vouchers", ""),
 		VoucherWait: 300 * time.Millisecond, VoucherPoll: 100 * time.Millisecond, VoucherDeadline: deadline,
 	})
 	require.NoError(t, err)

@@ -52,6 +52,14 @@ const partnerFakeSecret = "fake-client-secret"
 
 func setupPartner(t *testing.T, currency string, ttl time.Duration) *partnerAPI {
 	t.Helper()
+	return setupPartnerWorlds(t, currency, ttl, false)
+}
+
+// setupPartnerWorlds is setupPartner; with builtInSandbox the test environment has the built-in
+// sandbox voucher provider (as in production with REWARDS_TEST_VOUCHER_BASE_URL unset) and the
+// fake is the live provider only.
+func setupPartnerWorlds(t *testing.T, currency string, ttl time.Duration, builtInSandbox bool) *partnerAPI {
+	t.Helper()
 	ctx := context.Background()
 	vouchers := fakevouchers.New(fakevouchers.WithSandboxDelay(3 * time.Second))
 	st := fakestripe.New(fakestripe.WithWebhookRetries(3, 100*time.Millisecond), fakestripe.WithSweepInterval(200*time.Millisecond))
@@ -75,12 +83,18 @@ func setupPartner(t *testing.T, currency string, ttl time.Duration) *partnerAPI 
 	}
 	pool := pgtest.Pool(t)
 	queue := jobs.New(pool, jobs.Options{})
-	m, err := app.NewModules(postgres.NewDB(pool), queue, app.External{
+	ext := app.External{
 		SecretKey: "test-secret-key-test-secret-key-0123456789", PlayerTokenTTL: time.Hour, Currency: currency,
-		Vouchers:    voucherhttp.New(fakes.URL+"/vouchers", ""),
+		// The fake is both the live provider and the test environment's sandbox, for its
+		// behaviour switches.
+		Vouchers: voucherhttp.New(fakes.URL+"/vouchers", ""), TestVouchers: voucherhttp.New(fakes.URL+"/vouchers", ""),
 		VoucherWait: 2 * time.Second, VoucherPoll: 300 * time.Millisecond, VoucherDeadline: time.Hour,
 		Payments: pay, PaymentSessionTTL: ttl, PublicURL: "https://rewards.example.com",
-	})
+	}
+	if builtInSandbox {
+		ext.TestVouchers, ext.SandboxDelay = nil, 500*time.Millisecond
+	}
+	m, err := app.NewModules(postgres.NewDB(pool), queue, ext)
 	require.NoError(t, err)
 	runCtx, cancel := context.WithCancel(ctx)
 	require.NoError(t, queue.Start(runCtx))

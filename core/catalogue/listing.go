@@ -2,6 +2,7 @@ package catalogue
 
 import (
 	"cmp"
+	"github.com/rewardsco/rewards/core/studio"
 	"slices"
 	"time"
 
@@ -142,6 +143,9 @@ func Visible(r Reward, b Brand, hidden bool, country string, now time.Time) bool
 // ListQuery selects and orders the rewards a game's players see.
 type ListQuery struct {
 	GameID uuid.UUID
+	// Environment picks the voucher provider whose stock a fetch shows (the test environment
+	// has its own).
+	Environment studio.Environment
 	// CoinID and CoinsPerUnit price the list.
 	CoinID       uuid.UUID
 	CoinsPerUnit int64

@@ -25,8 +25,12 @@ import (
 type Config struct {
 	// Currency is the deployment currency: the provider's products in it are imported.
 	Currency string
-	// Provider is the voucher provider; nil when none is configured.
+	// Provider is the live voucher provider, which the catalogue is synced from; nil when none
+	// is configured.
 	Provider vouchers.Provider
+	// TestProvider is the test environment's voucher provider, whose stock test fetches show;
+	// nil when none is configured.
+	TestProvider vouchers.Provider
 	// Box seals coupon codes at rest.
 	Box sealed.Box
 	// PublicURL is where the service's own links point (short links).
@@ -678,7 +682,7 @@ func (s *Service) Fetch(ctx context.Context, q ListQuery, rewardID, playerID uui
 	}
 	l.CoinsPerUnit = q.CoinsPerUnit
 	d := Detail{Listed: l, CoinsPerUnit: q.CoinsPerUnit}
-	stock, err := s.stock(ctx, l)
+	stock, err := s.stock(ctx, q.Environment, l)
 	if err != nil {
 		return Detail{}, err
 	}
@@ -701,13 +705,17 @@ func (s *Service) Fetch(ctx context.Context, q ListQuery, rewardID, playerID uui
 
 // stock returns whether each face value of a listed reward can be bought now: a pool's free
 // codes, the provider's stock, or always.
-func (s *Service) stock(ctx context.Context, l Listed) (func(money.Amount) bool, error) {
+func (s *Service) stock(ctx context.Context, env studio.Environment, l Listed) (func(money.Amount) bool, error) {
+	provider := s.cfg.Provider
+	if env != studio.Live {
+		provider = s.cfg.TestProvider
+	}
 	switch {
 	case l.Free != nil:
 		free := *l.Free > 0
 		return func(money.Amount) bool { return free }, nil
-	case l.Reward.ProviderProductID != "" && s.cfg.Provider != nil:
-		levels, err := s.cfg.Provider.Stock(ctx, l.Reward.ProviderProductID)
+	case l.Reward.ProviderProductID != "" && provider != nil:
+		levels, err := provider.Stock(ctx, l.Reward.ProviderProductID)
 		if err != nil {
 			return nil, fmt.Errorf("stock of %s: %w", l.Reward.ProviderProductID, err)
 		}

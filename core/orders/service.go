@@ -41,8 +41,11 @@ type Config struct {
 	// Box seals codes at rest (the same box as the catalogue's pools, so a pool code moves to its
 	// order sealed).
 	Box sealed.Box
-	// Provider is the voucher provider; nil when none is configured.
+	// Provider is the live environment's voucher provider; nil when none is configured.
 	Provider vouchers.Provider
+	// TestProvider is the test environment's voucher provider (a provider's sandbox, or the
+	// built-in one): test orders never reach Provider. nil when none is configured.
+	TestProvider vouchers.Provider
 	// Jobs queues fulfilment jobs.
 	Jobs Scheduler
 	// Wait is how long a purchase waits for the provider's final answer before answering
@@ -205,10 +208,11 @@ func (s *Service) plan(ctx context.Context, p Purchase) (plan, coins.Coin, error
 		return plan{}, coin, ErrOutOfStock.Withf("this reward has no provider to fulfil it")
 	}
 	if r.ProviderProductID != "" {
-		if s.cfg.Provider == nil {
+		provider := s.Provider(p.Caller.Environment)
+		if provider == nil {
 			return plan{}, coin, ErrOutOfStock.Withf("no voucher provider is configured")
 		}
-		levels, err := s.cfg.Provider.Stock(ctx, r.ProviderProductID)
+		levels, err := provider.Stock(ctx, r.ProviderProductID)
 		if err != nil {
 			return plan{}, coin, fmt.Errorf("stock of %s: %w", r.ProviderProductID, err)
 		}
@@ -217,6 +221,16 @@ func (s *Service) plan(ctx context.Context, p Purchase) (plan, coins.Coin, error
 		}
 	}
 	return pl, coin, nil
+}
+
+// Provider is the voucher provider of env, nil when none is configured: the test environment
+// has its own (a provider's sandbox or the built-in one) and never reaches the live one, so that
+// a test key can never turn test coins into real gift cards.
+func (s *Service) Provider(env studio.Environment) vouchers.Provider {
+	if env == studio.Live {
+		return s.cfg.Provider
+	}
+	return s.cfg.TestProvider
 }
 
 // inStock reports whether the provider can issue quantity cards of face value f.
@@ -388,8 +402,8 @@ func (s *Service) advance(ctx context.Context, id uuid.UUID) (time.Duration, err
 	if o.Status.Final() || o.ProviderProduct == "" {
 		return 0, nil
 	}
-	if s.cfg.Provider == nil {
-		return s.cfg.Poll, errors.New("no voucher provider is configured")
+	if s.Provider(o.Environment) == nil {
+		return s.cfg.Poll, fmt.Errorf("no voucher provider is configured for the %s environment", o.Environment)
 	}
 	fresh := o.Status == Initiated
 	if fresh {
@@ -427,7 +441,7 @@ func (s *Service) advance(ctx context.Context, id uuid.UUID) (time.Duration, err
 
 // ask reads the provider's state of an order, placing it when the provider never saw it.
 func (s *Service) ask(ctx context.Context, o Order) (vouchers.Result, error) {
-	res, err := s.cfg.Provider.GetOrder(ctx, o.ID.String())
+	res, err := s.Provider(o.Environment).GetOrder(ctx, o.ID.String())
 	if errs.CodeOf(err) == vouchers.ErrOrderNotFound.Code {
 		if s.now().After(o.DeadlineAt) {
 			// Never seen by the provider, and too late to send: it fails and is refunded, and
@@ -441,7 +455,7 @@ func (s *Service) ask(ctx context.Context, o Order) (vouchers.Result, error) {
 
 // send sends an order to the provider with its id as the idempotent reference.
 func (s *Service) send(ctx context.Context, o Order) (vouchers.Result, error) {
-	return s.cfg.Provider.PlaceOrder(ctx, vouchers.Order{Reference: o.ID.String(), ProductID: o.ProviderProduct,
+	return s.Provider(o.Environment).PlaceOrder(ctx, vouchers.Order{Reference: o.ID.String(), ProductID: o.ProviderProduct,
 		Denomination: o.Denomination, Quantity: o.Quantity})
 }
 

@@ -28,8 +28,6 @@ import (
 type Config struct {
 	// Currency is the deployment's (INR or USD): the wallet's, the cards' and the payments'.
 	Currency string
-	// Vouchers answers stock; nil when no voucher provider is configured.
-	Vouchers vouchers.Provider
 	// Payments collects CASH orders; nil when none is configured (CASH orders then fail with
 	// PAYMENT_INIT_FAILED).
 	Payments payments.Provider
@@ -247,7 +245,7 @@ func (s *Service) Brand(ctx context.Context, code string) (Brand, error) {
 }
 
 // Stock says whether a denomination of a brand can be bought now, and how many are left.
-func (s *Service) Stock(ctx context.Context, code string, d money.Amount) (Stock, error) {
+func (s *Service) Stock(ctx context.Context, c Caller, code string, d money.Amount) (Stock, error) {
 	b, err := s.Brand(ctx, code)
 	if err != nil {
 		return Stock{}, err
@@ -256,10 +254,11 @@ func (s *Service) Stock(ctx context.Context, code string, d money.Amount) (Stock
 		return Stock{}, ErrDenominationNotAvailable
 	}
 	st := Stock{BrandCode: b.Code, Denomination: d}
-	if s.cfg.Vouchers == nil {
+	provider := s.saga.Provider(c.Environment)
+	if provider == nil {
 		return st, nil
 	}
-	levels, err := s.cfg.Vouchers.Stock(ctx, b.ProviderProduct)
+	levels, err := provider.Stock(ctx, b.ProviderProduct)
 	if err != nil {
 		return Stock{}, fmt.Errorf("stock of %s: %w", b.ProviderProduct, err)
 	}
@@ -402,7 +401,7 @@ func (s *Service) Place(ctx context.Context, c Caller, r PlaceRequest) (orders.V
 	if err != nil {
 		return orders.View{}, false, err
 	}
-	if err := s.inStock(ctx, b, r.Denomination, r.Quantity); err != nil {
+	if err := s.inStock(ctx, c.Environment, b, r.Denomination, r.Quantity); err != nil {
 		return orders.View{}, false, err
 	}
 	now := s.now()
@@ -453,11 +452,14 @@ func (s *Service) existing(ctx context.Context, c Caller, r PlaceRequest) (order
 	return v, true, err
 }
 
-func (s *Service) inStock(ctx context.Context, b Brand, d money.Amount, quantity int) error {
-	if s.cfg.Vouchers == nil {
+// inStock checks the stock of the environment's voucher provider (the test environment's never
+// is the live one).
+func (s *Service) inStock(ctx context.Context, env studio.Environment, b Brand, d money.Amount, quantity int) error {
+	provider := s.saga.Provider(env)
+	if provider == nil {
 		return ErrOutOfStock.Withf("no voucher provider is configured")
 	}
-	levels, err := s.cfg.Vouchers.Stock(ctx, b.ProviderProduct)
+	levels, err := provider.Stock(ctx, b.ProviderProduct)
 	if err != nil {
 		return fmt.Errorf("stock of %s: %w", b.ProviderProduct, err)
 	}

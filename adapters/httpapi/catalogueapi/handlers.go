@@ -203,7 +203,7 @@ func (h handlers) fetch(ctx context.Context, in *fetchInput) (*detailOutput, err
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
-	q := catalogue.ListQuery{GameID: httpapi.CallerFrom(ctx).GameID, CoinID: coinID}
+	q := catalogue.ListQuery{GameID: httpapi.CallerFrom(ctx).GameID, Environment: httpapi.CallerFrom(ctx).Environment, CoinID: coinID}
 	d, err := h.svc.Fetch(ctx, q, rewardID, httpapi.PlayerFrom(ctx).ID)
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)

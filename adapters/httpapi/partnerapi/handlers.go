@@ -185,7 +185,7 @@ func (h handlers) stock(ctx context.Context, in *stockInput) (*envelope[PartnerS
 	if err != nil {
 		return nil, err
 	}
-	st, err := h.svc.Stock(ctx, in.BrandCode, d)
+	st, err := h.svc.Stock(ctx, callerFrom(ctx), in.BrandCode, d)
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
