@@ -159,6 +159,19 @@ func TestServerOnlyCoinMovements(t *testing.T) {
 		r = move(op, first)
 		require.Equal(t, 201, r.Status, "%s: %s", op, r.Raw)
 	}
+	// So do the ways to act as a player without the player: federated login (a token for any
+	// uuid, then its coins spent) and creating players by uuid, one or in bulk.
+	for _, c := range []struct{ path, body string }{
+		{"/player/login/federatedByStudio", `{"uuid":"p-server"}`},
+		{"/player/create-with-uuid", `{"uuid":"p-new"}`},
+		{"/player/create-with-bulk-uuids", `{"uuids":["p-bulk"]}`},
+		{"/player/create-with-uuid-batch", `{"uuid":["p-batch"]}`},
+	} {
+		requireError(t, a.asGame(g, "POST", c.path, c.body), 403, "SERVER_SECRET_REQUIRED")
+		requireError(t, a.asGame(g, "POST", c.path, c.body, "x-api-secret", live), 403, "SERVER_SECRET_REQUIRED")
+		r = a.asGame(g, "POST", c.path, c.body, "x-api-secret", first)
+		require.Contains(t, []int{200, 201}, r.Status, "%s: %s", c.path, r.Raw)
+	}
 	// Reads need no secret.
 	require.Equal(t, 200, a.asGame(g, "GET", "/player/funds", "", "Authorization", bearer).Status)
 

@@ -26,48 +26,48 @@ func Register(s *httpapi.Server, svc *players.Service) {
 	h := handlers{svc: svc}
 	tags := []string{Tag}
 
-	huma.Register(s.API, s.APIKey(huma.Operation{
+	huma.Register(s.API, s.CoinMovement(s.APIKey(huma.Operation{
 		OperationID:   "player-create-with-uuid",
 		Method:        http.MethodPost,
 		Path:          "/player/create-with-uuid",
 		Summary:       "Create a player with the studio's uuid",
-		Description:   "Creates the player, or returns the existing one with that uuid (`created` tells which). A blocked player is returned as found with `isBlocked: true`. uuid is 1 to 128 characters, unique per game and environment.",
+		Description:   "Creates the player, or returns the existing one with that uuid (`created` tells which). A blocked player is returned as found with `isBlocked: true`. uuid is 1 to 128 characters, unique per game and environment. " + serverOnlyNote,
 		Tags:          tags,
 		DefaultStatus: http.StatusCreated,
 		Errors:        []int{http.StatusBadRequest},
-	}), h.createWithUUID)
+	})), h.createWithUUID)
 
-	huma.Register(s.API, s.APIKey(huma.Operation{
+	huma.Register(s.API, s.CoinMovement(s.APIKey(huma.Operation{
 		OperationID:   "player-create-with-bulk-uuids",
 		Method:        http.MethodPost,
 		Path:          "/player/create-with-bulk-uuids",
 		Summary:       "Create players in bulk",
-		Description:   "Creates a player for each uuid that has none (1 to 1,000 uuids; repeats count once), all in one transaction. Answers every player with whether this call created it.",
+		Description:   "Creates a player for each uuid that has none (1 to 1,000 uuids; repeats count once), all in one transaction. Answers every player with whether this call created it. " + serverOnlyNote,
 		Tags:          tags,
 		DefaultStatus: http.StatusCreated,
 		Errors:        []int{http.StatusBadRequest},
-	}), h.createBulk)
+	})), h.createBulk)
 
-	huma.Register(s.API, s.APIKey(huma.Operation{
+	huma.Register(s.API, s.CoinMovement(s.APIKey(huma.Operation{
 		OperationID:   "player-create-with-uuid-batch",
 		Method:        http.MethodPost,
 		Path:          "/player/create-with-uuid-batch",
 		Summary:       "Create players in bulk (alias)",
-		Description:   "The getting-started guide's alias of /player/create-with-bulk-uuids, with the body field `uuid` (an array). Same rules and answer.",
+		Description:   "The getting-started guide's alias of /player/create-with-bulk-uuids, with the body field `uuid` (an array). Same rules and answer. " + serverOnlyNote,
 		Tags:          tags,
 		DefaultStatus: http.StatusCreated,
 		Errors:        []int{http.StatusBadRequest},
-	}), h.createBatch)
+	})), h.createBatch)
 
-	huma.Register(s.API, s.APIKey(huma.Operation{
+	huma.Register(s.API, s.CoinMovement(s.APIKey(huma.Operation{
 		OperationID: "player-login-federated",
 		Method:      http.MethodPost,
 		Path:        "/player/login/federatedByStudio",
 		Summary:     "Log a player in by the studio's uuid",
-		Description: "Issues a player token for the player the studio created with this uuid. 404 PLAYER_NOT_FOUND when there is none; 403 PLAYER_DISABLED when it deleted its account. The token works only with this game's key of this environment, for REWARDS_PLAYER_TOKEN_TTL (default 168h).",
+		Description: "Issues a player token for the player the studio created with this uuid. 404 PLAYER_NOT_FOUND when there is none; 403 PLAYER_DISABLED when it deleted its account. The token works only with this game's key of this environment, for REWARDS_PLAYER_TOKEN_TTL (default 168h). " + serverOnlyNote,
 		Tags:        tags,
 		Errors:      []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound},
-	}), h.federatedLogin)
+	})), h.federatedLogin)
 
 	huma.Register(s.API, s.APIKey(huma.Operation{
 		OperationID: "player-request-otp",
@@ -214,3 +214,10 @@ func Register(s *httpapi.Server, svc *players.Service) {
 		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.setStoreTheme)
 }
+
+// serverOnlyNote says how serverOnlyCoinMovements guards the operations that obtain or move a
+// player's value without the player.
+const serverOnlyNote = "The API key ships inside game clients: with the game's `serverOnlyCoinMovements` setting on " +
+	"(operator API, default off), this call also needs header `x-api-secret` with the game's server secret of the environment, " +
+	"else 403 SERVER_SECRET_REQUIRED, like distribute and deduct, because it lets its caller act as any player " +
+	"(log in as them and spend their coins). OTP login, where the player proves the phone, does not need it."

@@ -199,7 +199,6 @@ func (p *Provider) settle(o *order) core.Result {
 	return r
 }
 
-
 // issue makes an order's cards: codes SANDBOX-XXXX-XXXX-XXXX, valid for a year.
 func issue(o core.Order, now time.Time) core.Result {
 	expiry := now.UTC().Truncate(time.Second).AddDate(1, 0, 0)
