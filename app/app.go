@@ -641,6 +641,15 @@ func printBanner(out io.Writer, cfg Config, addr net.Addr, demo *DemoCredentials
 		}
 		fmt.Fprintf(out, "  Partner API:     the demo game is a WALLET partner with %s %s in its test wallet: POST /partner/v1/token {\"client_id\": test key}\n",
 			DemoWallet, cfg.Currency)
+		if demo.LivePartnerSecret != "" {
+			fmt.Fprintf(out, "                   on live the exchange also needs the live client secret: %s\n", demo.LivePartnerSecret)
+		}
+		sandbox := "the built-in sandbox voucher provider (SANDBOX- codes)"
+		if cfg.TestVoucherBaseURL != "" {
+			sandbox = "the voucher sandbox at " + cfg.TestVoucherBaseURL
+		}
+		fmt.Fprintf(out, "  Money worlds:    the test key (localhost) is the sandbox: its orders are fulfilled by %s, never by the live provider;\n", sandbox)
+		fmt.Fprintf(out, "                   the live key (live.localhost) behaves as production: the live provider, a daily purchase budget, a partner secret\n")
 		fmt.Fprintf(out, "\n  Try: curl -H 'x-api-key: %s' http://localhost:%d/coins\n", demo.TestKey, port)
 	}
 	fmt.Fprintf(out, "\nCtrl-C stops the service")

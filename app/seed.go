@@ -28,6 +28,9 @@ type DemoCredentials struct {
 	CoinName   string    `json:"coinName"`
 	LiveKey    string    `json:"liveKey"`
 	TestKey    string    `json:"testKey"`
+	// LivePartnerSecret is the live client secret issued when the demo enabled partner mode: on
+	// live, as in production, the partner token exchange needs it.
+	LivePartnerSecret string `json:"livePartnerSecret,omitempty"`
 	// CatalogueSynced records that the fake provider's catalogue was synced into the demo.
 	CatalogueSynced bool `json:"catalogueSynced"`
 	// Synced counts what that sync created, for the banner.
@@ -114,8 +117,10 @@ func seedDemo(ctx context.Context, m Modules, path string) (*DemoCredentials, er
 	if err != nil {
 		return nil, err
 	}
-	// The demo game resells gift cards too: a WALLET partner with a funded test wallet.
-	if _, err := m.Partner.PutSettings(ctx, partner.Settings{GameID: g.ID, Enabled: true, Settlement: orders.Wallet}); err != nil {
+	// The demo game resells gift cards too: a WALLET partner with a funded test wallet. Its live
+	// environment behaves as production does: enabling issued a live client secret.
+	_, liveSecret, err := m.Partner.PutSettings(ctx, partner.Settings{GameID: g.ID, Enabled: true, Settlement: orders.Wallet})
+	if err != nil {
 		return nil, err
 	}
 	if _, _, err := m.Partner.Credit(ctx, g.ID, studio.Test, DemoWallet, "demo-funding"); err != nil {
@@ -123,7 +128,7 @@ func seedDemo(ctx context.Context, m Modules, path string) (*DemoCredentials, er
 	}
 	demo := &DemoCredentials{
 		StudioID: s.ID, StudioName: s.Name, GameID: g.ID, GameName: g.Name,
-		CoinID: c.ID, CoinName: c.Name, LiveKey: g.LiveKey, TestKey: g.TestKey,
+		CoinID: c.ID, CoinName: c.Name, LiveKey: g.LiveKey, TestKey: g.TestKey, LivePartnerSecret: liveSecret,
 	}
 	return demo, writeDemo(path, demo)
 }

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -81,9 +80,26 @@ func (r *PartnerRepo) DeleteTokens(ctx context.Context, gameID uuid.UUID, env st
 	return nil
 }
 
+// LockTokens implements partner.Repo.
+func (r *PartnerRepo) LockTokens(ctx context.Context, gameID uuid.UUID, env studio.Environment) error {
+	if err := r.q.PartnerLockTokens(ctx, db.PartnerLockTokensParams{GameID: gameID.String(), Environment: string(env)}); err != nil {
+		return fmt.Errorf("lock partner tokens: %w", err)
+	}
+	return nil
+}
+
+// TrimTokens implements partner.Repo.
+func (r *PartnerRepo) TrimTokens(ctx context.Context, gameID uuid.UUID, env studio.Environment, keep int) error {
+	if err := r.q.PartnerTrimTokens(ctx, db.PartnerTrimTokensParams{GameID: gameID, Environment: string(env), Keep: int32(keep)}); err != nil {
+		return fmt.Errorf("trim partner tokens: %w", err)
+	}
+	return nil
+}
+
 // InsertToken implements partner.Repo.
-func (r *PartnerRepo) InsertToken(ctx context.Context, hash []byte, gameID uuid.UUID, env studio.Environment, expiresAt time.Time) error {
-	if err := r.q.PartnerInsertToken(ctx, db.PartnerInsertTokenParams{TokenHash: hash, GameID: gameID, Environment: string(env), ExpiresAt: expiresAt}); err != nil {
+func (r *PartnerRepo) InsertToken(ctx context.Context, g partner.TokenGrant) error {
+	if err := r.q.PartnerInsertToken(ctx, db.PartnerInsertTokenParams{TokenHash: g.Hash, GameID: g.GameID, Environment: string(g.Environment),
+		ExpiresAt: g.ExpiresAt, KeyHash: g.KeyHash, SecretHash: g.SecretHash}); err != nil {
 		return fmt.Errorf("insert partner token: %w", err)
 	}
 	return nil

@@ -19,6 +19,9 @@ import (
 const (
 	// TokenLifetime is how long a partner bearer token works.
 	TokenLifetime = 24 * time.Hour
+	// MaxTokens is how many tokens a game's environment holds at most: the exchange that would
+	// make one more revokes the oldest.
+	MaxTokens = 20
 	// QuoteLifetime is how long a preview's quote holds its price.
 	QuoteLifetime = 10 * time.Minute
 	// MaxQuantity is the most cards one order buys.
@@ -48,6 +51,18 @@ type Caller struct {
 }
 
 // TokenRecord is what storage knows of a token found by its hash.
+// TokenGrant is a token as the exchange stores it: valid until ExpiresAt, and only while the
+// API key (KeyHash) and the client secret (SecretHash, nil when the environment had none) it
+// was exchanged with are still current.
+type TokenGrant struct {
+	Hash        []byte
+	GameID      uuid.UUID
+	Environment studio.Environment
+	ExpiresAt   time.Time
+	KeyHash     []byte
+	SecretHash  []byte
+}
+
 type TokenRecord struct {
 	GameID      uuid.UUID
 	StudioID    uuid.UUID

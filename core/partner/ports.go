@@ -24,8 +24,15 @@ type Repo interface {
 	SecretHash(ctx context.Context, gameID uuid.UUID, env studio.Environment) (hash []byte, found bool, err error)
 	// DeleteTokens revokes every token of a game and environment.
 	DeleteTokens(ctx context.Context, gameID uuid.UUID, env studio.Environment) error
-	InsertToken(ctx context.Context, hash []byte, gameID uuid.UUID, env studio.Environment, expiresAt time.Time) error
-	// FindToken returns ErrTokenInvalid when no token has the hash.
+	// LockTokens serialises the token exchanges of a game and environment until the
+	// transaction ends.
+	LockTokens(ctx context.Context, gameID uuid.UUID, env studio.Environment) error
+	// TrimTokens keeps the newest keep tokens of a game and environment and deletes the others.
+	TrimTokens(ctx context.Context, gameID uuid.UUID, env studio.Environment, keep int) error
+	// InsertToken stores a token with the API key and client secret it was exchanged with.
+	InsertToken(ctx context.Context, g TokenGrant) error
+	// FindToken returns ErrTokenInvalid when no token has the hash, or when the API key or the
+	// client secret it was exchanged with is no longer current.
 	FindToken(ctx context.Context, hash []byte) (TokenRecord, error)
 	// PurgeTokens deletes at most batch expired tokens and says how many.
 	PurgeTokens(ctx context.Context, batch int) (int64, error)

@@ -75,19 +75,39 @@ func (s *Service) Currency() string { return s.cfg.Currency }
 // ---- Operator ----
 
 // PutSettings enables (or disables) a game for the partner API with its settlement model and
-// discount.
-func (s *Service) PutSettings(ctx context.Context, in Settings) (Settings, error) {
+// discount. Enabling a game that has no live client secret issues one, in the same transaction,
+// and returns it in plaintext (liveSecret, only here; "" when the game had one): on live the API
+// key, which ships inside game clients, never authenticates a partner alone.
+func (s *Service) PutSettings(ctx context.Context, in Settings) (out Settings, liveSecret string, err error) {
 	if in.Settlement != orders.Wallet && in.Settlement != orders.Cash {
-		return Settings{}, errs.Invalidf("settlement must be WALLET or CASH")
+		return Settings{}, "", errs.Invalidf("settlement must be WALLET or CASH")
 	}
 	if in.DiscountPct < 0 || in.DiscountPct > MaxDiscount {
-		return Settings{}, errs.Invalidf("discountPct must be from 0 to 90")
+		return Settings{}, "", errs.Invalidf("discountPct must be from 0 to 90")
 	}
 	if _, err := s.studio.GetGame(ctx, in.GameID); err != nil {
-		return Settings{}, err
+		return Settings{}, "", err
 	}
-	return s.partner.Repo().PutSettings(ctx, in)
+	err = s.partner.InTx(ctx, func(r Repo) error {
+		if out, err = r.PutSettings(ctx, in); err != nil || !in.Enabled {
+			return err
+		}
+		// The settings row is locked by the write above, so two enablings issue one secret.
+		_, has, err := r.SecretHash(ctx, in.GameID, studio.Live)
+		if err != nil || has {
+			return err
+		}
+		liveSecret = NewClientSecret()
+		return r.PutSecret(ctx, in.GameID, studio.Live, studio.HashKey(liveSecret))
+	})
+	if err != nil {
+		return Settings{}, "", err
+	}
+	return out, liveSecret, nil
 }
+
+// NewClientSecret returns a new client secret in plaintext (rcs_ and 40 base62 characters).
+func NewClientSecret() string { return "rcs_" + studio.RandomBase62(40) }
 
 // GetSettings returns a game's partner settings (disabled WALLET at 0 % when never set).
 func (s *Service) GetSettings(ctx context.Context, gameID uuid.UUID) (Settings, error) {
@@ -110,7 +130,7 @@ func (s *Service) IssueSecret(ctx context.Context, gameID uuid.UUID, env studio.
 	if _, err := s.studio.GetGame(ctx, gameID); err != nil {
 		return "", err
 	}
-	plain := "rcs_" + studio.RandomBase62(40)
+	plain := NewClientSecret()
 	err := s.partner.InTx(ctx, func(r Repo) error {
 		if err := r.PutSecret(ctx, gameID, env, studio.HashKey(plain)); err != nil {
 			return err
@@ -182,11 +202,30 @@ func (s *Service) Token(ctx context.Context, clientID, clientSecret string, host
 	if err != nil {
 		return "", 0, err
 	}
+	if !hasSecret && hostEnv == studio.Live {
+		// The key ships inside game clients: on live it never authenticates a partner alone.
+		return "", 0, ErrBadClient.Withf("the live environment needs the client secret (client_secret): the operator issues it when enabling partner mode")
+	}
 	if hasSecret && (clientSecret == "" || subtle.ConstantTimeCompare(studio.HashKey(clientSecret), hash) != 1) {
 		return "", 0, ErrBadClient
 	}
 	token := "rpt_" + studio.RandomBase62(40)
-	if err := repo.InsertToken(ctx, studio.HashKey(token), caller.GameID, hostEnv, s.now().Add(TokenLifetime)); err != nil {
+	g := TokenGrant{Hash: studio.HashKey(token), GameID: caller.GameID, Environment: hostEnv, ExpiresAt: s.now().Add(TokenLifetime),
+		KeyHash: studio.HashKey(clientID)}
+	if hasSecret {
+		// The secret as read: if a rotation commits meanwhile, the token is born revoked.
+		g.SecretHash = hash
+	}
+	err = s.partner.InTx(ctx, func(r Repo) error {
+		if err := r.LockTokens(ctx, caller.GameID, hostEnv); err != nil {
+			return err
+		}
+		if err := r.TrimTokens(ctx, caller.GameID, hostEnv, MaxTokens-1); err != nil {
+			return err
+		}
+		return r.InsertToken(ctx, g)
+	})
+	if err != nil {
 		return "", 0, err
 	}
 	return token, TokenLifetime, nil

@@ -18,18 +18,35 @@ SELECT secret_hash FROM partner_secrets WHERE game_id = @game_id AND environment
 -- name: PartnerDeleteTokens :exec
 DELETE FROM partner_tokens WHERE game_id = @game_id AND environment = @environment;
 
+-- name: PartnerLockTokens :exec
+-- Serialises the token exchanges of one game and environment until the transaction ends.
+SELECT pg_advisory_xact_lock(hashtextextended('partner_tokens:' || @game_id::text || ':' || @environment::text, 0));
+
+-- name: PartnerTrimTokens :exec
+-- Keeps the newest @keep tokens of a game and environment and deletes the others.
+DELETE FROM partner_tokens WHERE token_hash IN (
+    SELECT t.token_hash FROM partner_tokens t
+    WHERE t.game_id = @game_id AND t.environment = @environment
+    ORDER BY t.created_at DESC, t.token_hash OFFSET @keep::int);
+
 -- name: PartnerInsertToken :exec
-INSERT INTO partner_tokens (token_hash, game_id, environment, expires_at)
-VALUES (@token_hash, @game_id, @environment, @expires_at);
+INSERT INTO partner_tokens (token_hash, game_id, environment, expires_at, key_hash, secret_hash)
+VALUES (@token_hash, @game_id, @environment, @expires_at, @key_hash, sqlc.narg(secret_hash));
 
 -- name: PartnerFindToken :one
--- The token's game and environment with the game's studio and partner settings.
+-- The token's game and environment with the game's studio and partner settings, only while the
+-- API key and the client secret it was exchanged with are both current: a rotation of either
+-- revokes it, whatever raced it. On live a token always has a secret.
 SELECT t.game_id, t.environment, t.expires_at, g.studio_id, g.name AS game_name,
     s.enabled AS partner_enabled, s.settlement, s.discount_bps
 FROM partner_tokens t
 JOIN games g ON g.id = t.game_id
+JOIN api_keys k ON k.key_hash = t.key_hash AND k.game_id = t.game_id AND k.environment = t.environment AND k.revoked_at IS NULL
+LEFT JOIN partner_secrets ps ON ps.game_id = t.game_id AND ps.environment = t.environment
 LEFT JOIN partner_settings s ON s.game_id = t.game_id
-WHERE t.token_hash = $1;
+WHERE t.token_hash = $1
+  AND ps.secret_hash IS NOT DISTINCT FROM t.secret_hash
+  AND (t.environment = 'test' OR t.secret_hash IS NOT NULL);
 
 -- name: PartnerPurgeTokens :execrows
 DELETE FROM partner_tokens WHERE token_hash IN (

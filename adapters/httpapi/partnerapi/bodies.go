@@ -154,6 +154,8 @@ type PartnerSettingsBody struct {
 	Enabled     bool      `json:"enabled" example:"true"`
 	Settlement  string    `json:"settlement" enum:"WALLET,CASH" example:"WALLET"`
 	DiscountPct float64   `json:"discountPct" example:"2.5"`
+	// LiveClientSecret is set only by the PUT that enabled a game with no live client secret.
+	LiveClientSecret *string `json:"liveClientSecret,omitempty" doc:"The live client secret, issued when partner mode is enabled on a game that has none; shown once (only a hash is kept). On live the token exchange needs it." example:"rcs_9a8b7c6d5e4f3g2h1i0jKLMNOPQRSTUVWXYZabcd"`
 }
 
 // PartnerSecretBody is a new client secret.

@@ -261,11 +261,15 @@ func (h handlers) putSettings(ctx context.Context, in *settingsInput) (*bare[Par
 	if err != nil {
 		return nil, httpapi.ValidationError(ctx, "body.discountPct", err.Error(), in.Body.DiscountPct)
 	}
-	st, err := h.svc.PutSettings(ctx, partner.Settings{GameID: id, Enabled: in.Body.Enabled, Settlement: orders.Settlement(in.Body.Settlement), DiscountPct: d})
+	st, liveSecret, err := h.svc.PutSettings(ctx, partner.Settings{GameID: id, Enabled: in.Body.Enabled, Settlement: orders.Settlement(in.Body.Settlement), DiscountPct: d})
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
-	return &bare[PartnerSettingsBody]{Body: settingsBody(st)}, nil
+	out := settingsBody(st)
+	if liveSecret != "" {
+		out.LiveClientSecret = &liveSecret
+	}
+	return &bare[PartnerSettingsBody]{Body: out}, nil
 }
 
 func (h handlers) getSettings(ctx context.Context, in *GameInput) (*bare[PartnerSettingsBody], error) {

@@ -153,8 +153,9 @@ const returnPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><
 func registerOperator(s *httpapi.Server, h handlers) {
 	huma.Register(s.API, s.Operator(huma.Operation{
 		OperationID: "admin-put-partner", Method: http.MethodPut, Path: "/admin/v1/games/{gameId}/partner", Summary: "Set a game's partner settings",
-		Description: "`{enabled, settlement: WALLET|CASH, discountPct (0 to 90, default 0)}` for both environments. A game not enabled gets 403 PARTNER_DISABLED on every partner call but the token exchange, which gives 401. 404 GAME_NOT_FOUND.",
-		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
+		Description: "`{enabled, settlement: WALLET|CASH, discountPct (0 to 90, default 0)}` for both environments. A game not enabled gets 403 PARTNER_DISABLED on every partner call but the token exchange, which gives 401. " +
+			"Enabling a game that has no live client secret issues one and returns it once as `liveClientSecret`: on live the API key (which ships inside game clients) never authenticates a partner alone, so the live token exchange always needs the secret; the test environment may stay secret-less. 404 GAME_NOT_FOUND.",
+		Errors: []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.putSettings)
 	huma.Register(s.API, s.Operator(huma.Operation{
 		OperationID: "admin-get-partner", Method: http.MethodGet, Path: "/admin/v1/games/{gameId}/partner", Summary: "A game's partner settings",

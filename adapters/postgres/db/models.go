@@ -193,6 +193,8 @@ type Game struct {
 	StoreUrl                string
 	CreatedAt               time.Time
 	ServerOnlyCoinMovements bool
+	PurchaseBudgetLive      *int64
+	PurchaseBudgetTest      *int64
 }
 
 type IdempotencyKey struct {
@@ -315,6 +317,8 @@ type PartnerToken struct {
 	Environment string
 	ExpiresAt   time.Time
 	CreatedAt   time.Time
+	KeyHash     []byte
+	SecretHash  []byte
 }
 
 type PartnerWallet struct {
@@ -360,6 +364,13 @@ type Player struct {
 	CookieConsentAt *time.Time
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
+}
+
+type PurchaseBudgetDay struct {
+	GameID      uuid.UUID
+	Environment string
+	Day         pgtype.Date
+	Spent       int64
 }
 
 type ServerSecret struct {

@@ -204,8 +204,12 @@ SELECT t.game_id, t.environment, t.expires_at, g.studio_id, g.name AS game_name,
     s.enabled AS partner_enabled, s.settlement, s.discount_bps
 FROM partner_tokens t
 JOIN games g ON g.id = t.game_id
+JOIN api_keys k ON k.key_hash = t.key_hash AND k.game_id = t.game_id AND k.environment = t.environment AND k.revoked_at IS NULL
+LEFT JOIN partner_secrets ps ON ps.game_id = t.game_id AND ps.environment = t.environment
 LEFT JOIN partner_settings s ON s.game_id = t.game_id
 WHERE t.token_hash = $1
+  AND ps.secret_hash IS NOT DISTINCT FROM t.secret_hash
+  AND (t.environment = 'test' OR t.secret_hash IS NOT NULL)
 `
 
 type PartnerFindTokenRow struct {
@@ -219,7 +223,9 @@ type PartnerFindTokenRow struct {
 	DiscountBps    *int32
 }
 
-// The token's game and environment with the game's studio and partner settings.
+// The token's game and environment with the game's studio and partner settings, only while the
+// API key and the client secret it was exchanged with are both current: a rotation of either
+// revokes it, whatever raced it. On live a token always has a secret.
 func (q *Queries) PartnerFindToken(ctx context.Context, tokenHash []byte) (PartnerFindTokenRow, error) {
 	row := q.db.QueryRow(ctx, partnerFindToken, tokenHash)
 	var i PartnerFindTokenRow
@@ -286,8 +292,8 @@ func (q *Queries) PartnerGetWallet(ctx context.Context, arg PartnerGetWalletPara
 }
 
 const partnerInsertToken = `-- name: PartnerInsertToken :exec
-INSERT INTO partner_tokens (token_hash, game_id, environment, expires_at)
-VALUES ($1, $2, $3, $4)
+INSERT INTO partner_tokens (token_hash, game_id, environment, expires_at, key_hash, secret_hash)
+VALUES ($1, $2, $3, $4, $5, $6)
 `
 
 type PartnerInsertTokenParams struct {
@@ -295,6 +301,8 @@ type PartnerInsertTokenParams struct {
 	GameID      uuid.UUID
 	Environment string
 	ExpiresAt   time.Time
+	KeyHash     []byte
+	SecretHash  []byte
 }
 
 func (q *Queries) PartnerInsertToken(ctx context.Context, arg PartnerInsertTokenParams) error {
@@ -303,7 +311,24 @@ func (q *Queries) PartnerInsertToken(ctx context.Context, arg PartnerInsertToken
 		arg.GameID,
 		arg.Environment,
 		arg.ExpiresAt,
+		arg.KeyHash,
+		arg.SecretHash,
 	)
+	return err
+}
+
+const partnerLockTokens = `-- name: PartnerLockTokens :exec
+SELECT pg_advisory_xact_lock(hashtextextended('partner_tokens:' || $1::text || ':' || $2::text, 0))
+`
+
+type PartnerLockTokensParams struct {
+	GameID      string
+	Environment string
+}
+
+// Serialises the token exchanges of one game and environment until the transaction ends.
+func (q *Queries) PartnerLockTokens(ctx context.Context, arg PartnerLockTokensParams) error {
+	_, err := q.db.Exec(ctx, partnerLockTokens, arg.GameID, arg.Environment)
 	return err
 }
 
@@ -444,5 +469,24 @@ type PartnerSetWalletParams struct {
 
 func (q *Queries) PartnerSetWallet(ctx context.Context, arg PartnerSetWalletParams) error {
 	_, err := q.db.Exec(ctx, partnerSetWallet, arg.Balance, arg.GameID, arg.Environment)
+	return err
+}
+
+const partnerTrimTokens = `-- name: PartnerTrimTokens :exec
+DELETE FROM partner_tokens WHERE token_hash IN (
+    SELECT t.token_hash FROM partner_tokens t
+    WHERE t.game_id = $1 AND t.environment = $2
+    ORDER BY t.created_at DESC, t.token_hash OFFSET $3::int)
+`
+
+type PartnerTrimTokensParams struct {
+	GameID      uuid.UUID
+	Environment string
+	Keep        int32
+}
+
+// Keeps the newest @keep tokens of a game and environment and deletes the others.
+func (q *Queries) PartnerTrimTokens(ctx context.Context, arg PartnerTrimTokensParams) error {
+	_, err := q.db.Exec(ctx, partnerTrimTokens, arg.GameID, arg.Environment, arg.Keep)
 	return err
 }

@@ -24,7 +24,7 @@ func (q *Queries) StudioCreate(ctx context.Context, name string) (Studio, error)
 }
 
 const studioCreateGame = `-- name: StudioCreateGame :one
-INSERT INTO games (studio_id, name, store_url) VALUES ($1, $2, $3) RETURNING id, studio_id, name, store_url, created_at, server_only_coin_movements
+INSERT INTO games (studio_id, name, store_url) VALUES ($1, $2, $3) RETURNING id, studio_id, name, store_url, created_at, server_only_coin_movements, purchase_budget_live, purchase_budget_test
 `
 
 type StudioCreateGameParams struct {
@@ -43,6 +43,8 @@ func (q *Queries) StudioCreateGame(ctx context.Context, arg StudioCreateGamePara
 		&i.StoreUrl,
 		&i.CreatedAt,
 		&i.ServerOnlyCoinMovements,
+		&i.PurchaseBudgetLive,
+		&i.PurchaseBudgetTest,
 	)
 	return i, err
 }
@@ -104,7 +106,7 @@ func (q *Queries) StudioGet(ctx context.Context, id uuid.UUID) (Studio, error) {
 }
 
 const studioGetGame = `-- name: StudioGetGame :one
-SELECT id, studio_id, name, store_url, created_at, server_only_coin_movements FROM games WHERE id = $1
+SELECT id, studio_id, name, store_url, created_at, server_only_coin_movements, purchase_budget_live, purchase_budget_test FROM games WHERE id = $1
 `
 
 func (q *Queries) StudioGetGame(ctx context.Context, id uuid.UUID) (Game, error) {
@@ -117,6 +119,8 @@ func (q *Queries) StudioGetGame(ctx context.Context, id uuid.UUID) (Game, error)
 		&i.StoreUrl,
 		&i.CreatedAt,
 		&i.ServerOnlyCoinMovements,
+		&i.PurchaseBudgetLive,
+		&i.PurchaseBudgetTest,
 	)
 	return i, err
 }
@@ -161,7 +165,7 @@ func (q *Queries) StudioList(ctx context.Context) ([]Studio, error) {
 }
 
 const studioListGames = `-- name: StudioListGames :many
-SELECT id, studio_id, name, store_url, created_at, server_only_coin_movements FROM games WHERE studio_id = $1 ORDER BY created_at, id
+SELECT id, studio_id, name, store_url, created_at, server_only_coin_movements, purchase_budget_live, purchase_budget_test FROM games WHERE studio_id = $1 ORDER BY created_at, id
 `
 
 func (q *Queries) StudioListGames(ctx context.Context, studioID uuid.UUID) ([]Game, error) {
@@ -180,6 +184,8 @@ func (q *Queries) StudioListGames(ctx context.Context, studioID uuid.UUID) ([]Ga
 			&i.StoreUrl,
 			&i.CreatedAt,
 			&i.ServerOnlyCoinMovements,
+			&i.PurchaseBudgetLive,
+			&i.PurchaseBudgetTest,
 		); err != nil {
 			return nil, err
 		}
@@ -192,7 +198,7 @@ func (q *Queries) StudioListGames(ctx context.Context, studioID uuid.UUID) ([]Ga
 }
 
 const studioLockGame = `-- name: StudioLockGame :one
-SELECT id, studio_id, name, store_url, created_at, server_only_coin_movements FROM games WHERE id = $1 FOR UPDATE
+SELECT id, studio_id, name, store_url, created_at, server_only_coin_movements, purchase_budget_live, purchase_budget_test FROM games WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) StudioLockGame(ctx context.Context, id uuid.UUID) (Game, error) {
@@ -205,6 +211,8 @@ func (q *Queries) StudioLockGame(ctx context.Context, id uuid.UUID) (Game, error
 		&i.StoreUrl,
 		&i.CreatedAt,
 		&i.ServerOnlyCoinMovements,
+		&i.PurchaseBudgetLive,
+		&i.PurchaseBudgetTest,
 	)
 	return i, err
 }
@@ -242,7 +250,7 @@ func (q *Queries) StudioRevokeAPIKeys(ctx context.Context, arg StudioRevokeAPIKe
 }
 
 const studioSetServerOnlyCoinMovements = `-- name: StudioSetServerOnlyCoinMovements :one
-UPDATE games SET server_only_coin_movements = $1 WHERE id = $2 RETURNING id, studio_id, name, store_url, created_at, server_only_coin_movements
+UPDATE games SET server_only_coin_movements = $1 WHERE id = $2 RETURNING id, studio_id, name, store_url, created_at, server_only_coin_movements, purchase_budget_live, purchase_budget_test
 `
 
 type StudioSetServerOnlyCoinMovementsParams struct {
@@ -260,6 +268,8 @@ func (q *Queries) StudioSetServerOnlyCoinMovements(ctx context.Context, arg Stud
 		&i.StoreUrl,
 		&i.CreatedAt,
 		&i.ServerOnlyCoinMovements,
+		&i.PurchaseBudgetLive,
+		&i.PurchaseBudgetTest,
 	)
 	return i, err
 }
