@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/rewardsco/rewards/adapters/postgres/db"
 	"github.com/rewardsco/rewards/core/catalogue"
@@ -238,6 +239,32 @@ func (r *OrdersRepo) Transitions(ctx context.Context, id uuid.UUID) ([]orders.Tr
 func (r *OrdersRepo) LockPlayerReward(ctx context.Context, playerID, rewardID uuid.UUID) error {
 	if err := r.q.OrdersLockPlayerReward(ctx, db.OrdersLockPlayerRewardParams{PlayerID: playerID.String(), RewardID: rewardID.String()}); err != nil {
 		return fmt.Errorf("lock purchases of %s by %s: %w", rewardID, playerID, err)
+	}
+	return nil
+}
+
+// utcDay is the UTC date of t.
+func utcDay(t time.Time) pgtype.Date {
+	u := t.UTC()
+	return pgtype.Date{Time: time.Date(u.Year(), u.Month(), u.Day(), 0, 0, 0, 0, time.UTC), Valid: true}
+}
+
+// SpendBudget implements orders.Repo.
+func (r *OrdersRepo) SpendBudget(ctx context.Context, gameID uuid.UUID, env studio.Environment, day time.Time, amount money.Amount) (bool, error) {
+	_, err := r.q.OrdersSpendBudget(ctx, db.OrdersSpendBudgetParams{GameID: gameID, Environment: string(env), Day: utcDay(day), Amount: int64(amount)})
+	if isNoRows(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("spend the purchase budget: %w", err)
+	}
+	return true, nil
+}
+
+// ReturnBudget implements orders.Repo.
+func (r *OrdersRepo) ReturnBudget(ctx context.Context, gameID uuid.UUID, env studio.Environment, day time.Time, amount money.Amount) error {
+	if err := r.q.OrdersReturnBudget(ctx, db.OrdersReturnBudgetParams{GameID: gameID, Environment: string(env), Day: utcDay(day), Amount: int64(amount)}); err != nil {
+		return fmt.Errorf("return to the purchase budget: %w", err)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"github.com/rewardsco/rewards/core/money"
 
 	"github.com/google/uuid"
 
@@ -27,7 +28,37 @@ func toCoreStudio(r db.Studio) studio.Studio {
 
 func toCoreGame(r db.Game) studio.Game {
 	return studio.Game{ID: r.ID, StudioID: r.StudioID, Name: r.Name, StoreURL: r.StoreUrl, CreatedAt: r.CreatedAt,
-		ServerOnlyCoinMovements: r.ServerOnlyCoinMovements}
+		ServerOnlyCoinMovements: r.ServerOnlyCoinMovements,
+		PurchaseBudget:          studio.Budgets{Live: amountPtr(r.PurchaseBudgetLive), Test: amountPtr(r.PurchaseBudgetTest)}}
+}
+
+func amountPtr(v *int64) *money.Amount {
+	if v == nil {
+		return nil
+	}
+	a := money.Amount(*v)
+	return &a
+}
+
+func int64Ptr(v *money.Amount) *int64 {
+	if v == nil {
+		return nil
+	}
+	n := int64(*v)
+	return &n
+}
+
+// SetPurchaseBudget implements studio.Repo.
+func (r *StudioRepo) SetPurchaseBudget(ctx context.Context, gameID uuid.UUID, b studio.Budgets, set map[studio.Environment]bool) (studio.Game, error) {
+	row, err := r.q.StudioSetPurchaseBudget(ctx, db.StudioSetPurchaseBudgetParams{ID: gameID,
+		SetLive: set[studio.Live], Live: int64Ptr(b.Live), SetTest: set[studio.Test], Test: int64Ptr(b.Test)})
+	if isNoRows(err) {
+		return studio.Game{}, studio.ErrGameNotFound
+	}
+	if err != nil {
+		return studio.Game{}, fmt.Errorf("set the purchase budget of game %s: %w", gameID, err)
+	}
+	return toCoreGame(row), nil
 }
 
 // CreateStudio implements studio.Repo.

@@ -5,6 +5,9 @@ import "github.com/rewardsco/rewards/core/errs"
 var (
 	// ErrOrderNotFound means no order of the caller has the id.
 	ErrOrderNotFound = errs.New(errs.NotFound, "ORDER_NOT_FOUND", "order not found")
+	// ErrBudgetExceeded means the purchase would take the game's purchases of the day past the
+	// budget the operator set for the environment.
+	ErrBudgetExceeded = errs.New(errs.RateLimited, "PURCHASE_BUDGET_EXCEEDED", "this game's purchases for today have reached their budget; try again tomorrow (UTC)")
 	// ErrCooldown means the player bought this reward too recently.
 	ErrCooldown = errs.New(errs.Invalid, "PURCHASE_COOLDOWN", "a code was already requested for this offer; wait before requesting another")
 	// ErrOutOfStock means nothing is left to deliver.

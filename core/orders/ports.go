@@ -2,6 +2,7 @@ package orders
 
 import (
 	"context"
+	"github.com/rewardsco/rewards/core/money"
 	"time"
 
 	"github.com/google/uuid"
@@ -30,6 +31,12 @@ type Repo interface {
 	// LockPlayerReward serialises purchases of one reward by one player until the transaction
 	// ends, so that a cooldown holds under concurrency.
 	LockPlayerReward(ctx context.Context, playerID, rewardID uuid.UUID) error
+	// SpendBudget adds amount to the purchase total of the game's environment on day (UTC),
+	// only while it stays within the game's budget; ok is false (and nothing changes) when it
+	// would not. The day's total stays locked until the transaction ends.
+	SpendBudget(ctx context.Context, gameID uuid.UUID, env studio.Environment, day time.Time, amount money.Amount) (ok bool, err error)
+	// ReturnBudget takes amount back from the purchase total of day.
+	ReturnBudget(ctx context.Context, gameID uuid.UUID, env studio.Environment, day time.Time, amount money.Amount) error
 	// LastPurchase returns when the player last bought the reward (failed orders aside), or nil.
 	LastPurchase(ctx context.Context, playerID, rewardID uuid.UUID) (*time.Time, error)
 

@@ -274,17 +274,29 @@ func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, co
 	switch {
 	case o.ProviderProduct != "":
 		// Fulfilled after this transaction; the job takes over if this process cannot.
-		return o.ID, s.cfg.Jobs.ScheduleFulfilment(ctx, t, o.ID, now.Add(s.cfg.Wait))
+		err = s.cfg.Jobs.ScheduleFulfilment(ctx, t, o.ID, now.Add(s.cfg.Wait))
 	case pl.reward.Type == catalogue.Coupon:
-		codes, err := s.couponCodes(ctx, cat, pl.reward, o)
-		if err != nil {
-			return uuid.Nil, err
-		}
-		if err := repo.AddCodes(ctx, o.ID, codes); err != nil {
-			return uuid.Nil, err
+		var codes []SealedCode
+		if codes, err = s.couponCodes(ctx, cat, pl.reward, o); err == nil {
+			err = repo.AddCodes(ctx, o.ID, codes)
 		}
 	}
-	return o.ID, s.succeed(ctx, t, o, Initiated, "delivered at purchase")
+	if err == nil && o.ProviderProduct == "" {
+		err = s.succeed(ctx, t, o, Initiated, "delivered at purchase")
+	}
+	if err != nil {
+		return uuid.Nil, err
+	}
+	// Last, so that the day's total is locked for as short a time as the commit takes.
+	ok, err := repo.SpendBudget(ctx, o.GameID, o.Environment, now, o.FaceValue)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	if !ok {
+		tomorrow := now.UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
+		return uuid.Nil, ErrBudgetExceeded.WithRetryAfter(tomorrow.Sub(now))
+	}
+	return o.ID, nil
 }
 
 func (s *Service) movement(o Order, amount int64, reason string) coins.Movement {
@@ -359,11 +371,16 @@ func (s *Service) fail(ctx context.Context, o Order, from Status, reason string)
 		if err != nil {
 			return err
 		}
-		moved, err := s.orders.WithTx(t).Move(ctx, o.ID, from, Failed, reason, &refund.ID)
+		repo := s.orders.WithTx(t)
+		moved, err := repo.Move(ctx, o.ID, from, Failed, reason, &refund.ID)
 		if err != nil {
 			return err
 		}
-		return errMoved(moved)
+		if err := errMoved(moved); err != nil {
+			return err
+		}
+		// A refunded purchase gives its share of the day's budget back.
+		return repo.ReturnBudget(ctx, o.GameID, o.Environment, o.CreatedAt, o.FaceValue)
 	})
 }
 

@@ -22,6 +22,9 @@ type Repo interface {
 	RevokeAPIKeys(ctx context.Context, gameID uuid.UUID, env Environment) error
 	// FindAPIKey returns ErrKeyUnknown when no key has the hash.
 	FindAPIKey(ctx context.Context, hash []byte) (KeyRecord, error)
+	// SetPurchaseBudget sets the budget of the environments in set (to the value in b) and
+	// returns the game.
+	SetPurchaseBudget(ctx context.Context, gameID uuid.UUID, b Budgets, set map[Environment]bool) (Game, error)
 	// SetServerOnlyCoinMovements changes the game's setting and returns the game.
 	SetServerOnlyCoinMovements(ctx context.Context, gameID uuid.UUID, on bool) (Game, error)
 	// PutServerSecret stores the hash of the game's server secret of env, replacing the one it

@@ -3,6 +3,7 @@ package studio
 import (
 	"context"
 	"fmt"
+	"github.com/rewardsco/rewards/core/money"
 	"strings"
 
 	"github.com/google/uuid"
@@ -144,6 +145,17 @@ func (s *Service) IssueServerSecret(ctx context.Context, gameID uuid.UUID, env E
 		return r.PutServerSecret(ctx, gameID, env, hash)
 	})
 	return plain, err
+}
+
+// SetPurchaseBudget sets a game's purchase budget per day of the environments in set (nil in b
+// is unlimited) and returns the game.
+func (s *Service) SetPurchaseBudget(ctx context.Context, gameID uuid.UUID, b Budgets, set map[Environment]bool) (Game, error) {
+	for _, v := range []*money.Amount{b.Live, b.Test} {
+		if v != nil && (*v < 0 || *v > MaxBudget) {
+			return Game{}, errs.Invalidf("purchaseBudgetPerDay must be from 0 to %s, or -1 for unlimited", MaxBudget)
+		}
+	}
+	return s.store.Repo().SetPurchaseBudget(ctx, gameID, b, set)
 }
 
 // SetServerOnlyCoinMovements turns the game's ServerOnlyCoinMovements setting on or off and

@@ -3,6 +3,7 @@
 package studio
 
 import (
+	"github.com/rewardsco/rewards/core/money"
 	"time"
 
 	"github.com/google/uuid"
@@ -40,7 +41,30 @@ type Game struct {
 	// besides the API key (which ships inside game clients) they need the game's server secret
 	// of the environment. Off by default.
 	ServerOnlyCoinMovements bool
+	// PurchaseBudget caps the face value of the store purchases of a UTC day, per environment.
+	PurchaseBudget Budgets
 }
+
+// Budgets are a game's purchase budgets per day (face value, deployment currency); nil is
+// unlimited.
+type Budgets struct {
+	Live, Test *money.Amount
+}
+
+// Of returns the budget of env.
+func (b Budgets) Of(env Environment) *money.Amount {
+	if env == Live {
+		return b.Live
+	}
+	return b.Test
+}
+
+// DefaultLiveBudget is a new game's live purchase budget per day: 100,000.00 (the test
+// environment's is unlimited).
+const DefaultLiveBudget money.Amount = 100_000_00
+
+// MaxBudget bounds a purchase budget: 1,000,000,000.00.
+const MaxBudget money.Amount = 1_000_000_000_00
 
 // NewGame is a game together with the plaintext keys issued at its creation. The plaintext keys
 // exist only in this value; storage keeps hashes.

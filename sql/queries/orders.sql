@@ -78,3 +78,23 @@ RETURNING id;
 
 -- name: OrdersBySession :one
 SELECT id FROM orders WHERE payment_session = @payment_session;
+
+-- name: OrdersSpendBudget :one
+-- Adds @amount to the UTC day's purchase total of the game's environment, only while the total
+-- stays within the game's budget (NULL: unlimited); no row when it would not. The day's row is
+-- locked until the purchase's transaction ends, so racing purchases never pass the budget.
+WITH budget AS (
+    SELECT CASE WHEN @environment::text = 'live' THEN g.purchase_budget_live ELSE g.purchase_budget_test END AS cap
+    FROM games g WHERE g.id = @game_id
+)
+INSERT INTO purchase_budget_days AS d (game_id, environment, day, spent)
+SELECT @game_id, @environment::text, @day::date, @amount::bigint FROM budget
+WHERE budget.cap IS NULL OR @amount::bigint <= budget.cap
+ON CONFLICT (game_id, environment, day) DO UPDATE SET spent = d.spent + EXCLUDED.spent
+WHERE (SELECT cap FROM budget) IS NULL OR d.spent + EXCLUDED.spent <= (SELECT cap FROM budget)
+RETURNING d.spent;
+
+-- name: OrdersReturnBudget :exec
+-- Gives a failed purchase's face value back to the total of the day it was made.
+UPDATE purchase_budget_days SET spent = greatest(spent - @amount::bigint, 0)
+WHERE game_id = @game_id AND environment = @environment AND day = @day::date;

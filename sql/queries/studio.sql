@@ -31,6 +31,13 @@ SELECT k.environment, k.revoked_at, g.id AS game_id, g.studio_id, g.name AS game
 FROM api_keys k JOIN games g ON g.id = k.game_id
 WHERE k.key_hash = $1;
 
+-- name: StudioSetPurchaseBudget :one
+-- Sets the budget of the environments asked (set_live, set_test); NULL is unlimited.
+UPDATE games SET
+    purchase_budget_live = CASE WHEN @set_live::boolean THEN sqlc.narg(live)::bigint ELSE purchase_budget_live END,
+    purchase_budget_test = CASE WHEN @set_test::boolean THEN sqlc.narg(test)::bigint ELSE purchase_budget_test END
+WHERE id = @id RETURNING *;
+
 -- name: StudioSetServerOnlyCoinMovements :one
 UPDATE games SET server_only_coin_movements = @server_only_coin_movements WHERE id = @id RETURNING *;
 

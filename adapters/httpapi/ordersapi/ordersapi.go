@@ -59,9 +59,12 @@ func Register(s *httpapi.Server, svc *orders.Service) {
 			"400 PURCHASE_COOLDOWN (a code was already requested for this offer: wait before requesting another; `Retry-After` says how long); 400 INSUFFICIENT_BALANCE; " +
 			"400 OUT_OF_STOCK; 400 DENOMINATION_NOT_AVAILABLE (a face value the reward does not offer); 400 REWARD_EXPIRED; 400 ADDRESS_REQUIRED; " +
 			"400 VALIDATION_FAILED (a missing denomination where one is required, a denomination with more than two decimals, a quantity out of range); " +
-			"409 IDEMPOTENCY_IN_PROGRESS; 422 IDEMPOTENCY_KEY_REUSED; 502 when the voucher provider cannot tell its stock. A refusal takes no coins.",
+			"409 IDEMPOTENCY_IN_PROGRESS; 422 IDEMPOTENCY_KEY_REUSED; " +
+			"429 PURCHASE_BUDGET_EXCEEDED (the game's store purchases of this environment and UTC day would pass the budget the operator set, by face value: live 100,000 by default, test unlimited; `Retry-After` says when the next UTC day starts; a failed, refunded order gives its share back); " +
+			"502 when the voucher provider cannot tell its stock. A refusal takes no coins.\n\n" +
+			"**Environments.** Test-environment orders are fulfilled by the test environment's voucher provider (a provider's sandbox, or the built-in sandbox with `SANDBOX-` codes), never by the live provider, so test coins can never become real gift cards.",
 		Tags:   []string{tagRewards},
-		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity, http.StatusBadGateway},
+		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity, http.StatusTooManyRequests, http.StatusBadGateway},
 	}), h.purchase)
 
 	huma.Register(s.API, s.Player(huma.Operation{

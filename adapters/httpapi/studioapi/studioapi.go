@@ -4,6 +4,7 @@ package studioapi
 
 import (
 	"context"
+	"github.com/rewardsco/rewards/core/money"
 	"net/http"
 	"time"
 
@@ -23,12 +24,25 @@ type StudioBody struct {
 
 // GameBody is a game as the operator API lists it (keys are never shown again).
 type GameBody struct {
-	ID                      uuid.UUID `json:"id" doc:"Game id"`
-	StudioID                uuid.UUID `json:"studioId" doc:"Owning studio"`
-	Name                    string    `json:"name" doc:"Game name" example:"Tower Tactics"`
-	StoreURL                string    `json:"storeUrl" doc:"Base address of the game's store, used in touchpoint links" example:"https://store.example.com"`
-	ServerOnlyCoinMovements bool      `json:"serverOnlyCoinMovements" doc:"Whether distribute and deduct also need the game's server secret in x-api-secret"`
-	CreatedAt               time.Time `json:"createdAt" doc:"When the game was created"`
+	ID                      uuid.UUID   `json:"id" doc:"Game id"`
+	StudioID                uuid.UUID   `json:"studioId" doc:"Owning studio"`
+	Name                    string      `json:"name" doc:"Game name" example:"Tower Tactics"`
+	StoreURL                string      `json:"storeUrl" doc:"Base address of the game's store, used in touchpoint links" example:"https://store.example.com"`
+	ServerOnlyCoinMovements bool        `json:"serverOnlyCoinMovements" doc:"Whether distribute and deduct also need the game's server secret in x-api-secret"`
+	PurchaseBudgetPerDay    BudgetsBody `json:"purchaseBudgetPerDay" doc:"The face value the game's store purchases may reach per UTC day, per environment; null is unlimited"`
+	CreatedAt               time.Time   `json:"createdAt" doc:"When the game was created"`
+}
+
+// BudgetsBody is a game's purchase budget per day and environment, in the deployment currency.
+type BudgetsBody struct {
+	Live *float64 `json:"live" doc:"Live budget per UTC day; null is unlimited" example:"100000"`
+	Test *float64 `json:"test" doc:"Test budget per UTC day; null is unlimited" example:"5000"`
+}
+
+// BudgetsInput changes a game's purchase budgets: an environment left out keeps its budget.
+type BudgetsInput struct {
+	Live *float64 `json:"live,omitempty" minimum:"-1" doc:"Live budget per UTC day (0 to 1,000,000,000); -1 for unlimited" example:"100000"`
+	Test *float64 `json:"test,omitempty" minimum:"-1" doc:"Test budget per UTC day (0 to 1,000,000,000); -1 for unlimited" example:"-1"`
 }
 
 // APIKeysBody holds plaintext keys, shown only when created.
@@ -51,8 +65,42 @@ func toStudioBody(s studio.Studio) StudioBody {
 }
 
 func toGameBody(g studio.Game) GameBody {
+	units := func(a *money.Amount) *float64 {
+		if a == nil {
+			return nil
+		}
+		u := a.Units()
+		return &u
+	}
 	return GameBody{ID: g.ID, StudioID: g.StudioID, Name: g.Name, StoreURL: g.StoreURL,
-		ServerOnlyCoinMovements: g.ServerOnlyCoinMovements, CreatedAt: g.CreatedAt}
+		ServerOnlyCoinMovements: g.ServerOnlyCoinMovements, CreatedAt: g.CreatedAt,
+		PurchaseBudgetPerDay: BudgetsBody{Live: units(g.PurchaseBudget.Live), Test: units(g.PurchaseBudget.Test)}}
+}
+
+// toCoreBudgets reads a PATCH's budgets: an environment sent is set (-1: unlimited).
+func toCoreBudgets(ctx context.Context, in BudgetsInput) (studio.Budgets, map[studio.Environment]bool, error) {
+	var b studio.Budgets
+	set := map[studio.Environment]bool{}
+	for _, f := range []struct {
+		env  studio.Environment
+		in   *float64
+		into **money.Amount
+	}{{studio.Live, in.Live, &b.Live}, {studio.Test, in.Test, &b.Test}} {
+		if f.in == nil {
+			continue
+		}
+		set[f.env] = true
+		if *f.in == -1 {
+			continue
+		}
+		a, err := money.FromUnits(*f.in)
+		if err != nil || a > studio.MaxBudget {
+			return b, nil, httpapi.ValidationError(ctx, "body.purchaseBudgetPerDay."+string(f.env),
+				"a budget is from 0 to 1000000000 with at most two decimals, or -1 for unlimited", *f.in)
+		}
+		*f.into = &a
+	}
+	return b, set, nil
 }
 
 func toNewGameBody(g studio.NewGame) NewGameBody {
@@ -101,7 +149,8 @@ type rotateKeyOutput struct {
 type updateGameInput struct {
 	GameID string `path:"gameId" doc:"Game id"`
 	Body   struct {
-		ServerOnlyCoinMovements *bool `json:"serverOnlyCoinMovements,omitempty" doc:"true: distribute and deduct also need the game's server secret of the environment in x-api-secret (403 SERVER_SECRET_REQUIRED otherwise); false (the default): the API key and player token are enough"`
+		ServerOnlyCoinMovements *bool         `json:"serverOnlyCoinMovements,omitempty" doc:"true: distribute and deduct also need the game's server secret of the environment in x-api-secret (403 SERVER_SECRET_REQUIRED otherwise); false (the default): the API key and player token are enough"`
+		PurchaseBudgetPerDay    *BudgetsInput `json:"purchaseBudgetPerDay,omitempty" doc:"The face value the game's store purchases may reach per UTC day, per environment (default live 100,000, test unlimited)"`
 	}
 }
 
@@ -182,7 +231,9 @@ func Register(s *httpapi.Server, svc *studio.Service) {
 		Summary:     "Change a game's settings",
 		Description: "Changes the settings sent and answers the game. `serverOnlyCoinMovements` (default off): the API key ships inside game clients, so a studio may keep coin grants on its own servers; " +
 			"with it on, distribute and deduct also need header x-api-secret with the game's server secret of the environment (POST /admin/v1/games/{gameId}/server-secrets/{environment}), " +
-			"else 403 SERVER_SECRET_REQUIRED. 404 GAME_NOT_FOUND for an unknown game.",
+			"else 403 SERVER_SECRET_REQUIRED. " +
+			"`purchaseBudgetPerDay` `{live, test}` (deployment currency; -1 for unlimited; default live 100,000 and test unlimited): store purchases whose face value would take the UTC day's total of non-failed purchases of that environment past it answer 429 PURCHASE_BUDGET_EXCEEDED with Retry-After until the next UTC day, and take nothing; a failed (refunded) order gives its share back. " +
+			"404 GAME_NOT_FOUND for an unknown game.",
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.updateGame)
 	huma.Register(s.API, s.Operator(huma.Operation{
@@ -201,14 +252,23 @@ func (h handlers) updateGame(ctx context.Context, in *updateGameInput) (*gameOut
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
-	var g studio.Game
-	if in.Body.ServerOnlyCoinMovements != nil {
-		g, err = h.svc.SetServerOnlyCoinMovements(ctx, id, *in.Body.ServerOnlyCoinMovements)
-	} else {
-		g, err = h.svc.GetGame(ctx, id)
-	}
+	g, err := h.svc.GetGame(ctx, id)
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	if p := in.Body.PurchaseBudgetPerDay; p != nil {
+		b, set, err := toCoreBudgets(ctx, *p)
+		if err != nil {
+			return nil, err
+		}
+		if g, err = h.svc.SetPurchaseBudget(ctx, id, b, set); err != nil {
+			return nil, httpapi.ErrorFrom(ctx, err)
+		}
+	}
+	if in.Body.ServerOnlyCoinMovements != nil {
+		if g, err = h.svc.SetServerOnlyCoinMovements(ctx, id, *in.Body.ServerOnlyCoinMovements); err != nil {
+			return nil, httpapi.ErrorFrom(ctx, err)
+		}
 	}
 	return &gameOutput{Body: toGameBody(g)}, nil
 }

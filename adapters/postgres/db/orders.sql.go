@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const ordersAddCode = `-- name: OrdersAddCode :exec
@@ -578,6 +579,29 @@ func (q *Queries) OrdersMove(ctx context.Context, arg OrdersMoveParams) (uuid.UU
 	return id, err
 }
 
+const ordersReturnBudget = `-- name: OrdersReturnBudget :exec
+UPDATE purchase_budget_days SET spent = greatest(spent - $1::bigint, 0)
+WHERE game_id = $2 AND environment = $3 AND day = $4::date
+`
+
+type OrdersReturnBudgetParams struct {
+	Amount      int64
+	GameID      uuid.UUID
+	Environment string
+	Day         pgtype.Date
+}
+
+// Gives a failed purchase's face value back to the total of the day it was made.
+func (q *Queries) OrdersReturnBudget(ctx context.Context, arg OrdersReturnBudgetParams) error {
+	_, err := q.db.Exec(ctx, ordersReturnBudget,
+		arg.Amount,
+		arg.GameID,
+		arg.Environment,
+		arg.Day,
+	)
+	return err
+}
+
 const ordersSetPayment = `-- name: OrdersSetPayment :one
 UPDATE orders SET payment_status = $1, updated_at = now(),
     payment_id = coalesce($2, payment_id)
@@ -603,6 +627,41 @@ func (q *Queries) OrdersSetPayment(ctx context.Context, arg OrdersSetPaymentPara
 	var id uuid.UUID
 	err := row.Scan(&id)
 	return id, err
+}
+
+const ordersSpendBudget = `-- name: OrdersSpendBudget :one
+WITH budget AS (
+    SELECT CASE WHEN $2::text = 'live' THEN g.purchase_budget_live ELSE g.purchase_budget_test END AS cap
+    FROM games g WHERE g.id = $1
+)
+INSERT INTO purchase_budget_days AS d (game_id, environment, day, spent)
+SELECT $1, $2::text, $3::date, $4::bigint FROM budget
+WHERE budget.cap IS NULL OR $4::bigint <= budget.cap
+ON CONFLICT (game_id, environment, day) DO UPDATE SET spent = d.spent + EXCLUDED.spent
+WHERE (SELECT cap FROM budget) IS NULL OR d.spent + EXCLUDED.spent <= (SELECT cap FROM budget)
+RETURNING d.spent
+`
+
+type OrdersSpendBudgetParams struct {
+	GameID      uuid.UUID
+	Environment string
+	Day         pgtype.Date
+	Amount      int64
+}
+
+// Adds @amount to the UTC day's purchase total of the game's environment, only while the total
+// stays within the game's budget (NULL: unlimited); no row when it would not. The day's row is
+// locked until the purchase's transaction ends, so racing purchases never pass the budget.
+func (q *Queries) OrdersSpendBudget(ctx context.Context, arg OrdersSpendBudgetParams) (int64, error) {
+	row := q.db.QueryRow(ctx, ordersSpendBudget,
+		arg.GameID,
+		arg.Environment,
+		arg.Day,
+		arg.Amount,
+	)
+	var spent int64
+	err := row.Scan(&spent)
+	return spent, err
 }
 
 const ordersTransitions = `-- name: OrdersTransitions :many

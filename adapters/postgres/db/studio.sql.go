@@ -249,6 +249,44 @@ func (q *Queries) StudioRevokeAPIKeys(ctx context.Context, arg StudioRevokeAPIKe
 	return err
 }
 
+const studioSetPurchaseBudget = `-- name: StudioSetPurchaseBudget :one
+UPDATE games SET
+    purchase_budget_live = CASE WHEN $1::boolean THEN $2::bigint ELSE purchase_budget_live END,
+    purchase_budget_test = CASE WHEN $3::boolean THEN $4::bigint ELSE purchase_budget_test END
+WHERE id = $5 RETURNING id, studio_id, name, store_url, created_at, server_only_coin_movements, purchase_budget_live, purchase_budget_test
+`
+
+type StudioSetPurchaseBudgetParams struct {
+	SetLive bool
+	Live    *int64
+	SetTest bool
+	Test    *int64
+	ID      uuid.UUID
+}
+
+// Sets the budget of the environments asked (set_live, set_test); NULL is unlimited.
+func (q *Queries) StudioSetPurchaseBudget(ctx context.Context, arg StudioSetPurchaseBudgetParams) (Game, error) {
+	row := q.db.QueryRow(ctx, studioSetPurchaseBudget,
+		arg.SetLive,
+		arg.Live,
+		arg.SetTest,
+		arg.Test,
+		arg.ID,
+	)
+	var i Game
+	err := row.Scan(
+		&i.ID,
+		&i.StudioID,
+		&i.Name,
+		&i.StoreUrl,
+		&i.CreatedAt,
+		&i.ServerOnlyCoinMovements,
+		&i.PurchaseBudgetLive,
+		&i.PurchaseBudgetTest,
+	)
+	return i, err
+}
+
 const studioSetServerOnlyCoinMovements = `-- name: StudioSetServerOnlyCoinMovements :one
 UPDATE games SET server_only_coin_movements = $1 WHERE id = $2 RETURNING id, studio_id, name, store_url, created_at, server_only_coin_movements, purchase_budget_live, purchase_budget_test
 `

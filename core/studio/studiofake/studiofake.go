@@ -101,6 +101,8 @@ func (r *Repo) CreateGame(_ context.Context, g studio.Game) (studio.Game, error)
 		return studio.Game{}, fmt.Errorf("insert game: studio %s does not exist (foreign key violation)", g.StudioID)
 	}
 	g.ID, g.CreatedAt = uuid.New(), r.tab.Now()
+	live := studio.DefaultLiveBudget // the schema's default
+	g.PurchaseBudget = studio.Budgets{Live: &live}
 	st.games[g.ID] = g
 	return g, nil
 }
@@ -184,6 +186,24 @@ func (r *Repo) FindAPIKey(_ context.Context, hash []byte) (studio.KeyRecord, err
 		}
 	}
 	return studio.KeyRecord{}, studio.ErrKeyUnknown
+}
+
+// SetPurchaseBudget implements studio.Repo.
+func (r *Repo) SetPurchaseBudget(_ context.Context, gameID uuid.UUID, b studio.Budgets, set map[studio.Environment]bool) (studio.Game, error) {
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	g, ok := st.games[gameID]
+	if !ok {
+		return studio.Game{}, studio.ErrGameNotFound
+	}
+	if set[studio.Live] {
+		g.PurchaseBudget.Live = b.Live
+	}
+	if set[studio.Test] {
+		g.PurchaseBudget.Test = b.Test
+	}
+	st.games[gameID] = g
+	return g, nil
 }
 
 // SetServerOnlyCoinMovements implements studio.Repo.

@@ -1,0 +1,179 @@
+package app_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rewardsco/rewards/core/catalogue"
+	"github.com/rewardsco/rewards/core/coins"
+	"github.com/rewardsco/rewards/core/errs"
+	"github.com/rewardsco/rewards/core/money"
+	"github.com/rewardsco/rewards/core/orders"
+	"github.com/rewardsco/rewards/core/players"
+	"github.com/rewardsco/rewards/core/studio"
+)
+
+// budgetPlayers makes n funded players of the saga's game in its test environment.
+func budgetPlayers(t *testing.T, b sagaBundle, n int) []players.Player {
+	t.Helper()
+	ctx := context.Background()
+	out := make([]players.Player, n)
+	for i := range out {
+		created, err := b.m.Players.CreateWithUUID(ctx, b.caller, "budget-"+string(rune('a'+i/26))+string(rune('a'+i%26)))
+		require.NoError(t, err)
+		_, _, err = b.m.Coins.Distribute(ctx, coins.Movement{GameID: b.caller.GameID, Environment: studio.Test, PlayerID: created.Player.ID,
+			UserUUID: created.Player.StudioRef(), CoinID: b.coin.ID, Amount: 1_000_000})
+		require.NoError(t, err)
+		out[i] = created.Player
+	}
+	return out
+}
+
+// The smallest face value of a brand's reward.
+func budgetFace(t *testing.T, b sagaBundle, brand string) money.Amount {
+	t.Helper()
+	d, err := b.m.Catalogue.Fetch(context.Background(), catalogue.ListQuery{GameID: b.caller.GameID, CoinID: b.coin.ID}, b.products[brand], b.player.ID)
+	require.NoError(t, err)
+	if len(d.Faces) > 0 {
+		return d.Faces[0].Value
+	}
+	return d.Reward.MinValue
+}
+
+// A purchase that would take the day's purchases past the budget is 429 and takes nothing; a
+// refunded order gives its share back.
+func TestPurchaseBudget(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupSaga(t, time.Hour)
+	face := budgetFace(t, b, "AMAZON")
+	budget := face.Times(2)
+	_, err := b.m.Studios.SetPurchaseBudget(ctx, b.caller.GameID, studio.Budgets{Test: &budget}, map[studio.Environment]bool{studio.Test: true})
+	require.NoError(t, err)
+	buy := func(p players.Player, brand string) (orders.View, error) {
+		f := budgetFace(t, b, brand)
+		v, _, err := b.m.Orders.Buy(ctx, orders.Purchase{Caller: b.caller, Player: p, RewardID: b.products[brand], CoinID: b.coin.ID, Denomination: &f})
+		return v, err
+	}
+	ps := budgetPlayers(t, b, 3)
+	v, err := buy(ps[0], "AMAZON")
+	require.NoError(t, err)
+	require.Equal(t, orders.Success, v.Status)
+	v, err = buy(ps[1], "AMAZON")
+	require.NoError(t, err)
+	require.Equal(t, orders.Success, v.Status)
+
+	// The budget is spent: 429 with Retry-After until the next UTC day, and no coins move.
+	funds, err := b.m.Coins.Funds(ctx, b.caller.GameID, ps[2].ID)
+	require.NoError(t, err)
+	_, err = buy(ps[2], "AMAZON")
+	require.ErrorIs(t, err, orders.ErrBudgetExceeded)
+	var coded *errs.Error
+	require.ErrorAs(t, err, &coded)
+	require.Positive(t, coded.RetryAfter)
+	require.LessOrEqual(t, coded.RetryAfter, 24*time.Hour)
+	after, err := b.m.Coins.Funds(ctx, b.caller.GameID, ps[2].ID)
+	require.NoError(t, err)
+	require.Equal(t, funds[0].Balance, after[0].Balance, "a refused purchase took coins")
+
+	// The live environment has its own budget (default 100,000): untouched by test's.
+	g, err := b.m.Studios.GetGame(ctx, b.caller.GameID)
+	require.NoError(t, err)
+	require.Equal(t, studio.DefaultLiveBudget, *g.PurchaseBudget.Live)
+
+	// A refunded order gives its share back: raise the budget by one SANDBOX_FAIL face, whose
+	// order fails; then that share is free again for an AMAZON card... only once.
+	fail := budgetFace(t, b, "SANDBOX_FAIL")
+	budget = face.Times(2) + fail
+	_, err = b.m.Studios.SetPurchaseBudget(ctx, b.caller.GameID, studio.Budgets{Test: &budget}, map[studio.Environment]bool{studio.Test: true})
+	require.NoError(t, err)
+	v, err = buy(ps[2], "SANDBOX_FAIL")
+	require.NoError(t, err)
+	require.Equal(t, orders.Failed, v.Status)
+	v, err = buy(ps[2], "SANDBOX_FAIL")
+	require.NoError(t, err, "the failed order's share was not given back")
+	require.Equal(t, orders.Failed, v.Status)
+
+	// Unlimited again.
+	_, err = b.m.Studios.SetPurchaseBudget(ctx, b.caller.GameID, studio.Budgets{}, map[studio.Environment]bool{studio.Test: true})
+	require.NoError(t, err)
+	_, err = buy(ps[2], "AMAZON")
+	require.NoError(t, err)
+}
+
+// 50 purchases racing at the edge of the budget never take the day past it.
+func TestPurchaseBudgetUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupSaga(t, time.Hour)
+	face := budgetFace(t, b, "AMAZON")
+	const fits = 7
+	budget := face.Times(fits)
+	_, err := b.m.Studios.SetPurchaseBudget(ctx, b.caller.GameID, studio.Budgets{Test: &budget}, map[studio.Environment]bool{studio.Test: true})
+	require.NoError(t, err)
+	ps := budgetPlayers(t, b, 50)
+	var (
+		wg                 sync.WaitGroup
+		mu                 sync.Mutex
+		succeeded, refused int
+		start              = make(chan struct{})
+	)
+	for _, p := range ps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			_, _, err := b.m.Orders.Buy(ctx, orders.Purchase{Caller: b.caller, Player: p, RewardID: b.products["AMAZON"], CoinID: b.coin.ID, Denomination: &face})
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				succeeded++
+			case errs.CodeOf(err) == orders.ErrBudgetExceeded.Code:
+				refused++
+			default:
+				t.Errorf("purchase: %v", err)
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	require.Equal(t, fits, succeeded, "purchases within the budget")
+	require.Equal(t, 50-fits, refused)
+	// Every player either has an order and paid for it, or neither.
+	var total money.Amount
+	for _, p := range ps {
+		list, _, err := b.m.Orders.PlayerOrders(ctx, p.ID, nil, 10, 0)
+		require.NoError(t, err)
+		for _, o := range list {
+			total += o.FaceValue
+		}
+	}
+	require.Equal(t, budget, total, "the day's orders add up to the budget exactly")
+}
+
+// The operator sets the budgets through PATCH /admin/v1/games/{gameId}.
+func TestPurchaseBudgetSettings(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	g := a.newGame("Budget")
+	r := a.admin("PATCH", "/admin/v1/games/"+g.id, `{}`)
+	require.Equal(t, 200, r.Status, string(r.Raw))
+	require.Equal(t, map[string]any{"live": float64(100000), "test": nil}, r.Body["purchaseBudgetPerDay"], "the defaults")
+	r = a.admin("PATCH", "/admin/v1/games/"+g.id, `{"purchaseBudgetPerDay":{"test":250.5}}`)
+	require.Equal(t, 200, r.Status, string(r.Raw))
+	require.Equal(t, map[string]any{"live": float64(100000), "test": 250.5}, r.Body["purchaseBudgetPerDay"])
+	r = a.admin("PATCH", "/admin/v1/games/"+g.id, `{"purchaseBudgetPerDay":{"live":-1,"test":0}}`)
+	require.Equal(t, 200, r.Status, string(r.Raw))
+	require.Equal(t, map[string]any{"live": nil, "test": float64(0)}, r.Body["purchaseBudgetPerDay"])
+	for _, bad := range []string{`{"purchaseBudgetPerDay":{"live":-2}}`, `{"purchaseBudgetPerDay":{"live":1000000000.01}}`,
+		`{"purchaseBudgetPerDay":{"live":1.001}}`, `{"purchaseBudgetPerDay":{"staging":1}}`} {
+		requireError(t, a.admin("PATCH", "/admin/v1/games/"+g.id, bad), 400, "VALIDATION_FAILED")
+	}
+	r = a.admin("PATCH", "/admin/v1/games/"+g.id, `{}`)
+	require.Equal(t, map[string]any{"live": nil, "test": float64(0)}, r.Body["purchaseBudgetPerDay"], "a refused change changed nothing")
+}
