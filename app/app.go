@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/trace"
@@ -33,6 +34,7 @@ import (
 	"github.com/rewardsco/rewards/adapters/jobs"
 	"github.com/rewardsco/rewards/adapters/metrics"
 	paycashfree "github.com/rewardsco/rewards/adapters/payments/cashfree"
+	paysandbox "github.com/rewardsco/rewards/adapters/payments/sandbox"
 	paystripe "github.com/rewardsco/rewards/adapters/payments/stripe"
 	"github.com/rewardsco/rewards/adapters/postgres"
 	"github.com/rewardsco/rewards/adapters/postgres/localpg"
@@ -78,6 +80,9 @@ type Modules struct {
 	Touchpoints *touchpoints.Service
 	// Idempotency keeps the idempotency keys of every module.
 	Idempotency *idempotency.Keeper
+	// SandboxPayments is the test environment's built-in payment sandbox, whose pages the
+	// server serves; nil when the test environment has a provider's test mode configured.
+	SandboxPayments *paysandbox.Provider
 }
 
 // External are the adapters of the outside world the modules use.
@@ -108,9 +113,13 @@ type External struct {
 	SandboxDelay time.Duration
 	// VoucherWait, VoucherPoll and VoucherDeadline time provider orders (zero: the defaults).
 	VoucherWait, VoucherPoll, VoucherDeadline time.Duration
-	// Payments collects partner CASH orders; nil when none is configured. PaymentSessionTTL is
-	// how long a session stays open (zero: the default).
-	Payments          payments.Provider
+	// Payments collects the live environment's partner CASH orders; nil when none is
+	// configured. PaymentSessionTTL is how long a session stays open (zero: the default).
+	Payments payments.Provider
+	// TestPayments collects the test environment's (REWARDS_TEST_STRIPE_* or
+	// REWARDS_TEST_CASHFREE_*); nil means the built-in sandbox payment page
+	// (adapters/payments/sandbox). Test orders never reach Payments.
+	TestPayments      payments.Provider
 	PaymentSessionTTL time.Duration
 	// OTPRetention and DeliveryRetention are how long OTP records and finished webhook
 	// deliveries are kept (zero: the defaults of jobs.RetentionOptions).
@@ -139,6 +148,12 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 	if testVouchers == nil {
 		testVouchers = sandboxVouchers(catalogueStore, ext.SandboxDelay)
 	}
+	testPayments := ext.TestPayments
+	var sandboxPayments *paysandbox.Provider
+	if testPayments == nil {
+		sandboxPayments = paysandbox.New(postgres.NewSandboxPayments(database), ext.PublicURL)
+		testPayments = sandboxPayments
+	}
 	ordersSvc := orders.NewService(database, orderStore, coinStore, catalogueStore, keeper, orders.Config{
 		Box: box, Provider: ext.Vouchers, TestProvider: testVouchers, Jobs: queue, Wait: ext.VoucherWait, Poll: ext.VoucherPoll, Deadline: ext.VoucherDeadline,
 		PartnerRefunds: partner.Refunds{Partner: partnerStore, Jobs: queue},
@@ -160,14 +175,15 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 		}),
 		Orders: ordersSvc,
 		Partner: partner.NewService(database, partnerStore, orderStore, studios, ordersSvc, partner.Config{
-			Currency: ext.Currency, Payments: ext.Payments, Box: box, Jobs: queue, OrderJobs: queue,
+			Currency: ext.Currency, Payments: ext.Payments, TestPayments: testPayments, Box: box, Jobs: queue, OrderJobs: queue,
 			SessionTTL: ext.PaymentSessionTTL, ReturnURL: ext.PublicURL + "/payments/return",
 		}),
 		Touchpoints: touchpoints.NewService(postgres.NewTouchpointsStore(database), touchpoints.Config{
 			Currency: ext.Currency, PublicURL: ext.PublicURL, Now: ext.Now,
 		}),
-		Webhooks:    hooks,
-		Idempotency: keeper,
+		Webhooks:        hooks,
+		Idempotency:     keeper,
+		SandboxPayments: sandboxPayments,
 		Players: players.NewService(database, postgres.NewPlayersStore(database), games, players.Config{
 			TokenKey: deriveKey(ext.SecretKey, "player-token"),
 			OTPKey:   deriveKey(ext.SecretKey, "otp"),
@@ -252,6 +268,17 @@ func NewServer(m Modules, cfg ServerConfig) *httpapi.Server {
 	touchpointsapi.Register(s, m.Touchpoints)
 	webhooksapi.Register(s, m.Webhooks)
 	studioapi.Register(s, m.Studios)
+	if m.SandboxPayments != nil {
+		// The payer's page of a test-environment CASH order; its Pay and Cancel reconcile the
+		// order at once, as a provider's webhook would.
+		s.Router().Handle(paysandbox.PagePath+"*", m.SandboxPayments.Handler(func(ctx context.Context, orderID string) error {
+			id, err := uuid.Parse(orderID)
+			if err != nil {
+				return err
+			}
+			return m.Partner.Reconcile(ctx, id)
+		}))
+	}
 	return s
 }
 
@@ -304,6 +331,7 @@ func external(cfg Config, log *slog.Logger, tp trace.TracerProvider) (ext Extern
 		fakes.stop()
 		return External{}, false, nil, err
 	}
+	ext.TestPayments = testPaymentProvider(cfg, log, tp)
 	return ext, devFakes, fakes.stop, nil
 }
 
@@ -343,42 +371,67 @@ func (f *devFakeSet) start(publicURL string) (string, error) {
 	return f.url, nil
 }
 
-// paymentProvider builds the payment provider of partner CASH orders that cfg selects: the real
-// adapter when it has credentials or a base URL, the in-process fake in development, none
-// otherwise.
+// paymentCreds are one environment's payment provider credentials.
+type paymentCreds struct {
+	stripeKey, stripeWebhookSecret, stripeBase string
+	cashfreeID, cashfreeSecret, cashfreeBase   string
+}
+
+func (c paymentCreds) configured(provider string) bool {
+	if provider == "stripe" {
+		return c.stripeKey != "" || c.stripeBase != ""
+	}
+	return c.cashfreeID != "" || c.cashfreeBase != ""
+}
+
+// paymentProvider builds the payment provider of the live environment's CASH orders that cfg
+// selects: the real adapter when it has credentials or a base URL, the in-process fake in
+// development, none otherwise.
 func paymentProvider(cfg Config, log *slog.Logger, fakes *devFakeSet, tp trace.TracerProvider) (payments.Provider, error) {
-	configured := (cfg.PaymentProvider == "stripe" && (cfg.StripeSecretKey != "" || cfg.StripeBaseURL != "")) ||
-		(cfg.PaymentProvider == "cashfree" && (cfg.CashfreeClientID != "" || cfg.CashfreeBaseURL != ""))
-	base := ""
-	if !configured {
+	creds := paymentCreds{cfg.StripeSecretKey, cfg.StripeWebhookSecret, cfg.StripeBaseURL,
+		cfg.CashfreeClientID, cfg.CashfreeClientSecret, cfg.CashfreeBaseURL}
+	if !creds.configured(cfg.PaymentProvider) {
 		if cfg.Mode != Development {
-			log.Warn("no payment provider is configured: partner CASH orders fail with PAYMENT_INIT_FAILED", "provider", cfg.PaymentProvider)
+			log.Warn("no payment provider is configured: live partner CASH orders fail with PAYMENT_INIT_FAILED", "provider", cfg.PaymentProvider)
 			return nil, nil
 		}
 		url, err := fakes.start(cfg.PublicURL)
 		if err != nil {
 			return nil, fmt.Errorf("start the in-process fakes: %w", err)
 		}
-		base = url + "/" + cfg.PaymentProvider
-		log.Warn("the payment provider is the in-process fake (not for production)", "provider", cfg.PaymentProvider, "url", base)
+		base := url + "/" + cfg.PaymentProvider
+		log.Warn("the live payment provider is the in-process fake (not for production)", "provider", cfg.PaymentProvider, "url", base)
+		creds = paymentCreds{"sk_test_fake", fakestripe.DefaultWebhookSecret, base, "fake-client", "fake-client-secret", base}
 	}
-	if cfg.PaymentProvider == "stripe" {
-		sc := paystripe.Config{SecretKey: cfg.StripeSecretKey, WebhookSecret: cfg.StripeWebhookSecret, BaseURL: cfg.StripeBaseURL}
-		if base != "" {
-			sc = paystripe.Config{SecretKey: "sk_test_fake", WebhookSecret: fakestripe.DefaultWebhookSecret, BaseURL: base}
-		}
-		sc.HTTPClient = &http.Client{Timeout: paystripe.DefaultTimeout, Transport: tracedTransport(tp, nil)}
-		return paystripe.New(sc), nil
-	}
-	cc := paycashfree.Config{ClientID: cfg.CashfreeClientID, ClientSecret: cfg.CashfreeClientSecret, BaseURL: cfg.CashfreeBaseURL}
-	if base != "" {
-		cc = paycashfree.Config{ClientID: "fake-client", ClientSecret: "fake-client-secret", BaseURL: base}
-	}
-	cc.HTTPClient = &http.Client{Timeout: paycashfree.DefaultTimeout, Transport: tracedTransport(tp, nil)}
-	return paycashfree.New(cc), nil
+	return paymentAdapter(cfg.PaymentProvider, creds, tp), nil
 }
 
-// adapters builds the adapters of the outside world that need no fake.
+// testPaymentProvider builds the test environment's payment provider from the REWARDS_TEST_*
+// credentials; nil (the built-in sandbox) when none are set. Test orders never use the live
+// credentials.
+func testPaymentProvider(cfg Config, log *slog.Logger, tp trace.TracerProvider) payments.Provider {
+	creds := paymentCreds{cfg.TestStripeSecretKey, cfg.TestStripeWebhookSecret, cfg.TestStripeBaseURL,
+		cfg.TestCashfreeClientID, cfg.TestCashfreeClientSecret, cfg.TestCashfreeBaseURL}
+	if !creds.configured(cfg.PaymentProvider) {
+		log.Info("test-environment CASH orders use the built-in sandbox payment page (no REWARDS_TEST_STRIPE_* / REWARDS_TEST_CASHFREE_* set)",
+			"page", cfg.PublicURL+paysandbox.PagePath+"{id}")
+		return nil
+	}
+	if creds.cashfreeBase == "" {
+		creds.cashfreeBase = "https://sandbox.cashfree.com"
+	}
+	return paymentAdapter(cfg.PaymentProvider, creds, tp)
+}
+
+func paymentAdapter(provider string, c paymentCreds, tp trace.TracerProvider) payments.Provider {
+	if provider == "stripe" {
+		return paystripe.New(paystripe.Config{SecretKey: c.stripeKey, WebhookSecret: c.stripeWebhookSecret, BaseURL: c.stripeBase,
+			HTTPClient: &http.Client{Timeout: paystripe.DefaultTimeout, Transport: tracedTransport(tp, nil)}})
+	}
+	return paycashfree.New(paycashfree.Config{ClientID: c.cashfreeID, ClientSecret: c.cashfreeSecret, BaseURL: c.cashfreeBase,
+		HTTPClient: &http.Client{Timeout: paycashfree.DefaultTimeout, Transport: tracedTransport(tp, nil)}})
+}
+
 func adapters(cfg Config, log *slog.Logger, tp trace.TracerProvider) (External, error) {
 	ext := External{Log: log, Currency: cfg.Currency, PublicURL: cfg.PublicURL,
 		VoucherWait: cfg.VoucherWait, VoucherPoll: cfg.VoucherPoll, VoucherDeadline: cfg.VoucherDeadline, PlayerTokenTTL: cfg.PlayerTokenTTL, SecretKey: cfg.SecretKey, Files: filestore.Disk{Dir: cfg.UploadDir},

@@ -75,6 +75,14 @@ type Config struct {
 	CashfreeClientID     string        // REWARDS_CASHFREE_CLIENT_ID
 	CashfreeClientSecret string        // REWARDS_CASHFREE_CLIENT_SECRET
 	CashfreeBaseURL      string        // REWARDS_CASHFREE_BASE_URL
+	// The test environment's payment credentials (a provider's test mode); unset: the built-in
+	// sandbox payment page.
+	TestStripeSecretKey      string // REWARDS_TEST_STRIPE_SECRET_KEY
+	TestStripeWebhookSecret  string // REWARDS_TEST_STRIPE_WEBHOOK_SECRET
+	TestStripeBaseURL        string // REWARDS_TEST_STRIPE_BASE_URL
+	TestCashfreeClientID     string // REWARDS_TEST_CASHFREE_CLIENT_ID
+	TestCashfreeClientSecret string // REWARDS_TEST_CASHFREE_CLIENT_SECRET
+	TestCashfreeBaseURL      string // REWARDS_TEST_CASHFREE_BASE_URL
 	// Retention.
 	OTPRetention      time.Duration // REWARDS_OTP_RETENTION
 	DeliveryRetention time.Duration // REWARDS_DELIVERY_RETENTION
@@ -125,6 +133,12 @@ var Settings = []Setting{
 	{"REWARDS_STRIPE_BASE_URL", "(unset: api.stripe.com)", "Base URL of the Stripe API (without /v1), for a fake or a proxy."},
 	{"REWARDS_CASHFREE_CLIENT_ID", "(unset)", "Cashfree PG x-client-id. Unset in development with no REWARDS_CASHFREE_BASE_URL: the fake of fakes/cashfree runs in-process (not for production)."},
 	{"REWARDS_CASHFREE_CLIENT_SECRET", "(unset)", "Cashfree PG x-client-secret; it also verifies Cashfree's webhooks at POST /webhooks/cashfree."},
+	{"REWARDS_TEST_STRIPE_SECRET_KEY", "(unset: the built-in sandbox payment)", "Stripe's test-mode secret key for the test environment's CASH orders (sk_test_… or rk_test_… in production). Test orders never use the live credentials."},
+	{"REWARDS_TEST_STRIPE_WEBHOOK_SECRET", "(unset)", "The signing secret of the test-mode Stripe endpoint (same route, POST /webhooks/stripe): an event counts only when it verifies with the secret of its order's environment."},
+	{"REWARDS_TEST_STRIPE_BASE_URL", "(unset: api.stripe.com)", "Base URL of the Stripe API for the test environment, for a fake or a proxy."},
+	{"REWARDS_TEST_CASHFREE_CLIENT_ID", "(unset: the built-in sandbox payment)", "Cashfree's sandbox x-client-id for the test environment's CASH orders."},
+	{"REWARDS_TEST_CASHFREE_CLIENT_SECRET", "(unset)", "Cashfree's sandbox x-client-secret; it also verifies the test environment's Cashfree webhooks."},
+	{"REWARDS_TEST_CASHFREE_BASE_URL", "(unset: sandbox.cashfree.com)", "Base URL of Cashfree PG for the test environment (without /pg)."},
 	{"REWARDS_CASHFREE_BASE_URL", "(unset: api.cashfree.com)", "Base URL of Cashfree PG (without /pg), for the sandbox, a fake or a proxy."},
 	{"REWARDS_VOUCHER_WAIT", "5s", "How long a purchase waits for the voucher provider's final answer before answering TIMEOUT."},
 	{"REWARDS_VOUCHER_POLL", "30s", "How often an unfinished provider order is asked again."},
@@ -174,6 +188,12 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	c.CashfreeClientID = get("REWARDS_CASHFREE_CLIENT_ID", "")
 	c.CashfreeClientSecret = get("REWARDS_CASHFREE_CLIENT_SECRET", "")
 	c.CashfreeBaseURL = strings.TrimSuffix(get("REWARDS_CASHFREE_BASE_URL", ""), "/")
+	c.TestStripeSecretKey = get("REWARDS_TEST_STRIPE_SECRET_KEY", "")
+	c.TestStripeWebhookSecret = get("REWARDS_TEST_STRIPE_WEBHOOK_SECRET", "")
+	c.TestStripeBaseURL = strings.TrimSuffix(get("REWARDS_TEST_STRIPE_BASE_URL", ""), "/")
+	c.TestCashfreeClientID = get("REWARDS_TEST_CASHFREE_CLIENT_ID", "")
+	c.TestCashfreeClientSecret = get("REWARDS_TEST_CASHFREE_CLIENT_SECRET", "")
+	c.TestCashfreeBaseURL = strings.TrimSuffix(get("REWARDS_TEST_CASHFREE_BASE_URL", ""), "/")
 	var errs []string
 	c.PaymentProvider = get("REWARDS_PAYMENT_PROVIDER", "")
 	if c.PaymentProvider == "" {
@@ -285,6 +305,14 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		}
 		if c.WebhookAllowHTTP || c.WebhookAllowPrivate {
 			errs = append(errs, "REWARDS_WEBHOOK_ALLOW_HTTP and REWARDS_WEBHOOK_ALLOW_PRIVATE are for development and tests only")
+		}
+		// A Stripe key of the wrong mode would charge real cards for test orders, or take live
+		// orders in test mode.
+		if k := c.StripeSecretKey; k != "" && !strings.HasPrefix(k, "sk_live_") && !strings.HasPrefix(k, "rk_live_") {
+			errs = append(errs, "REWARDS_STRIPE_SECRET_KEY must be a live key (sk_live_… or rk_live_…) in production mode")
+		}
+		if k := c.TestStripeSecretKey; k != "" && !strings.HasPrefix(k, "sk_test_") && !strings.HasPrefix(k, "rk_test_") {
+			errs = append(errs, "REWARDS_TEST_STRIPE_SECRET_KEY must be a test key (sk_test_… or rk_test_…)")
 		}
 	}
 	if len(c.LiveHosts) == 0 || len(c.DevHosts) == 0 {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"io"
 	"log/slog"
 	"net/http"
@@ -46,19 +47,32 @@ type partnerAPI struct {
 	vouchers *fakevouchers.Provider
 	currency string
 	provider string
+	pool     *pgxpool.Pool
 }
 
 const partnerFakeSecret = "fake-client-secret"
 
 func setupPartner(t *testing.T, currency string, ttl time.Duration) *partnerAPI {
 	t.Helper()
-	return setupPartnerWorlds(t, currency, ttl, false)
+	return setupPartnerWith(t, currency, ttl, nil)
 }
 
 // setupPartnerWorlds is setupPartner; with builtInSandbox the test environment has the built-in
-// sandbox voucher provider (as in production with REWARDS_TEST_VOUCHER_BASE_URL unset) and the
-// fake is the live provider only.
+// sandbox voucher provider and payment page (as in production with no REWARDS_TEST_* set) and
+// the fakes are the live providers only.
 func setupPartnerWorlds(t *testing.T, currency string, ttl time.Duration, builtInSandbox bool) *partnerAPI {
+	t.Helper()
+	if !builtInSandbox {
+		return setupPartner(t, currency, ttl)
+	}
+	return setupPartnerWith(t, currency, ttl, func(ext *app.External, _ string) {
+		ext.TestVouchers, ext.SandboxDelay, ext.TestPayments = nil, 500*time.Millisecond, nil
+	})
+}
+
+// setupPartnerWith is setupPartner with change applied to the adapters (fakesURL is the fakes'
+// address).
+func setupPartnerWith(t *testing.T, currency string, ttl time.Duration, change func(ext *app.External, fakesURL string)) *partnerAPI {
 	t.Helper()
 	ctx := context.Background()
 	vouchers := fakevouchers.New(fakevouchers.WithSandboxDelay(3 * time.Second))
@@ -89,10 +103,11 @@ func setupPartnerWorlds(t *testing.T, currency string, ttl time.Duration, builtI
 		// behaviour switches.
 		Vouchers: voucherhttp.New(fakes.URL+"/vouchers", ""), TestVouchers: voucherhttp.New(fakes.URL+"/vouchers", ""),
 		VoucherWait: 2 * time.Second, VoucherPoll: 300 * time.Millisecond, VoucherDeadline: time.Hour,
-		Payments: pay, PaymentSessionTTL: ttl, PublicURL: "https://rewards.example.com",
+		// The fake payment provider is the live one and the test environment's test mode alike.
+		Payments: pay, TestPayments: pay, PaymentSessionTTL: ttl, PublicURL: "https://rewards.example.com",
 	}
-	if builtInSandbox {
-		ext.TestVouchers, ext.SandboxDelay = nil, 500*time.Millisecond
+	if change != nil {
+		change(&ext, fakes.URL)
 	}
 	m, err := app.NewModules(postgres.NewDB(pool), queue, ext)
 	require.NoError(t, err)
@@ -113,7 +128,7 @@ func setupPartnerWorlds(t *testing.T, currency string, ttl time.Duration, builtI
 	t.Cleanup(srv.Close)
 	st.SetWebhookTarget(srv.URL)
 	cf.SetWebhookTarget(srv.URL)
-	return &partnerAPI{t: t, m: m, srv: srv, fakesURL: fakes.URL, vouchers: vouchers, currency: currency, provider: provider}
+	return &partnerAPI{t: t, m: m, srv: srv, fakesURL: fakes.URL, vouchers: vouchers, currency: currency, provider: provider, pool: pool}
 }
 
 // call sends a JSON body (or a string as is) with headers; host "" is the development host.

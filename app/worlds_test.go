@@ -8,6 +8,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	paystripe "github.com/rewardsco/rewards/adapters/payments/stripe"
+	"github.com/rewardsco/rewards/app"
+
 	"github.com/rewardsco/rewards/core/catalogue"
 	"github.com/rewardsco/rewards/core/coins"
 	"github.com/rewardsco/rewards/core/orders"
@@ -79,4 +82,96 @@ func TestTestEnvironmentNeverReachesTheLiveVoucherProvider(t *testing.T) {
 	require.False(t, strings.HasPrefix(v.Codes[0].Code, "SANDBOX-"), v.Codes[0].Code)
 	require.Equal(t, 1, live(), "the live purchase is the live provider's only order")
 	require.Equal(t, v.ID.String(), p.vouchers.Orders()[0].ExternalRefID)
+}
+
+// The test environment's CASH orders use the built-in sandbox payment page when no test-mode
+// credentials are set: its Pay confirms the order at once; the live provider never sees it.
+func TestTestEnvironmentPaysOnTheSandboxPage(t *testing.T) {
+	t.Parallel()
+	p := setupPartnerWorlds(t, "USD", time.Minute, true)
+	g := p.game("CASH", 0)
+	tok := p.token(g.key, "")
+	place := func(id string) map[string]any {
+		r := p.order(tok, orderBody(id, "AMAZON", 25, 1))
+		require.Equal(t, 201, r.Status, string(r.Raw))
+		o := data(r)
+		require.Equal(t, "PENDING_PAYMENT", o["status"])
+		page := o["paymentSessionId"].(string)
+		require.True(t, strings.HasPrefix(page, "https://rewards.example.com/sandbox/payments/sps_"), page)
+		return o
+	}
+	act := func(o map[string]any, action string) response {
+		path := strings.TrimPrefix(o["paymentSessionId"].(string), "https://rewards.example.com")
+		return p.call("POST", path, "", map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, "action="+action)
+	}
+
+	paid := place("cash-1")
+	page := p.call("GET", strings.TrimPrefix(paid["paymentSessionId"].(string), "https://rewards.example.com"), "", nil, nil)
+	require.Equal(t, 200, page.Status)
+	require.Contains(t, string(page.Raw), "no money moves")
+	r := act(paid, "pay")
+	require.Equal(t, 200, r.Status, string(r.Raw))
+	done := p.await(tok, paid["orderId"].(string), status("SUCCESS"))
+	require.Equal(t, "PAID", done["paymentStatus"])
+	require.True(t, strings.HasPrefix(done["codes"].([]any)[0].(map[string]any)["code"].(string), "SANDBOX-"))
+	require.Equal(t, 409, act(paid, "pay").Status, "a paid session cannot be paid again")
+
+	cancelled := place("cash-2")
+	require.Equal(t, 200, act(cancelled, "cancel").Status)
+	done = p.await(tok, cancelled["orderId"].(string), status("REFUNDED"))
+	require.Equal(t, "EXPIRED", done["paymentStatus"])
+	require.Equal(t, 400, act(cancelled, "steal").Status)
+	require.Equal(t, 404, p.call("GET", "/sandbox/payments/sps_nope", "", nil, nil).Status)
+	require.Zero(t, len(p.vouchers.Orders()), "a test order reached the live voucher provider")
+}
+
+// Both environments' provider credentials send events to the same route: an event counts only
+// for an order of the environment whose secret verified it.
+func TestPaymentEventsCountOnlyInTheirEnvironment(t *testing.T) {
+	t.Parallel()
+	p := setupPartnerWith(t, "USD", time.Minute, func(ext *app.External, fakesURL string) {
+		// Test mode at the same fake, but with its own webhook secret, which the fake (signing
+		// with the live one) does not have.
+		ext.TestPayments = paystripe.New(paystripe.Config{SecretKey: "sk_test_other", WebhookSecret: "whsec_test_mode_secret", BaseURL: fakesURL + "/stripe"})
+	})
+	g := p.game("CASH", 0)
+	ctx := context.Background()
+
+	testTok := p.token(g.key, "")
+	r := p.order(testTok, orderBody("ev-test", "AMAZON", 25, 1))
+	require.Equal(t, 201, r.Status, string(r.Raw))
+	testOrder := data(r)
+	secret, err := p.m.Partner.IssueSecret(ctx, g.id, studio.Live)
+	require.NoError(t, err)
+	lt := p.call("POST", "/partner/v1/token", "live.localhost", nil, map[string]any{"client_id": g.live, "client_secret": secret})
+	require.Equal(t, 200, lt.Status, string(lt.Raw))
+	liveTok := data(lt)["access_token"].(string)
+	r = p.call("POST", "/partner/v1/gift-cards/orders", "live.localhost", map[string]string{"Authorization": "Bearer " + liveTok}, orderBody("ev-live", "AMAZON", 25, 1))
+	require.Equal(t, 201, r.Status, string(r.Raw))
+	liveOrder := data(r)
+
+	p.payer(testOrder, "pay", false)
+	p.payer(liveOrder, "pay", false)
+	// The fake signs both events with the live secret: the live order's counts (and finishes
+	// it); the test order's verifies only as a live event and names no order.
+	require.Eventually(t, func() bool {
+		var n int
+		err := p.pool.QueryRow(ctx, `SELECT count(*) FROM payment_events`).Scan(&n)
+		return err == nil && n >= 2
+	}, 20*time.Second, 100*time.Millisecond)
+	rows, err := p.pool.Query(ctx, `SELECT environment, order_id::text FROM payment_events WHERE session_id <> ''`)
+	require.NoError(t, err)
+	events := map[string]string{}
+	for rows.Next() {
+		var env string
+		var orderID *string
+		require.NoError(t, rows.Scan(&env, &orderID))
+		require.Equal(t, "live", env, "only the live secret verifies the fake's events")
+		if orderID != nil {
+			events[*orderID] = env
+		}
+	}
+	require.NoError(t, rows.Err())
+	require.Contains(t, events, liveOrder["orderId"].(string))
+	require.NotContains(t, events, testOrder["orderId"].(string), "a live-verified event counted for a test order")
 }

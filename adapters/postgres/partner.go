@@ -229,9 +229,9 @@ func (r *PartnerRepo) Brands(ctx context.Context, q partner.BrandQuery) ([]partn
 }
 
 // RecordEvent implements partner.Repo.
-func (r *PartnerRepo) RecordEvent(ctx context.Context, provider string, e payments.Event, orderID *uuid.UUID) (bool, error) {
+func (r *PartnerRepo) RecordEvent(ctx context.Context, provider string, env studio.Environment, e payments.Event, orderID *uuid.UUID) (bool, error) {
 	n, err := r.q.PartnerRecordEvent(ctx, db.PartnerRecordEventParams{Provider: provider, EventID: e.ID, Type: string(e.Type),
-		SessionID: e.SessionID, OrderID: orderID})
+		SessionID: e.SessionID, OrderID: orderID, Environment: string(env)})
 	if err != nil {
 		return false, fmt.Errorf("record payment event %s: %w", e.ID, err)
 	}

@@ -54,7 +54,8 @@ type Repo interface {
 	// Brands returns the gift cards of q and the total.
 	Brands(ctx context.Context, q BrandQuery) ([]Brand, int64, error)
 	// RecordEvent records a provider event once: fresh is false when its id was seen before.
-	RecordEvent(ctx context.Context, provider string, e payments.Event, orderID *uuid.UUID) (fresh bool, err error)
+	// env is the environment whose secret verified the event.
+	RecordEvent(ctx context.Context, provider string, env studio.Environment, e payments.Event, orderID *uuid.UUID) (fresh bool, err error)
 }
 
 // Jobs queues the partner module's jobs inside a transaction.

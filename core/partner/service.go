@@ -28,9 +28,12 @@ import (
 type Config struct {
 	// Currency is the deployment's (INR or USD): the wallet's, the cards' and the payments'.
 	Currency string
-	// Payments collects CASH orders; nil when none is configured (CASH orders then fail with
-	// PAYMENT_INIT_FAILED).
+	// Payments collects the live environment's CASH orders; nil when none is configured (CASH
+	// orders then fail with PAYMENT_INIT_FAILED).
 	Payments payments.Provider
+	// TestPayments collects the test environment's CASH orders (a provider's test mode, or the
+	// built-in sandbox): test orders never reach Payments. nil when none is configured.
+	TestPayments payments.Provider
 	// Box seals quotes.
 	Box sealed.Box
 	// Jobs queues payment reconciliations and refunds; OrderJobs queues fulfilments.
@@ -538,7 +541,8 @@ func (s *Service) placeWallet(ctx context.Context, o orders.Order) error {
 // placeCash opens the order's payment session and records the order PENDING_PAYMENT with a
 // look at its payment queued for when the session expires.
 func (s *Service) placeCash(ctx context.Context, o *orders.Order, r PlaceRequest) error {
-	if s.cfg.Payments == nil {
+	pay := s.payments(o.Environment)
+	if pay == nil {
 		return ErrPaymentInit.Withf("failed to initiate payment: no payment provider is configured")
 	}
 	returnURL := r.ReturnURL
@@ -546,7 +550,7 @@ func (s *Service) placeCash(ctx context.Context, o *orders.Order, r PlaceRequest
 		returnURL = s.cfg.ReturnURL
 	}
 	expires := s.now().Add(s.cfg.SessionTTL).UTC().Truncate(time.Second)
-	sess, err := s.cfg.Payments.CreateSession(ctx, payments.SessionRequest{OrderID: o.ID.String(), Amount: o.Partner.Amount,
+	sess, err := pay.CreateSession(ctx, payments.SessionRequest{OrderID: o.ID.String(), Amount: o.Partner.Amount,
 		Currency: s.cfg.Currency, Description: fmt.Sprintf("%s gift card %s × %d", o.Partner.BrandName, o.Denomination, o.Quantity),
 		ReturnURL: returnURL, ExpiresAt: expires,
 		Customer: payments.Customer{Ref: r.Customer.Ref, Email: r.Customer.Email, Phone: r.Customer.Phone}})
@@ -554,7 +558,7 @@ func (s *Service) placeCash(ctx context.Context, o *orders.Order, r PlaceRequest
 		return ErrPaymentInit.Withf("failed to initiate payment: %s", err.Error())
 	}
 	o.Status = orders.PendingPayment
-	o.Partner.Payment = orders.Payment{Status: orders.PaymentPending, Provider: s.cfg.Payments.Name(), SessionID: sess.ID,
+	o.Partner.Payment = orders.Payment{Status: orders.PaymentPending, Provider: pay.Name(), SessionID: sess.ID,
 		PayerToken: sess.PayerToken, ExpiresAt: &expires, ReturnURL: r.ReturnURL}
 	err = s.runner.InTx(ctx, func(t store.Tx) error {
 		if _, err := s.orders.WithTx(t).Insert(ctx, *o, "payment session opened"); err != nil {
@@ -564,7 +568,7 @@ func (s *Service) placeCash(ctx context.Context, o *orders.Order, r PlaceRequest
 	})
 	if err != nil {
 		// Nobody was given the session: end it so that it cannot be paid.
-		_, _ = s.cfg.Payments.ExpireSession(context.WithoutCancel(ctx), sess.ID)
+		_, _ = pay.ExpireSession(context.WithoutCancel(ctx), sess.ID)
 	}
 	return err
 }
@@ -620,11 +624,25 @@ func (s *Service) view(ctx context.Context, id uuid.UUID) (orders.View, error) {
 // an event seen before (by id) is acknowledged and changes nothing; the order's state is always
 // taken from the provider, never from the event, so events in any order have one effect.
 func (s *Service) HandleEvent(ctx context.Context, provider string, header func(string) string, body []byte) error {
-	if s.cfg.Payments == nil || s.cfg.Payments.Name() != provider {
-		return ErrNoPaymentProvider
+	// Both environments' credentials send events to the same route: the event is the one whose
+	// secret verifies it, and it counts only for an order of that environment.
+	var (
+		e        payments.Event
+		env      studio.Environment
+		verified bool
+		err      error = ErrNoPaymentProvider
+	)
+	for _, candidate := range []studio.Environment{studio.Live, studio.Test} {
+		pay := s.payments(candidate)
+		if pay == nil || pay.Name() != provider {
+			continue
+		}
+		if e, err = pay.ParseEvent(header, body, s.now()); err == nil {
+			env, verified = candidate, true
+			break
+		}
 	}
-	e, err := s.cfg.Payments.ParseEvent(header, body, s.now())
-	if err != nil {
+	if !verified {
 		return err
 	}
 	var orderID *uuid.UUID
@@ -636,17 +654,28 @@ func (s *Service) HandleEvent(ctx context.Context, provider string, header func(
 		}
 	}
 	if orderID != nil {
-		if _, err := s.orders.Repo().Get(ctx, *orderID); err != nil {
-			orderID = nil // not one of ours (another deployment's, or a test event)
+		if o, err := s.orders.Repo().Get(ctx, *orderID); err != nil || o.Environment != env {
+			// Not one of ours (another deployment's, or a test event), or an order of the other
+			// environment: a secret of one world never moves an order of the other.
+			orderID = nil
 		}
 	}
 	return s.runner.InTx(ctx, func(t store.Tx) error {
-		fresh, err := s.partner.WithTx(t).RecordEvent(ctx, provider, e, orderID)
+		fresh, err := s.partner.WithTx(t).RecordEvent(ctx, provider, env, e, orderID)
 		if err != nil || !fresh || orderID == nil || e.Type == payments.Ignored {
 			return err
 		}
 		return s.cfg.Jobs.ScheduleReconcile(ctx, t, *orderID, s.now())
 	})
+}
+
+// payments is the payment provider of env, nil when none is configured: the test environment
+// has its own and never reaches the live one.
+func (s *Service) payments(env studio.Environment) payments.Provider {
+	if env == studio.Live {
+		return s.cfg.Payments
+	}
+	return s.cfg.TestPayments
 }
 
 // Reconcile brings a CASH order in line with its payment session, for the reconcile job, an
@@ -662,24 +691,25 @@ func (s *Service) Reconcile(ctx context.Context, id uuid.UUID) error {
 	if o.Channel != orders.Partner || o.Partner.Settlement != orders.Cash {
 		return nil
 	}
-	if s.cfg.Payments == nil {
-		return errors.New("no payment provider is configured")
+	pay := s.payments(o.Environment)
+	if pay == nil {
+		return fmt.Errorf("no payment provider is configured for the %s environment", o.Environment)
 	}
 	p := o.Partner.Payment
 	switch {
 	case o.Status == orders.PendingPayment:
-		sess, err := s.cfg.Payments.GetSession(ctx, p.SessionID)
+		sess, err := pay.GetSession(ctx, p.SessionID)
 		if err != nil {
 			return err
 		}
 		if sess.Status == payments.Open && p.ExpiresAt != nil && !s.now().Before(*p.ExpiresAt) {
-			if sess, err = s.cfg.Payments.ExpireSession(ctx, p.SessionID); err != nil {
+			if sess, err = pay.ExpireSession(ctx, p.SessionID); err != nil {
 				return err
 			}
 		}
 		switch sess.Status {
 		case payments.Paid:
-			return s.confirmPaid(ctx, o, sess)
+			return s.confirmPaid(ctx, o, sess, pay.Name())
 		case payments.Expired:
 			return s.runner.InTx(ctx, func(t store.Tx) error {
 				repo := s.orders.WithTx(t)
@@ -694,7 +724,7 @@ func (s *Service) Reconcile(ctx context.Context, id uuid.UUID) error {
 		return nil
 	case p.Status == orders.PaymentExpired:
 		// The order ended unpaid; a payment taken afterwards is given back.
-		sess, err := s.cfg.Payments.GetSession(ctx, p.SessionID)
+		sess, err := pay.GetSession(ctx, p.SessionID)
 		if err != nil || sess.Status != payments.Paid {
 			return err
 		}
@@ -710,10 +740,10 @@ func (s *Service) Reconcile(ctx context.Context, id uuid.UUID) error {
 }
 
 // confirmPaid moves a paid order on to fulfilment, and waits for it like a WALLET order.
-func (s *Service) confirmPaid(ctx context.Context, o orders.Order, sess payments.Session) error {
+func (s *Service) confirmPaid(ctx context.Context, o orders.Order, sess payments.Session, provider string) error {
 	err := s.runner.InTx(ctx, func(t store.Tx) error {
 		repo := s.orders.WithTx(t)
-		moved, err := repo.Move(ctx, o.ID, orders.PendingPayment, orders.Initiated, "paid at "+s.cfg.Payments.Name(), nil)
+		moved, err := repo.Move(ctx, o.ID, orders.PendingPayment, orders.Initiated, "paid at "+provider, nil)
 		if err != nil || !moved {
 			return err
 		}
@@ -740,18 +770,19 @@ func (s *Service) RefundPayment(ctx context.Context, id uuid.UUID) error {
 	if o.Channel != orders.Partner || o.Partner.Payment.Status != orders.PaymentPaid || (o.Status != orders.Failed && o.Status != orders.Refunded) {
 		return nil
 	}
-	if s.cfg.Payments == nil {
-		return errors.New("no payment provider is configured")
+	pay := s.payments(o.Environment)
+	if pay == nil {
+		return fmt.Errorf("no payment provider is configured for the %s environment", o.Environment)
 	}
 	p := o.Partner.Payment
 	if p.PaymentID == "" {
-		sess, err := s.cfg.Payments.GetSession(ctx, p.SessionID)
+		sess, err := pay.GetSession(ctx, p.SessionID)
 		if err != nil {
 			return err
 		}
 		p.PaymentID = sess.PaymentID
 	}
-	if _, err := s.cfg.Payments.Refund(ctx, payments.RefundRequest{SessionID: p.SessionID, PaymentID: p.PaymentID,
+	if _, err := pay.Refund(ctx, payments.RefundRequest{SessionID: p.SessionID, PaymentID: p.PaymentID,
 		Amount: o.Partner.Amount, Reference: "rf" + strings.ReplaceAll(o.ID.String(), "-", ""), Reason: "order " + string(o.Status)}); err != nil {
 		return err
 	}

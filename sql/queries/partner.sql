@@ -98,6 +98,6 @@ ORDER BY brand_name, brand_code
 LIMIT @lim OFFSET @off;
 
 -- name: PartnerRecordEvent :execrows
-INSERT INTO payment_events (provider, event_id, type, session_id, order_id)
-VALUES (@provider, @event_id, @type, @session_id, sqlc.narg(order_id))
+INSERT INTO payment_events (provider, event_id, type, session_id, order_id, environment)
+VALUES (@provider, @event_id, @type, @session_id, sqlc.narg(order_id), @environment)
 ON CONFLICT DO NOTHING;

@@ -341,12 +341,13 @@ type PartnerWalletEntry struct {
 }
 
 type PaymentEvent struct {
-	Provider   string
-	EventID    string
-	Type       string
-	SessionID  string
-	OrderID    *uuid.UUID
-	ReceivedAt time.Time
+	Provider    string
+	EventID     string
+	Type        string
+	SessionID   string
+	OrderID     *uuid.UUID
+	ReceivedAt  time.Time
+	Environment string
 }
 
 type Player struct {
@@ -371,6 +372,20 @@ type PurchaseBudgetDay struct {
 	Environment string
 	Day         pgtype.Date
 	Spent       int64
+}
+
+type SandboxPaymentSession struct {
+	ID          string
+	OrderID     string
+	Amount      int64
+	Currency    string
+	Description string
+	ReturnUrl   string
+	Status      string
+	PaymentID   string
+	Refunded    bool
+	ExpiresAt   time.Time
+	CreatedAt   time.Time
 }
 
 type ServerSecret struct {

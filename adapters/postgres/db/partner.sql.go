@@ -430,17 +430,18 @@ func (q *Queries) PartnerPutSettings(ctx context.Context, arg PartnerPutSettings
 }
 
 const partnerRecordEvent = `-- name: PartnerRecordEvent :execrows
-INSERT INTO payment_events (provider, event_id, type, session_id, order_id)
-VALUES ($1, $2, $3, $4, $5)
+INSERT INTO payment_events (provider, event_id, type, session_id, order_id, environment)
+VALUES ($1, $2, $3, $4, $5, $6)
 ON CONFLICT DO NOTHING
 `
 
 type PartnerRecordEventParams struct {
-	Provider  string
-	EventID   string
-	Type      string
-	SessionID string
-	OrderID   *uuid.UUID
+	Provider    string
+	EventID     string
+	Type        string
+	SessionID   string
+	OrderID     *uuid.UUID
+	Environment string
 }
 
 func (q *Queries) PartnerRecordEvent(ctx context.Context, arg PartnerRecordEventParams) (int64, error) {
@@ -450,6 +451,7 @@ func (q *Queries) PartnerRecordEvent(ctx context.Context, arg PartnerRecordEvent
 		arg.Type,
 		arg.SessionID,
 		arg.OrderID,
+		arg.Environment,
 	)
 	if err != nil {
 		return 0, err
