@@ -53,6 +53,23 @@ func TestProductionRefusesLocalDefaults(t *testing.T) {
 		_, err := app.LoadConfig(env(bad))
 		require.ErrorContains(t, err, "development and tests only", k)
 	}
+
+	// Stripe keys of the wrong mode: a test key on live, a live key on test.
+	with := func(extra map[string]string) error {
+		m := map[string]string{}
+		for k, v := range ok {
+			m[k] = v
+		}
+		for k, v := range extra {
+			m[k] = v
+		}
+		_, err := app.LoadConfig(env(m))
+		return err
+	}
+	require.ErrorContains(t, with(map[string]string{"REWARDS_STRIPE_SECRET_KEY": "sk_test_abc"}), "REWARDS_STRIPE_SECRET_KEY must be a live key")
+	require.ErrorContains(t, with(map[string]string{"REWARDS_TEST_STRIPE_SECRET_KEY": "sk_live_abc"}), "REWARDS_TEST_STRIPE_SECRET_KEY must be a test key")
+	require.NoError(t, with(map[string]string{"REWARDS_STRIPE_SECRET_KEY": "sk_live_abc", "REWARDS_TEST_STRIPE_SECRET_KEY": "sk_test_abc"}))
+	require.NoError(t, with(map[string]string{"REWARDS_STRIPE_SECRET_KEY": "rk_live_abc", "REWARDS_TEST_STRIPE_SECRET_KEY": "rk_test_abc"}))
 }
 
 func TestBadValuesAreRefused(t *testing.T) {
