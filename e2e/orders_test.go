@@ -20,8 +20,11 @@ import (
 func ordersEnv() map[string]string {
 	env := map[string]string{
 		"REWARDS_VOUCHER_BASE_URL": "http://fakes:9090/vouchers",
-		"REWARDS_VOUCHER_WAIT":     "1s",
-		"REWARDS_VOUCHER_POLL":     "1s",
+		// The fake stands for the provider's sandbox too, for its fault switches: these suites
+		// buy in the test environment.
+		"REWARDS_TEST_VOUCHER_BASE_URL": "http://fakes:9090/vouchers",
+		"REWARDS_VOUCHER_WAIT":          "1s",
+		"REWARDS_VOUCHER_POLL":          "1s",
 		// A job whose service was killed mid-step is worked again after this (the least the
 		// service allows, above the longest job timeout), not the default 2 minutes.
 		"REWARDS_JOB_RESCUE_AFTER": "50s",

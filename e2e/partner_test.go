@@ -35,6 +35,15 @@ func TestPartner(t *testing.T) {
 				"REWARDS_CASHFREE_BASE_URL":      "http://fakes:9090/cashfree",
 				"REWARDS_CASHFREE_CLIENT_ID":     "cf-e2e",
 				"REWARDS_CASHFREE_CLIENT_SECRET": "cf-e2e-secret",
+				// The fakes stand for the providers' test modes too (this suite orders in the
+				// test environment), with the same webhook secrets.
+				"REWARDS_TEST_VOUCHER_BASE_URL":       "http://fakes:9090/vouchers",
+				"REWARDS_TEST_STRIPE_BASE_URL":        "http://fakes:9090/stripe",
+				"REWARDS_TEST_STRIPE_SECRET_KEY":      "sk_test_e2e",
+				"REWARDS_TEST_STRIPE_WEBHOOK_SECRET":  "whsec_fake",
+				"REWARDS_TEST_CASHFREE_BASE_URL":      "http://fakes:9090/cashfree",
+				"REWARDS_TEST_CASHFREE_CLIENT_ID":     "cf-e2e",
+				"REWARDS_TEST_CASHFREE_CLIENT_SECRET": "cf-e2e-secret",
 			})
 			s.syncCatalogue(t)
 			provider := map[string]string{"INR": "cashfree", "USD": "stripe"}[currency]

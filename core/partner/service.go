@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -624,12 +625,11 @@ func (s *Service) view(ctx context.Context, id uuid.UUID) (orders.View, error) {
 // an event seen before (by id) is acknowledged and changes nothing; the order's state is always
 // taken from the provider, never from the event, so events in any order have one effect.
 func (s *Service) HandleEvent(ctx context.Context, provider string, header func(string) string, body []byte) error {
-	// Both environments' credentials send events to the same route: the event is the one whose
-	// secret verifies it, and it counts only for an order of that environment.
+	// Both environments' credentials send events to the same route: an event counts only for
+	// an order of an environment whose secret verifies it.
 	var (
 		e        payments.Event
-		env      studio.Environment
-		verified bool
+		verified []studio.Environment
 		err      error = ErrNoPaymentProvider
 	)
 	for _, candidate := range []studio.Environment{studio.Live, studio.Test} {
@@ -637,14 +637,20 @@ func (s *Service) HandleEvent(ctx context.Context, provider string, header func(
 		if pay == nil || pay.Name() != provider {
 			continue
 		}
-		if e, err = pay.ParseEvent(header, body, s.now()); err == nil {
-			env, verified = candidate, true
-			break
+		parsed, perr := pay.ParseEvent(header, body, s.now())
+		if perr != nil {
+			err = perr
+			continue
 		}
+		if len(verified) == 0 {
+			e = parsed
+		}
+		verified = append(verified, candidate)
 	}
-	if !verified {
+	if len(verified) == 0 {
 		return err
 	}
+	env := verified[0]
 	var orderID *uuid.UUID
 	if id, err := uuid.Parse(e.OrderID); err == nil {
 		orderID = &id
@@ -654,9 +660,15 @@ func (s *Service) HandleEvent(ctx context.Context, provider string, header func(
 		}
 	}
 	if orderID != nil {
-		if o, err := s.orders.Repo().Get(ctx, *orderID); err != nil || o.Environment != env {
-			// Not one of ours (another deployment's, or a test event), or an order of the other
-			// environment: a secret of one world never moves an order of the other.
+		o, err := s.orders.Repo().Get(ctx, *orderID)
+		switch {
+		case err != nil:
+			orderID = nil // not one of ours (another deployment's, or a test event)
+		case slices.Contains(verified, o.Environment):
+			env = o.Environment
+		default:
+			// Verified only by the other environment's secret: a secret of one world never
+			// moves an order of the other.
 			orderID = nil
 		}
 	}
