@@ -60,9 +60,11 @@ func Register(s *httpapi.Server, svc *partner.Service) {
 	tokenOp := s.Authenticated(huma.Operation{
 		OperationID: "partner-token", Method: http.MethodPost, Path: "/partner/v1/token", Summary: "Exchange client credentials for a token",
 		Description: "Takes `{client_id, client_secret?}` as JSON or as a form (`application/x-www-form-urlencoded`). `client_id` is the game's API key of this host's environment. " +
-			"When a client secret is set for the game and environment it is required; when none is set the key alone authenticates. " +
+			"When a client secret is set for the game and environment it is required. On live it always is: enabling partner mode issues the live secret, and the API key, which ships inside game clients, never authenticates a partner alone there; " +
+			"the test environment may stay secret-less, and then the key alone authenticates. " +
 			"Answers `{access_token, token_type: \"Bearer\", expires_in: 86400}`: cache it and exchange again when it expires. " +
-			"The token is bound to the game and environment: on the other environment's host it is 401.\n\n" +
+			"The token is bound to the game and environment (on the other environment's host it is 401), and is valid only while the API key and the client secret it was exchanged with are current: " +
+			"rotating either revokes it at once, an exchange racing the rotation included. A game's environment holds at most 20 valid tokens: the 21st exchange revokes the oldest.\n\n" +
 			"**Errors.** 401 INVALID_CLIENT (unknown or revoked key, a key of the other environment, a game not enabled for the partner API, a missing or wrong client secret); 400 VALIDATION_FAILED.",
 		Tags: []string{tagPartner}, Errors: []int{http.StatusBadRequest},
 		RequestBody: tokenRequestBody(s),
@@ -119,6 +121,8 @@ func Register(s *httpapi.Server, svc *partner.Service) {
 			"**CASH:** the order is PENDING_PAYMENT with `paymentStatus` PENDING and `paymentSessionId` (INR: Cashfree's payment_session_id for its SDK; USD: Stripe's approval URL to redirect the user to), open for `REWARDS_PAYMENT_SESSION_TTL` (default 30 min); `returnUrl` is where the user lands after paying. " +
 			"Paid: fulfilled as above (SUCCESS, `paymentStatus` PAID); a read of the order also finalises a paid order whose confirmation has not arrived. Not paid before expiry (or cancelled): REFUNDED with `paymentStatus` EXPIRED. " +
 			"Fulfilment failed after payment: FAILED, the payment refunded (`paymentStatus` REFUNDED). A payment arriving after expiry is refunded. A session that cannot be created is 400 PAYMENT_INIT_FAILED and keeps nothing.\n\n" +
+			"**Environments are separate money worlds.** A test-environment order is fulfilled by the test environment's voucher provider (a provider's sandbox, or the built-in sandbox: `SANDBOX-` codes, unlimited stock, the sandbox brands SANDBOX_FAIL, SANDBOX_SLOW, SANDBOX_SLOW_FAIL and SANDBOX_NO_STOCK) and paid through the provider's test mode or, when none is configured, the built-in sandbox payment page: " +
+			"its `paymentSessionId` is then `{REWARDS_PUBLIC_URL}/sandbox/payments/{id}`, a page with Pay and Cancel (POST it with `action=pay` or `action=cancel` to act without a browser); no money moves. A test order never reaches the live provider or live payment account.\n\n" +
 			"**Errors.** 400 BRAND_NOT_FOUND, DENOMINATION_NOT_AVAILABLE, OUT_OF_STOCK, INSUFFICIENT_WALLET_BALANCE, PAYMENT_INIT_FAILED, QUOTE_EXPIRED, QUOTE_MISMATCH, VALIDATION_FAILED; 422 IDEMPOTENCY_KEY_REUSED; 502 when the voucher provider cannot tell its stock." + authRule,
 		Errors: []int{http.StatusBadRequest, http.StatusUnprocessableEntity, http.StatusBadGateway},
 	}), h.place)
@@ -164,7 +168,7 @@ func registerOperator(s *httpapi.Server, h handlers) {
 	huma.Register(s.API, s.Operator(huma.Operation{
 		OperationID: "admin-partner-secret", Method: http.MethodPost, Path: "/admin/v1/games/{gameId}/partner/{environment}/secret", Summary: "Issue a partner client secret",
 		DefaultStatus: http.StatusCreated,
-		Description:   "201 `{environment, clientSecret}` (`rcs_…`, shown once; only a hash is kept). A new secret revokes the old one and every token issued under it. From then on the token exchange needs it. 404 GAME_NOT_FOUND.",
+		Description:   "201 `{environment, clientSecret}` (`rcs_…`, shown once; only a hash is kept). A new secret revokes the old one and every token issued under it, an exchange racing the rotation included. From then on the token exchange needs it (on live it always does). 404 GAME_NOT_FOUND.",
 		Errors:        []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.secret)
 	huma.Register(s.API, s.Operator(huma.Operation{
