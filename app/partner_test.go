@@ -415,6 +415,8 @@ func TestPartnerWalletOrders(t *testing.T) {
 	failed := p.order(tok, orderBody("o-fail", "SANDBOX_FAIL", fd, 1))
 	require.Equal(t, 201, failed.Status, string(failed.Raw))
 	require.Equal(t, "FAILED", data(failed)["status"])
+	// The provider's code, never its free text.
+	require.Equal(t, "refused by the voucher provider (SANDBOX_FAIL)", data(failed)["failureReason"])
 	require.Empty(t, data(failed)["codes"])
 	require.Equal(t, before, p.ledger(g)["balance"])
 
@@ -791,7 +793,10 @@ func TestPartnerCashOrders(t *testing.T) {
 
 			run("a session that cannot be created keeps nothing", func(t *testing.T) {
 				p.behaviour(map[string]any{"failNext": 1, "failStatus": 500})
-				requireError(t, p.order(tok, orderBody("init-1", "AMAZON", d, 1)), 400, "PAYMENT_INIT_FAILED")
+				r := p.order(tok, orderBody("init-1", "AMAZON", d, 1))
+				requireError(t, r, 400, "PAYMENT_INIT_FAILED")
+				// The provider's error text (its URLs and addresses) stays in the log.
+				require.Equal(t, "the payment could not be started", r.Body["message"])
 				list := p.as(tok, "GET", "/partner/v1/gift-cards/orders?clientOrderId=init-1", nil)
 				require.Equal(t, float64(0), data(list)["total"])
 				// The same clientOrderId works once the provider does.

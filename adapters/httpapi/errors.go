@@ -199,8 +199,9 @@ func ErrorFrom(ctx context.Context, err error) *APIError {
 		loggerFrom(ctx).ErrorContext(ctx, "internal error", "err", err)
 		return NewError(ctx, http.StatusInternalServerError, "", "")
 	}
-	if status >= 500 {
-		// The cause (which gateway, what it said) is for the log; the client gets the message.
+	if status >= 500 || error(e) != err {
+		// The cause (which gateway, what it said) is for the log; the client gets the coded
+		// error's message only.
 		loggerFrom(ctx).WarnContext(ctx, "request failed", "code", e.Code, "err", err)
 	}
 	out := NewError(ctx, status, e.Code, e.Message)

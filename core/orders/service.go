@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"time"
 
@@ -444,7 +445,7 @@ func (s *Service) advance(ctx context.Context, id uuid.UUID) (time.Duration, err
 	case err == nil && res.Status == vouchers.Issued:
 		return s.settled(s.deliver(ctx, o, res.Vouchers))
 	case err == nil && res.Status == vouchers.Refused:
-		return s.settled(s.fail(ctx, o, o.Status, "refused by the voucher provider: "+res.Reason))
+		return s.settled(s.fail(ctx, o, o.Status, refusal(res.Reason)))
 	case s.now().After(o.DeadlineAt):
 		return s.settled(s.fail(ctx, o, o.Status, "no final answer from the voucher provider before the deadline"))
 	}
@@ -454,6 +455,18 @@ func (s *Service) advance(ctx context.Context, id uuid.UUID) (time.Duration, err
 		}
 	}
 	return s.cfg.Poll, nil
+}
+
+// providerCode is the leading UPPER_SNAKE code of a provider's refusal text, if it has one.
+var providerCode = regexp.MustCompile(`^[A-Z][A-Z0-9_]{1,63}\b`)
+
+// refusal is the failure reason of an order the provider refused: its code at most, never its
+// free text, which may carry addresses or internals and reaches partners and players.
+func refusal(reason string) string {
+	if code := providerCode.FindString(reason); code != "" {
+		return "refused by the voucher provider (" + code + ")"
+	}
+	return "refused by the voucher provider"
 }
 
 // ask reads the provider's state of an order, placing it when the provider never saw it.

@@ -22,7 +22,7 @@ var (
 	// ErrInsufficientBalance means the wallet cannot pay the order.
 	ErrInsufficientBalance = errs.New(errs.Invalid, "INSUFFICIENT_WALLET_BALANCE", "studio wallet balance too low")
 	// ErrPaymentInit means the payment session of a CASH order could not be created.
-	ErrPaymentInit = errs.New(errs.Invalid, "PAYMENT_INIT_FAILED", "failed to initiate payment")
+	ErrPaymentInit = errs.New(errs.Invalid, "PAYMENT_INIT_FAILED", "the payment could not be started")
 	// ErrQuoteExpired means the order's quoteId is past its 10 minutes.
 	ErrQuoteExpired = errs.New(errs.Invalid, "QUOTE_EXPIRED", "the quote has expired; ask for a new preview")
 	// ErrQuoteMismatch means the quoteId is not one of this partner's previews of this brand,

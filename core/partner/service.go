@@ -544,7 +544,7 @@ func (s *Service) placeWallet(ctx context.Context, o orders.Order) error {
 func (s *Service) placeCash(ctx context.Context, o *orders.Order, r PlaceRequest) error {
 	pay := s.payments(o.Environment)
 	if pay == nil {
-		return ErrPaymentInit.Withf("failed to initiate payment: no payment provider is configured")
+		return fmt.Errorf("%w: no payment provider is configured for the %s environment", ErrPaymentInit, o.Environment)
 	}
 	returnURL := r.ReturnURL
 	if returnURL == "" {
@@ -556,7 +556,8 @@ func (s *Service) placeCash(ctx context.Context, o *orders.Order, r PlaceRequest
 		ReturnURL: returnURL, ExpiresAt: expires,
 		Customer: payments.Customer{Ref: r.Customer.Ref, Email: r.Customer.Email, Phone: r.Customer.Phone}})
 	if err != nil {
-		return ErrPaymentInit.Withf("failed to initiate payment: %s", err.Error())
+		// The provider's own words (URLs, addresses) are for the log, never for the partner.
+		return fmt.Errorf("%w: %w", ErrPaymentInit, err)
 	}
 	o.Status = orders.PendingPayment
 	o.Partner.Payment = orders.Payment{Status: orders.PaymentPending, Provider: pay.Name(), SessionID: sess.ID,
