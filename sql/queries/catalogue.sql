@@ -271,7 +271,7 @@ WHERE b.is_active AND r.is_active AND NOT coalesce(gr.hidden, false)
   AND (r.end_date IS NULL OR r.end_date > @now::timestamptz)
   AND (sqlc.narg(gift_card)::boolean IS NULL OR (r.type = 'GIFT_CARD') = sqlc.narg(gift_card))
   AND (@category::text = '' OR @category = ANY (b.categories))
-  AND (@q::text = '' OR lower(b.name) LIKE @q || '%' OR lower(b.name) % @q OR @q <% lower(b.name))
+  AND (@q::text = '' OR lower(b.name) LIKE replace(replace(replace(@q, '\', '\\'), '%', '\%'), '_', '\_') || '%' OR lower(b.name) % @q OR @q <% lower(b.name))
 GROUP BY b.code
 ORDER BY CASE WHEN @q::text = '' THEN 0 ELSE similarity(lower(b.name), @q) END DESC, b.name, b.code
 LIMIT @lim;
@@ -284,7 +284,7 @@ JOIN catalogue_brands b ON c.code = ANY (b.categories) AND b.is_active
 JOIN catalogue_rewards r ON r.brand_code = b.code AND r.is_active
 LEFT JOIN catalogue_game_rewards gr ON gr.game_id = @game_id AND gr.reward_id = r.id
 WHERE NOT coalesce(gr.hidden, false) AND (r.end_date IS NULL OR r.end_date > @now::timestamptz)
-  AND (@q::text = '' OR lower(c.name) LIKE @q || '%' OR lower(c.name) % @q OR @q <% lower(c.name))
+  AND (@q::text = '' OR lower(c.name) LIKE replace(replace(replace(@q, '\', '\\'), '%', '\%'), '_', '\_') || '%' OR lower(c.name) % @q OR @q <% lower(c.name))
 GROUP BY c.code
 ORDER BY CASE WHEN @q::text = '' THEN 0 ELSE similarity(lower(c.name), @q) END DESC, c.display_order, c.name, c.code
 LIMIT @lim;

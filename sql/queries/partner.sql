@@ -90,7 +90,7 @@ WITH cards AS (
     WHERE r.type = 'GIFT_CARD' AND r.is_active AND b.is_active AND r.provider_product_id IS NOT NULL
         AND (r.end_date IS NULL OR r.end_date > now())
         AND (sqlc.narg(code)::text IS NULL OR b.code = sqlc.narg(code))
-        AND (sqlc.narg(search)::text IS NULL OR b.name ILIKE '%' || sqlc.narg(search) || '%' OR b.code ILIKE '%' || sqlc.narg(search) || '%')
+        AND (sqlc.narg(search)::text IS NULL OR b.name ILIKE '%' || replace(replace(replace(sqlc.narg(search)::text, '\', '\\'), '%', '\%'), '_', '\_') || '%' OR b.code ILIKE '%' || replace(replace(replace(sqlc.narg(search)::text, '\', '\\'), '%', '\%'), '_', '\_') || '%')
     ORDER BY b.code, r.created_at, r.id
 )
 SELECT *, count(*) OVER () AS total FROM cards

@@ -47,7 +47,7 @@ WHERE b.is_active AND r.is_active AND NOT coalesce(gr.hidden, false)
   AND (r.end_date IS NULL OR r.end_date > $2::timestamptz)
   AND ($3::boolean IS NULL OR (r.type = 'GIFT_CARD') = $3)
   AND ($4::text = '' OR $4 = ANY (b.categories))
-  AND ($5::text = '' OR lower(b.name) LIKE $5 || '%' OR lower(b.name) % $5 OR $5 <% lower(b.name))
+  AND ($5::text = '' OR lower(b.name) LIKE replace(replace(replace($5, '\', '\\'), '%', '\%'), '_', '\_') || '%' OR lower(b.name) % $5 OR $5 <% lower(b.name))
 GROUP BY b.code
 ORDER BY CASE WHEN $5::text = '' THEN 0 ELSE similarity(lower(b.name), $5) END DESC, b.name, b.code
 LIMIT $6
@@ -117,7 +117,7 @@ JOIN catalogue_brands b ON c.code = ANY (b.categories) AND b.is_active
 JOIN catalogue_rewards r ON r.brand_code = b.code AND r.is_active
 LEFT JOIN catalogue_game_rewards gr ON gr.game_id = $1 AND gr.reward_id = r.id
 WHERE NOT coalesce(gr.hidden, false) AND (r.end_date IS NULL OR r.end_date > $2::timestamptz)
-  AND ($3::text = '' OR lower(c.name) LIKE $3 || '%' OR lower(c.name) % $3 OR $3 <% lower(c.name))
+  AND ($3::text = '' OR lower(c.name) LIKE replace(replace(replace($3, '\', '\\'), '%', '\%'), '_', '\_') || '%' OR lower(c.name) % $3 OR $3 <% lower(c.name))
 GROUP BY c.code
 ORDER BY CASE WHEN $3::text = '' THEN 0 ELSE similarity(lower(c.name), $3) END DESC, c.display_order, c.name, c.code
 LIMIT $4

@@ -52,7 +52,7 @@ WITH cards AS (
     WHERE r.type = 'GIFT_CARD' AND r.is_active AND b.is_active AND r.provider_product_id IS NOT NULL
         AND (r.end_date IS NULL OR r.end_date > now())
         AND ($3::text IS NULL OR b.code = $3)
-        AND ($4::text IS NULL OR b.name ILIKE '%' || $4 || '%' OR b.code ILIKE '%' || $4 || '%')
+        AND ($4::text IS NULL OR b.name ILIKE '%' || replace(replace(replace($4::text, '\', '\\'), '%', '\%'), '_', '\_') || '%' OR b.code ILIKE '%' || replace(replace(replace($4::text, '\', '\\'), '%', '\%'), '_', '\_') || '%')
     ORDER BY b.code, r.created_at, r.id
 )
 SELECT brand_code, brand_name, logo_url, categories, brand_description, reward_id, value_type, denominations, min_face, max_face, description, terms_and_conditions, how_to_redeem, provider_product, count(*) OVER () AS total FROM cards
