@@ -457,12 +457,18 @@ func (s *Service) advance(ctx context.Context, id uuid.UUID) (time.Duration, err
 	return s.cfg.Poll, nil
 }
 
+// neverReached is the reason of an order that never reached the provider before its deadline.
+const neverReached = "never reached the provider before the deadline"
+
 // providerCode is the leading UPPER_SNAKE code of a provider's refusal text, if it has one.
 var providerCode = regexp.MustCompile(`^[A-Z][A-Z0-9_]{1,63}\b`)
 
 // refusal is the failure reason of an order the provider refused: its code at most, never its
 // free text, which may carry addresses or internals and reaches partners and players.
 func refusal(reason string) string {
+	if reason == neverReached {
+		return reason // ours, not the provider's
+	}
 	if code := providerCode.FindString(reason); code != "" {
 		return "refused by the voucher provider (" + code + ")"
 	}
@@ -476,7 +482,7 @@ func (s *Service) ask(ctx context.Context, o Order) (vouchers.Result, error) {
 		if s.now().After(o.DeadlineAt) {
 			// Never seen by the provider, and too late to send: it fails and is refunded, and
 			// nothing can be issued behind the refund's back.
-			return vouchers.Result{Status: vouchers.Refused, Reason: "never reached the provider before the deadline"}, nil
+			return vouchers.Result{Status: vouchers.Refused, Reason: neverReached}, nil
 		}
 		return s.send(ctx, o)
 	}
