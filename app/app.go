@@ -176,7 +176,7 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 		Orders: ordersSvc,
 		Partner: partner.NewService(database, partnerStore, orderStore, studios, ordersSvc, partner.Config{
 			Currency: ext.Currency, Payments: ext.Payments, TestPayments: testPayments, Box: box, Jobs: queue, OrderJobs: queue,
-			SessionTTL: ext.PaymentSessionTTL, ReturnURL: ext.PublicURL + "/payments/return",
+			SessionTTL: ext.PaymentSessionTTL, ReturnURL: ext.PublicURL + "/payments/return", Log: ext.Log.With("component", "partner"),
 		}),
 		Touchpoints: touchpoints.NewService(postgres.NewTouchpointsStore(database), touchpoints.Config{
 			Currency: ext.Currency, PublicURL: ext.PublicURL, Now: ext.Now,

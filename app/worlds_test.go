@@ -175,3 +175,27 @@ func TestPaymentEventsCountOnlyInTheirEnvironment(t *testing.T) {
 	require.Contains(t, events, liveOrder["orderId"].(string))
 	require.NotContains(t, events, testOrder["orderId"].(string), "a live-verified event counted for a test order")
 }
+
+// A CASH order is fulfilled only when the provider's paid amount and currency are the order's:
+// otherwise it is FAILED (PAYMENT_MISMATCH) and the payment refunded.
+func TestPaymentMismatchIsRefundedNotFulfilled(t *testing.T) {
+	t.Parallel()
+	p := setupPartnerWorlds(t, "USD", time.Minute, true)
+	g := p.game("CASH", 0)
+	tok := p.token(g.key, "")
+	for _, tamper := range []string{`amount = amount - 1`, `currency = 'EUR'`} {
+		r := p.order(tok, orderBody("mm-"+strings.Fields(tamper)[0], "AMAZON", 25, 1))
+		require.Equal(t, 201, r.Status, string(r.Raw))
+		o := data(r)
+		page := strings.TrimPrefix(o["paymentSessionId"].(string), "https://rewards.example.com")
+		// The provider reports another amount (or currency) than the order's.
+		_, err := p.pool.Exec(context.Background(), `UPDATE sandbox_payment_sessions SET `+tamper+` WHERE order_id = $1`, o["orderId"])
+		require.NoError(t, err)
+		pay := p.call("POST", page, "", map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, "action=pay")
+		require.Equal(t, 200, pay.Status, string(pay.Raw))
+		done := p.await(tok, o["orderId"].(string), func(o map[string]any) bool { return o["paymentStatus"] == "REFUNDED" })
+		require.Equal(t, "FAILED", done["status"], tamper)
+		require.Equal(t, "PAYMENT_MISMATCH", done["failureReason"], tamper)
+		require.Empty(t, done["codes"], tamper)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"regexp"
 	"slices"
 	"strings"
@@ -46,6 +47,9 @@ type Config struct {
 	ReturnURL string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Log records what partners are not told (a payment that does not match its order); nil
+	// discards.
+	Log *slog.Logger
 }
 
 // Service holds the partner use cases.
@@ -69,6 +73,9 @@ func NewService(runner store.Runner, partnerStore store.Of[Repo], orderStore sto
 	now := cfg.Now
 	if now == nil {
 		now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	return &Service{runner: runner, partner: partnerStore, orders: orderStore, studio: keys, saga: saga, cfg: cfg, now: now}
 }
@@ -722,6 +729,9 @@ func (s *Service) Reconcile(ctx context.Context, id uuid.UUID) error {
 		}
 		switch sess.Status {
 		case payments.Paid:
+			if sess.Amount != o.Partner.Amount || !strings.EqualFold(sess.Currency, s.cfg.Currency) {
+				return s.mismatched(ctx, o, sess, pay.Name())
+			}
 			return s.confirmPaid(ctx, o, sess, pay.Name())
 		case payments.Expired:
 			return s.runner.InTx(ctx, func(t store.Tx) error {
@@ -750,6 +760,29 @@ func (s *Service) Reconcile(ctx context.Context, id uuid.UUID) error {
 		})
 	}
 	return nil
+}
+
+// PaymentMismatch is the failure reason of a CASH order whose payment did not match it.
+const PaymentMismatch = "PAYMENT_MISMATCH"
+
+// mismatched fails a CASH order whose provider says it was paid another amount or currency than
+// the order's: nothing is fulfilled, the payment is refunded, and the operator is told (the
+// error log).
+func (s *Service) mismatched(ctx context.Context, o orders.Order, sess payments.Session, provider string) error {
+	s.cfg.Log.ErrorContext(ctx, "a CASH order's payment does not match the order: refunded, not fulfilled",
+		"order", o.ID, "provider", provider, "session", sess.ID, "paid", sess.Amount.String(), "paidCurrency", sess.Currency,
+		"due", o.Partner.Amount.String(), "currency", s.cfg.Currency)
+	return s.runner.InTx(ctx, func(t store.Tx) error {
+		repo := s.orders.WithTx(t)
+		moved, err := repo.Move(ctx, o.ID, orders.PendingPayment, orders.Failed, PaymentMismatch, nil)
+		if err != nil || !moved {
+			return err
+		}
+		if _, err := repo.SetPayment(ctx, o.ID, orders.PaymentPending, orders.PaymentPaid, sess.PaymentID); err != nil {
+			return err
+		}
+		return s.cfg.Jobs.ScheduleRefund(ctx, t, o.ID)
+	})
 }
 
 // confirmPaid moves a paid order on to fulfilment, and waits for it like a WALLET order.

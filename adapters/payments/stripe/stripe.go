@@ -283,9 +283,12 @@ func toSession(s *stripe.CheckoutSession) payments.Session {
 	switch {
 	case s.Status == stripe.CheckoutSessionStatusExpired:
 		out.Status = payments.Expired
-	case s.Status == stripe.CheckoutSessionStatusComplete && (s.PaymentStatus == stripe.CheckoutSessionPaymentStatusPaid ||
-		s.PaymentStatus == stripe.CheckoutSessionPaymentStatusNoPaymentRequired):
+	case s.Status == stripe.CheckoutSessionStatusComplete && s.PaymentStatus == stripe.CheckoutSessionPaymentStatusPaid:
 		out.Status = payments.Paid
+	case s.Status == stripe.CheckoutSessionStatusComplete && s.PaymentStatus == stripe.CheckoutSessionPaymentStatusNoPaymentRequired:
+		// Complete with nothing paid (a 100 % discount, a zero amount): it never counts as paid,
+		// and can no longer be paid.
+		out.Status = payments.Expired
 	}
 	if s.PaymentIntent != nil {
 		out.PaymentID = s.PaymentIntent.ID

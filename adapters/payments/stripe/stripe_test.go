@@ -288,3 +288,19 @@ func TestShortExpiryReachesTheFakeAsIs(t *testing.T) {
 		return err == nil && got.Status == payments.Expired
 	}, 5*time.Second, 50*time.Millisecond)
 }
+
+// A complete session with nothing to pay (payment_status no_payment_required) never counts as
+// paid.
+func TestNothingToPayIsNotPaid(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id":"cs_free","object":"checkout.session","status":"complete","payment_status":"no_payment_required",
+			"amount_total":0,"currency":"usd","client_reference_id":"order-1"}`)
+	}))
+	t.Cleanup(srv.Close)
+	p := adapter.New(adapter.Config{SecretKey: "sk_test_x", WebhookSecret: secret, BaseURL: srv.URL})
+	s, err := p.GetSession(context.Background(), "cs_free")
+	require.NoError(t, err)
+	require.Equal(t, payments.Expired, s.Status)
+}
