@@ -314,6 +314,19 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		if k := c.TestStripeSecretKey; k != "" && !strings.HasPrefix(k, "sk_test_") && !strings.HasPrefix(k, "rk_test_") {
 			errs = append(errs, "REWARDS_TEST_STRIPE_SECRET_KEY must be a test key (sk_test_… or rk_test_…)")
 		}
+		// A provider without its webhook secret would take events anyone can sign.
+		for _, w := range []struct {
+			provider, key, secret, keyName, secretName string
+		}{
+			{"stripe", c.StripeSecretKey + c.StripeBaseURL, c.StripeWebhookSecret, "REWARDS_STRIPE_SECRET_KEY", "REWARDS_STRIPE_WEBHOOK_SECRET"},
+			{"stripe", c.TestStripeSecretKey + c.TestStripeBaseURL, c.TestStripeWebhookSecret, "REWARDS_TEST_STRIPE_SECRET_KEY", "REWARDS_TEST_STRIPE_WEBHOOK_SECRET"},
+			{"cashfree", c.CashfreeClientID + c.CashfreeBaseURL, c.CashfreeClientSecret, "REWARDS_CASHFREE_CLIENT_ID", "REWARDS_CASHFREE_CLIENT_SECRET"},
+			{"cashfree", c.TestCashfreeClientID + c.TestCashfreeBaseURL, c.TestCashfreeClientSecret, "REWARDS_TEST_CASHFREE_CLIENT_ID", "REWARDS_TEST_CASHFREE_CLIENT_SECRET"},
+		} {
+			if w.provider == c.PaymentProvider && w.key != "" && w.secret == "" {
+				errs = append(errs, fmt.Sprintf("%s is required in production mode when %s is set: it verifies the provider's webhooks", w.secretName, w.keyName))
+			}
+		}
 	}
 	if len(c.LiveHosts) == 0 || len(c.DevHosts) == 0 {
 		errs = append(errs, "REWARDS_LIVE_HOSTS and REWARDS_DEV_HOSTS must each name at least one host")

@@ -69,7 +69,16 @@ func TestProductionRefusesLocalDefaults(t *testing.T) {
 	require.ErrorContains(t, with(map[string]string{"REWARDS_STRIPE_SECRET_KEY": "sk_test_abc"}), "REWARDS_STRIPE_SECRET_KEY must be a live key")
 	require.ErrorContains(t, with(map[string]string{"REWARDS_TEST_STRIPE_SECRET_KEY": "sk_live_abc"}), "REWARDS_TEST_STRIPE_SECRET_KEY must be a test key")
 	require.NoError(t, with(map[string]string{"REWARDS_STRIPE_SECRET_KEY": "sk_live_abc", "REWARDS_TEST_STRIPE_SECRET_KEY": "sk_test_abc"}))
-	require.NoError(t, with(map[string]string{"REWARDS_STRIPE_SECRET_KEY": "rk_live_abc", "REWARDS_TEST_STRIPE_SECRET_KEY": "rk_test_abc"}))
+	require.NoError(t, with(map[string]string{"REWARDS_STRIPE_SECRET_KEY": "rk_live_abc", "REWARDS_TEST_STRIPE_SECRET_KEY": "rk_test_abc",
+		"REWARDS_CURRENCY": "USD", "REWARDS_STRIPE_WEBHOOK_SECRET": "whsec_live", "REWARDS_TEST_STRIPE_WEBHOOK_SECRET": "whsec_test"}))
+
+	// The selected provider's webhook secret is required wherever its credentials are set.
+	require.ErrorContains(t, with(map[string]string{"REWARDS_CURRENCY": "USD", "REWARDS_STRIPE_SECRET_KEY": "sk_live_abc"}),
+		"REWARDS_STRIPE_WEBHOOK_SECRET is required")
+	require.ErrorContains(t, with(map[string]string{"REWARDS_CURRENCY": "USD", "REWARDS_STRIPE_SECRET_KEY": "sk_live_abc", "REWARDS_STRIPE_WEBHOOK_SECRET": "whsec_live",
+		"REWARDS_TEST_STRIPE_SECRET_KEY": "sk_test_abc"}), "REWARDS_TEST_STRIPE_WEBHOOK_SECRET is required")
+	require.ErrorContains(t, with(map[string]string{"REWARDS_CASHFREE_CLIENT_ID": "cf"}), "REWARDS_CASHFREE_CLIENT_SECRET is required")
+	require.NoError(t, with(map[string]string{"REWARDS_CASHFREE_CLIENT_ID": "cf", "REWARDS_CASHFREE_CLIENT_SECRET": "s"}))
 }
 
 func TestBadValuesAreRefused(t *testing.T) {

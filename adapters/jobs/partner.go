@@ -117,9 +117,17 @@ func (q *Queue) insertTx(ctx context.Context, t store.Tx, args river.JobArgs, op
 	return err
 }
 
+// ReconcileWindow is the window in which one order's payment is looked at once, however many
+// events arrive.
+const ReconcileWindow = 10 * time.Second
+
 // ScheduleReconcile implements partner.Jobs.
 func (q *Queue) ScheduleReconcile(ctx context.Context, t store.Tx, orderID uuid.UUID, at time.Time) error {
-	if err := q.insertTx(ctx, t, ReconcilePaymentArgs{OrderID: orderID}, &river.InsertOpts{ScheduledAt: at}); err != nil {
+	// One look per order in any 10 s (by its scheduled time): a burst of provider events for
+	// one order queues one job, and so spends one provider call, not one each. The look at
+	// expiry falls in another window, so events never wait for it.
+	opts := &river.InsertOpts{ScheduledAt: at, UniqueOpts: river.UniqueOpts{ByArgs: true, ByPeriod: ReconcileWindow}}
+	if err := q.insertTx(ctx, t, ReconcilePaymentArgs{OrderID: orderID}, opts); err != nil {
 		return fmt.Errorf("schedule a payment look at %s: %w", orderID, err)
 	}
 	return nil

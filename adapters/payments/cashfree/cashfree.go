@@ -276,6 +276,10 @@ func (p *Provider) Refund(ctx context.Context, r payments.RefundRequest) (paymen
 // ParseEvent implements payments.Provider.
 func (p *Provider) ParseEvent(header func(name string) string, body []byte, now time.Time) (payments.Event, error) {
 	ts, sig := header("X-Webhook-Timestamp"), header("X-Webhook-Signature")
+	if p.cfg.ClientSecret == "" {
+		// Anyone can sign with an empty key: without a secret nothing verifies.
+		return payments.Event{}, fmt.Errorf("cashfree event: no client secret is configured: %w", payments.ErrBadSignature)
+	}
 	if ts == "" || sig == "" {
 		return payments.Event{}, fmt.Errorf("cashfree event: no timestamp or signature: %w", payments.ErrBadSignature)
 	}

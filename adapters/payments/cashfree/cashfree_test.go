@@ -2,6 +2,9 @@ package cashfree_test
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -288,4 +291,27 @@ func TestProviderFailureIsErrProvider(t *testing.T) {
 
 	_, err = adapter.New(adapter.Config{BaseURL: "http://127.0.0.1:1"}).GetSession(context.Background(), "ord-x")
 	require.ErrorIs(t, err, payments.ErrProvider)
+}
+
+// Without a client secret nothing verifies: an event signed with the empty key is refused.
+func TestEmptyClientSecretNeverVerifies(t *testing.T) {
+	t.Parallel()
+	body := []byte(`{"type":"PAYMENT_SUCCESS_WEBHOOK","event_time":"2026-01-01T00:00:00Z","data":{"order":{"order_id":"o-1"},"payment":{"cf_payment_id":1}}}`)
+	now := time.Now()
+	ts := strconv.FormatInt(now.Unix(), 10)
+	mac := hmac.New(sha256.New, []byte(""))
+	mac.Write([]byte(ts + string(body)))
+	sig := base64.StdEncoding.EncodeToString(mac.Sum(nil))
+	header := func(name string) string {
+		switch name {
+		case "X-Webhook-Timestamp":
+			return ts
+		case "X-Webhook-Signature":
+			return sig
+		}
+		return ""
+	}
+	p := adapter.New(adapter.Config{ClientID: "id", ClientSecret: ""})
+	_, err := p.ParseEvent(header, body, now)
+	require.ErrorIs(t, err, payments.ErrBadSignature)
 }

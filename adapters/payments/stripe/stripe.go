@@ -223,6 +223,10 @@ func (p *Provider) Refund(ctx context.Context, r payments.RefundRequest) (paymen
 // API version than stripe-go's is read all the same: only fields stable across versions are used.
 func (p *Provider) ParseEvent(header func(name string) string, body []byte, now time.Time) (payments.Event, error) {
 	sig := header("Stripe-Signature")
+	if p.webhookSecret == "" {
+		// Anyone can sign with an empty key: without a secret nothing verifies.
+		return payments.Event{}, fmt.Errorf("stripe event: no webhook secret is configured: %w", payments.ErrBadSignature)
+	}
 	if err := webhook.ValidatePayloadIgnoringTolerance(body, sig, p.webhookSecret); err != nil {
 		return payments.Event{}, fmt.Errorf("stripe event: %w: %w", payments.ErrBadSignature, err)
 	}

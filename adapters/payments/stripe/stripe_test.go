@@ -2,11 +2,15 @@ package stripe_test
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -303,4 +307,18 @@ func TestNothingToPayIsNotPaid(t *testing.T) {
 	s, err := p.GetSession(context.Background(), "cs_free")
 	require.NoError(t, err)
 	require.Equal(t, payments.Expired, s.Status)
+}
+
+// Without a webhook secret nothing verifies: an event signed with the empty key is refused.
+func TestEmptyWebhookSecretNeverVerifies(t *testing.T) {
+	t.Parallel()
+	body := []byte(`{"id":"evt_1","object":"event","type":"checkout.session.completed","data":{"object":{"id":"cs_1","object":"checkout.session","status":"complete","payment_status":"paid"}}}`)
+	now := time.Now()
+	ts := strconv.FormatInt(now.Unix(), 10)
+	mac := hmac.New(sha256.New, []byte(""))
+	mac.Write([]byte(ts + "." + string(body)))
+	header := func(string) string { return "t=" + ts + ",v1=" + hex.EncodeToString(mac.Sum(nil)) }
+	p := adapter.New(adapter.Config{SecretKey: "sk_test_x", WebhookSecret: ""})
+	_, err := p.ParseEvent(header, body, now)
+	require.ErrorIs(t, err, payments.ErrBadSignature)
 }
