@@ -228,6 +228,15 @@ func (r *PartnerRepo) Brands(ctx context.Context, q partner.BrandQuery) ([]partn
 	return out, total, nil
 }
 
+// UseQuote implements partner.Repo.
+func (r *PartnerRepo) UseQuote(ctx context.Context, quoteID string, orderID uuid.UUID) (bool, error) {
+	n, err := r.q.PartnerUseQuote(ctx, db.PartnerUseQuoteParams{QuoteID: quoteID, OrderID: orderID})
+	if err != nil {
+		return false, fmt.Errorf("use quote: %w", err)
+	}
+	return n == 1, nil
+}
+
 // RecordEvent implements partner.Repo.
 func (r *PartnerRepo) RecordEvent(ctx context.Context, provider string, env studio.Environment, e payments.Event, orderID *uuid.UUID) (bool, error) {
 	n, err := r.q.PartnerRecordEvent(ctx, db.PartnerRecordEventParams{Provider: provider, EventID: e.ID, Type: string(e.Type),

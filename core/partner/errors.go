@@ -25,6 +25,8 @@ var (
 	ErrPaymentInit = errs.New(errs.Invalid, "PAYMENT_INIT_FAILED", "the payment could not be started")
 	// ErrQuoteExpired means the order's quoteId is past its 10 minutes.
 	ErrQuoteExpired = errs.New(errs.Invalid, "QUOTE_EXPIRED", "the quote has expired; ask for a new preview")
+	// ErrQuoteUsed means another order used the quote already: a quote holds a price once.
+	ErrQuoteUsed = errs.New(errs.Invalid, "QUOTE_USED", "this quote was used by another order; ask for a new preview")
 	// ErrQuoteMismatch means the quoteId is not one of this partner's previews of this brand,
 	// denomination and quantity.
 	ErrQuoteMismatch = errs.New(errs.Invalid, "QUOTE_MISMATCH", "the quote does not match this order (another brand, denomination, quantity or partner)")

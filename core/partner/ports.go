@@ -53,6 +53,8 @@ type Repo interface {
 
 	// Brands returns the gift cards of q and the total.
 	Brands(ctx context.Context, q BrandQuery) ([]Brand, int64, error)
+	// UseQuote records that an order used a quote; fresh is false when another order did first.
+	UseQuote(ctx context.Context, quoteID string, orderID uuid.UUID) (fresh bool, err error)
 	// RecordEvent records a provider event once: fresh is false when its id was seen before.
 	// env is the environment whose secret verified the event.
 	RecordEvent(ctx context.Context, provider string, env studio.Environment, e payments.Event, orderID *uuid.UUID) (fresh bool, err error)

@@ -327,6 +327,10 @@ type quote struct {
 	Quantity     int                `json:"q"`
 	Amount       money.Amount       `json:"a"`
 	ExpiresAt    int64              `json:"x"`
+	// ID makes the quote single use; Discount is the partner's discount it was priced at (a
+	// change of discount expires it).
+	ID       string    `json:"i"`
+	Discount money.Pct `json:"p"`
 }
 
 // Preview prices an order: faceValue = denomination × quantity, amount = faceValue less the
@@ -343,7 +347,7 @@ func (s *Service) Preview(ctx context.Context, c Caller, code string, d money.Am
 	p := Preview{Brand: b, Denomination: d, Quantity: quantity, FaceValue: face, Settlement: c.Settings.Settlement,
 		Amount: amount, Currency: s.cfg.Currency, ExpiresAt: s.now().Add(QuoteLifetime).UTC().Truncate(time.Second)}
 	p.QuoteID = encodeQuote(s.cfg.Box, quote{GameID: c.GameID, Environment: c.Environment, Brand: b.Code, Denomination: d,
-		Quantity: quantity, Amount: amount, ExpiresAt: p.ExpiresAt.Unix()})
+		Quantity: quantity, Amount: amount, ExpiresAt: p.ExpiresAt.Unix(), ID: uuid.NewString(), Discount: c.Settings.DiscountPct})
 	return p, nil
 }
 
@@ -369,27 +373,48 @@ func (s *Service) orderable(ctx context.Context, code string, d money.Amount) (B
 }
 
 // price is what an order pays: its quote's amount when it names a valid one, else today's price.
-func (s *Service) price(c Caller, r PlaceRequest) (money.Amount, error) {
-	_, amount := Price(r.Denomination, r.Quantity, c.Settings.DiscountPct)
+// The quote's id (quoteID) is "" when the order names none; the order's transaction records
+// its use (single use).
+func (s *Service) price(c Caller, r PlaceRequest) (amount money.Amount, quoteID string, err error) {
+	_, amount = Price(r.Denomination, r.Quantity, c.Settings.DiscountPct)
 	if r.QuoteID == "" {
-		return amount, nil
+		return amount, "", nil
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(r.QuoteID)
 	if err != nil {
-		return 0, ErrQuoteMismatch
+		return 0, "", ErrQuoteMismatch
 	}
 	plain, err := s.cfg.Box.Open(raw)
 	var q quote
-	if err != nil || json.Unmarshal([]byte(plain), &q) != nil {
-		return 0, ErrQuoteMismatch
+	if err != nil || json.Unmarshal([]byte(plain), &q) != nil || q.ID == "" {
+		return 0, "", ErrQuoteMismatch
 	}
 	if q.GameID != c.GameID || q.Environment != c.Environment || q.Brand != r.BrandCode || q.Denomination != r.Denomination || q.Quantity != r.Quantity {
-		return 0, ErrQuoteMismatch
+		return 0, "", ErrQuoteMismatch
 	}
 	if !s.now().Before(time.Unix(q.ExpiresAt, 0)) {
-		return 0, ErrQuoteExpired
+		return 0, "", ErrQuoteExpired
 	}
-	return q.Amount, nil
+	if q.Discount != c.Settings.DiscountPct {
+		return 0, "", ErrQuoteExpired.Withf("the quote was issued before the partner's discount changed; ask for a new preview")
+	}
+	return q.Amount, q.ID, nil
+}
+
+// useQuote records, in the order's transaction, that the order used its quote: a quote used
+// before is ErrQuoteUsed.
+func (s *Service) useQuote(ctx context.Context, t store.Tx, quoteID string, orderID uuid.UUID) error {
+	if quoteID == "" {
+		return nil
+	}
+	fresh, err := s.partner.WithTx(t).UseQuote(ctx, quoteID, orderID)
+	if err != nil {
+		return err
+	}
+	if !fresh {
+		return ErrQuoteUsed
+	}
+	return nil
 }
 
 // ---- Orders ----
@@ -447,7 +472,7 @@ func (s *Service) Place(ctx context.Context, c Caller, r PlaceRequest) (orders.V
 	if err != nil {
 		return orders.View{}, false, err
 	}
-	amount, err := s.price(c, r)
+	amount, quoteID, err := s.price(c, r)
 	if err != nil {
 		return orders.View{}, false, err
 	}
@@ -462,10 +487,10 @@ func (s *Service) Place(ctx context.Context, c Caller, r PlaceRequest) (orders.V
 		Partner: &orders.Terms{ClientOrderID: r.ClientOrderID, Customer: r.Customer, Settlement: c.Settings.Settlement,
 			Amount: amount, Currency: s.cfg.Currency, BrandCode: b.Code, BrandName: b.Name}}
 	if c.Settings.Settlement == orders.Cash {
-		err = s.placeCash(ctx, &o, r)
+		err = s.placeCash(ctx, &o, r, quoteID)
 	} else {
 		o.Status, o.Partner.Payment.Status = orders.Initiated, orders.NotRequired
-		err = s.placeWallet(ctx, o)
+		err = s.placeWallet(ctx, o, quoteID)
 	}
 	if errs.CodeOf(err) == orders.ErrClientOrderTaken.Code {
 		// A concurrent placement with the same clientOrderId won; this one rolled back.
@@ -522,9 +547,12 @@ func (s *Service) inStock(ctx context.Context, env studio.Environment, b Brand, 
 // placeWallet is a WALLET order's transaction: create the order and queue its fulfilment, then
 // lock the wallet and debit it. The wallet row, which every order of the partner contends on, is
 // locked last, so that it is held only for the debit and the commit.
-func (s *Service) placeWallet(ctx context.Context, o orders.Order) error {
+func (s *Service) placeWallet(ctx context.Context, o orders.Order, quoteID string) error {
 	return s.runner.InTx(ctx, func(t store.Tx) error {
 		if _, err := s.orders.WithTx(t).Insert(ctx, o, "wallet debited"); err != nil {
+			return err
+		}
+		if err := s.useQuote(ctx, t, quoteID, o.ID); err != nil {
 			return err
 		}
 		if err := s.cfg.OrderJobs.ScheduleFulfilment(ctx, t, o.ID, s.now().Add(s.saga.Wait())); err != nil {
@@ -548,7 +576,7 @@ func (s *Service) placeWallet(ctx context.Context, o orders.Order) error {
 
 // placeCash opens the order's payment session and records the order PENDING_PAYMENT with a
 // look at its payment queued for when the session expires.
-func (s *Service) placeCash(ctx context.Context, o *orders.Order, r PlaceRequest) error {
+func (s *Service) placeCash(ctx context.Context, o *orders.Order, r PlaceRequest, quoteID string) error {
 	pay := s.payments(o.Environment)
 	if pay == nil {
 		return fmt.Errorf("%w: no payment provider is configured for the %s environment", ErrPaymentInit, o.Environment)
@@ -570,6 +598,9 @@ func (s *Service) placeCash(ctx context.Context, o *orders.Order, r PlaceRequest
 	o.Partner.Payment = orders.Payment{Status: orders.PaymentPending, Provider: pay.Name(), SessionID: sess.ID,
 		PayerToken: sess.PayerToken, ExpiresAt: &expires, ReturnURL: r.ReturnURL}
 	err = s.runner.InTx(ctx, func(t store.Tx) error {
+		if err := s.useQuote(ctx, t, quoteID, o.ID); err != nil {
+			return err
+		}
 		if _, err := s.orders.WithTx(t).Insert(ctx, *o, "payment session opened"); err != nil {
 			return err
 		}

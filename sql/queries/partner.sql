@@ -101,3 +101,8 @@ LIMIT @lim OFFSET @off;
 INSERT INTO payment_events (provider, event_id, type, session_id, order_id, environment)
 VALUES (@provider, @event_id, @type, @session_id, sqlc.narg(order_id), @environment)
 ON CONFLICT DO NOTHING;
+
+-- name: PartnerUseQuote :execrows
+-- Records that an order used a quote; no row when another order used it first.
+INSERT INTO partner_quote_uses (quote_id, order_id) VALUES (@quote_id, @order_id)
+ON CONFLICT (quote_id) DO NOTHING;

@@ -296,6 +296,12 @@ type OtpFailureRun struct {
 	LockedUntil *time.Time
 }
 
+type PartnerQuoteUse struct {
+	QuoteID string
+	OrderID uuid.UUID
+	UsedAt  time.Time
+}
+
 type PartnerSecret struct {
 	GameID      uuid.UUID
 	Environment string

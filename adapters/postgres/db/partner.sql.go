@@ -492,3 +492,22 @@ func (q *Queries) PartnerTrimTokens(ctx context.Context, arg PartnerTrimTokensPa
 	_, err := q.db.Exec(ctx, partnerTrimTokens, arg.GameID, arg.Environment, arg.Keep)
 	return err
 }
+
+const partnerUseQuote = `-- name: PartnerUseQuote :execrows
+INSERT INTO partner_quote_uses (quote_id, order_id) VALUES ($1, $2)
+ON CONFLICT (quote_id) DO NOTHING
+`
+
+type PartnerUseQuoteParams struct {
+	QuoteID string
+	OrderID uuid.UUID
+}
+
+// Records that an order used a quote; no row when another order used it first.
+func (q *Queries) PartnerUseQuote(ctx context.Context, arg PartnerUseQuoteParams) (int64, error) {
+	result, err := q.db.Exec(ctx, partnerUseQuote, arg.QuoteID, arg.OrderID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
