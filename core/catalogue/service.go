@@ -70,6 +70,9 @@ const (
 	MaxCodesPerCall   = 10_000
 	MaxCodeLen        = 256
 	MaxLinkListLength = 100
+	// MaxFaceValue bounds every face value, mrp and selling price (10,000,000 units), so that no
+	// price (face value × coins per unit, or × a coin price override, × quantity) overflows.
+	MaxFaceValue money.Amount = 10_000_000_00
 )
 
 var (
@@ -183,8 +186,8 @@ func (r *Reward) validate() error {
 	}
 	if !r.Type.denominated() {
 		r.ValueType, r.Denominations, r.MinValue, r.MaxValue, r.DiscountPct = Fixed, nil, 0, 0, 0
-		if r.MRP <= 0 {
-			return errs.Invalidf("mrp must be positive for %s rewards", r.Type)
+		if r.MRP <= 0 || r.MRP > MaxFaceValue {
+			return errs.Invalidf("mrp must be positive and at most %s for %s rewards", MaxFaceValue, r.Type)
 		}
 		if r.SellingPrice < 0 || r.SellingPrice > r.MRP {
 			return errs.Invalidf("sellingPrice must be from 0 to mrp")
@@ -206,11 +209,17 @@ func (r *Reward) validate() error {
 			if d <= 0 || (i > 0 && d == r.Denominations[i-1]) {
 				return errs.Invalidf("denominations must be positive and distinct")
 			}
+			if d > MaxFaceValue {
+				return errs.Invalidf("a denomination is at most %s", MaxFaceValue)
+			}
 		}
 	case Range:
 		r.Denominations = nil
 		if r.MinValue <= 0 || r.MaxValue < r.MinValue {
 			return errs.Invalidf("minValue must be positive and maxValue at least minValue for a RANGE reward")
+		}
+		if r.MaxValue > MaxFaceValue {
+			return errs.Invalidf("maxValue is at most %s", MaxFaceValue)
 		}
 	default:
 		return errs.Invalidf("valueType must be FIXED or RANGE")
@@ -365,6 +374,9 @@ func (s *Service) PutProduct(ctx context.Context, p Product) (bool, error) {
 	}
 	if p.MRP < 0 || p.ListingPrice < 0 || p.DiscountedListingPrice < 0 {
 		return false, errs.Invalidf("prices must not be negative")
+	}
+	if p.MRP > MaxFaceValue {
+		return false, errs.Invalidf("mrp is at most %s", MaxFaceValue)
 	}
 	if p.DiscountedListingPrice > p.ListingPrice || p.ListingPrice > p.MRP {
 		return false, errs.Invalidf("prices must satisfy discountedListingPrice ≤ listingPrice ≤ mrp")
@@ -539,10 +551,17 @@ func (s *Service) syncProduct(ctx context.Context, repo Repo, b Brand, pb vouche
 	r.BrandCode, r.Name, r.Description, r.IsActive = b.Code, pp.Name, pb.Description, true
 	r.TermsAndConditions, r.HowToRedeem, r.CoverImage = pb.Terms, pb.HowToRedeem, pb.LogoURL
 	r.Countries, r.DiscountPct = slices.Clone(pb.Countries), pp.DiscountPct
+	// Face values beyond MaxFaceValue are not offered, so no price can overflow.
 	if pp.ValueType == vouchers.Variable {
-		r.ValueType, r.MinValue, r.MaxValue = Range, pp.MinValue, pp.MaxValue
+		r.ValueType, r.MinValue, r.MaxValue = Range, pp.MinValue, min(pp.MaxValue, MaxFaceValue)
+		if r.MinValue > r.MaxValue {
+			return false, nil
+		}
 	} else {
-		r.ValueType, r.Denominations = Fixed, slices.Clone(pp.Denominations)
+		r.ValueType, r.Denominations = Fixed, slices.DeleteFunc(slices.Clone(pp.Denominations), func(d money.Amount) bool { return d > MaxFaceValue })
+		if len(r.Denominations) == 0 {
+			return false, nil
+		}
 	}
 	if err := r.validate(); err != nil {
 		return false, fmt.Errorf("provider product %s: %w", pp.ID, err)

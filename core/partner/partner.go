@@ -22,6 +22,10 @@ const (
 	// MaxTokens is how many tokens a game's environment holds at most: the exchange that would
 	// make one more revokes the oldest.
 	MaxTokens = 20
+	// MaxCredit bounds one wallet credit (1,000,000,000.00) and MaxBalance a wallet
+	// (1,000,000,000,000.00), far below where the ledger's sums could overflow.
+	MaxCredit  money.Amount = 1_000_000_000_00
+	MaxBalance money.Amount = 1_000_000_000_000_00
 	// QuoteLifetime is how long a preview's quote holds its price.
 	QuoteLifetime = 10 * time.Minute
 	// MaxQuantity is the most cards one order buys.

@@ -157,8 +157,8 @@ func (s *Service) Credit(ctx context.Context, gameID uuid.UUID, env studio.Envir
 	if !env.Valid() {
 		return 0, false, errs.Invalidf("environment must be live or test")
 	}
-	if amount <= 0 {
-		return 0, false, errs.Invalidf("amount must be positive")
+	if amount <= 0 || amount > MaxCredit {
+		return 0, false, errs.Invalidf("amount must be positive and at most %s", MaxCredit)
 	}
 	reference = strings.TrimSpace(reference)
 	if reference == "" || len(reference) > 128 {
@@ -176,6 +176,9 @@ func (s *Service) Credit(ctx context.Context, gameID uuid.UUID, env studio.Envir
 		seen, err := r.CreditExists(ctx, gameID, env, reference)
 		if err != nil || seen {
 			return err
+		}
+		if bal > MaxBalance-amount {
+			return errs.Invalidf("this credit would take the wallet past %s", MaxBalance)
 		}
 		e, err := r.Apply(ctx, Entry{GameID: gameID, Environment: env, Kind: Credit, Amount: amount, BalanceAfter: bal + amount, Reference: reference})
 		balance, credited = e.BalanceAfter, err == nil

@@ -71,6 +71,7 @@ func registerOperator(s *httpapi.Server, h handlers) {
 		Summary:       "Create a reward",
 		DefaultStatus: http.StatusCreated,
 		Description: "Adds a reward to the catalogue every game shares. `brandCode` must name a brand (400 VALIDATION_FAILED otherwise). " +
+			"Every face value, `mrp` and `maxValue` is at most 10,000,000 units (400 VALIDATION_FAILED beyond), so that no coin price can overflow. " +
 			"GIFT_CARD and DIGITAL_CREDIT are priced by face value: `valueType` FIXED (the default) with 1 to 50 distinct `denominations`, or RANGE from `minValue` to `maxValue`; " +
 			"a face value d sells for d × (1 − discountPct/100). COUPON and PHYSICAL have `mrp` (required, positive) and `sellingPrice` (at most mrp; default the mrp) and count as FIXED with one value; " +
 			"fields of the other pricing are ignored. A COUPON with `sharedCode` gives that code to every buyer (unlimited); otherwise add codes to its pool. " +

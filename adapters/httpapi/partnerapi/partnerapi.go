@@ -175,7 +175,7 @@ func registerOperator(s *httpapi.Server, h handlers) {
 	huma.Register(s.API, s.Operator(huma.Operation{
 		OperationID: "admin-partner-credit", Method: http.MethodPost, Path: "/admin/v1/games/{gameId}/partner/{environment}/wallet/credits", Summary: "Fund a partner wallet",
 		DefaultStatus: http.StatusCreated,
-		Description:   "`{amount, reference}` → 201 `{balance, currency}`. A reference seen before on this wallet is not credited twice: the answer is 200 with the balance as it is and `x-idempotent-replay: true`. 404 GAME_NOT_FOUND.",
+		Description:   "`{amount, reference}` → 201 `{balance, currency}`. A reference seen before on this wallet is not credited twice: the answer is 200 with the balance as it is and `x-idempotent-replay: true`. `amount` is at most 1,000,000,000 and a wallet holds at most 1,000,000,000,000 (400 VALIDATION_FAILED beyond). 404 GAME_NOT_FOUND.",
 		Errors:        []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.credit)
 	huma.Register(s.API, s.Operator(huma.Operation{
