@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"context"
+	"fmt"
+	"github.com/danielgtaylor/huma/v2"
 	"time"
 
 	"github.com/google/uuid"
@@ -25,7 +27,23 @@ func Wrap[T any](ctx context.Context, status int, message string, data T) Envelo
 // operation's input.
 type PageQuery struct {
 	Limit int `query:"limit" minimum:"1" maximum:"100" default:"10" doc:"Page size, at most 100"`
-	Page  int `query:"page" minimum:"1" maximum:"1000000" default:"1" doc:"Page number, from 1"`
+	Page  int `query:"page" minimum:"1" maximum:"10000" default:"1" doc:"Page number, from 1; page × limit is at most 10,000"`
+}
+
+// MaxListDepth bounds how deep a list can be paged: page × limit. Deeper pages would make the
+// database skip that many rows for each request.
+const MaxListDepth = 10_000
+
+// Resolve implements huma.Resolver: page × limit is at most MaxListDepth (400 VALIDATION_FAILED).
+func (q *PageQuery) Resolve(huma.Context) []error { return CheckDepth(q.Page, q.Limit) }
+
+// CheckDepth is the error of a page beyond MaxListDepth, for a paging of another shape.
+func CheckDepth(page, limit int) []error {
+	if page*limit > MaxListDepth {
+		return []error{&huma.ErrorDetail{Location: "query.page", Value: page,
+			Message: fmt.Sprintf("page × limit must be at most %d (this is %d × %d): narrow the list with its filters instead", MaxListDepth, page, limit)}}
+	}
+	return nil
 }
 
 // Offset is the number of items before the page.

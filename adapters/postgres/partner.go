@@ -191,13 +191,30 @@ func (r *PartnerRepo) Entries(ctx context.Context, gameID uuid.UUID, env studio.
 	if err != nil {
 		return nil, fmt.Errorf("wallet entries: %w", err)
 	}
+	return toCoreEntries(rows), nil
+}
+
+// EntriesPage implements partner.Repo.
+func (r *PartnerRepo) EntriesPage(ctx context.Context, gameID uuid.UUID, env studio.Environment, limit, offset int) ([]partner.Entry, int64, error) {
+	rows, err := r.q.PartnerEntriesPage(ctx, db.PartnerEntriesPageParams{GameID: gameID, Environment: string(env), Lim: int32(limit), Off: int32(offset)})
+	if err != nil {
+		return nil, 0, fmt.Errorf("wallet entries: %w", err)
+	}
+	total, err := r.q.PartnerCountEntries(ctx, db.PartnerCountEntriesParams{GameID: gameID, Environment: string(env)})
+	if err != nil {
+		return nil, 0, fmt.Errorf("count wallet entries: %w", err)
+	}
+	return toCoreEntries(rows), total, nil
+}
+
+func toCoreEntries(rows []db.PartnerWalletEntry) []partner.Entry {
 	out := make([]partner.Entry, len(rows))
 	for i, e := range rows {
 		out[i] = partner.Entry{ID: e.ID, GameID: e.GameID, Environment: studio.Environment(e.Environment), Kind: partner.EntryKind(e.Kind),
 			Amount: money.Amount(e.Amount), BalanceAfter: money.Amount(e.BalanceAfter), OrderID: e.OrderID, Reference: deref(e.Reference),
 			CreatedAt: e.CreatedAt}
 	}
-	return out, nil
+	return out
 }
 
 // Brands implements partner.Repo.

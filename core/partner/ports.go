@@ -50,6 +50,8 @@ type Repo interface {
 	OrderEntryExists(ctx context.Context, orderID uuid.UUID, kind EntryKind) (bool, error)
 	// Entries returns a wallet's entries, oldest first.
 	Entries(ctx context.Context, gameID uuid.UUID, env studio.Environment) ([]Entry, error)
+	// EntriesPage returns a page of a wallet's entries, oldest first, and how many it has.
+	EntriesPage(ctx context.Context, gameID uuid.UUID, env studio.Environment, limit, offset int) ([]Entry, int64, error)
 
 	// Brands returns the gift cards of q and the total.
 	Brands(ctx context.Context, q BrandQuery) ([]Brand, int64, error)

@@ -192,6 +192,20 @@ func (s *Service) Entries(ctx context.Context, gameID uuid.UUID, env studio.Envi
 	return s.partner.Repo().Entries(ctx, gameID, env)
 }
 
+// Ledger returns a wallet's balance and a page of its entries, oldest first, with their number.
+func (s *Service) Ledger(ctx context.Context, gameID uuid.UUID, env studio.Environment, limit, offset int) (money.Amount, []Entry, int64, error) {
+	if !env.Valid() {
+		return 0, nil, 0, errs.Invalidf("environment must be live or test")
+	}
+	repo := s.partner.Repo()
+	bal, err := repo.Wallet(ctx, gameID, env)
+	if err != nil {
+		return 0, nil, 0, err
+	}
+	list, total, err := repo.EntriesPage(ctx, gameID, env, limit, offset)
+	return bal, list, total, err
+}
+
 // ---- Tokens ----
 
 // Token exchanges a client id (the game's API key of the host's environment) and, when the game

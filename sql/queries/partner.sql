@@ -79,6 +79,13 @@ SELECT EXISTS (SELECT 1 FROM partner_wallet_entries WHERE order_id = @order_id A
 -- name: PartnerEntries :many
 SELECT * FROM partner_wallet_entries WHERE game_id = @game_id AND environment = @environment ORDER BY id;
 
+-- name: PartnerEntriesPage :many
+SELECT * FROM partner_wallet_entries WHERE game_id = @game_id AND environment = @environment ORDER BY id
+LIMIT @lim OFFSET @off;
+
+-- name: PartnerCountEntries :one
+SELECT count(*) FROM partner_wallet_entries WHERE game_id = @game_id AND environment = @environment;
+
 -- name: PartnerBrands :many
 -- The gift cards partners can buy: active GIFT_CARD rewards the voucher provider fulfils, one per
 -- brand (the oldest), with their brand; search matches the brand's name or code.

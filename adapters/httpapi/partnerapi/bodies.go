@@ -185,7 +185,10 @@ type PartnerEntryBody struct {
 type PartnerLedgerBody struct {
 	Balance  float64            `json:"balance"`
 	Currency string             `json:"currency"`
-	Entries  []PartnerEntryBody `json:"entries" doc:"Every entry, oldest first; balance is their sum"`
+	Entries  []PartnerEntryBody `json:"entries" doc:"A page of the entries, oldest first; balance is the sum of all of them"`
+	Page     int                `json:"page" doc:"Page number, from 1"`
+	Limit    int                `json:"limit" doc:"Page size"`
+	Total    int64              `json:"total" doc:"Entries in all"`
 }
 
 // PartnerEventAck acknowledges a provider webhook.

@@ -2,6 +2,7 @@ package partnerapi
 
 import (
 	"context"
+	"github.com/danielgtaylor/huma/v2"
 	"net/http"
 
 	"github.com/google/uuid"
@@ -29,8 +30,11 @@ type tokenInput struct {
 // PartnerPage is the paging of partner lists: limit default 20.
 type PartnerPage struct {
 	Limit int `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"Page size, at most 100"`
-	Page  int `query:"page" minimum:"1" maximum:"1000000" default:"1" doc:"Page number, from 1"`
+	Page  int `query:"page" minimum:"1" maximum:"10000" default:"1" doc:"Page number, from 1; page × limit is at most 10,000"`
 }
+
+// Resolve implements huma.Resolver: page × limit is at most 10,000 (400 VALIDATION_FAILED).
+func (p *PartnerPage) Resolve(huma.Context) []error { return httpapi.CheckDepth(p.Page, p.Limit) }
 
 func (p PartnerPage) kit() httpapi.PageQuery { return httpapi.PageQuery{Limit: p.Limit, Page: p.Page} }
 
@@ -316,7 +320,7 @@ func (h handlers) credit(ctx context.Context, in *creditInput) (*creditOutput, e
 	return out, nil
 }
 
-func (h handlers) ledger(ctx context.Context, in *GameEnvInput) (*bare[PartnerLedgerBody], error) {
+func (h handlers) ledger(ctx context.Context, in *ledgerInput) (*bare[PartnerLedgerBody], error) {
 	id, env, err := in.parse()
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
@@ -324,18 +328,28 @@ func (h handlers) ledger(ctx context.Context, in *GameEnvInput) (*bare[PartnerLe
 	if _, err := h.svc.GetSettings(ctx, id); err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
-	entries, err := h.svc.Entries(ctx, id, env)
+	bal, entries, total, err := h.svc.Ledger(ctx, id, env, in.Limit, (in.Page-1)*in.Limit)
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
-	out := PartnerLedgerBody{Currency: h.svc.Currency(), Entries: make([]PartnerEntryBody, len(entries))}
+	out := PartnerLedgerBody{Balance: bal.Units(), Currency: h.svc.Currency(), Entries: make([]PartnerEntryBody, len(entries)),
+		Page: in.Page, Limit: in.Limit, Total: total}
 	for i, e := range entries {
 		out.Entries[i] = PartnerEntryBody{ID: e.ID, Kind: string(e.Kind), Amount: e.Amount.Units(), BalanceAfter: e.BalanceAfter.Units(),
 			OrderID: e.OrderID, Reference: e.Reference, CreatedAt: e.CreatedAt}
-		out.Balance = e.BalanceAfter.Units()
 	}
 	return &bare[PartnerLedgerBody]{Body: out}, nil
 }
+
+// ledgerInput pages the operator's view of a wallet's ledger.
+type ledgerInput struct {
+	GameEnvInput
+	Limit int `query:"limit" minimum:"1" maximum:"100" default:"100" doc:"Page size, at most 100"`
+	Page  int `query:"page" minimum:"1" maximum:"10000" default:"1" doc:"Page number, from 1; page × limit is at most 10,000"`
+}
+
+// Resolve implements huma.Resolver: page × limit is at most 10,000.
+func (in *ledgerInput) Resolve(huma.Context) []error { return httpapi.CheckDepth(in.Page, in.Limit) }
 
 // Provider webhooks.
 

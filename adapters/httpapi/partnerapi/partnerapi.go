@@ -180,7 +180,7 @@ func registerOperator(s *httpapi.Server, h handlers) {
 	}), h.credit)
 	huma.Register(s.API, s.Operator(huma.Operation{
 		OperationID: "admin-partner-ledger", Method: http.MethodGet, Path: "/admin/v1/games/{gameId}/partner/{environment}/wallet", Summary: "A partner wallet and its ledger",
-		Description: "`{balance, currency, entries}`: every CREDIT, DEBIT and REFUND, oldest first; the balance is their sum. 404 GAME_NOT_FOUND.",
+		Description: "`{balance, currency, entries, page, limit, total}`: the CREDIT, DEBIT and REFUND entries, oldest first, a page at a time (`limit` default and at most 100, `page` from 1, page × limit at most 10,000); the balance is the sum of all of them. 404 GAME_NOT_FOUND.",
 		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.ledger)
 }

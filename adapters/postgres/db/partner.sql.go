@@ -128,6 +128,22 @@ func (q *Queries) PartnerBrands(ctx context.Context, arg PartnerBrandsParams) ([
 	return items, nil
 }
 
+const partnerCountEntries = `-- name: PartnerCountEntries :one
+SELECT count(*) FROM partner_wallet_entries WHERE game_id = $1 AND environment = $2
+`
+
+type PartnerCountEntriesParams struct {
+	GameID      uuid.UUID
+	Environment string
+}
+
+func (q *Queries) PartnerCountEntries(ctx context.Context, arg PartnerCountEntriesParams) (int64, error) {
+	row := q.db.QueryRow(ctx, partnerCountEntries, arg.GameID, arg.Environment)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const partnerCreditExists = `-- name: PartnerCreditExists :one
 SELECT EXISTS (SELECT 1 FROM partner_wallet_entries
     WHERE game_id = $1 AND environment = $2 AND kind = 'CREDIT' AND reference = $3)
@@ -171,6 +187,53 @@ type PartnerEntriesParams struct {
 
 func (q *Queries) PartnerEntries(ctx context.Context, arg PartnerEntriesParams) ([]PartnerWalletEntry, error) {
 	rows, err := q.db.Query(ctx, partnerEntries, arg.GameID, arg.Environment)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []PartnerWalletEntry{}
+	for rows.Next() {
+		var i PartnerWalletEntry
+		if err := rows.Scan(
+			&i.ID,
+			&i.GameID,
+			&i.Environment,
+			&i.Kind,
+			&i.Amount,
+			&i.BalanceAfter,
+			&i.OrderID,
+			&i.Reference,
+			&i.CreatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const partnerEntriesPage = `-- name: PartnerEntriesPage :many
+SELECT id, game_id, environment, kind, amount, balance_after, order_id, reference, created_at FROM partner_wallet_entries WHERE game_id = $1 AND environment = $2 ORDER BY id
+LIMIT $4 OFFSET $3
+`
+
+type PartnerEntriesPageParams struct {
+	GameID      uuid.UUID
+	Environment string
+	Off         int32
+	Lim         int32
+}
+
+func (q *Queries) PartnerEntriesPage(ctx context.Context, arg PartnerEntriesPageParams) ([]PartnerWalletEntry, error) {
+	rows, err := q.db.Query(ctx, partnerEntriesPage,
+		arg.GameID,
+		arg.Environment,
+		arg.Off,
+		arg.Lim,
+	)
 	if err != nil {
 		return nil, err
 	}
