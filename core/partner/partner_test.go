@@ -43,20 +43,27 @@ func TestQuoteHoldsItsPriceForTenMinutesAndOnlyForItsOrder(t *testing.T) {
 	b := Brand{Code: "AMAZON", ValueType: Fixed, Denominations: []money.Amount{50000}}
 	face, amount := Price(50000, 2, c.Settings.DiscountPct)
 	q := quote{GameID: c.GameID, Environment: c.Environment, Brand: b.Code, Denomination: 50000, Quantity: 2, Amount: amount,
-		ExpiresAt: now.Add(QuoteLifetime).Unix()}
+		ExpiresAt: now.Add(QuoteLifetime).Unix(), ID: "q-1", Discount: c.Settings.DiscountPct}
 	require.Equal(t, money.Amount(100000), face)
 	id := encodeQuote(s.cfg.Box, q)
 	r := PlaceRequest{BrandCode: "AMAZON", Denomination: 50000, Quantity: 2, QuoteID: id}
 
-	// The quote's amount holds even when the discount changes before the order.
-	c.Settings.DiscountPct = 0
-	got, err := s.price(c, r)
+	// The quote's amount holds, with its id for the order's transaction to record (single use).
+	got, quoteID, err := s.price(c, r)
 	require.NoError(t, err)
 	require.Equal(t, amount, got)
+	require.Equal(t, "q-1", quoteID)
+
+	// A change of the partner's discount expires the quote.
+	changed := c
+	changed.Settings.DiscountPct = 0
+	_, _, err = s.price(changed, r)
+	require.Equal(t, ErrQuoteExpired.Code, errs.CodeOf(err))
 	r.QuoteID = ""
-	got, err = s.price(c, r)
+	got, quoteID, err = s.price(changed, r)
 	require.NoError(t, err)
 	require.Equal(t, money.Amount(100000), got, "without a quote, today's price")
+	require.Empty(t, quoteID)
 
 	for name, bad := range map[string]PlaceRequest{
 		"another quantity":     {BrandCode: "AMAZON", Denomination: 50000, Quantity: 1, QuoteID: id},
@@ -64,16 +71,16 @@ func TestQuoteHoldsItsPriceForTenMinutesAndOnlyForItsOrder(t *testing.T) {
 		"another denomination": {BrandCode: "AMAZON", Denomination: 10000, Quantity: 2, QuoteID: id},
 		"garbage":              {BrandCode: "AMAZON", Denomination: 50000, Quantity: 2, QuoteID: "bm90LWEtcXVvdGU"},
 	} {
-		_, err := s.price(c, bad)
+		_, _, err := s.price(c, bad)
 		require.Equal(t, ErrQuoteMismatch.Code, errs.CodeOf(err), name)
 	}
 	other := c
 	other.GameID = uuid.New()
-	_, err = s.price(other, PlaceRequest{BrandCode: "AMAZON", Denomination: 50000, Quantity: 2, QuoteID: id})
+	_, _, err = s.price(other, PlaceRequest{BrandCode: "AMAZON", Denomination: 50000, Quantity: 2, QuoteID: id})
 	require.Equal(t, ErrQuoteMismatch.Code, errs.CodeOf(err), "another partner's quote")
 
 	now = now.Add(QuoteLifetime)
-	_, err = s.price(c, PlaceRequest{BrandCode: "AMAZON", Denomination: 50000, Quantity: 2, QuoteID: id})
+	_, _, err = s.price(c, PlaceRequest{BrandCode: "AMAZON", Denomination: 50000, Quantity: 2, QuoteID: id})
 	require.Equal(t, ErrQuoteExpired.Code, errs.CodeOf(err))
 }
 
