@@ -108,6 +108,9 @@ type External struct {
 	// sandbox); nil means the built-in sandbox provider (adapters/vouchers/sandbox). Test orders
 	// never reach Vouchers.
 	TestVouchers vouchers.Provider
+	// AllowHTTPURLs lets stored web addresses (images, sites, return addresses) be plain http:
+	// outside production only.
+	AllowHTTPURLs bool
 	// SandboxDelay is how long the built-in sandbox keeps SANDBOX_SLOW orders pending (zero:
 	// its default).
 	SandboxDelay time.Duration
@@ -171,15 +174,15 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 		Studios: studios,
 		Coins:   coins.NewService(database, coinStore, games, keeper),
 		Catalogue: catalogue.NewService(database, catalogueStore, coinStore, games, catalogue.Config{
-			Currency: ext.Currency, Provider: ext.Vouchers, TestProvider: testVouchers, Box: box, PublicURL: ext.PublicURL, Cooldowns: ordersSvc,
+			Currency: ext.Currency, Provider: ext.Vouchers, TestProvider: testVouchers, Box: box, AllowHTTPURLs: ext.AllowHTTPURLs, PublicURL: ext.PublicURL, Cooldowns: ordersSvc,
 		}),
 		Orders: ordersSvc,
 		Partner: partner.NewService(database, partnerStore, orderStore, studios, ordersSvc, partner.Config{
 			Currency: ext.Currency, Payments: ext.Payments, TestPayments: testPayments, Box: box, Jobs: queue, OrderJobs: queue,
-			SessionTTL: ext.PaymentSessionTTL, ReturnURL: ext.PublicURL + "/payments/return", Log: ext.Log.With("component", "partner"),
+			SessionTTL: ext.PaymentSessionTTL, ReturnURL: ext.PublicURL + "/payments/return", Log: ext.Log.With("component", "partner"), AllowHTTPURLs: ext.AllowHTTPURLs,
 		}),
 		Touchpoints: touchpoints.NewService(postgres.NewTouchpointsStore(database), touchpoints.Config{
-			Currency: ext.Currency, PublicURL: ext.PublicURL, Now: ext.Now,
+			Currency: ext.Currency, PublicURL: ext.PublicURL, Now: ext.Now, AllowHTTPURLs: ext.AllowHTTPURLs,
 		}),
 		Webhooks:        hooks,
 		Idempotency:     keeper,
@@ -433,7 +436,7 @@ func paymentAdapter(provider string, c paymentCreds, tp trace.TracerProvider) pa
 }
 
 func adapters(cfg Config, log *slog.Logger, tp trace.TracerProvider) (External, error) {
-	ext := External{Log: log, Currency: cfg.Currency, PublicURL: cfg.PublicURL,
+	ext := External{Log: log, Currency: cfg.Currency, PublicURL: cfg.PublicURL, AllowHTTPURLs: cfg.Mode != Production,
 		VoucherWait: cfg.VoucherWait, VoucherPoll: cfg.VoucherPoll, VoucherDeadline: cfg.VoucherDeadline, PlayerTokenTTL: cfg.PlayerTokenTTL, SecretKey: cfg.SecretKey, Files: filestore.Disk{Dir: cfg.UploadDir},
 		OTPSendsPerHour: cfg.OTPSendsPerHour,
 		OTPRetention:    cfg.OTPRetention, DeliveryRetention: cfg.DeliveryRetention,

@@ -19,6 +19,7 @@ import (
 	"github.com/rewardsco/rewards/core/store"
 	"github.com/rewardsco/rewards/core/studio"
 	"github.com/rewardsco/rewards/core/vouchers"
+	"github.com/rewardsco/rewards/core/weburl"
 )
 
 // Config holds the catalogue module's collaborators.
@@ -35,6 +36,9 @@ type Config struct {
 	Box sealed.Box
 	// PublicURL is where the service's own links point (short links).
 	PublicURL string
+	// AllowHTTPURLs lets stored addresses be plain http (outside production); otherwise they
+	// are https (weburl).
+	AllowHTTPURLs bool
 	// Cooldowns tells when a player last bought a reward (the orders module); nil while no
 	// purchase can have been made.
 	Cooldowns Cooldowns
@@ -125,6 +129,9 @@ func (s *Service) PutCategory(ctx context.Context, c Category) (bool, error) {
 	if err := validTranslations(c.Translations); err != nil {
 		return false, err
 	}
+	if err := weburl.Check("imageUrl", c.ImageURL, s.cfg.AllowHTTPURLs, false); err != nil {
+		return false, err
+	}
 	return s.repo.Repo().UpsertCategory(ctx, c)
 }
 
@@ -145,6 +152,11 @@ func (s *Service) PutBrand(ctx context.Context, b Brand) (bool, error) {
 	if err := validTranslations(b.Translations); err != nil {
 		return false, err
 	}
+	for field, v := range map[string]string{"logoUrl": b.LogoURL, "websiteUrl": b.WebsiteURL} {
+		if err := weburl.Check(field, v, s.cfg.AllowHTTPURLs, false); err != nil {
+			return false, err
+		}
+	}
 	var created bool
 	err := s.repo.InTx(ctx, func(r Repo) error {
 		missing, err := r.MissingCategories(ctx, b.Categories)
@@ -158,6 +170,19 @@ func (s *Service) PutBrand(ctx context.Context, b Brand) (bool, error) {
 		return err
 	})
 	return created, err
+}
+
+// checkImages checks a reward's image addresses (its cover and its assets).
+func (s *Service) checkImages(r Reward) error {
+	if err := weburl.Check("coverImage", r.CoverImage, s.cfg.AllowHTTPURLs, false); err != nil {
+		return err
+	}
+	for k, v := range r.Assets {
+		if err := weburl.Check("assets."+k, v, s.cfg.AllowHTTPURLs, false); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // validate checks a reward's own rules.
@@ -239,6 +264,9 @@ func (s *Service) CreateReward(ctx context.Context, n NewReward) (Reward, error)
 	if err := r.validate(); err != nil {
 		return Reward{}, err
 	}
+	if err := s.checkImages(r); err != nil {
+		return Reward{}, err
+	}
 	sharedCode, err := s.sealShared(r.Type, n.SharedCode)
 	if err != nil {
 		return Reward{}, err
@@ -290,6 +318,9 @@ func (s *Service) ChangeReward(ctx context.Context, id uuid.UUID, ch RewardChang
 			ch.Apply(&r)
 		}
 		if err := r.validate(); err != nil {
+			return err
+		}
+		if err := s.checkImages(r); err != nil {
 			return err
 		}
 		if _, err := repo.GetBrand(ctx, r.BrandCode); err != nil {
@@ -377,6 +408,11 @@ func (s *Service) PutProduct(ctx context.Context, p Product) (bool, error) {
 	}
 	if p.MRP > MaxFaceValue {
 		return false, errs.Invalidf("mrp is at most %s", MaxFaceValue)
+	}
+	for field, v := range map[string]string{"imageUrl": p.ImageURL, "heroImageUrl": p.HeroImageURL} {
+		if err := weburl.Check(field, v, s.cfg.AllowHTTPURLs, false); err != nil {
+			return false, err
+		}
 	}
 	if p.DiscountedListingPrice > p.ListingPrice || p.ListingPrice > p.MRP {
 		return false, errs.Invalidf("prices must satisfy discountedListingPrice ≤ listingPrice ≤ mrp")
@@ -517,7 +553,7 @@ func (s *Service) syncBrand(ctx context.Context, repo Repo, pb vouchers.Brand) (
 	case err != nil:
 		return Brand{}, err
 	}
-	b.Name, b.Description, b.LogoURL, b.WebsiteURL, b.IsActive = pb.Name, pb.Description, pb.LogoURL, pb.WebsiteURL, true
+	b.Name, b.Description, b.LogoURL, b.WebsiteURL, b.IsActive = pb.Name, pb.Description, s.safeURL(pb.LogoURL), s.safeURL(pb.WebsiteURL), true
 	b.Countries = slices.Clone(pb.Countries)
 	b.Categories = nil
 	for _, name := range pb.Categories {
@@ -549,7 +585,7 @@ func (s *Service) syncProduct(ctx context.Context, repo Repo, b Brand, pb vouche
 		r = Reward{Type: GiftCard, ProviderProductID: pp.ID}
 	}
 	r.BrandCode, r.Name, r.Description, r.IsActive = b.Code, pp.Name, pb.Description, true
-	r.TermsAndConditions, r.HowToRedeem, r.CoverImage = pb.Terms, pb.HowToRedeem, pb.LogoURL
+	r.TermsAndConditions, r.HowToRedeem, r.CoverImage = pb.Terms, pb.HowToRedeem, s.safeURL(pb.LogoURL)
 	r.Countries, r.DiscountPct = slices.Clone(pb.Countries), pp.DiscountPct
 	// Face values beyond MaxFaceValue are not offered, so no price can overflow.
 	if pp.ValueType == vouchers.Variable {
@@ -572,6 +608,14 @@ func (s *Service) syncProduct(ctx context.Context, repo Repo, b Brand, pb vouche
 		_, err = repo.UpdateReward(ctx, r, nil)
 	}
 	return created, err
+}
+
+// safeURL is a provider's address as kept: "" unless weburl allows it.
+func (s *Service) safeURL(raw string) string {
+	if !weburl.Valid(raw, s.cfg.AllowHTTPURLs) {
+		return ""
+	}
+	return raw
 }
 
 // priceCoin returns the game's coin that prices a list: 404 COIN_NOT_FOUND unless it is one.
@@ -775,7 +819,8 @@ func (s *Service) FollowLink(ctx context.Context, code string) (string, error) {
 		return "", err
 	}
 	u, err := url.Parse(site)
-	if err != nil || site == "" {
+	if err != nil || !weburl.Valid(site, s.cfg.AllowHTTPURLs) {
+		// Only to a web address: never javascript:, data: or anything else a stored value holds.
 		return "", ErrLinkNotFound.Withf("this reward's brand has no website")
 	}
 	v := u.Query()

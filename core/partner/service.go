@@ -24,6 +24,7 @@ import (
 	"github.com/rewardsco/rewards/core/store"
 	"github.com/rewardsco/rewards/core/studio"
 	"github.com/rewardsco/rewards/core/vouchers"
+	"github.com/rewardsco/rewards/core/weburl"
 )
 
 // Config holds the partner module's collaborators and settings.
@@ -47,6 +48,8 @@ type Config struct {
 	ReturnURL string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// AllowHTTPURLs lets returnUrl be plain http (outside production); otherwise https.
+	AllowHTTPURLs bool
 	// Log records what partners are not told (a payment that does not match its order); nil
 	// discards.
 	Log *slog.Logger
@@ -465,10 +468,9 @@ func (r PlaceRequest) validate() error {
 		return errs.Invalidf("customer.email is not an email address")
 	case r.Customer.Phone != "" && !e164.MatchString(r.Customer.Phone):
 		return errs.Invalidf("customer.phone must be in E.164 form, such as +919876543210")
-	case r.ReturnURL != "" && !(strings.HasPrefix(r.ReturnURL, "https://") || strings.HasPrefix(r.ReturnURL, "http://")) || len(r.ReturnURL) > 2048:
-		return errs.Invalidf("returnUrl must be an http or https URL")
 	}
-	return nil
+	// The deployment's scheme rule (https in production) is checked by Place.
+	return weburl.Check("returnUrl", r.ReturnURL, true, false)
 }
 
 // Place places a partner order, once per clientOrderId: a retry with the same brand,
@@ -480,6 +482,9 @@ func (r PlaceRequest) validate() error {
 // PENDING_PAYMENT for its payment.
 func (s *Service) Place(ctx context.Context, c Caller, r PlaceRequest) (orders.View, bool, error) {
 	if err := r.validate(); err != nil {
+		return orders.View{}, false, err
+	}
+	if err := weburl.Check("returnUrl", r.ReturnURL, s.cfg.AllowHTTPURLs, false); err != nil {
 		return orders.View{}, false, err
 	}
 	if v, found, err := s.existing(ctx, c, r); found || err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/rewardsco/rewards/core/money"
 	"github.com/rewardsco/rewards/core/store"
 	"github.com/rewardsco/rewards/core/studio"
+	"github.com/rewardsco/rewards/core/weburl"
 )
 
 // Config holds the touchpoints module's settings.
@@ -26,6 +27,9 @@ type Config struct {
 	PublicURL string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// AllowHTTPURLs lets image addresses be plain http (outside production); otherwise they
+	// are https (weburl).
+	AllowHTTPURLs bool
 }
 
 // Service holds the touchpoints use cases.
@@ -46,12 +50,8 @@ func NewService(repo store.Of[Repo], cfg Config) *Service {
 
 var assetIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{1,63}$`)
 
-func validURL(field, s string) error {
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || len(s) > maxFieldLength {
-		return errs.Invalidf("%s must be an absolute http(s) address of at most %d characters", field, maxFieldLength)
-	}
-	return nil
+func (s *Service) validURL(field, raw string) error {
+	return weburl.Check(field, raw, s.cfg.AllowHTTPURLs, true)
 }
 
 func validFrame(orientation string, width, height int) error {
@@ -73,7 +73,7 @@ func (s *Service) PutAsset(ctx context.Context, a PresetAsset) (bool, error) {
 	if strings.TrimSpace(a.Name) == "" || len(a.Name) > 200 {
 		return false, errs.Invalidf("name must be 1 to 200 characters")
 	}
-	if err := validURL("imageUrl", a.ImageURL); err != nil {
+	if err := s.validURL("imageUrl", a.ImageURL); err != nil {
 		return false, err
 	}
 	if err := validFrame(a.Orientation, a.Width, a.Height); err != nil {
@@ -123,7 +123,7 @@ func (s *Service) PutPlacement(ctx context.Context, p Placement) (Placement, boo
 		}
 	case SourceUpload:
 		p.Asset.PresetID = ""
-		if err := validURL("asset.imageUrl", p.Asset.ImageURL); err != nil {
+		if err := s.validURL("asset.imageUrl", p.Asset.ImageURL); err != nil {
 			return Placement{}, false, err
 		}
 		if err := validFrame(p.Asset.Orientation, p.Asset.Width, p.Asset.Height); err != nil {
@@ -452,7 +452,7 @@ func (s *Service) PutTree(ctx context.Context, gameID uuid.UUID, name string, no
 	if !ValidName(name) {
 		return Tree{}, false, errs.Invalidf("name must be 1 to %d characters, without / or control characters", MaxNameLen)
 	}
-	refs, err := validateTree(nodes)
+	refs, err := validateTreeWith(nodes, s.cfg.AllowHTTPURLs)
 	if err != nil {
 		return Tree{}, false, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rewardsco/rewards/core/catalogue"
 	"github.com/rewardsco/rewards/core/errs"
+	"github.com/rewardsco/rewards/core/weburl"
 )
 
 // Limits of a tree.
@@ -187,14 +188,19 @@ type refs struct {
 
 // checker validates a tree and gives ids to nodes that have none.
 type checker struct {
-	count int
-	ids   map[uuid.UUID]bool
-	refs  refs
+	count     int
+	ids       map[uuid.UUID]bool
+	refs      refs
+	allowHTTP bool // image addresses may be plain http (outside production)
 }
 
-// validateTree checks the rules of a tree and returns the items it names.
-func validateTree(nodes []Node) (refs, error) {
-	c := &checker{ids: map[uuid.UUID]bool{}}
+// validateTree checks the rules of a tree and returns the items it names (image addresses may
+// be http, as outside production).
+func validateTree(nodes []Node) (refs, error) { return validateTreeWith(nodes, true) }
+
+// validateTreeWith is validateTree with the deployment's rule for image addresses.
+func validateTreeWith(nodes []Node, allowHTTP bool) (refs, error) {
+	c := &checker{ids: map[uuid.UUID]bool{}, allowHTTP: allowHTTP}
 	if err := c.list("nodes", nodes, 1); err != nil {
 		return refs{}, err
 	}
@@ -219,6 +225,9 @@ func (c *checker) node(path string, n *Node, depth int, popup bool) error {
 	}
 	if n.ID == uuid.Nil {
 		n.ID = uuid.New()
+	}
+	if err := c.images(path, n); err != nil {
+		return err
 	}
 	if c.ids[n.ID] {
 		return errs.Invalidf("%s.id: %s is used by another node of the tree", path, n.ID)
@@ -277,6 +286,49 @@ func (c *checker) node(path string, n *Node, depth int, popup bool) error {
 			return errs.Invalidf("%s.popup: a tree may be at most %d levels deep", path, MaxDepth)
 		}
 		return c.node(path+".popup", n.Popup, depth+1, true)
+	}
+	return nil
+}
+
+// images checks every image address of a node: web addresses only (weburl).
+func (c *checker) images(path string, n *Node) error {
+	check := func(field string, list ...string) error {
+		for i, v := range list {
+			f := field
+			if len(list) > 1 || strings.HasSuffix(field, "s") {
+				f = fmt.Sprintf("%s[%d]", field, i)
+			}
+			if err := weburl.Check(path+"."+f, v, c.allowHTTP, false); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := check("images", n.Images...); err != nil {
+		return err
+	}
+	if err := check("additionalAssets", n.AdditionalAssets...); err != nil {
+		return err
+	}
+	for name, f := range map[string]*Fill{"background": n.Background, "overlay": n.Overlay} {
+		if f != nil {
+			if err := check(name+".images", f.Images...); err != nil {
+				return err
+			}
+		}
+	}
+	if n.Badge != nil {
+		if err := check("badge.backgroundImage", n.Badge.BackgroundImage); err != nil {
+			return err
+		}
+	}
+	if n.CTA != nil {
+		if err := check("cta.backgroundImage", n.CTA.BackgroundImage); err != nil {
+			return err
+		}
+		if err := check("cta.frontImage", n.CTA.FrontImage); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -31,6 +31,10 @@ const shapesRule = "**Shapes.** With `api-version=2` (query) or `x-api-version: 
 	"unless the game set its own price for the reward's smallest face value (the others scale with it); `price` and `minPrice` are the smallest face value's, `maxPrice` the largest's. " +
 	"`availableQuantity` is the unused codes of a coupon with a code pool, -1 otherwise."
 
+// urlRule states the rule of every web address the operator stores.
+const urlRule = "Every web address (websiteUrl, logoUrl, imageUrl, heroImageUrl, coverImage, assets) is an absolute https URL with a host (plain http outside production only), " +
+	"no user info, no quotes or markup, at most 2,048 characters; anything else (javascript:, data:, relative) is 400 VALIDATION_FAILED."
+
 // Register adds the catalogue operations to s.
 func Register(s *httpapi.Server, svc *catalogue.Service) {
 	s.AddTag(Tag, TagDescription)
@@ -45,7 +49,7 @@ func registerOperator(s *httpapi.Server, h handlers) {
 		Method:      http.MethodPut,
 		Path:        "/admin/v1/catalogue/categories/{code}",
 		Summary:     "Create or replace a category",
-		Description: "Categories group brands; the catalogue is shared by every game of the deployment. 201 when the code is new, 200 when it replaced a category. " +
+		Description: urlRule + " " + "Categories group brands; the catalogue is shared by every game of the deployment. 201 when the code is new, 200 when it replaced a category. " +
 			"Codes are `^[A-Z0-9_]{2,64}$`; `translations` maps a language tag (hi, ta, pt-BR) to `{name?, description?}`. Bad input is 400 VALIDATION_FAILED and changes nothing.",
 		Errors: []int{http.StatusBadRequest},
 	}), h.putCategory)
@@ -56,7 +60,7 @@ func registerOperator(s *httpapi.Server, h handlers) {
 		Method:      http.MethodPut,
 		Path:        "/admin/v1/catalogue/brands/{code}",
 		Summary:     "Create or replace a brand",
-		Description: "201 when the code is new, 200 when it replaced a brand (a brand imported by a sync keeps its link to the provider). " +
+		Description: urlRule + " " + "201 when the code is new, 200 when it replaced a brand (a brand imported by a sync keeps its link to the provider). " +
 			"Every code in `categories` must name a category (400 VALIDATION_FAILED otherwise). `countries` are ISO 3166-1 alpha-2 codes; none means everywhere. " +
 			"`isActive` defaults to true: an inactive brand's rewards are not shown. `websiteUrl` is where players' short links lead. The brand's code is `brandId` in the store, " +
 			"its `issuer` (the code unless set) is `organizationId`.",
@@ -70,7 +74,7 @@ func registerOperator(s *httpapi.Server, h handlers) {
 		Path:          "/admin/v1/catalogue/rewards",
 		Summary:       "Create a reward",
 		DefaultStatus: http.StatusCreated,
-		Description: "Adds a reward to the catalogue every game shares. `brandCode` must name a brand (400 VALIDATION_FAILED otherwise). " +
+		Description: urlRule + " " + "Adds a reward to the catalogue every game shares. `brandCode` must name a brand (400 VALIDATION_FAILED otherwise). " +
 			"Every face value, `mrp` and `maxValue` is at most 10,000,000 units (400 VALIDATION_FAILED beyond), so that no coin price can overflow. " +
 			"GIFT_CARD and DIGITAL_CREDIT are priced by face value: `valueType` FIXED (the default) with 1 to 50 distinct `denominations`, or RANGE from `minValue` to `maxValue`; " +
 			"a face value d sells for d × (1 − discountPct/100). COUPON and PHYSICAL have `mrp` (required, positive) and `sellingPrice` (at most mrp; default the mrp) and count as FIXED with one value; " +
@@ -124,7 +128,7 @@ func registerOperator(s *httpapi.Server, h handlers) {
 		Method:      http.MethodPut,
 		Path:        "/admin/v1/catalogue/products/{productId}",
 		Summary:     "Create or replace a product",
-		Description: "Products are physical goods sold for money in the store web, with a coin discount; they feed touchpoints, never /rewards or search. " +
+		Description: urlRule + " " + "Products are physical goods sold for money in the store web, with a coin discount; they feed touchpoints, never /rewards or search. " +
 			"201 when the id is new, 200 when it replaced a product. Prices must satisfy discountedListingPrice ≤ listingPrice ≤ mrp; `maxCoinDiscountPct` (default 0) is the " +
 			"largest share of the price coins may pay; `rating` 0 to 5; `isActive` defaults to true. " + moneyRule,
 		Errors: []int{http.StatusBadRequest},
@@ -237,7 +241,7 @@ func registerStore(s *httpapi.Server, h handlers) {
 		Path:          "/r/{code}",
 		Summary:       "Follow a short link",
 		DefaultStatus: http.StatusFound,
-		Description: "No authentication, any host: the address GET /rewards/{rewardId}/get-redirection-link gave. Counts the click and answers 302 with `Location` the brand's website " +
+		Description: "Redirects only to an absolute https address with a host (http outside production), never to javascript:, data: or anything else; a brand without one is 404. " + "No authentication, any host: the address GET /rewards/{rewardId}/get-redirection-link gave. Counts the click and answers 302 with `Location` the brand's website " +
 			"with `utm_source=rewards`. 404 LINK_NOT_FOUND for an unknown code or a brand with no website.",
 		Tags:   tags,
 		Errors: []int{http.StatusNotFound},
