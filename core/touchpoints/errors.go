@@ -11,6 +11,8 @@ var (
 	// ErrTouchpointNotFound means the game has no tree of that name or id (names are case
 	// sensitive).
 	ErrTouchpointNotFound = errs.New(errs.NotFound, "TOUCHPOINT_NOT_FOUND", "touchpoint not found (names are case sensitive)")
+	// ErrTreeTooLarge means a tree could serve more than MaxServedNodes nodes once expanded.
+	ErrTreeTooLarge = errs.New(errs.Invalid, "TREE_TOO_LARGE", "this tree could serve more than 2,000 nodes once its DYNAMIC nodes are expanded")
 	// ErrAssetNotFound means no library asset has the id.
 	ErrAssetNotFound = errs.New(errs.NotFound, "ASSET_NOT_FOUND", "asset not found in the library")
 	// ErrPlacementConflict means another placement of the game and environment already has the

@@ -592,7 +592,7 @@ func collect(nodes []Node, r *refs) {
 // filled when coin is set. Every tree's items are read together.
 func (s *Service) serveTrees(ctx context.Context, repo Repo, gameID uuid.UUID, coin *Coin, trees []Tree) error {
 	now := s.now()
-	e := &expander{coin: coin, currency: s.cfg.Currency, now: now, dynamic: map[uuid.UUID][]dynItem{},
+	e := &expander{left: MaxServedNodes, coin: coin, currency: s.cfg.Currency, now: now, dynamic: map[uuid.UUID][]dynItem{},
 		rewards: map[uuid.UUID]RewardItem{}, products: map[string]catalogue.Product{}}
 	var all refs
 	for _, t := range trees {
@@ -649,6 +649,7 @@ func (s *Service) serveTrees(ctx context.Context, repo Repo, gameID uuid.UUID, c
 		e.dynamic[n.ID] = items
 	}
 	for i := range trees {
+		e.left = MaxServedNodes // each tree has its own budget
 		trees[i].Nodes = e.nodes(trees[i].Nodes)
 	}
 	return nil

@@ -17,6 +17,14 @@ import (
 const (
 	MaxNodes       = 500
 	MaxDepth       = 6
+	// MaxServedNodes bounds a tree as served, DYNAMIC nodes expanded, popups included: a tree
+	// that could serve more is refused on write (TREE_TOO_LARGE), and the expander never emits
+	// more whatever is stored.
+	MaxServedNodes = 2000
+	// MaxDynamicNodes bounds the DYNAMIC nodes of a tree: each is a query on every read.
+	MaxDynamicNodes = 10
+	// MaxListedTrees bounds GET /touchpoints.
+	MaxListedTrees = 100
 	MaxQueryLimit  = 20
 	MaxNameLen     = 128
 	maxFieldLength = 2048
@@ -189,6 +197,8 @@ type refs struct {
 // checker validates a tree and gives ids to nodes that have none.
 type checker struct {
 	count     int
+	dynamic   int // DYNAMIC nodes seen
+	inDynamic int // how many DYNAMIC ancestors the node being checked has
 	ids       map[uuid.UUID]bool
 	refs      refs
 	allowHTTP bool // image addresses may be plain http (outside production)
@@ -203,6 +213,9 @@ func validateTreeWith(nodes []Node, allowHTTP bool) (refs, error) {
 	c := &checker{ids: map[uuid.UUID]bool{}, allowHTTP: allowHTTP}
 	if err := c.list("nodes", nodes, 1); err != nil {
 		return refs{}, err
+	}
+	if n := ServedSize(nodes); n > MaxServedNodes {
+		return refs{}, ErrTreeTooLarge.Withf("this tree could serve %d nodes once its DYNAMIC nodes are expanded (each serves up to its query's limit of copies of itself and its descendants); at most %d", n, MaxServedNodes)
 	}
 	return c.refs, nil
 }
@@ -265,6 +278,12 @@ func (c *checker) node(path string, n *Node, depth int, popup bool) error {
 		if linked {
 			return errs.Invalidf("%s: a DYNAMIC node has a query, not a rewardId or productId", path)
 		}
+		if c.inDynamic > 0 {
+			return errs.Invalidf("%s: a DYNAMIC node cannot be under another DYNAMIC node (each would multiply the other)", path)
+		}
+		if c.dynamic++; c.dynamic > MaxDynamicNodes {
+			return errs.Invalidf("%s: a tree may have at most %d DYNAMIC nodes", path, MaxDynamicNodes)
+		}
 		if err := checkQuery(path, n); err != nil {
 			return err
 		}
@@ -277,6 +296,10 @@ func (c *checker) node(path string, n *Node, depth int, popup bool) error {
 	}
 	if n.ProductID != "" && !slices.Contains(c.refs.products, n.ProductID) {
 		c.refs.products = append(c.refs.products, n.ProductID)
+	}
+	if n.DataType == DataDynamic {
+		c.inDynamic++
+		defer func() { c.inDynamic-- }()
 	}
 	if err := c.list(path+".nodes", n.Nodes, depth+1); err != nil {
 		return err
@@ -331,6 +354,37 @@ func (c *checker) images(path string, n *Node) error {
 		}
 	}
 	return nil
+}
+
+// ServedSize is how many nodes nodes can serve at most: a DYNAMIC node serves up to its query's
+// limit (10 when unset) copies of itself with its descendants and popup.
+func ServedSize(nodes []Node) int {
+	total := 0
+	for _, n := range nodes {
+		total += servedSize(n)
+		if total > MaxServedNodes*MaxQueryLimit {
+			return total // far past any bound; stop before the sums could grow further
+		}
+	}
+	return total
+}
+
+func servedSize(n Node) int {
+	inner := 1 + ServedSize(n.Nodes)
+	if n.Popup != nil {
+		inner += servedSize(*n.Popup)
+	}
+	if n.DataType == DataDynamic {
+		limit := MaxQueryLimit
+		switch {
+		case n.Query != nil && n.Query.Limit == 0:
+			limit = 10 // the default a read applies
+		case n.Query != nil && n.Query.Limit < MaxQueryLimit:
+			limit = max(n.Query.Limit, 1)
+		}
+		return limit * inner
+	}
+	return inner
 }
 
 func linksBelow(n Node) bool {
@@ -388,6 +442,9 @@ func checkLooks(path string, n *Node) error {
 // expander builds the served form of trees: DYNAMIC nodes replaced by their items, data
 // filled when a coin was asked for.
 type expander struct {
+	// left is how many more nodes the expander may emit (MaxServedNodes at the start): a tree
+	// stored before the limits held, or a bug, can never serve more.
+	left     int
 	rewards  map[uuid.UUID]RewardItem
 	products map[string]catalogue.Product
 	// dynamic are the items each DYNAMIC node's query found, by node id.
@@ -414,8 +471,11 @@ func (e *expander) nodes(in []Node) []Node {
 	if len(in) == 0 {
 		return nil
 	}
-	out := make([]Node, 0, len(in))
+	out := make([]Node, 0, min(len(in), max(e.left, 0)))
 	for _, n := range in {
+		if e.left <= 0 {
+			break
+		}
 		if n.DataType == DataDynamic {
 			out = append(out, e.expand(n)...)
 			continue
@@ -425,11 +485,15 @@ func (e *expander) nodes(in []Node) []Node {
 	return out
 }
 
+// node serves a node (counting it against the budget) with its descendants.
 func (e *expander) node(n Node) Node {
+	e.left--
 	n.Nodes = e.nodes(n.Nodes)
-	if n.Popup != nil {
+	if n.Popup != nil && e.left > 0 {
 		p := e.node(*n.Popup)
 		n.Popup = &p
+	} else {
+		n.Popup = nil
 	}
 	if n.DataType == DataStatic && e.coin != nil {
 		switch {
@@ -451,8 +515,12 @@ func (e *expander) node(n Node) Node {
 // cta.action = actionPrefix + item id.
 func (e *expander) expand(n Node) []Node {
 	items := e.dynamic[n.ID]
-	out := make([]Node, 0, len(items))
+	out := make([]Node, 0, min(len(items), max(e.left, 0)))
 	for _, it := range items {
+		if e.left <= 0 {
+			break
+		}
+		e.left--
 		g := n
 		g.ID = uuid.NewSHA1(n.ID, []byte(it.id()))
 		g.Query, g.ActionPrefix = nil, ""
@@ -463,9 +531,11 @@ func (e *expander) expand(n Node) []Node {
 		cta.Action = n.ActionPrefix + it.id()
 		g.CTA = &cta
 		g.Nodes = e.nodes(n.Nodes)
-		if n.Popup != nil {
+		if n.Popup != nil && e.left > 0 {
 			p := e.node(*n.Popup)
 			g.Popup = &p
+		} else {
+			g.Popup = nil
 		}
 		if it.reward != nil {
 			id := it.reward.Reward.ID

@@ -79,7 +79,7 @@ func TestExpand(t *testing.T) {
 	}
 	_, err := validateTree(nodes)
 	require.NoError(t, err)
-	e := &expander{dynamic: map[uuid.UUID][]dynItem{dynID: {{product: &catalogueProduct1}, {product: &catalogueProduct2}}}}
+	e := &expander{left: MaxServedNodes, dynamic: map[uuid.UUID][]dynItem{dynID: {{product: &catalogueProduct1}, {product: &catalogueProduct2}}}}
 	out := e.nodes(nodes)
 	require.Len(t, out, 4)
 	require.Equal(t, 1, out[0].DisplayOrder)

@@ -180,7 +180,8 @@ SELECT * FROM touchpoint_trees WHERE game_id = @game_id AND name = @name;
 SELECT * FROM touchpoint_trees WHERE game_id = @game_id AND id = @id;
 
 -- name: TouchpointsListTrees :many
-SELECT * FROM touchpoint_trees WHERE game_id = @game_id ORDER BY name, id;
+-- The first 100 trees by name (touchpoints.MaxListedTrees).
+SELECT * FROM touchpoint_trees WHERE game_id = @game_id ORDER BY name, id LIMIT 100;
 
 -- name: TouchpointsTreeAndCoinByName :one
 -- What reading a tree by name needs, in one statement (one round trip): the coin coin_id of the

@@ -68,7 +68,7 @@ func Register(s *httpapi.Server, svc *touchpoints.Service) {
 		Method:      http.MethodGet,
 		Path:        "/touchpoints",
 		Summary:     "The game's touchpoints (1.0)",
-		Description: "Every tree of the key's game (both environments), by name: `{touchpoints, total}`. " + treeRule,
+		Description: "The trees of the key's game (both environments), by name, at most the first 100: `{touchpoints, total}`. " + treeRule,
 		Tags:        tags,
 		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.list)
@@ -167,7 +167,10 @@ func registerOperator(s *httpapi.Server, h handlers) {
 		Description: "A tree of nodes for the game (both environments), named case sensitively (1 to 128 characters, no `/`). 201 when new, 200 when replaced. Checked: node ids are UUIDs, " +
 			"unique in the tree (a node without one gets one); ASSET (the default) links nothing; STATIC links a reward (`rewardId`) or product (`productId`) that exists, or has a descendant that does; " +
 			"DYNAMIC has `query {type: rewards|products, category?, brand?, sortBy?, limit ≤ 20 (default 10)}` and `actionPrefix`, links nothing, and is never a popup; " +
-			"at most 500 nodes (popups included) and 6 levels. `data` sent is ignored. Bad input is 400 VALIDATION_FAILED naming the node and changes nothing. 404 GAME_NOT_FOUND.",
+			"at most 500 nodes (popups included), 6 levels and 10 DYNAMIC nodes; a DYNAMIC node has no DYNAMIC descendant. " +
+			"Served, each DYNAMIC node becomes up to its limit of copies of itself with its descendants: a tree that could serve more than 2,000 nodes is 400 TREE_TOO_LARGE. " +
+			"Every image (`images`, `additionalAssets`, background and overlay images, badge and CTA images) is an absolute https URL with a host (http outside production). " +
+			"`data` sent is ignored. Bad input is 400 VALIDATION_FAILED naming the node and changes nothing. 404 GAME_NOT_FOUND.",
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.putTree)
 	documentCreated(s, "/admin/v1/games/{gameId}/touchpoints/{name}")

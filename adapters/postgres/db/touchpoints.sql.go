@@ -538,9 +538,10 @@ func (q *Queries) TouchpointsListPlacements(ctx context.Context, arg Touchpoints
 }
 
 const touchpointsListTrees = `-- name: TouchpointsListTrees :many
-SELECT id, game_id, name, nodes, created_at, updated_at FROM touchpoint_trees WHERE game_id = $1 ORDER BY name, id
+SELECT id, game_id, name, nodes, created_at, updated_at FROM touchpoint_trees WHERE game_id = $1 ORDER BY name, id LIMIT 100
 `
 
+// The first 100 trees by name (touchpoints.MaxListedTrees).
 func (q *Queries) TouchpointsListTrees(ctx context.Context, gameID uuid.UUID) ([]TouchpointTree, error) {
 	rows, err := q.db.Query(ctx, touchpointsListTrees, gameID)
 	if err != nil {
