@@ -15,8 +15,8 @@ import (
 
 // Limits of a tree.
 const (
-	MaxNodes       = 500
-	MaxDepth       = 6
+	MaxNodes = 500
+	MaxDepth = 6
 	// MaxServedNodes bounds a tree as served, DYNAMIC nodes expanded, popups included: a tree
 	// that could serve more is refused on write (TREE_TOO_LARGE), and the expander never emits
 	// more whatever is stored.
