@@ -111,6 +111,9 @@ type External struct {
 	// AllowHTTPURLs lets stored web addresses (images, sites, return addresses) be plain http:
 	// outside production only.
 	AllowHTTPURLs bool
+	// StockCacheTTL is how long the store's and partner API's reads keep a stock answer (zero:
+	// 60 s).
+	StockCacheTTL time.Duration
 	// SandboxDelay is how long the built-in sandbox keeps SANDBOX_SLOW orders pending (zero:
 	// its default).
 	SandboxDelay time.Duration
@@ -157,6 +160,18 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 		sandboxPayments = paysandbox.New(postgres.NewSandboxPayments(database), ext.PublicURL)
 		testPayments = sandboxPayments
 	}
+	// The store's and the partner API's reads of stock go through a cache (60 s); orders, and a
+	// purchase's own stock check, ask the provider.
+	cachedStock := func(p vouchers.Provider) vouchers.Provider {
+		if p == nil {
+			return nil
+		}
+		if _, builtIn := p.(*sandbox.Provider); builtIn {
+			return p // in-process: nothing to save
+		}
+		return voucherhttp.NewStockCache(p, ext.StockCacheTTL)
+	}
+	liveStock, testStock := cachedStock(ext.Vouchers), cachedStock(testVouchers)
 	ordersSvc := orders.NewService(database, orderStore, coinStore, catalogueStore, keeper, orders.Config{
 		Box: box, Provider: ext.Vouchers, TestProvider: testVouchers, Jobs: queue, Wait: ext.VoucherWait, Poll: ext.VoucherPoll, Deadline: ext.VoucherDeadline,
 		PartnerRefunds: partner.Refunds{Partner: partnerStore, Jobs: queue},
@@ -174,11 +189,11 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 		Studios: studios,
 		Coins:   coins.NewService(database, coinStore, games, keeper),
 		Catalogue: catalogue.NewService(database, catalogueStore, coinStore, games, catalogue.Config{
-			Currency: ext.Currency, Provider: ext.Vouchers, TestProvider: testVouchers, Box: box, AllowHTTPURLs: ext.AllowHTTPURLs, PublicURL: ext.PublicURL, Cooldowns: ordersSvc,
+			Currency: ext.Currency, Provider: liveStock, TestProvider: testStock, Box: box, AllowHTTPURLs: ext.AllowHTTPURLs, PublicURL: ext.PublicURL, Cooldowns: ordersSvc,
 		}),
 		Orders: ordersSvc,
 		Partner: partner.NewService(database, partnerStore, orderStore, studios, ordersSvc, partner.Config{
-			Currency: ext.Currency, Payments: ext.Payments, TestPayments: testPayments, Box: box, Jobs: queue, OrderJobs: queue,
+			Currency: ext.Currency, Payments: ext.Payments, TestPayments: testPayments, StockLive: liveStock, StockTest: testStock, Box: box, Jobs: queue, OrderJobs: queue,
 			SessionTTL: ext.PaymentSessionTTL, ReturnURL: ext.PublicURL + "/payments/return", Log: ext.Log.With("component", "partner"), AllowHTTPURLs: ext.AllowHTTPURLs,
 		}),
 		Touchpoints: touchpoints.NewService(postgres.NewTouchpointsStore(database), touchpoints.Config{

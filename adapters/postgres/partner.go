@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -243,6 +244,15 @@ func (r *PartnerRepo) Brands(ctx context.Context, q partner.BrandQuery) ([]partn
 		total = b.Total
 	}
 	return out, total, nil
+}
+
+// ClaimPaymentCheck implements partner.Repo.
+func (r *PartnerRepo) ClaimPaymentCheck(ctx context.Context, orderID uuid.UUID, every time.Duration) (bool, error) {
+	n, err := r.q.PartnerClaimPaymentCheck(ctx, db.PartnerClaimPaymentCheckParams{ID: orderID, EverySeconds: every.Seconds()})
+	if err != nil {
+		return false, fmt.Errorf("claim a payment check: %w", err)
+	}
+	return n == 1, nil
 }
 
 // UseQuote implements partner.Repo.

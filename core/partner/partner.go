@@ -22,6 +22,9 @@ const (
 	// MaxTokens is how many tokens a game's environment holds at most: the exchange that would
 	// make one more revokes the oldest.
 	MaxTokens = 20
+	// DefaultPaymentCheckEvery is how often a read of a PENDING_PAYMENT order asks the
+	// provider, per order.
+	DefaultPaymentCheckEvery = 10 * time.Second
 	// MaxCredit bounds one wallet credit (1,000,000,000.00) and MaxBalance a wallet
 	// (1,000,000,000,000.00), far below where the ledger's sums could overflow.
 	MaxCredit  money.Amount = 1_000_000_000_00

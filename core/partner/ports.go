@@ -55,6 +55,9 @@ type Repo interface {
 
 	// Brands returns the gift cards of q and the total.
 	Brands(ctx context.Context, q BrandQuery) ([]Brand, int64, error)
+	// ClaimPaymentCheck claims asking the provider about an order's payment now: false when it
+	// was asked less than every ago (by any instance).
+	ClaimPaymentCheck(ctx context.Context, orderID uuid.UUID, every time.Duration) (bool, error)
 	// UseQuote records that an order used a quote; fresh is false when another order did first.
 	UseQuote(ctx context.Context, quoteID string, orderID uuid.UUID) (fresh bool, err error)
 	// RecordEvent records a provider event once: fresh is false when its id was seen before.

@@ -48,6 +48,13 @@ type Config struct {
 	ReturnURL string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// StockLive and StockTest answer the stock endpoint of each environment (a cache of the
+	// provider's answers); nil means the environment's provider itself. Orders always ask the
+	// provider.
+	StockLive, StockTest vouchers.Provider
+	// PaymentCheckEvery is how often a read of a PENDING_PAYMENT order may ask the provider
+	// (per order, across instances); zero means DefaultPaymentCheckEvery.
+	PaymentCheckEvery time.Duration
 	// AllowHTTPURLs lets returnUrl be plain http (outside production); otherwise https.
 	AllowHTTPURLs bool
 	// Log records what partners are not told (a payment that does not match its order); nil
@@ -76,6 +83,9 @@ func NewService(runner store.Runner, partnerStore store.Of[Repo], orderStore sto
 	now := cfg.Now
 	if now == nil {
 		now = time.Now
+	}
+	if cfg.PaymentCheckEvery <= 0 {
+		cfg.PaymentCheckEvery = DefaultPaymentCheckEvery
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
@@ -325,6 +335,9 @@ func (s *Service) Stock(ctx context.Context, c Caller, code string, d money.Amou
 	}
 	st := Stock{BrandCode: b.Code, Denomination: d}
 	provider := s.saga.Provider(c.Environment)
+	if cached := map[bool]vouchers.Provider{true: s.cfg.StockLive, false: s.cfg.StockTest}[c.Environment == studio.Live]; cached != nil {
+		provider = cached
+	}
 	if provider == nil {
 		return st, nil
 	}
@@ -646,12 +659,20 @@ func (s *Service) Order(ctx context.Context, c Caller, id uuid.UUID) (orders.Vie
 		return orders.View{}, err
 	}
 	if o.Status == orders.PendingPayment {
-		// A provider that does not answer leaves the order as it is; the expiry job settles it.
-		askCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		_ = s.Reconcile(askCtx, id)
-		cancel()
-		if o, err = s.orders.Repo().Get(ctx, id); err != nil {
+		// At most one ask per order in PaymentCheckEvery, whoever reads (a partner polling can
+		// not spend the provider's rate limit); a provider that does not answer leaves the order
+		// as it is, and the expiry job settles it.
+		claimed, err := s.partner.Repo().ClaimPaymentCheck(ctx, id, s.cfg.PaymentCheckEvery)
+		if err != nil {
 			return orders.View{}, err
+		}
+		if claimed {
+			askCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			_ = s.Reconcile(askCtx, id)
+			cancel()
+			if o, err = s.orders.Repo().Get(ctx, id); err != nil {
+				return orders.View{}, err
+			}
 		}
 	}
 	return s.saga.Open(o)

@@ -113,3 +113,9 @@ ON CONFLICT DO NOTHING;
 -- Records that an order used a quote; no row when another order used it first.
 INSERT INTO partner_quote_uses (quote_id, order_id) VALUES (@quote_id, @order_id)
 ON CONFLICT (quote_id) DO NOTHING;
+
+-- name: PartnerClaimPaymentCheck :execrows
+-- Claims the right to ask the provider about an order's payment now: no row when it was asked
+-- less than @every_seconds ago.
+UPDATE orders SET payment_checked_at = now()
+WHERE id = @id AND (payment_checked_at IS NULL OR payment_checked_at <= now() - make_interval(secs => @every_seconds::float8));

@@ -248,6 +248,7 @@ type Order struct {
 	PaymentID        *string
 	PaymentExpiresAt *time.Time
 	ReturnUrl        *string
+	PaymentCheckedAt *time.Time
 }
 
 type OrderCode struct {

@@ -64,7 +64,7 @@ func (q *Queries) OrdersAddTransition(ctx context.Context, arg OrdersAddTransiti
 }
 
 const ordersByClientOrderID = `-- name: OrdersByClientOrderID :one
-SELECT id, game_id, environment, player_id, user_ref, reward_id, reward_type, coin_id, status, denomination, quantity, face_value, coins_spent, debit_tx_id, refund_tx_id, provider_product, address, failure_reason, deadline_at, created_at, updated_at, channel, client_order_id, customer, settlement, amount, currency, brand_code, brand_name, payment_status, payment_provider, payment_session, payer_token, payment_id, payment_expires_at, return_url FROM orders
+SELECT id, game_id, environment, player_id, user_ref, reward_id, reward_type, coin_id, status, denomination, quantity, face_value, coins_spent, debit_tx_id, refund_tx_id, provider_product, address, failure_reason, deadline_at, created_at, updated_at, channel, client_order_id, customer, settlement, amount, currency, brand_code, brand_name, payment_status, payment_provider, payment_session, payer_token, payment_id, payment_expires_at, return_url, payment_checked_at FROM orders
 WHERE channel = 'PARTNER' AND game_id = $1 AND environment = $2 AND client_order_id = $3
 `
 
@@ -114,6 +114,7 @@ func (q *Queries) OrdersByClientOrderID(ctx context.Context, arg OrdersByClientO
 		&i.PaymentID,
 		&i.PaymentExpiresAt,
 		&i.ReturnUrl,
+		&i.PaymentCheckedAt,
 	)
 	return i, err
 }
@@ -162,7 +163,7 @@ func (q *Queries) OrdersCodes(ctx context.Context, ids []uuid.UUID) ([]OrderCode
 }
 
 const ordersGet = `-- name: OrdersGet :one
-SELECT id, game_id, environment, player_id, user_ref, reward_id, reward_type, coin_id, status, denomination, quantity, face_value, coins_spent, debit_tx_id, refund_tx_id, provider_product, address, failure_reason, deadline_at, created_at, updated_at, channel, client_order_id, customer, settlement, amount, currency, brand_code, brand_name, payment_status, payment_provider, payment_session, payer_token, payment_id, payment_expires_at, return_url FROM orders WHERE id = $1
+SELECT id, game_id, environment, player_id, user_ref, reward_id, reward_type, coin_id, status, denomination, quantity, face_value, coins_spent, debit_tx_id, refund_tx_id, provider_product, address, failure_reason, deadline_at, created_at, updated_at, channel, client_order_id, customer, settlement, amount, currency, brand_code, brand_name, payment_status, payment_provider, payment_session, payer_token, payment_id, payment_expires_at, return_url, payment_checked_at FROM orders WHERE id = $1
 `
 
 func (q *Queries) OrdersGet(ctx context.Context, id uuid.UUID) (Order, error) {
@@ -205,6 +206,7 @@ func (q *Queries) OrdersGet(ctx context.Context, id uuid.UUID) (Order, error) {
 		&i.PaymentID,
 		&i.PaymentExpiresAt,
 		&i.ReturnUrl,
+		&i.PaymentCheckedAt,
 	)
 	return i, err
 }
@@ -366,7 +368,7 @@ func (q *Queries) OrdersLastPurchase(ctx context.Context, arg OrdersLastPurchase
 }
 
 const ordersListForPartner = `-- name: OrdersListForPartner :many
-SELECT orders.id, orders.game_id, orders.environment, orders.player_id, orders.user_ref, orders.reward_id, orders.reward_type, orders.coin_id, orders.status, orders.denomination, orders.quantity, orders.face_value, orders.coins_spent, orders.debit_tx_id, orders.refund_tx_id, orders.provider_product, orders.address, orders.failure_reason, orders.deadline_at, orders.created_at, orders.updated_at, orders.channel, orders.client_order_id, orders.customer, orders.settlement, orders.amount, orders.currency, orders.brand_code, orders.brand_name, orders.payment_status, orders.payment_provider, orders.payment_session, orders.payer_token, orders.payment_id, orders.payment_expires_at, orders.return_url, count(*) OVER () AS total FROM orders
+SELECT orders.id, orders.game_id, orders.environment, orders.player_id, orders.user_ref, orders.reward_id, orders.reward_type, orders.coin_id, orders.status, orders.denomination, orders.quantity, orders.face_value, orders.coins_spent, orders.debit_tx_id, orders.refund_tx_id, orders.provider_product, orders.address, orders.failure_reason, orders.deadline_at, orders.created_at, orders.updated_at, orders.channel, orders.client_order_id, orders.customer, orders.settlement, orders.amount, orders.currency, orders.brand_code, orders.brand_name, orders.payment_status, orders.payment_provider, orders.payment_session, orders.payer_token, orders.payment_id, orders.payment_expires_at, orders.return_url, orders.payment_checked_at, count(*) OVER () AS total FROM orders
 WHERE channel = 'PARTNER' AND game_id = $1 AND environment = $2
     AND ($3::text IS NULL OR user_ref = $3)
     AND ($4::text IS NULL OR client_order_id = $4)
@@ -441,6 +443,7 @@ func (q *Queries) OrdersListForPartner(ctx context.Context, arg OrdersListForPar
 			&i.Order.PaymentID,
 			&i.Order.PaymentExpiresAt,
 			&i.Order.ReturnUrl,
+			&i.Order.PaymentCheckedAt,
 			&i.Total,
 		); err != nil {
 			return nil, err
@@ -454,7 +457,7 @@ func (q *Queries) OrdersListForPartner(ctx context.Context, arg OrdersListForPar
 }
 
 const ordersListForPlayer = `-- name: OrdersListForPlayer :many
-SELECT orders.id, orders.game_id, orders.environment, orders.player_id, orders.user_ref, orders.reward_id, orders.reward_type, orders.coin_id, orders.status, orders.denomination, orders.quantity, orders.face_value, orders.coins_spent, orders.debit_tx_id, orders.refund_tx_id, orders.provider_product, orders.address, orders.failure_reason, orders.deadline_at, orders.created_at, orders.updated_at, orders.channel, orders.client_order_id, orders.customer, orders.settlement, orders.amount, orders.currency, orders.brand_code, orders.brand_name, orders.payment_status, orders.payment_provider, orders.payment_session, orders.payer_token, orders.payment_id, orders.payment_expires_at, orders.return_url, count(*) OVER () AS total FROM orders
+SELECT orders.id, orders.game_id, orders.environment, orders.player_id, orders.user_ref, orders.reward_id, orders.reward_type, orders.coin_id, orders.status, orders.denomination, orders.quantity, orders.face_value, orders.coins_spent, orders.debit_tx_id, orders.refund_tx_id, orders.provider_product, orders.address, orders.failure_reason, orders.deadline_at, orders.created_at, orders.updated_at, orders.channel, orders.client_order_id, orders.customer, orders.settlement, orders.amount, orders.currency, orders.brand_code, orders.brand_name, orders.payment_status, orders.payment_provider, orders.payment_session, orders.payer_token, orders.payment_id, orders.payment_expires_at, orders.return_url, orders.payment_checked_at, count(*) OVER () AS total FROM orders
 WHERE player_id = $1 AND ($2::uuid IS NULL OR reward_id = $2)
 ORDER BY created_at DESC, id DESC
 LIMIT $4 OFFSET $3
@@ -523,6 +526,7 @@ func (q *Queries) OrdersListForPlayer(ctx context.Context, arg OrdersListForPlay
 			&i.Order.PaymentID,
 			&i.Order.PaymentExpiresAt,
 			&i.Order.ReturnUrl,
+			&i.Order.PaymentCheckedAt,
 			&i.Total,
 		); err != nil {
 			return nil, err

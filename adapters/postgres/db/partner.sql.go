@@ -128,6 +128,26 @@ func (q *Queries) PartnerBrands(ctx context.Context, arg PartnerBrandsParams) ([
 	return items, nil
 }
 
+const partnerClaimPaymentCheck = `-- name: PartnerClaimPaymentCheck :execrows
+UPDATE orders SET payment_checked_at = now()
+WHERE id = $1 AND (payment_checked_at IS NULL OR payment_checked_at <= now() - make_interval(secs => $2::float8))
+`
+
+type PartnerClaimPaymentCheckParams struct {
+	ID           uuid.UUID
+	EverySeconds float64
+}
+
+// Claims the right to ask the provider about an order's payment now: no row when it was asked
+// less than @every_seconds ago.
+func (q *Queries) PartnerClaimPaymentCheck(ctx context.Context, arg PartnerClaimPaymentCheckParams) (int64, error) {
+	result, err := q.db.Exec(ctx, partnerClaimPaymentCheck, arg.ID, arg.EverySeconds)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const partnerCountEntries = `-- name: PartnerCountEntries :one
 SELECT count(*) FROM partner_wallet_entries WHERE game_id = $1 AND environment = $2
 `

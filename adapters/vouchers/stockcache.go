@@ -1,0 +1,81 @@
+package vouchers
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+
+	core "github.com/rewardsco/rewards/core/vouchers"
+)
+
+// DefaultStockTTL is how long a stock answer is kept unless NewStockCache says otherwise.
+const DefaultStockTTL = 60 * time.Second
+
+// StockCache is a provider whose Stock answers are kept per product for a while, and whose
+// concurrent Stock calls for one product share one call: the reads of the store and the
+// partner API (a fetch, a stock check) cannot spend the provider's rate limit, whoever holds a
+// key. Orders, and the stock check a purchase makes before it, go to the provider itself.
+type StockCache struct {
+	core.Provider
+	ttl   time.Duration
+	now   func() time.Time
+	group singleflight.Group
+
+	mu      sync.Mutex
+	entries map[string]stockEntry
+}
+
+type stockEntry struct {
+	levels []core.Stock
+	at     time.Time
+}
+
+// maxStockEntries bounds the cache; past it, expired entries are dropped, then everything.
+const maxStockEntries = 100_000
+
+// NewStockCache wraps p; ttl ≤ 0 means DefaultStockTTL.
+func NewStockCache(p core.Provider, ttl time.Duration) *StockCache {
+	if ttl <= 0 {
+		ttl = DefaultStockTTL
+	}
+	return &StockCache{Provider: p, ttl: ttl, now: time.Now, entries: map[string]stockEntry{}}
+}
+
+// Stock implements core.Provider from the cache when its answer is younger than the ttl.
+// Errors are not kept.
+func (c *StockCache) Stock(ctx context.Context, productID string) ([]core.Stock, error) {
+	c.mu.Lock()
+	e, ok := c.entries[productID]
+	c.mu.Unlock()
+	if ok && c.now().Sub(e.at) < c.ttl {
+		return slices.Clone(e.levels), nil
+	}
+	v, err, _ := c.group.Do(productID, func() (any, error) {
+		levels, err := c.Provider.Stock(context.WithoutCancel(ctx), productID)
+		if err != nil {
+			return nil, err
+		}
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if len(c.entries) >= maxStockEntries {
+			now := c.now()
+			for k, old := range c.entries {
+				if now.Sub(old.at) >= c.ttl {
+					delete(c.entries, k)
+				}
+			}
+			if len(c.entries) >= maxStockEntries {
+				clear(c.entries)
+			}
+		}
+		c.entries[productID] = stockEntry{levels: levels, at: c.now()}
+		return levels, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return slices.Clone(v.([]core.Stock)), nil
+}
