@@ -378,11 +378,11 @@ func override(v int64) *int64 {
 	return &v
 }
 
-// withFree fills the free codes of the pool coupons among list.
+// withFree fills the free codes of the pool rewards among list.
 func (r *CatalogueRepo) withFree(ctx context.Context, list []catalogue.Listed) error {
 	var ids []uuid.UUID
 	for _, l := range list {
-		if l.Reward.Type == catalogue.Coupon && !l.Reward.HasSharedCode {
+		if l.Reward.IsPool() {
 			ids = append(ids, l.Reward.ID)
 		}
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/rewardsco/rewards/adapters/postgres/pgtest"
 	"github.com/rewardsco/rewards/core/catalogue"
 	"github.com/rewardsco/rewards/core/coins"
-	"github.com/rewardsco/rewards/core/errs"
 	"github.com/rewardsco/rewards/core/idempotency"
 	"github.com/rewardsco/rewards/core/money"
 	"github.com/rewardsco/rewards/core/players"
@@ -333,8 +332,10 @@ func TestCouponPoolAndShortLinks(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(1), added, "duplicates are ignored")
 	require.Equal(t, int64(3), free)
-	_, _, err = b.svc.AddCodes(ctx, b.ids["AMAZON"], []catalogue.Code{{Code: "X"}})
-	require.ErrorIs(t, err, errs.ErrInvalid)
+	// An operator-made gift card (no provider product) is a pool reward too.
+	_, free, err = b.svc.AddCodes(ctx, b.ids["AMAZON"], []catalogue.Code{{Code: "X"}})
+	require.NoError(t, err)
+	require.Equal(t, int64(1), free)
 
 	q := b.q
 	q.RewardIDs = []uuid.UUID{coupon.ID}

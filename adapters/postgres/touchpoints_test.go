@@ -46,6 +46,9 @@ func (b touchBundle) giftCard(t *testing.T, name string, xScore float64) uuid.UU
 		BrandCode: "AMAZON", Name: name, IsActive: true, ValueType: catalogue.Fixed, XScore: xScore,
 		Denominations: []money.Amount{inr(100), inr(500)}, DiscountPct: 1000}})
 	require.NoError(t, err)
+	// An operator-made gift card is a pool reward: in stock while its pool has codes.
+	_, _, err = b.svc.AddCodes(context.Background(), r.ID, []catalogue.Code{{Code: name + "-1"}, {Code: name + "-2"}})
+	require.NoError(t, err)
 	return r.ID
 }
 

@@ -154,6 +154,13 @@ type Reward struct {
 	UpdatedAt         time.Time
 }
 
+// IsPool reports whether the reward is fulfilled from its pool of codes: a coupon without a
+// shared code, or a gift card or credit the operator made (no provider product). Its stock is
+// its free codes.
+func (r Reward) IsPool() bool {
+	return r.Type != Physical && !r.HasSharedCode && r.ProviderProductID == ""
+}
+
 // Product is a physical good sold for money in the store web, with a coin discount. Products
 // feed touchpoints, never /rewards or search.
 type Product struct {

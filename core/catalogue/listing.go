@@ -54,9 +54,13 @@ type Listed struct {
 	Brand  Brand
 	// Override is the game's coin price for the listed coin, if it set one.
 	Override *int64
-	// Free is the number of unused codes of a coupon with a pool; nil when the reward has no
+	// Free is the number of unused codes of a pool reward (IsPool); nil when the reward has no
 	// pool (unlimited, or the provider's stock).
 	Free *int64
+	// ProviderStock is what the environment's voucher provider can issue of a synced reward (its
+	// cached answer, summed over the face values): 0 when none is available, -1 unlimited; nil
+	// when not asked (no provider, or the provider did not answer).
+	ProviderStock *int64
 	// Orders7d and Orders30d count successful orders in the last 7 and 30 days.
 	Orders7d, Orders30d int64
 	// Relevance scores a search match; zero outside search.

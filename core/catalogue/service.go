@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -380,8 +381,8 @@ func (s *Service) AddCodes(ctx context.Context, rewardID uuid.UUID, list []Code)
 		if err != nil {
 			return err
 		}
-		if r.Type != Coupon {
-			return errs.Invalidf("codes can be added to COUPON rewards only")
+		if !r.IsPool() && !(r.Type == Coupon && r.HasSharedCode) {
+			return errs.Invalidf("codes can be added to coupons and to the operator's own gift cards and credits (not to goods, nor to rewards the voucher provider fulfils)")
 		}
 		if r.HasSharedCode {
 			return errs.Invalidf("this coupon has a shared code; remove it before adding a pool")
@@ -638,8 +639,65 @@ func (s *Service) List(ctx context.Context, q ListQuery) ([]Listed, int64, error
 		return nil, 0, err
 	}
 	list, total, err := s.repo.Repo().ListVisible(ctx, q)
+	if err != nil {
+		return nil, 0, err
+	}
 	pricedIn(list, q.CoinsPerUnit)
-	return list, total, err
+	s.providerStock(ctx, q.Environment, list)
+	return list, total, nil
+}
+
+// providerStock fills the provider's stock of the synced rewards of a page, from the provider's
+// (cached) answers, a few at a time: a list never offers as available what cannot be bought. A
+// reward whose stock the provider does not tell is left as it is (a purchase checks again).
+func (s *Service) providerStock(ctx context.Context, env studio.Environment, list []Listed) {
+	provider := s.cfg.Provider
+	if env != studio.Live {
+		provider = s.cfg.TestProvider
+	}
+	if provider == nil {
+		return
+	}
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, 8)
+	for i := range list {
+		if list[i].Reward.ProviderProductID == "" {
+			continue
+		}
+		wg.Add(1)
+		slots <- struct{}{}
+		go func(l *Listed) {
+			defer func() { <-slots; wg.Done() }()
+			levels, err := provider.Stock(ctx, l.Reward.ProviderProductID)
+			if err != nil {
+				return
+			}
+			n := stockOf(levels, l.Reward)
+			l.ProviderStock = &n
+		}(&list[i])
+	}
+	wg.Wait()
+}
+
+// stockOf sums what the provider can issue of a reward's face values: -1 when one of them is
+// unlimited, 0 when none is available.
+func stockOf(levels []vouchers.Stock, r Reward) int64 {
+	faces := r.Faces()
+	if r.ValueType == Range {
+		faces = []money.Amount{r.MinValue} // one level stands for the whole range
+	}
+	var total int64
+	for _, f := range faces {
+		lv, found := vouchers.LevelOf(levels, f, r.ValueType == Range)
+		switch {
+		case !found || !lv.Available:
+		case lv.Quantity == nil:
+			return -1
+		case *lv.Quantity > 0:
+			total += *lv.Quantity
+		}
+	}
+	return total
 }
 
 // pricedIn records in each listed reward the value of the coin that priced it.
@@ -681,6 +739,7 @@ func (s *Service) Search(ctx context.Context, q SearchQuery, kinds []string) (Se
 			return SearchResult{}, err
 		}
 		pricedIn(res.Rewards, q.CoinsPerUnit)
+		s.providerStock(ctx, q.Environment, res.Rewards)
 	}
 	return res, nil
 }
@@ -736,7 +795,7 @@ func (s *Service) Fetch(ctx context.Context, q ListQuery, rewardID, playerID uui
 	if err != nil {
 		return Detail{}, err
 	}
-	if l.Reward.Type == Coupon && !l.Reward.HasSharedCode {
+	if l.Reward.IsPool() {
 		free, err := repo.FreeCodes(ctx, rewardID)
 		if err != nil {
 			return Detail{}, err

@@ -205,9 +205,6 @@ func (s *Service) plan(ctx context.Context, p Purchase) (plan, coins.Coin, error
 		a := p.Player.Addresses[i-1]
 		pl.address = &a
 	}
-	if (r.Type == catalogue.GiftCard || r.Type == catalogue.DigitalCredit) && r.ProviderProductID == "" {
-		return plan{}, coin, ErrOutOfStock.Withf("this reward has no provider to fulfil it")
-	}
 	if r.ProviderProductID != "" {
 		provider := s.Provider(p.Caller.Environment)
 		if provider == nil {
@@ -276,7 +273,7 @@ func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, co
 	case o.ProviderProduct != "":
 		// Fulfilled after this transaction; the job takes over if this process cannot.
 		err = s.cfg.Jobs.ScheduleFulfilment(ctx, t, o.ID, now.Add(s.cfg.Wait))
-	case pl.reward.Type == catalogue.Coupon:
+	case pl.reward.Type == catalogue.Coupon || pl.reward.IsPool():
 		var codes []SealedCode
 		if codes, err = s.couponCodes(ctx, cat, pl.reward, o); err == nil {
 			err = repo.AddCodes(ctx, o.ID, codes)

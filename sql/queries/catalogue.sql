@@ -106,11 +106,12 @@ ON CONFLICT (reward_id, code_hash) DO NOTHING;
 SELECT count(*) FROM catalogue_codes WHERE reward_id = $1 AND order_id IS NULL;
 
 -- name: CatalogueFreeCodesOf :many
--- The free codes of the pool coupons among a page of rewards.
+-- The free codes of the pool rewards among a page of rewards: coupons without a shared code, and
+-- gift cards and credits the operator made (no provider product).
 SELECT r.id AS reward_id, count(c.id) AS free
 FROM catalogue_rewards r
 LEFT JOIN catalogue_codes c ON c.reward_id = r.id AND c.order_id IS NULL
-WHERE r.id = ANY (@ids::uuid[]) AND r.type = 'COUPON' AND r.shared_code IS NULL
+WHERE r.id = ANY (@ids::uuid[]) AND r.type <> 'PHYSICAL' AND r.shared_code IS NULL AND r.provider_product_id IS NULL
 GROUP BY r.id;
 
 -- name: CatalogueUpsertProduct :one

@@ -98,7 +98,7 @@ SELECT r.id, r.type, r.brand_code, r.name, r.campaign_title, r.campaign_sub_titl
        b.issuer AS brand_issuer, b.categories AS brand_categories, b.is_active AS brand_is_active,
        coalesce(gr.hidden, false)::boolean AS hidden,
        coalesce((gr.coin_prices ->> @coin_id::text)::bigint, 0)::bigint AS override,
-       (CASE WHEN r.type = 'COUPON' AND r.shared_code IS NULL
+       (CASE WHEN r.type <> 'PHYSICAL' AND r.shared_code IS NULL AND r.provider_product_id IS NULL
              THEN (SELECT count(*) FROM catalogue_codes cc WHERE cc.reward_id = r.id AND cc.order_id IS NULL)
              ELSE -1 END)::bigint AS free
 FROM catalogue_rewards r
@@ -118,7 +118,7 @@ SELECT r.id, r.type, r.brand_code, r.name, r.campaign_title, r.campaign_sub_titl
        b.issuer AS brand_issuer, b.categories AS brand_categories, b.is_active AS brand_is_active,
        false::boolean AS hidden,
        coalesce((gr.coin_prices ->> @coin_id::text)::bigint, 0)::bigint AS override,
-       (CASE WHEN r.type = 'COUPON' AND r.shared_code IS NULL
+       (CASE WHEN r.type <> 'PHYSICAL' AND r.shared_code IS NULL AND r.provider_product_id IS NULL
              THEN (SELECT count(*) FROM catalogue_codes cc WHERE cc.reward_id = r.id AND cc.order_id IS NULL)
              ELSE -1 END)::bigint AS free
 FROM catalogue_rewards r
@@ -132,7 +132,7 @@ WHERE r.is_active AND b.is_active AND NOT coalesce(gr.hidden, false)
   -- A scalar subquery, not EXISTS: PostgreSQL may turn an EXISTS under OR into a hashed
   -- subplan that reads every free code of the catalogue (5 ms on the benchmark's) before the
   -- first row; this one runs per row, only for the pool coupons the index walk reaches.
-  AND (NOT @in_stock::boolean OR r.type <> 'COUPON' OR r.shared_code IS NOT NULL
+  AND (NOT @in_stock::boolean OR r.type = 'PHYSICAL' OR r.shared_code IS NOT NULL OR r.provider_product_id IS NOT NULL
        OR (SELECT 1 FROM catalogue_codes cc WHERE cc.reward_id = r.id AND cc.order_id IS NULL LIMIT 1) IS NOT NULL)
 ORDER BY
     CASE WHEN @ord::text = 'NEWEST' THEN r.created_at END DESC,

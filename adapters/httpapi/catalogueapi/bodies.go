@@ -181,7 +181,7 @@ type RewardShapeA struct {
 	OrganizationID           string         `json:"organizationId" doc:"The brand's issuer (the brand code unless set)"`
 	EndDate                  *time.Time     `json:"endDate" doc:"When the reward stops being offered, or null"`
 	Metadata                 RewardMetadata `json:"metadata"`
-	AvailableQuantity        int64          `json:"availableQuantity" doc:"Unused codes of a coupon with a code pool; -1 otherwise (unlimited, or the provider's stock: see GET /rewards/fetch/{rewardId})" example:"-1"`
+	AvailableQuantity        int64          `json:"availableQuantity" doc:"What can be bought now: the unused codes of a pool reward (a coupon with a code pool, or a gift card or credit the operator made); for a synced reward the provider's stock (cached up to 60 s; 0 when out of stock, -1 unlimited or unknown); -1 otherwise" example:"-1"`
 	Price                    int64          `json:"price" doc:"Coin price of the smallest face value, in coinId's coin" example:"4750"`
 	MaxPrice                 int64          `json:"maxPrice" doc:"Coin price of the largest face value (equal to price for one face value)" example:"9500"`
 	MinPrice                 int64          `json:"minPrice" doc:"Coin price of the smallest face value" example:"4750"`
@@ -190,7 +190,7 @@ type RewardShapeA struct {
 
 // InventoryBody says how many of a reward are left.
 type InventoryBody struct {
-	AvailableQuantity int64  `json:"availableQuantity" doc:"Unused codes of a code pool; -1 otherwise" example:"-1"`
+	AvailableQuantity int64  `json:"availableQuantity" doc:"The unused codes of a pool reward; for a synced reward the provider's stock (0 when out of stock, -1 unlimited or unknown); -1 otherwise" example:"-1"`
 	Type              string `json:"type" enum:"CODE_POOL,SHARED_CODE,PROVIDER,UNLIMITED" doc:"CODE_POOL: a coupon's own codes, counted; SHARED_CODE: one code for everyone; PROVIDER: the voucher provider's stock (per face value at GET /rewards/fetch/{rewardId}); UNLIMITED"`
 }
 

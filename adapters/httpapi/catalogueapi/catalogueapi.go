@@ -29,7 +29,7 @@ const shapesRule = "**Shapes.** With `api-version=2` (query) or `x-api-version: 
 	"campaignTitle, campaignSubTitle, campaignDetails, termsAndConditions, howToRedeem, brandCategory, campaignAssets}, availableQuantity, price, maxPrice, minPrice, flagAllowStudioEditPrice}`. " +
 	"`brandId` is the brand's code, `organizationId` its issuer (the code unless set). Prices are whole coins of `coinId`: ceil(selling price × the coin's coinsPerUnit), " +
 	"unless the game set its own price for the reward's smallest face value (the others scale with it); `price` and `minPrice` are the smallest face value's, `maxPrice` the largest's. " +
-	"`availableQuantity` is the unused codes of a coupon with a code pool, -1 otherwise."
+	"`availableQuantity` is what can be bought now: the unused codes of a pool reward (a coupon with a code pool, or a gift card or credit the operator made, which is fulfilled from its pool: 0 until codes are added); for a reward the voucher provider fulfils, the provider's stock (cached up to 60 s), 0 when out of stock; -1 for unlimited."
 
 // urlRule states the rule of every web address the operator stores.
 const urlRule = "Every web address (websiteUrl, logoUrl, imageUrl, heroImageUrl, coverImage, assets) is an absolute https URL with a host (plain http outside production only), " +

@@ -356,6 +356,8 @@ func inventoryOf(l catalogue.Listed) InventoryBody {
 		return InventoryBody{AvailableQuantity: *l.Free, Type: "CODE_POOL"}
 	case l.Reward.HasSharedCode:
 		return InventoryBody{AvailableQuantity: -1, Type: "SHARED_CODE"}
+	case l.Reward.ProviderProductID != "" && l.ProviderStock != nil:
+		return InventoryBody{AvailableQuantity: *l.ProviderStock, Type: "PROVIDER"}
 	case l.Reward.ProviderProductID != "":
 		return InventoryBody{AvailableQuantity: -1, Type: "PROVIDER"}
 	}

@@ -160,7 +160,7 @@ func (in *listInput) query(ctx context.Context) (catalogue.ListQuery, error) {
 	if err != nil {
 		return catalogue.ListQuery{}, err
 	}
-	return catalogue.ListQuery{GameID: httpapi.CallerFrom(ctx).GameID, CoinID: coinID, Category: in.Category, Brand: in.Brand,
+	return catalogue.ListQuery{GameID: httpapi.CallerFrom(ctx).GameID, Environment: httpapi.CallerFrom(ctx).Environment, CoinID: coinID, Category: in.Category, Brand: in.Brand,
 		GiftCard: in.GiftCard.ptr(), RewardIDs: ids, Country: strings.ToUpper(in.Country), Dedupe: in.Dedupe,
 		Order: catalogue.ContentLogics[in.ContentLogic], Limit: in.Limit, Offset: in.Offset()}, nil
 }
@@ -229,7 +229,7 @@ func (h handlers) search(ctx context.Context, in *searchInput) (*searchOutput, e
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
 	q := catalogue.SearchQuery{
-		ListQuery: catalogue.ListQuery{GameID: httpapi.CallerFrom(ctx).GameID, CoinID: coinID, Country: strings.ToUpper(in.Country),
+		ListQuery: catalogue.ListQuery{GameID: httpapi.CallerFrom(ctx).GameID, Environment: httpapi.CallerFrom(ctx).Environment, CoinID: coinID, Country: strings.ToUpper(in.Country),
 			Order: catalogue.SortBys[in.SortBy], Limit: in.Limit, Offset: in.Offset()},
 		Text: in.Q, Brands: in.Brand, Categories: in.Category,
 	}

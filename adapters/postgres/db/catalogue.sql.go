@@ -241,7 +241,7 @@ const catalogueFreeCodesOf = `-- name: CatalogueFreeCodesOf :many
 SELECT r.id AS reward_id, count(c.id) AS free
 FROM catalogue_rewards r
 LEFT JOIN catalogue_codes c ON c.reward_id = r.id AND c.order_id IS NULL
-WHERE r.id = ANY ($1::uuid[]) AND r.type = 'COUPON' AND r.shared_code IS NULL
+WHERE r.id = ANY ($1::uuid[]) AND r.type <> 'PHYSICAL' AND r.shared_code IS NULL AND r.provider_product_id IS NULL
 GROUP BY r.id
 `
 
@@ -250,7 +250,8 @@ type CatalogueFreeCodesOfRow struct {
 	Free     int64
 }
 
-// The free codes of the pool coupons among a page of rewards.
+// The free codes of the pool rewards among a page of rewards: coupons without a shared code, and
+// gift cards and credits the operator made (no provider product).
 func (q *Queries) CatalogueFreeCodesOf(ctx context.Context, ids []uuid.UUID) ([]CatalogueFreeCodesOfRow, error) {
 	rows, err := q.db.Query(ctx, catalogueFreeCodesOf, ids)
 	if err != nil {
