@@ -185,19 +185,20 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 	if err != nil {
 		return Modules{}, err
 	}
+	catalogueSvc := catalogue.NewService(database, catalogueStore, coinStore, games, catalogue.Config{
+		Currency: ext.Currency, Provider: liveStock, TestProvider: testStock, Box: box, AllowHTTPURLs: ext.AllowHTTPURLs, PublicURL: ext.PublicURL, Cooldowns: ordersSvc,
+	})
 	m := Modules{
-		Studios: studios,
-		Coins:   coins.NewService(database, coinStore, games, keeper),
-		Catalogue: catalogue.NewService(database, catalogueStore, coinStore, games, catalogue.Config{
-			Currency: ext.Currency, Provider: liveStock, TestProvider: testStock, Box: box, AllowHTTPURLs: ext.AllowHTTPURLs, PublicURL: ext.PublicURL, Cooldowns: ordersSvc,
-		}),
-		Orders: ordersSvc,
+		Studios:   studios,
+		Coins:     coins.NewService(database, coinStore, games, keeper),
+		Catalogue: catalogueSvc,
+		Orders:    ordersSvc,
 		Partner: partner.NewService(database, partnerStore, orderStore, studios, ordersSvc, partner.Config{
 			Currency: ext.Currency, Payments: ext.Payments, TestPayments: testPayments, StockLive: liveStock, StockTest: testStock, Box: box, Jobs: queue, OrderJobs: queue,
 			SessionTTL: ext.PaymentSessionTTL, ReturnURL: ext.PublicURL + "/payments/return", Log: ext.Log.With("component", "partner"), AllowHTTPURLs: ext.AllowHTTPURLs,
 		}),
 		Touchpoints: touchpoints.NewService(postgres.NewTouchpointsStore(database), touchpoints.Config{
-			Currency: ext.Currency, PublicURL: ext.PublicURL, Now: ext.Now, AllowHTTPURLs: ext.AllowHTTPURLs,
+			Currency: ext.Currency, PublicURL: ext.PublicURL, Now: ext.Now, AllowHTTPURLs: ext.AllowHTTPURLs, Stock: catalogueSvc,
 		}),
 		Webhooks:        hooks,
 		Idempotency:     keeper,

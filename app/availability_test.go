@@ -12,6 +12,7 @@ import (
 	"github.com/rewardsco/rewards/core/money"
 	"github.com/rewardsco/rewards/core/orders"
 	"github.com/rewardsco/rewards/core/studio"
+	"github.com/rewardsco/rewards/core/touchpoints"
 )
 
 // Listings offer only what can be bought: an operator-made gift card is a pool reward (0 until
@@ -78,3 +79,35 @@ func TestListingsOfferOnlyWhatCanBeBought(t *testing.T) {
 	_, err = buy()
 	require.ErrorIs(t, err, orders.ErrOutOfStock, "the pool is empty again")
 }
+
+// Touchpoints serve only what can be bought: a gift card out of stock at the environment's
+// provider (SANDBOX_NO_STOCK) is never served, configured or by rule.
+func TestTouchpointsServeOnlyWhatCanBeBought(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := setupPartnerWorlds(t, "INR", time.Minute, true)
+	s, err := p.m.Studios.CreateStudio(ctx, "Serve")
+	require.NoError(t, err)
+	g, err := p.m.Studios.CreateGame(ctx, studio.Game{StudioID: s.ID, Name: "Serve"})
+	require.NoError(t, err)
+	_, err = p.m.Coins.CreateCoin(ctx, coins.Coin{GameID: g.ID, Name: "Gems", ImageURL: "https://cdn.example.com/g.png", CoinsPerUnit: 1})
+	require.NoError(t, err)
+	var noStock uuid.UUID
+	require.NoError(t, p.pool.QueryRow(ctx, `SELECT id FROM catalogue_rewards WHERE brand_code = 'SANDBOX_NO_STOCK' LIMIT 1`).Scan(&noStock))
+	serve := func(rewardID *uuid.UUID, brand string) *touchpoints.Item {
+		t.Helper()
+		_, _, err := p.m.Touchpoints.PutPlacement(ctx, touchpoints.Placement{ID: placementID, GameID: g.ID, Environment: studio.Test,
+			Screen: "home", Type: touchpoints.TypeGiftCard, RewardID: rewardID, Rule: &touchpoints.Rule{Brand: brand}, IsActive: true,
+			Asset: touchpoints.Asset{Source: touchpoints.SourceUpload, ImageURL: "https://cdn.example.com/f.png", Orientation: touchpoints.Portrait, Width: 1, Height: 1}})
+		require.NoError(t, err)
+		out, err := p.m.Touchpoints.Serve(ctx, touchpoints.ServeRequest{GameID: g.ID, Environment: studio.Test, Screen: "home"})
+		require.NoError(t, err)
+		return out.Item
+	}
+	require.Nil(t, serve(&noStock, "SANDBOX_NO_STOCK"), "an out-of-stock gift card was served")
+	item := serve(&noStock, "AMAZON")
+	require.NotNil(t, item, "the rule serves what can be bought instead")
+	require.NotEqual(t, noStock.String(), item.ID)
+}
+
+var placementID = uuid.New()

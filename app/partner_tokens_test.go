@@ -123,3 +123,50 @@ func TestPartnerTokenExchangeRacingARotation(t *testing.T) {
 		}
 	}
 }
+
+// 50 token exchanges racing an API key rotation leave no valid token of the old key.
+func TestPartnerTokenExchangeRacingKeyRotation(t *testing.T) {
+	t.Parallel()
+	p := setupPartner(t, "INR", time.Minute)
+	g := p.game("WALLET", 0)
+	ctx := context.Background()
+	key := g.key
+	for round := range 3 {
+		var (
+			wg     sync.WaitGroup
+			mu     sync.Mutex
+			tokens []string
+			start  = make(chan struct{})
+			newKey string
+			rerr   error
+		)
+		for range 50 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				tok, _, err := p.m.Partner.Token(ctx, key, "", studio.Test)
+				if err == nil {
+					mu.Lock()
+					tokens = append(tokens, tok)
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			time.Sleep(time.Duration(round) * 2 * time.Millisecond)
+			newKey, rerr = p.m.Studios.RotateKey(ctx, g.id, studio.Test)
+		}()
+		close(start)
+		wg.Wait()
+		require.NoError(t, rerr)
+		for _, tok := range tokens {
+			_, err := p.m.Partner.Authenticate(ctx, tok, studio.Test)
+			require.Error(t, err, "round %d: a token of the rotated-away key works after the rotation", round)
+		}
+		key = newKey
+	}
+}

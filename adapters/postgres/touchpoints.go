@@ -113,7 +113,7 @@ func toCoreRewardItem(r db.TouchpointsRewardsRow) touchpoints.RewardItem {
 		CampaignSubTitle: r.CampaignSubTitle, CampaignDetails: r.CampaignDetails, TermsAndConditions: r.TermsAndConditions,
 		HowToRedeem: r.HowToRedeem, CoverImage: r.CoverImage, EndDate: r.EndDate, IsActive: r.IsActive, ValueType: r.ValueType,
 		Denominations: r.Denominations, MinFace: r.MinFace, MaxFace: r.MaxFace, DiscountBps: r.DiscountBps,
-		MinSelling: r.MinSelling, MaxSelling: r.MaxSelling, XScore: r.XScore, CreatedAt: r.CreatedAt}
+		MinSelling: r.MinSelling, MaxSelling: r.MaxSelling, XScore: r.XScore, CreatedAt: r.CreatedAt, ProviderProductID: r.ProviderProductID}
 	if r.HasSharedCode {
 		row.SharedCode = []byte{}
 	}

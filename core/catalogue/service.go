@@ -679,6 +679,21 @@ func (s *Service) providerStock(ctx context.Context, env studio.Environment, lis
 	wg.Wait()
 }
 
+// ProviderAvailable reports whether the voucher provider of env can issue some face value of a
+// synced reward now, from its (cached) stock answer; true for a reward no provider fulfils, and
+// when the provider does not answer (a purchase checks again).
+func (s *Service) ProviderAvailable(ctx context.Context, env studio.Environment, r Reward) bool {
+	provider := s.cfg.Provider
+	if env != studio.Live {
+		provider = s.cfg.TestProvider
+	}
+	if r.ProviderProductID == "" || provider == nil {
+		return true
+	}
+	levels, err := provider.Stock(ctx, r.ProviderProductID)
+	return err != nil || stockOf(levels, r) != 0
+}
+
 // stockOf sums what the provider can issue of a reward's face values: -1 when one of them is
 // unlimited, 0 when none is available.
 func stockOf(levels []vouchers.Stock, r Reward) int64 {

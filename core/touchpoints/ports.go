@@ -71,6 +71,12 @@ type Found struct {
 	BestProducts [][]catalogue.Product
 }
 
+// Stock tells whether the voucher provider of an environment can issue a synced reward now (the
+// catalogue module's cached answer).
+type Stock interface {
+	ProviderAvailable(ctx context.Context, env studio.Environment, r catalogue.Reward) bool
+}
+
 // Repo is the storage the touchpoints module needs. The reads of serving come in as few calls
 // as the rules allow (Screen, TreeWithCoin, Lookup): each call is one round trip to the database.
 type Repo interface {

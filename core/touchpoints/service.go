@@ -27,6 +27,9 @@ type Config struct {
 	PublicURL string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Stock tells whether the voucher provider can issue a synced reward now; nil treats every
+	// reward as available.
+	Stock Stock
 	// AllowHTTPURLs lets image addresses be plain http (outside production); otherwise they
 	// are https (weburl).
 	AllowHTTPURLs bool
@@ -312,7 +315,7 @@ func (s *Service) Serve(ctx context.Context, r ServeRequest) (Served, error) {
 		zero := int64(0)
 		coin.Balance = &zero
 	}
-	item, err := s.pick(ctx, repo, r.GameID, p, coin, now)
+	item, err := s.pick(ctx, repo, r.GameID, r.Environment, p, coin, now)
 	if err != nil || item == nil {
 		return out, err
 	}
@@ -325,7 +328,7 @@ func (s *Service) Serve(ctx context.Context, r ServeRequest) (Served, error) {
 }
 
 // pick returns the placement's item priced for coin, or nil when none is available.
-func (s *Service) pick(ctx context.Context, repo Repo, gameID uuid.UUID, p Placement, coin *Coin, now time.Time) (*Item, error) {
+func (s *Service) pick(ctx context.Context, repo Repo, gameID uuid.UUID, env studio.Environment, p Placement, coin *Coin, now time.Time) (*Item, error) {
 	coinID := uuid.Nil
 	if coin != nil {
 		coinID = coin.ID
@@ -354,7 +357,7 @@ func (s *Service) pick(ctx context.Context, repo Repo, gameID uuid.UUID, p Place
 		if err != nil {
 			return nil, err
 		}
-		if len(list) == 1 && list[0].Active(now) && list[0].InStock() {
+		if len(list) == 1 && list[0].Active(now) && list[0].InStock() && s.available(ctx, env, list[0]) {
 			return s.rewardItem(list[0], coin), nil
 		}
 	}
@@ -365,12 +368,28 @@ func (s *Service) pick(ctx context.Context, repo Repo, gameID uuid.UUID, p Place
 	if p.Type == TypeGiftCard {
 		typ = catalogue.GiftCard
 	}
+	// A few candidates: the best one the provider can issue now is served.
 	list, err := repo.BestRewards(ctx, RewardQuery{GameID: gameID, CoinID: coinID, Type: typ, Category: p.Rule.Category,
-		Brand: p.Rule.Brand, SortBy: p.Rule.SortBy, InStock: true, Limit: 1, Now: now})
-	if err != nil || len(list) == 0 {
+		Brand: p.Rule.Brand, SortBy: p.Rule.SortBy, InStock: true, Limit: serveCandidates, Now: now})
+	if err != nil {
 		return nil, err
 	}
-	return s.rewardItem(list[0], coin), nil
+	for _, r := range list {
+		if s.available(ctx, env, r) {
+			return s.rewardItem(r, coin), nil
+		}
+	}
+	return nil, nil
+}
+
+// serveCandidates is how many best rewards a placement's rule reads, for when the first ones
+// are out of stock at the provider.
+const serveCandidates = 5
+
+// available reports whether the voucher provider can issue a synced reward now (pools are
+// counted by the query itself).
+func (s *Service) available(ctx context.Context, env studio.Environment, r RewardItem) bool {
+	return s.cfg.Stock == nil || s.cfg.Stock.ProviderAvailable(ctx, env, r.Reward)
 }
 
 // rewardItem is a coupon or gift card as served. Coins may pay the whole price of a reward.

@@ -79,7 +79,7 @@ const touchpointsBestRewards = `-- name: TouchpointsBestRewards :many
 SELECT r.id, r.type, r.brand_code, r.name, r.campaign_title, r.campaign_sub_title, r.campaign_details,
        r.terms_and_conditions, r.how_to_redeem, r.cover_image, r.end_date, r.is_active, r.value_type,
        r.denominations, r.min_face, r.max_face, r.discount_bps, r.min_selling, r.max_selling, r.x_score,
-       r.created_at, (r.shared_code IS NOT NULL)::boolean AS has_shared_code,
+       r.created_at, (r.shared_code IS NOT NULL)::boolean AS has_shared_code, r.provider_product_id,
        b.name AS brand_name, b.logo_url AS brand_logo_url, b.website_url AS brand_website_url,
        b.issuer AS brand_issuer, b.categories AS brand_categories, b.is_active AS brand_is_active,
        false::boolean AS hidden,
@@ -144,6 +144,7 @@ type TouchpointsBestRewardsRow struct {
 	XScore             float64
 	CreatedAt          time.Time
 	HasSharedCode      bool
+	ProviderProductID  *string
 	BrandName          string
 	BrandLogoUrl       string
 	BrandWebsiteUrl    string
@@ -200,6 +201,7 @@ func (q *Queries) TouchpointsBestRewards(ctx context.Context, arg TouchpointsBes
 			&i.XScore,
 			&i.CreatedAt,
 			&i.HasSharedCode,
+			&i.ProviderProductID,
 			&i.BrandName,
 			&i.BrandLogoUrl,
 			&i.BrandWebsiteUrl,
@@ -624,7 +626,7 @@ const touchpointsRewards = `-- name: TouchpointsRewards :many
 SELECT r.id, r.type, r.brand_code, r.name, r.campaign_title, r.campaign_sub_title, r.campaign_details,
        r.terms_and_conditions, r.how_to_redeem, r.cover_image, r.end_date, r.is_active, r.value_type,
        r.denominations, r.min_face, r.max_face, r.discount_bps, r.min_selling, r.max_selling, r.x_score,
-       r.created_at, (r.shared_code IS NOT NULL)::boolean AS has_shared_code,
+       r.created_at, (r.shared_code IS NOT NULL)::boolean AS has_shared_code, r.provider_product_id,
        b.name AS brand_name, b.logo_url AS brand_logo_url, b.website_url AS brand_website_url,
        b.issuer AS brand_issuer, b.categories AS brand_categories, b.is_active AS brand_is_active,
        coalesce(gr.hidden, false)::boolean AS hidden,
@@ -667,6 +669,7 @@ type TouchpointsRewardsRow struct {
 	XScore             float64
 	CreatedAt          time.Time
 	HasSharedCode      bool
+	ProviderProductID  *string
 	BrandName          string
 	BrandLogoUrl       string
 	BrandWebsiteUrl    string
@@ -717,6 +720,7 @@ func (q *Queries) TouchpointsRewards(ctx context.Context, arg TouchpointsRewards
 			&i.XScore,
 			&i.CreatedAt,
 			&i.HasSharedCode,
+			&i.ProviderProductID,
 			&i.BrandName,
 			&i.BrandLogoUrl,
 			&i.BrandWebsiteUrl,
