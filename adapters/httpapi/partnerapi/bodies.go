@@ -104,7 +104,7 @@ type PartnerOrderRequest struct {
 	Denomination  float64         `json:"denomination" exclusiveMinimum:"0" example:"500"`
 	Quantity      int             `json:"quantity" minimum:"1" maximum:"10" example:"2"`
 	Customer      PartnerCustomer `json:"customer"`
-	ReturnURL     string          `json:"returnUrl,omitempty" maxLength:"2048" doc:"CASH only: where the user goes after paying" example:"https://partner.example.com/orders/ord-2026-000123"`
+	ReturnURL     string          `json:"returnUrl,omitempty" maxLength:"2048" doc:"CASH only: where the user goes after paying; an absolute https URL with a host (http outside production), no user info or markup, at most 2,048 characters (400 VALIDATION_FAILED otherwise)" example:"https://partner.example.com/orders/ord-2026-000123"`
 	QuoteID       string          `json:"quoteId,omitempty" maxLength:"1024" doc:"Optional: a preview's quoteId, to pay its amount (400 QUOTE_EXPIRED past its expiry, 400 QUOTE_MISMATCH for another brand, denomination or quantity)"`
 }
 
