@@ -69,6 +69,8 @@ func TestTouchpoints(t *testing.T) {
 		"campaignTitle": "Acme card", "termsAndConditions": "Valid a year"})
 	require.Equal(t, 201, r.Status, string(r.Raw))
 	giftCard := str(r.Body["id"])
+	// An operator-made gift card is a pool reward: served while its pool has codes.
+	require.Equal(t, 201, s.admin("POST", "/admin/v1/catalogue/rewards/"+giftCard+"/codes", map[string]any{"codes": []map[string]any{{"code": "ACME-1"}, {"code": "ACME-2"}}}).Status)
 	r = s.admin("POST", "/admin/v1/catalogue/rewards", map[string]any{"type": "COUPON", "brandCode": "ACME", "name": "Half off shoes",
 		"campaignTitle": "50% off all shoes", "mrp": 200, "sellingPrice": 100})
 	require.Equal(t, 201, r.Status, string(r.Raw))
