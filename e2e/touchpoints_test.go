@@ -233,7 +233,7 @@ func TestTouchpoints(t *testing.T) {
 		require.Equal(t, true, rd["isActive"])
 		require.Equal(t, "https://acme.example.com", rd["brandRedirectionLink"])
 		require.Equal(t, []any{map[string]any{"amount": float64(900), "coinId": tn.CoinID}}, rd["price"])
-		require.Equal(t, map[string]any{"availableQuantity": float64(-1), "type": "UNLIMITED"}, rd["inventory"])
+		require.Equal(t, map[string]any{"availableQuantity": float64(2), "type": "LIMITED"}, rd["inventory"], "an operator-made gift card is a pool")
 		require.Equal(t, map[string]any{"brandName": "Acme", "brandLogoImage": "https://cdn.example.com/acme.png", "campaignTitle": "Acme card",
 			"campaignSubTitle": "", "campaignCoverImage": "https://cdn.example.com/gc.png", "campaignDetails": "", "termsAndConditions": "Valid a year",
 			"howToRedeem": "", "brandRedirectionLink": "https://acme.example.com", "couponExpiryDate": "", "type": "GIFT_CARD",
