@@ -22,12 +22,7 @@ func TestListingsOfferOnlyWhatCanBeBought(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	p := setupPartnerWorlds(t, "INR", time.Minute, true)
-	s, err := p.m.Studios.CreateStudio(ctx, "Shop")
-	require.NoError(t, err)
-	g, err := p.m.Studios.CreateGame(ctx, studio.Game{StudioID: s.ID, Name: "Shop"})
-	require.NoError(t, err)
-	coin, err := p.m.Coins.CreateCoin(ctx, coins.Coin{GameID: g.ID, Name: "Gems", ImageURL: "https://cdn.example.com/g.png", CoinsPerUnit: 1})
-	require.NoError(t, err)
+	s, g, coin := p.shop("Shop")
 	caller := studio.Caller{GameID: g.ID, StudioID: s.ID, Environment: studio.Test}
 	created, err := p.m.Players.CreateWithUUID(ctx, caller, "shopper")
 	require.NoError(t, err)
@@ -86,12 +81,7 @@ func TestTouchpointsServeOnlyWhatCanBeBought(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	p := setupPartnerWorlds(t, "INR", time.Minute, true)
-	s, err := p.m.Studios.CreateStudio(ctx, "Serve")
-	require.NoError(t, err)
-	g, err := p.m.Studios.CreateGame(ctx, studio.Game{StudioID: s.ID, Name: "Serve"})
-	require.NoError(t, err)
-	_, err = p.m.Coins.CreateCoin(ctx, coins.Coin{GameID: g.ID, Name: "Gems", ImageURL: "https://cdn.example.com/g.png", CoinsPerUnit: 1})
-	require.NoError(t, err)
+	_, g, _ := p.shop("Serve")
 	var noStock uuid.UUID
 	require.NoError(t, p.pool.QueryRow(ctx, `SELECT id FROM catalogue_rewards WHERE brand_code = 'SANDBOX_NO_STOCK' LIMIT 1`).Scan(&noStock))
 	serve := func(rewardID *uuid.UUID, brand string) *touchpoints.Item {
@@ -111,3 +101,16 @@ func TestTouchpointsServeOnlyWhatCanBeBought(t *testing.T) {
 }
 
 var placementID = uuid.New()
+
+// shop makes a studio and a game with a coin worth 1 a unit, through the modules.
+func (p *partnerAPI) shop(name string) (studio.Studio, studio.NewGame, coins.Coin) {
+	p.t.Helper()
+	ctx := context.Background()
+	s, err := p.m.Studios.CreateStudio(ctx, name)
+	require.NoError(p.t, err)
+	g, err := p.m.Studios.CreateGame(ctx, studio.Game{StudioID: s.ID, Name: name})
+	require.NoError(p.t, err)
+	coin, err := p.m.Coins.CreateCoin(ctx, coins.Coin{GameID: g.ID, Name: "Gems", ImageURL: "https://cdn.example.com/g.png", CoinsPerUnit: 1})
+	require.NoError(p.t, err)
+	return s, g, coin
+}

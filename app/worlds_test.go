@@ -27,12 +27,7 @@ func TestTestEnvironmentNeverReachesTheLiveVoucherProvider(t *testing.T) {
 	live := func() int { return len(p.vouchers.Orders()) }
 
 	// The store: a test player buys a gift card and a sandbox brand.
-	s, err := p.m.Studios.CreateStudio(ctx, "Worlds")
-	require.NoError(t, err)
-	g, err := p.m.Studios.CreateGame(ctx, studio.Game{StudioID: s.ID, Name: "Worlds"})
-	require.NoError(t, err)
-	coin, err := p.m.Coins.CreateCoin(ctx, coins.Coin{GameID: g.ID, Name: "Gems", ImageURL: "https://cdn.example.com/g.png", CoinsPerUnit: 1})
-	require.NoError(t, err)
+	s, g, coin := p.shop("Worlds")
 	buy := func(env studio.Environment, brand string) orders.View {
 		t.Helper()
 		caller := studio.Caller{GameID: g.ID, StudioID: s.ID, Environment: env}
