@@ -539,6 +539,8 @@ func OpenDatabase(ctx context.Context, cfg Config, log *slog.Logger) (*Database,
 		return nil, err
 	}
 	boundStatements(poolCfg)
+	// Round trips are counted (one atomic add each) for the load benchmark's per-request figure.
+	poolCfg.ConnConfig.Tracer = postgres.RoundTripCounter{}
 	pool, err := pgxpool.NewWithConfig(ctx, poolCfg)
 	if err != nil {
 		stop()

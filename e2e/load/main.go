@@ -160,6 +160,7 @@ func run() error {
 		}
 	}
 	failed := report(os.Stdout, results, opts)
+	reportRoundTrips(os.Stdout, results)
 	if failed > 0 {
 		return fmt.Errorf("%d run(s) had failed requests: their numbers are not trustworthy", failed)
 	}

@@ -24,6 +24,22 @@ type result struct {
 	hook        *hookStats    // webhook scenarios: delivery figures (the fields above are the producing distributes)
 	store       *storeStats   // rewards store scenarios (catalogue.go): compared with their own pgbench runs
 	order       *orderStats   // purchase scenarios (orders.go): compared with pgbench-tpcb
+	// roundTrips is how many round trips the service's pool made to PostgreSQL during the run
+	// (HTTP scenarios; the job queue's background work included).
+	roundTrips int64
+}
+
+// reportRoundTrips prints the service's PostgreSQL round trips per request of each HTTP run.
+func reportRoundTrips(w io.Writer, results []result) {
+	var parts []string
+	for _, r := range results {
+		if n := r.ok + r.errors; r.roundTrips > 0 && n > 0 {
+			parts = append(parts, fmt.Sprintf("%s@%d %.1f", r.scenario, r.clients, float64(r.roundTrips)/float64(n)))
+		}
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(w, "\nPostgreSQL round trips per request (statements, batches and prepares of the service's pool): %s\n", strings.Join(parts, ", "))
+	}
 }
 
 // report prints the table, the ratios to pgbench and the goals; it returns how many runs had

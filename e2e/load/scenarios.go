@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/rewardsco/rewards/adapters/postgres"
 	"bufio"
 	"bytes"
 	"context"
@@ -153,6 +154,7 @@ func runClients(ctx context.Context, clients int, do request, more func() bool) 
 	}
 	tallies := make([]tally, clients)
 	var wg sync.WaitGroup
+	trips := postgres.RoundTrips()
 	begin := time.Now()
 	for c := range clients {
 		wg.Go(func() {
@@ -176,7 +178,7 @@ func runClients(ctx context.Context, clients int, do request, more func() bool) 
 		})
 	}
 	wg.Wait()
-	r := result{elapsed: time.Since(begin)}
+	r := result{elapsed: time.Since(begin), roundTrips: postgres.RoundTrips() - trips}
 	var all []time.Duration
 	for _, t := range tallies {
 		all = append(all, t.lat...)
