@@ -61,8 +61,9 @@ func (env *environment) partnerFixture(ctx context.Context) (*partnerFixture, er
 		map[string]any{"enabled": true, "settlement": "WALLET", "discountPct": 2.5}, nil, http.StatusOK); err != nil {
 		return nil, err
 	}
+	// A credit is at most 1,000,000,000: plenty for a run.
 	if err := env.send(ctx, http.MethodPost, "/admin/v1/games/"+fx.gameID+"/partner/test/wallet/credits", op,
-		map[string]any{"amount": 1e11, "reference": "load-benchmark"}, nil, http.StatusCreated); err != nil {
+		map[string]any{"amount": 1e9, "reference": "load-benchmark"}, nil, http.StatusCreated); err != nil {
 		return nil, err
 	}
 	var tok struct {

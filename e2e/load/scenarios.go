@@ -1,11 +1,11 @@
 package main
 
 import (
-	"github.com/rewardsco/rewards/adapters/postgres"
 	"bufio"
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/rewardsco/rewards/adapters/postgres"
 	"io"
 	"net/http"
 	"os"
