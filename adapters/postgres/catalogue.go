@@ -605,7 +605,8 @@ func (r *CatalogueRepo) SharedCode(ctx context.Context, rewardID uuid.UUID) ([]b
 // RecordOrder implements catalogue.Repo.
 func (r *CatalogueRepo) RecordOrder(ctx context.Context, rewardID uuid.UUID, at time.Time) error {
 	day := pgtype.Date{Time: time.Date(at.Year(), at.Month(), at.Day(), 0, 0, 0, 0, time.UTC), Valid: true}
-	if err := r.q.CatalogueRecordOrder(ctx, db.CatalogueRecordOrderParams{RewardID: rewardID, Day: day}); err != nil {
+	// In a transaction the count travels with its next statement or its commit.
+	if err := r.deferredQueries(nil).CatalogueRecordOrder(ctx, db.CatalogueRecordOrderParams{RewardID: rewardID, Day: day}); err != nil {
 		return fmt.Errorf("count an order of %s: %w", rewardID, err)
 	}
 	return nil

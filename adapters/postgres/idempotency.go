@@ -46,7 +46,14 @@ func (r *IdempotencyRepo) ClaimKey(ctx context.Context, c idempotency.Claim, has
 }
 
 // CompleteKey implements idempotency.Repo.
+// In a transaction it travels with the COMMIT, which a lost claim stops (RWCLM).
 func (r *IdempotencyRepo) CompleteKey(ctx context.Context, c idempotency.Claim, result []byte, errorCode string) error {
+	if r.owner != nil {
+		return r.deferredQueries(claimLost).IdempotencyCompleteInTx(ctx, db.IdempotencyCompleteInTxParams{
+			GameID: c.GameID, Environment: c.Environment, Scope: c.Scope, Key: c.Key.Key, Result: result, ErrorCode: errorCode,
+			ClaimToken: &c.Token,
+		})
+	}
 	n, err := r.q.IdempotencyComplete(ctx, db.IdempotencyCompleteParams{
 		GameID: c.GameID, Environment: c.Environment, Scope: c.Scope, Key: c.Key.Key, Result: result, ErrorCode: errorCode,
 		ClaimToken: &c.Token,
@@ -58,6 +65,14 @@ func (r *IdempotencyRepo) CompleteKey(ctx context.Context, c idempotency.Claim, 
 		return idempotency.ErrClaimLost
 	}
 	return nil
+}
+
+// claimLost is the error of a completion that found its claim gone.
+func claimLost(err error) error {
+	if pgCode(err) == "RWCLM" {
+		return idempotency.ErrClaimLost
+	}
+	return fmt.Errorf("complete idempotency key: %w", err)
 }
 
 // ReleaseKey implements idempotency.Repo.

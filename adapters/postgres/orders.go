@@ -98,6 +98,20 @@ func (r *OrdersRepo) Insert(ctx context.Context, o orders.Order, reason string) 
 	if o.Address != nil {
 		address, _ = json.Marshal(o.Address)
 	}
+	if r.owner != nil && !o.CreatedAt.IsZero() {
+		// In a transaction that knows its own time (now(), read by an earlier statement): one
+		// statement with the first transition, sent with the next one.
+		o.UpdatedAt = o.CreatedAt
+		if err := r.deferredQueries(nil).OrdersInsertInTx(ctx, db.OrdersInsertInTxParams{ID: o.ID, GameID: o.GameID,
+			Environment: string(o.Environment), PlayerID: &o.PlayerID, UserRef: o.UserRef, RewardID: o.RewardID,
+			RewardType: string(o.RewardType), CoinID: &o.CoinID, Status: string(o.Status), Denomination: int64(o.Denomination),
+			Quantity: int32(o.Quantity), FaceValue: int64(o.FaceValue), CoinsSpent: o.CoinsSpent, DebitTxID: o.DebitTxID,
+			ProviderProduct: provider, Address: address, DeadlineAt: o.DeadlineAt, CreatedAt: o.CreatedAt, Reason: reason}); err != nil {
+			return orders.Order{}, fmt.Errorf("insert order: %w", err)
+		}
+		r.onCommit(func() { r.metrics.OrderTransition(string(o.Status)) })
+		return o, nil
+	}
 	row, err := r.q.OrdersInsert(ctx, db.OrdersInsertParams{ID: o.ID, GameID: o.GameID, Environment: string(o.Environment),
 		PlayerID: &o.PlayerID, UserRef: o.UserRef, RewardID: o.RewardID, RewardType: string(o.RewardType), CoinID: &o.CoinID,
 		Status: string(o.Status), Denomination: int64(o.Denomination), Quantity: int32(o.Quantity), FaceValue: int64(o.FaceValue),
@@ -130,15 +144,42 @@ func (r *OrdersRepo) Move(ctx context.Context, id uuid.UUID, from, to orders.Sta
 	return true, nil
 }
 
-// AddCodes implements orders.Repo.
-func (r *OrdersRepo) AddCodes(ctx context.Context, id uuid.UUID, codes []orders.SealedCode) error {
-	for i, c := range codes {
-		if err := r.q.OrdersAddCode(ctx, db.OrdersAddCodeParams{OrderID: id, Position: int32(i + 1), Code: c.Code, Pin: c.Pin,
-			ProviderVoucherID: c.ProviderVoucherID, Value: int64(c.Value), Expiry: c.Expiry}); err != nil {
-			return fmt.Errorf("store a code of order %s: %w", id, err)
+// MoveAtCommit implements orders.Repo: one statement with the transition, which raises RWMOV
+// when the order is no longer in from.
+func (r *OrdersRepo) MoveAtCommit(ctx context.Context, id uuid.UUID, from, to orders.Status, reason string) error {
+	err := r.deferredQueries(func(err error) error {
+		if pgCode(err) == "RWMOV" {
+			return orders.ErrMovedElsewhere
 		}
+		return fmt.Errorf("move order %s to %s: %w", id, to, err)
+	}).OrdersMoveInTx(ctx, db.OrdersMoveInTxParams{ID: id, FromStatus: string(from), ToStatus: string(to), Reason: reason})
+	if err == nil {
+		r.onCommit(func() { r.metrics.OrderTransition(string(to)) })
 	}
-	return nil
+	return err
+}
+
+// AddCodes implements orders.Repo: one statement for every code.
+func (r *OrdersRepo) AddCodes(ctx context.Context, id uuid.UUID, codes []orders.SealedCode) error {
+	if len(codes) == 0 {
+		return nil
+	}
+	p := db.OrdersAddCodesInTxParams{OrderID: id}
+	for i, c := range codes {
+		expiry := ""
+		if c.Expiry != nil {
+			expiry = c.Expiry.UTC().Format(time.RFC3339Nano)
+		}
+		p.Positions = append(p.Positions, int32(i+1))
+		p.Codes = append(p.Codes, c.Code)
+		p.Pins = append(p.Pins, c.Pin)
+		p.ProviderVoucherIds = append(p.ProviderVoucherIds, c.ProviderVoucherID)
+		p.Vals = append(p.Vals, int64(c.Value))
+		p.Expiries = append(p.Expiries, expiry)
+	}
+	return r.deferredQueries(func(err error) error {
+		return fmt.Errorf("store the codes of order %s: %w", id, err)
+	}).OrdersAddCodesInTx(ctx, p)
 }
 
 // withCodes fills the codes of list.
@@ -236,8 +277,9 @@ func (r *OrdersRepo) Transitions(ctx context.Context, id uuid.UUID) ([]orders.Tr
 }
 
 // LockPlayerReward implements orders.Repo with a transaction-scoped advisory lock.
+// In a transaction the lock is taken with the transaction's next statement.
 func (r *OrdersRepo) LockPlayerReward(ctx context.Context, playerID, rewardID uuid.UUID) error {
-	if err := r.q.OrdersLockPlayerReward(ctx, db.OrdersLockPlayerRewardParams{PlayerID: playerID.String(), RewardID: rewardID.String()}); err != nil {
+	if err := r.deferredQueries(nil).OrdersLockPlayerReward(ctx, db.OrdersLockPlayerRewardParams{PlayerID: playerID.String(), RewardID: rewardID.String()}); err != nil {
 		return fmt.Errorf("lock purchases of %s by %s: %w", rewardID, playerID, err)
 	}
 	return nil
@@ -249,16 +291,16 @@ func utcDay(t time.Time) pgtype.Date {
 	return pgtype.Date{Time: time.Date(u.Year(), u.Month(), u.Day(), 0, 0, 0, 0, time.UTC), Valid: true}
 }
 
-// SpendBudget implements orders.Repo.
-func (r *OrdersRepo) SpendBudget(ctx context.Context, gameID uuid.UUID, env studio.Environment, day time.Time, amount money.Amount) (bool, error) {
-	_, err := r.q.OrdersSpendBudget(ctx, db.OrdersSpendBudgetParams{GameID: gameID, Environment: string(env), Day: utcDay(day), Amount: int64(amount)})
-	if isNoRows(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("spend the purchase budget: %w", err)
-	}
-	return true, nil
+// SpendBudget implements orders.Repo: one statement that raises RWBDG past the budget, sent
+// with the transaction's commit.
+func (r *OrdersRepo) SpendBudget(ctx context.Context, gameID uuid.UUID, env studio.Environment, day time.Time, amount money.Amount) error {
+	return r.deferredQueries(func(err error) error {
+		if pgCode(err) == "RWBDG" {
+			tomorrow := day.UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
+			return orders.ErrBudgetExceeded.WithRetryAfter(time.Until(tomorrow))
+		}
+		return fmt.Errorf("spend the purchase budget: %w", err)
+	}).OrdersSpendBudgetInTx(ctx, db.OrdersSpendBudgetInTxParams{GameID: gameID, Environment: string(env), Day: utcDay(day), Amount: int64(amount)})
 }
 
 // ReturnBudget implements orders.Repo.

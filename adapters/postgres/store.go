@@ -64,7 +64,7 @@ func (d *DB) Pool() *pgxpool.Pool { return d.pool }
 
 // Tx is an open transaction: the store.Tx of this adapter.
 type Tx struct {
-	tx pgx.Tx
+	tx *pipeTx
 	q  *db.Queries
 	// committed runs once the transaction has committed (metrics of what it changed); an
 	// attempt that rolls back or is retried drops its own.
@@ -92,7 +92,7 @@ func (d *DB) InTx(ctx context.Context, fn func(store.Tx) error) (err error) {
 	}
 	for attempt := 1; ; attempt++ {
 		var t *Tx
-		err = unavailable(pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
+		err = unavailable(d.attempt(ctx, func(tx *pipeTx) error {
 			t = &Tx{tx: tx, q: db.New(outages{tx})}
 			return fn(t)
 		}))
@@ -113,6 +113,34 @@ func (d *DB) InTx(ctx context.Context, fn func(store.Tx) error) (err error) {
 		case <-time.After(time.Duration(attempt) * 5 * time.Millisecond):
 		}
 	}
+}
+
+// attempt runs fn in one transaction on a connection of its own (a pipeTx: BEGIN goes with the
+// first statement, COMMIT with the last deferred ones), committing when fn returns nil and
+// rolling back otherwise, even when fn panics.
+func (d *DB) attempt(ctx context.Context, fn func(*pipeTx) error) (err error) {
+	c, err := d.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	// A connection left inside a transaction (a rollback that could not be sent) is destroyed by
+	// the pool rather than reused.
+	defer c.Release()
+	tx := &pipeTx{conn: c}
+	committed := false
+	defer func() {
+		if !committed {
+			_ = tx.Rollback(context.WithoutCancel(ctx))
+		}
+	}()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return err
+	}
+	committed = true
+	return nil
 }
 
 func retryable(err error) bool {

@@ -63,8 +63,16 @@ func (o outages) Exec(ctx context.Context, sql string, args ...any) (pgconn.Comm
 
 func (o outages) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
 	rows, err := o.DBTX.Query(ctx, sql, args...)
-	return rows, unavailable(err)
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	// A dead connection often shows only once the rows are read.
+	return outageRows{rows}, nil
 }
+
+type outageRows struct{ pgx.Rows }
+
+func (r outageRows) Err() error { return unavailable(r.Rows.Err()) }
 
 func (o outages) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
 	return outageRow{o.DBTX.QueryRow(ctx, sql, args...)}

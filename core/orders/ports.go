@@ -13,13 +13,19 @@ import (
 
 // Repo is the storage the orders module needs.
 type Repo interface {
-	// Insert creates o with its first transition (to o.Status) and returns it with its id.
+	// Insert creates o with its first transition (to o.Status) and returns it with its id. In a
+	// transaction the statement may travel with the transaction's next one, whose error is then
+	// also the insert's.
 	Insert(ctx context.Context, o Order, reason string) (Order, error)
 	// Move changes an order's status from one to another, recording the transition, and sets
 	// refundTxID and the failure reason when given; moved is false (and nothing changes) when
 	// the order is no longer in from, so two workers racing on one order apply a move once.
 	Move(ctx context.Context, id uuid.UUID, from, to Status, reason string, refundTxID *uuid.UUID) (moved bool, err error)
-	// AddCodes stores an order's codes.
+	// MoveAtCommit is Move for a transaction that needs no answer: the move may travel with the
+	// transaction's next statement or its commit, and an order no longer in from fails the
+	// transaction with ErrMovedElsewhere, so that nothing of it commits.
+	MoveAtCommit(ctx context.Context, id uuid.UUID, from, to Status, reason string) error
+	// AddCodes stores an order's codes (in a transaction, possibly with its next statement).
 	AddCodes(ctx context.Context, id uuid.UUID, codes []SealedCode) error
 	// Get returns an order with its codes, or ErrOrderNotFound.
 	Get(ctx context.Context, id uuid.UUID) (Order, error)
@@ -32,9 +38,10 @@ type Repo interface {
 	// ends, so that a cooldown holds under concurrency.
 	LockPlayerReward(ctx context.Context, playerID, rewardID uuid.UUID) error
 	// SpendBudget adds amount to the purchase total of the game's environment on day (UTC),
-	// only while it stays within the game's budget; ok is false (and nothing changes) when it
-	// would not. The day's total stays locked until the transaction ends.
-	SpendBudget(ctx context.Context, gameID uuid.UUID, env studio.Environment, day time.Time, amount money.Amount) (ok bool, err error)
+	// only while it stays within the game's budget; when it would not, the transaction fails
+	// with ErrBudgetExceeded (its Retry-After the next UTC day) and nothing commits. The day's
+	// total stays locked until the transaction ends; the statement may travel with the commit.
+	SpendBudget(ctx context.Context, gameID uuid.UUID, env studio.Environment, day time.Time, amount money.Amount) error
 	// ReturnBudget takes amount back from the purchase total of day.
 	ReturnBudget(ctx context.Context, gameID uuid.UUID, env studio.Environment, day time.Time, amount money.Amount) error
 	// LastPurchase returns when the player last bought the reward (failed orders aside), or nil.

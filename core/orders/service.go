@@ -152,18 +152,26 @@ func (s *Service) Buy(ctx context.Context, p Purchase) (View, bool, error) {
 			return err
 		},
 	}
+	// The answer is what the transaction left (no read after it); a replay reads the order as it
+	// is now.
+	var placed View
 	id, replayed, err := idempotency.Do(ctx, s.keeper, req, func(ctx context.Context, t store.Tx) (uuid.UUID, error) {
-		return s.place(ctx, t, p, pl, coin)
+		var err error
+		placed, err = s.place(ctx, t, p, pl, coin)
+		return placed.ID, err
 	})
 	if err != nil {
 		return View{}, replayed, err
 	}
-	if !replayed && pl.reward.ProviderProductID != "" {
-		// The provider's answer within the wait goes in the response.
-		s.FulfilWithin(ctx, id)
+	if replayed {
+		v, err := s.view(ctx, id)
+		return v, true, err
 	}
-	v, err := s.view(ctx, id)
-	return v, replayed, err
+	if pl.reward.ProviderProductID != "" {
+		// The provider's answer within the wait goes in the response.
+		placed = s.fulfilPlaced(ctx, placed)
+	}
+	return placed, false, nil
 }
 
 // plan checks a purchase against the catalogue before any transaction: the reward (visible to
@@ -237,20 +245,23 @@ func inStock(levels []vouchers.Stock, r catalogue.Reward, f money.Amount, quanti
 	return found && lv.Covers(quantity)
 }
 
-// place is the purchase's transaction.
-func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, coin coins.Coin) (uuid.UUID, error) {
+// place is the purchase's transaction; it returns the order as the transaction leaves it, with
+// its codes opened and the balance after the debit. Its statements travel together where they
+// can (see the storage's MoveAtCommit, SpendBudget): the debit is the first round trip, taking
+// the codes of a pool the second, the rest goes with the commit.
+func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, coin coins.Coin) (View, error) {
 	repo, cat := s.orders.WithTx(t), s.catalogue.WithTx(t)
 	if err := repo.LockPlayerReward(ctx, p.Player.ID, p.RewardID); err != nil {
-		return uuid.Nil, err
+		return View{}, err
 	}
 	if pl.reward.PurchaseCooldown > 0 {
 		last, err := repo.LastPurchase(ctx, p.Player.ID, p.RewardID)
 		if err != nil {
-			return uuid.Nil, err
+			return View{}, err
 		}
 		if last != nil {
 			if wait := last.Add(pl.reward.PurchaseCooldown).Sub(s.now()); wait > 0 {
-				return uuid.Nil, ErrCooldown.WithRetryAfter(wait)
+				return View{}, ErrCooldown.WithRetryAfter(wait)
 			}
 		}
 	}
@@ -263,39 +274,44 @@ func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, co
 	}
 	debit, err := s.coins.WithTx(t).ApplyMovement(ctx, s.movement(o, pl.price, ReasonPurchaseDebit), coins.Debit, coins.EventDebited)
 	if err != nil {
-		return uuid.Nil, err
+		return View{}, err
 	}
 	o.DebitTxID = &debit.ID
+	// The order is created at the transaction's time, which the debit read.
+	o.CreatedAt = debit.CreatedAt
 	if o, err = repo.Insert(ctx, o, "coins debited"); err != nil {
-		return uuid.Nil, err
+		return View{}, err
 	}
 	switch {
 	case o.ProviderProduct != "":
-		// Fulfilled after this transaction; the job takes over if this process cannot.
-		err = s.cfg.Jobs.ScheduleFulfilment(ctx, t, o.ID, now.Add(s.cfg.Wait))
+		// Marked as sent in this transaction and sent after it (fulfilPlaced); the job takes
+		// over if this process cannot, asking the provider before placing it again.
+		if err = repo.MoveAtCommit(ctx, o.ID, Initiated, Processing, sentReason); err == nil {
+			o.Status = Processing
+			err = s.cfg.Jobs.ScheduleFulfilment(ctx, t, o.ID, now.Add(s.cfg.Wait))
+		}
 	case pl.reward.Type == catalogue.Coupon || pl.reward.IsPool():
-		var codes []SealedCode
-		if codes, err = s.couponCodes(ctx, cat, pl.reward, o); err == nil {
-			err = repo.AddCodes(ctx, o.ID, codes)
+		if o.Codes, err = s.couponCodes(ctx, cat, pl.reward, o); err == nil {
+			err = repo.AddCodes(ctx, o.ID, o.Codes)
 		}
 	}
 	if err == nil && o.ProviderProduct == "" {
-		err = s.succeed(ctx, t, o, Initiated, "delivered at purchase")
+		if err = s.succeedAtCommit(ctx, t, o, Initiated, "delivered at purchase"); err == nil {
+			o.Status = Success
+		}
 	}
 	if err != nil {
-		return uuid.Nil, err
+		return View{}, err
 	}
 	// Last, so that the day's total is locked for as short a time as the commit takes.
-	ok, err := repo.SpendBudget(ctx, o.GameID, o.Environment, now, o.FaceValue)
-	if err != nil {
-		return uuid.Nil, err
+	if err := repo.SpendBudget(ctx, o.GameID, o.Environment, now, o.FaceValue); err != nil {
+		return View{}, err
 	}
-	if !ok {
-		tomorrow := now.UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
-		return uuid.Nil, ErrBudgetExceeded.WithRetryAfter(tomorrow.Sub(now))
-	}
-	return o.ID, nil
+	return s.open(o, map[uuid.UUID]int64{o.CoinID: debit.BalanceAfter})
 }
+
+// sentReason is the reason of an order's move to PROCESSING.
+const sentReason = "sent to the voucher provider"
 
 func (s *Service) movement(o Order, amount int64, reason string) coins.Movement {
 	return coins.Movement{GameID: o.GameID, Environment: o.Environment, PlayerID: o.PlayerID, UserUUID: o.UserRef,
@@ -330,17 +346,21 @@ func (s *Service) couponCodes(ctx context.Context, cat catalogue.Repo, r catalog
 	return out, nil
 }
 
-// succeed moves an order to SUCCESS and counts it for the catalogue's trending orders.
-func (s *Service) succeed(ctx context.Context, t store.Tx, o Order, from Status, reason string) error {
-	moved, err := s.orders.WithTx(t).Move(ctx, o.ID, from, Success, reason, nil)
-	if err != nil || !moved {
-		return errors.Join(err, errMoved(moved))
+// succeedAtCommit moves an order to SUCCESS and counts it for the catalogue's trending orders,
+// both with the transaction's commit (ErrMovedElsewhere fails the transaction when the order is
+// no longer in from).
+func (s *Service) succeedAtCommit(ctx context.Context, t store.Tx, o Order, from Status, reason string) error {
+	if err := s.orders.WithTx(t).MoveAtCommit(ctx, o.ID, from, Success, reason); err != nil {
+		return err
 	}
 	return s.catalogue.WithTx(t).RecordOrder(ctx, o.RewardID, s.now())
 }
 
-// errLost means another worker moved the order first; the transaction rolls back.
-var errLost = errors.New("the order was moved by another worker")
+// ErrMovedElsewhere means another worker moved the order first; the transaction rolls back.
+var ErrMovedElsewhere = errors.New("the order was moved by another worker")
+
+// errLost is ErrMovedElsewhere, as the steps here name it.
+var errLost = ErrMovedElsewhere
 
 func errMoved(moved bool) error {
 	if moved {
@@ -391,6 +411,31 @@ func (s *Service) FulfilWithin(ctx context.Context, id uuid.UUID) {
 	_, _ = s.advance(waitCtx, id)
 }
 
+// fulfilPlaced sends an order that the purchase's transaction marked PROCESSING to the provider
+// and waits up to Config.Wait for the final answer, like FulfilWithin, but from the order in
+// hand rather than read again; it returns the order as it then is, balance included.
+func (s *Service) fulfilPlaced(ctx context.Context, v View) View {
+	waitCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.Wait)
+	defer cancel()
+	o := v.Order
+	if _, err := s.step(waitCtx, &o, true); err != nil {
+		// The job resolves it; the answer is the order as it was sent.
+		return v
+	}
+	if o.Status == Failed {
+		// Refunded: the order as stored (its refund) and the player's balance now.
+		if out, err := s.view(ctx, o.ID); err == nil {
+			return out
+		}
+		return v
+	}
+	out, err := s.open(o, map[uuid.UUID]int64{o.CoinID: v.Balance})
+	if err != nil {
+		return v
+	}
+	return out
+}
+
 // Wait is how long a purchase waits for the provider.
 func (s *Service) Wait() time.Duration { return s.cfg.Wait }
 
@@ -422,7 +467,7 @@ func (s *Service) advance(ctx context.Context, id uuid.UUID) (time.Duration, err
 	}
 	fresh := o.Status == Initiated
 	if fresh {
-		moved, err := s.move(ctx, o.ID, Initiated, Processing, "sent to the voucher provider")
+		moved, err := s.move(ctx, o.ID, Initiated, Processing, sentReason)
 		if err != nil {
 			return 0, err
 		}
@@ -431,25 +476,48 @@ func (s *Service) advance(ctx context.Context, id uuid.UUID) (time.Duration, err
 		}
 		o.Status = Processing
 	}
+	return s.step(ctx, &o, fresh)
+}
+
+// step asks the provider about a PROCESSING or TIMEOUT order (placing it at once when fresh: it
+// was never sent) and applies the answer, leaving o as it then is: SUCCESS with its codes,
+// FAILED, or TIMEOUT. It returns how long to wait before asking again, zero when o is final.
+func (s *Service) step(ctx context.Context, o *Order, fresh bool) (time.Duration, error) {
 	var res vouchers.Result
+	var err error
 	if fresh {
 		// Never sent before: place it straight away (placing is idempotent by reference).
-		res, err = s.send(ctx, o)
+		res, err = s.send(ctx, *o)
 	} else {
-		res, err = s.ask(ctx, o)
+		res, err = s.ask(ctx, *o)
 	}
 	switch {
 	case err == nil && res.Status == vouchers.Issued:
-		return s.settled(s.deliver(ctx, o, res.Vouchers))
+		codes, derr := s.deliver(ctx, *o, res.Vouchers)
+		if derr == nil {
+			o.Status, o.Codes = Success, codes
+		}
+		return s.settled(derr)
 	case err == nil && res.Status == vouchers.Refused:
-		return s.settled(s.fail(ctx, o, o.Status, refusal(res.Reason)))
+		reason := refusal(res.Reason)
+		ferr := s.fail(ctx, *o, o.Status, reason)
+		if ferr == nil {
+			o.Status, o.FailureReason = Failed, reason
+		}
+		return s.settled(ferr)
 	case s.now().After(o.DeadlineAt):
-		return s.settled(s.fail(ctx, o, o.Status, "no final answer from the voucher provider before the deadline"))
+		reason := "no final answer from the voucher provider before the deadline"
+		ferr := s.fail(ctx, *o, o.Status, reason)
+		if ferr == nil {
+			o.Status, o.FailureReason = Failed, reason
+		}
+		return s.settled(ferr)
 	}
 	if o.Status == Processing {
 		if _, merr := s.move(context.WithoutCancel(ctx), o.ID, Processing, Timeout, "no final answer yet; asking again"); merr != nil {
 			return 0, merr
 		}
+		o.Status = Timeout
 	}
 	return s.cfg.Poll, nil
 }
@@ -492,8 +560,9 @@ func (s *Service) send(ctx context.Context, o Order) (vouchers.Result, error) {
 		Denomination: o.Denomination, Quantity: o.Quantity})
 }
 
-// deliver stores an issued order's codes, sealed, and moves it to SUCCESS.
-func (s *Service) deliver(ctx context.Context, o Order, issued []vouchers.Voucher) error {
+// deliver stores an issued order's codes, sealed, and moves it to SUCCESS, in one round trip
+// with the commit; it returns the codes stored.
+func (s *Service) deliver(ctx context.Context, o Order, issued []vouchers.Voucher) ([]SealedCode, error) {
 	codes := make([]SealedCode, len(issued))
 	for i, v := range issued {
 		codes[i] = SealedCode{Code: s.cfg.Box.Seal(v.Code), ProviderVoucherID: v.ProviderVoucherID, Value: v.Value, Expiry: v.Expiry}
@@ -501,10 +570,9 @@ func (s *Service) deliver(ctx context.Context, o Order, issued []vouchers.Vouche
 			codes[i].Pin = s.cfg.Box.Seal(v.Pin)
 		}
 	}
-	return s.runner.InTx(ctx, func(t store.Tx) error {
-		moved, err := s.orders.WithTx(t).Move(ctx, o.ID, o.Status, Success, "issued by the voucher provider", nil)
-		if err != nil || !moved {
-			return errors.Join(err, errMoved(moved))
+	return codes, s.runner.InTx(ctx, func(t store.Tx) error {
+		if err := s.orders.WithTx(t).MoveAtCommit(ctx, o.ID, o.Status, Success, "issued by the voucher provider"); err != nil {
+			return err
 		}
 		if err := s.orders.WithTx(t).AddCodes(ctx, o.ID, codes); err != nil {
 			return err

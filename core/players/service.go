@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/hashicorp/golang-lru/v2/expirable"
 
 	"github.com/rewardsco/rewards/core/store"
 	"github.com/rewardsco/rewards/core/studio"
@@ -45,6 +46,22 @@ type Service struct {
 	games  store.Of[studio.Repo]
 	cfg    Config
 	now    func() time.Time
+	// seen keeps the players that tokens authenticated, for AuthCacheTTL: a request with a
+	// token costs no database round trip while its player's lookup is fresh. A change of the
+	// player made on this instance (blocking, profile, picture) drops it at once; other
+	// instances see it within AuthCacheTTL.
+	seen *expirable.LRU[seenKey, Player]
+}
+
+// AuthCacheTTL is how long an authenticated player is kept in memory (see Service.seen).
+const AuthCacheTTL = time.Second
+
+// maxSeenPlayers bounds Service.seen (least recently used first out).
+const maxSeenPlayers = 100_000
+
+type seenKey struct {
+	scope Scope
+	id    uuid.UUID
 }
 
 // NewService returns a Service over the players storage; games is the studio module's storage,
@@ -55,7 +72,34 @@ func NewService(runner store.Runner, st store.Of[Repo], games store.Of[studio.Re
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{runner: runner, store: st, games: games, cfg: cfg, now: now}
+	return &Service{runner: runner, store: st, games: games, cfg: cfg, now: now,
+		seen: expirable.NewLRU[seenKey, Player](maxSeenPlayers, nil, AuthCacheTTL)}
+}
+
+// player returns a player by id, from Service.seen while fresh.
+func (s *Service) player(ctx context.Context, sc Scope, id uuid.UUID) (Player, error) {
+	k := seenKey{sc, id}
+	if p, ok := s.seen.Get(k); ok {
+		p.Addresses = slices.Clone(p.Addresses)
+		return p, nil
+	}
+	p, err := s.store.Repo().Get(ctx, sc, id)
+	if err == nil {
+		s.seen.Add(k, p)
+		p.Addresses = slices.Clone(p.Addresses)
+	}
+	return p, err
+}
+
+// changed forgets a player's cached lookup after a change, made or attempted, and passes the
+// change's result through.
+func (s *Service) changed(p Player, err error) (Player, error) {
+	for _, k := range s.seen.Keys() {
+		if k.id == p.ID {
+			s.seen.Remove(k)
+		}
+	}
+	return p, err
 }
 
 func scopeOf(c studio.Caller) Scope { return Scope{GameID: c.GameID, Environment: c.Environment} }
@@ -304,7 +348,7 @@ func (s *Service) Authenticate(ctx context.Context, c studio.Caller, token, game
 	if claims.GameID != c.GameID || claims.Environment != c.Environment {
 		return Player{}, ErrTokenOtherGame
 	}
-	p, err := s.store.Repo().Get(ctx, scopeOf(c), claims.PlayerID)
+	p, err := s.player(ctx, scopeOf(c), claims.PlayerID)
 	if errors.Is(err, ErrPlayerNotFound) {
 		return Player{}, ErrTokenInvalid
 	}
@@ -348,16 +392,18 @@ func (s *Service) UpdateProfile(ctx context.Context, p Player, u ProfileUpdate) 
 		}
 		p.Addresses = list
 	}
-	return s.store.Repo().UpdateProfile(ctx, p)
+	return s.changed(s.store.Repo().UpdateProfile(ctx, p))
 }
 
 // SetCookieConsent records the player's cookie consent (the first time only).
 func (s *Service) SetCookieConsent(ctx context.Context, p Player) (Player, error) {
+	defer s.changed(p, nil)
 	return s.store.Repo().SetCookieConsent(ctx, p.ID)
 }
 
 // Disable soft-deletes the player: its tokens and logins stop working.
 func (s *Service) Disable(ctx context.Context, p Player) (Player, error) {
+	defer s.changed(p, nil)
 	return s.store.Repo().Block(ctx, p.ID)
 }
 
@@ -394,6 +440,7 @@ func (s *Service) UploadPicture(ctx context.Context, p Player, data []byte) (upd
 		}
 		var previous string
 		updated, previous, err = s.store.Repo().SetPicture(ctx, p.ID, key)
+		s.changed(p, nil)
 		if errors.Is(err, ErrPlayerNotFound) {
 			// The new file is nobody's picture. (After another error the update may still have
 			// committed, so the file stays.)

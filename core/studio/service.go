@@ -3,22 +3,29 @@ package studio
 import (
 	"context"
 	"fmt"
-	"github.com/rewardsco/rewards/core/money"
 	"strings"
 
 	"github.com/google/uuid"
 
 	"github.com/rewardsco/rewards/core/errs"
+	"github.com/rewardsco/rewards/core/money"
 	"github.com/rewardsco/rewards/core/store"
 )
 
 // Service holds the studio use cases.
 type Service struct {
 	store store.Of[Repo]
+	// keys and secrets keep found API keys and server secrets for AuthCacheTTL.
+	keys    *authCache[KeyRecord]
+	secrets *authCache[SecretRecord]
 }
 
 // NewService returns a Service over the studio module's storage.
-func NewService(st store.Of[Repo]) *Service { return &Service{store: st} }
+func NewService(st store.Of[Repo]) *Service {
+	return &Service{store: st,
+		keys:    newAuthCache(func(k KeyRecord) uuid.UUID { return k.GameID }),
+		secrets: newAuthCache(func(s SecretRecord) uuid.UUID { return s.GameID })}
+}
 
 // CreateStudio onboards a studio.
 func (s *Service) CreateStudio(ctx context.Context, name string) (Studio, error) {
@@ -98,6 +105,8 @@ func (s *Service) RotateKey(ctx context.Context, gameID uuid.UUID, env Environme
 		plain, hash = NewAPIKey(env)
 		return r.InsertAPIKey(ctx, gameID, env, hash)
 	})
+	// The old key stops working on this instance at once (others: within AuthCacheTTL).
+	s.keys.dropGame(gameID)
 	return plain, err
 }
 
@@ -114,9 +123,14 @@ func (s *Service) Authenticate(ctx context.Context, key string, hostEnv Environm
 	// The lookup is by SHA-256 of the key, never by the key itself: whatever timing the index
 	// comparison shows depends on a hash the caller cannot steer, so it reveals nothing about
 	// any stored key.
-	rec, err := s.store.Repo().FindAPIKey(ctx, HashKey(key))
-	if err != nil {
-		return Caller{}, err
+	hash := HashKey(key)
+	rec, cached := s.keys.get(hash)
+	if !cached {
+		var err error
+		if rec, err = s.store.Repo().FindAPIKey(ctx, hash); err != nil {
+			return Caller{}, err
+		}
+		s.keys.put(hash, rec)
 	}
 	if rec.Revoked {
 		return Caller{}, ErrKeyRevoked
@@ -129,7 +143,8 @@ func (s *Service) Authenticate(ctx context.Context, key string, hostEnv Environm
 }
 
 // IssueServerSecret issues the game's server secret of env, returned in plaintext only here,
-// and replaces the one it had: the old secret stops working as soon as this commits. The secret
+// and replaces the one it had: the old secret stops working as soon as this commits on this
+// instance, and within AuthCacheTTL on others. The secret
 // is for the studio's servers; with ServerOnlyCoinMovements on, coin movements need it.
 func (s *Service) IssueServerSecret(ctx context.Context, gameID uuid.UUID, env Environment) (string, error) {
 	if !env.Valid() {
@@ -144,6 +159,7 @@ func (s *Service) IssueServerSecret(ctx context.Context, gameID uuid.UUID, env E
 		plain, hash = NewServerSecret(env)
 		return r.PutServerSecret(ctx, gameID, env, hash)
 	})
+	s.secrets.dropGame(gameID)
 	return plain, err
 }
 
@@ -161,7 +177,11 @@ func (s *Service) SetPurchaseBudget(ctx context.Context, gameID uuid.UUID, b Bud
 // SetServerOnlyCoinMovements turns the game's ServerOnlyCoinMovements setting on or off and
 // returns the game.
 func (s *Service) SetServerOnlyCoinMovements(ctx context.Context, gameID uuid.UUID, on bool) (Game, error) {
-	return s.store.Repo().SetServerOnlyCoinMovements(ctx, gameID, on)
+	g, err := s.store.Repo().SetServerOnlyCoinMovements(ctx, gameID, on)
+	// Callers carry the setting: this instance sees the change at once (others: within
+	// AuthCacheTTL).
+	s.keys.dropGame(gameID)
+	return g, err
 }
 
 // AuthorizeCoinMovement lets a coin movement of caller through: always when the game's
@@ -179,10 +199,18 @@ func (s *Service) AuthorizeCoinMovement(ctx context.Context, caller Caller, secr
 	if !wellFormedSecret(secret) {
 		return wrong
 	}
-	rec, found, err := s.store.Repo().FindServerSecret(ctx, HashKey(secret))
+	hash := HashKey(secret)
+	rec, found := s.secrets.get(hash)
+	if !found {
+		var err error
+		if rec, found, err = s.store.Repo().FindServerSecret(ctx, hash); err != nil {
+			return err
+		}
+		if found {
+			s.secrets.put(hash, rec)
+		}
+	}
 	switch {
-	case err != nil:
-		return err
 	case !found || rec.GameID != caller.GameID:
 		return wrong
 	case rec.Environment != caller.Environment:

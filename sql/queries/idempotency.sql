@@ -22,6 +22,17 @@ UPDATE idempotency_keys SET state = 'done', result = @result, error_code = @erro
 WHERE game_id = @game_id AND environment = @environment AND scope = @scope AND key = @key
   AND state = 'running' AND claim_token = @claim_token;
 
+-- name: IdempotencyCompleteInTx :exec
+-- IdempotencyComplete for a transaction that sends it with its COMMIT: when the claim no longer
+-- holds the key it raises RWCLM, which aborts the transaction.
+WITH done AS (
+  UPDATE idempotency_keys SET state = 'done', result = @result, error_code = @error_code
+  WHERE game_id = @game_id AND environment = @environment AND scope = @scope AND key = @key
+    AND state = 'running' AND claim_token = @claim_token
+  RETURNING 1
+)
+SELECT CASE WHEN EXISTS (SELECT 1 FROM done) THEN 1 ELSE rewards_raise('RWCLM', 'idempotency claim lost') END;
+
 -- name: IdempotencyRelease :exec
 DELETE FROM idempotency_keys
 WHERE game_id = @game_id AND environment = @environment AND scope = @scope AND key = @key

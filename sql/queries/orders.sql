@@ -18,10 +18,6 @@ UPDATE orders SET status = @to_status, updated_at = now(),
 WHERE id = @id AND status = @from_status
 RETURNING id;
 
--- name: OrdersAddCode :exec
-INSERT INTO order_codes (order_id, position, code, pin, provider_voucher_id, value, expiry)
-VALUES (@order_id, @position, @code, sqlc.narg(pin), @provider_voucher_id, @value, sqlc.narg(expiry));
-
 -- name: OrdersGet :one
 SELECT * FROM orders WHERE id = $1;
 
@@ -79,22 +75,61 @@ RETURNING id;
 -- name: OrdersBySession :one
 SELECT id FROM orders WHERE payment_session = @payment_session;
 
--- name: OrdersSpendBudget :one
--- Adds @amount to the UTC day's purchase total of the game's environment, only while the total
--- stays within the game's budget (NULL: unlimited); no row when it would not. The day's row is
--- locked until the purchase's transaction ends, so racing purchases never pass the budget.
-WITH budget AS (
-    SELECT CASE WHEN @environment::text = 'live' THEN g.purchase_budget_live ELSE g.purchase_budget_test END AS cap
-    FROM games g WHERE g.id = @game_id
-)
-INSERT INTO purchase_budget_days AS d (game_id, environment, day, spent)
-SELECT @game_id, @environment::text, @day::date, @amount::bigint FROM budget
-WHERE budget.cap IS NULL OR @amount::bigint <= budget.cap
-ON CONFLICT (game_id, environment, day) DO UPDATE SET spent = d.spent + EXCLUDED.spent
-WHERE (SELECT cap FROM budget) IS NULL OR d.spent + EXCLUDED.spent <= (SELECT cap FROM budget)
-RETURNING d.spent;
-
 -- name: OrdersReturnBudget :exec
 -- Gives a failed purchase's face value back to the total of the day it was made.
 UPDATE purchase_budget_days SET spent = greatest(spent - @amount::bigint, 0)
 WHERE game_id = @game_id AND environment = @environment AND day = @day::date;
+
+-- name: OrdersInsertInTx :exec
+-- OrdersInsert and its first transition in one statement, for a transaction that sends it with
+-- its next statement: the creation time is the caller's (the time it answers with).
+WITH o AS (
+  INSERT INTO orders (id, game_id, environment, player_id, user_ref, reward_id, reward_type, coin_id, status,
+      denomination, quantity, face_value, coins_spent, debit_tx_id, provider_product, address, deadline_at,
+      created_at, updated_at)
+  VALUES (@id, @game_id, @environment, @player_id, @user_ref, @reward_id, @reward_type, @coin_id, @status,
+      @denomination, @quantity, @face_value, @coins_spent, sqlc.narg(debit_tx_id), sqlc.narg(provider_product),
+      sqlc.narg(address), @deadline_at, @created_at, @created_at)
+  RETURNING id, status
+)
+INSERT INTO order_transitions (order_id, to_status, reason, at)
+SELECT o.id, o.status, @reason, @created_at FROM o;
+
+-- name: OrdersMoveInTx :exec
+-- OrdersMove and its transition in one statement, for a transaction that sends it with its next
+-- statement or its COMMIT: an order no longer in @from_status raises RWMOV, which aborts the
+-- transaction.
+WITH m AS (
+  UPDATE orders SET status = @to_status, updated_at = now(),
+      failure_reason = CASE WHEN @to_status::text = 'FAILED' THEN @reason ELSE failure_reason END
+  WHERE orders.id = @id AND orders.status = @from_status
+  RETURNING orders.id
+), t AS (
+  INSERT INTO order_transitions (order_id, from_status, to_status, reason)
+  SELECT m.id, @from_status, @to_status, @reason FROM m
+  RETURNING 1
+)
+SELECT CASE WHEN EXISTS (SELECT 1 FROM t) THEN 1 ELSE rewards_raise('RWMOV', 'the order was moved by another worker') END;
+
+-- name: OrdersAddCodesInTx :exec
+-- Every code of an order in one statement (an empty expiry is none).
+INSERT INTO order_codes (order_id, position, code, pin, provider_voucher_id, value, expiry)
+SELECT @order_id::uuid, unnest(@positions::int[]), unnest(@codes::bytea[]), unnest(@pins::bytea[]),
+    unnest(@provider_voucher_ids::text[]), unnest(@vals::bigint[]),
+    nullif(unnest(@expiries::text[]), '')::timestamptz;
+
+-- name: OrdersSpendBudgetInTx :exec
+-- OrdersSpendBudget for a transaction that sends it with its COMMIT: when the budget would be
+-- passed it raises RWBDG, which aborts the transaction.
+WITH budget AS (
+    SELECT CASE WHEN @environment::text = 'live' THEN g.purchase_budget_live ELSE g.purchase_budget_test END AS cap
+    FROM games g WHERE g.id = @game_id
+), spent AS (
+    INSERT INTO purchase_budget_days AS d (game_id, environment, day, spent)
+    SELECT @game_id, @environment::text, @day::date, @amount::bigint FROM budget
+    WHERE budget.cap IS NULL OR @amount::bigint <= budget.cap
+    ON CONFLICT (game_id, environment, day) DO UPDATE SET spent = d.spent + EXCLUDED.spent
+    WHERE (SELECT cap FROM budget) IS NULL OR d.spent + EXCLUDED.spent <= (SELECT cap FROM budget)
+    RETURNING d.spent
+)
+SELECT CASE WHEN EXISTS (SELECT 1 FROM spent) THEN 1 ELSE rewards_raise('RWBDG', 'purchase budget exceeded') END;

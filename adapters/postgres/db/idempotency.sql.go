@@ -84,6 +84,41 @@ func (q *Queries) IdempotencyComplete(ctx context.Context, arg IdempotencyComple
 	return result.RowsAffected(), nil
 }
 
+const idempotencyCompleteInTx = `-- name: IdempotencyCompleteInTx :exec
+WITH done AS (
+  UPDATE idempotency_keys SET state = 'done', result = $1, error_code = $2
+  WHERE game_id = $3 AND environment = $4 AND scope = $5 AND key = $6
+    AND state = 'running' AND claim_token = $7
+  RETURNING 1
+)
+SELECT CASE WHEN EXISTS (SELECT 1 FROM done) THEN 1 ELSE rewards_raise('RWCLM', 'idempotency claim lost') END
+`
+
+type IdempotencyCompleteInTxParams struct {
+	Result      []byte
+	ErrorCode   string
+	GameID      uuid.UUID
+	Environment string
+	Scope       string
+	Key         string
+	ClaimToken  *uuid.UUID
+}
+
+// IdempotencyComplete for a transaction that sends it with its COMMIT: when the claim no longer
+// holds the key it raises RWCLM, which aborts the transaction.
+func (q *Queries) IdempotencyCompleteInTx(ctx context.Context, arg IdempotencyCompleteInTxParams) error {
+	_, err := q.db.Exec(ctx, idempotencyCompleteInTx,
+		arg.Result,
+		arg.ErrorCode,
+		arg.GameID,
+		arg.Environment,
+		arg.Scope,
+		arg.Key,
+		arg.ClaimToken,
+	)
+	return err
+}
+
 const idempotencyGet = `-- name: IdempotencyGet :one
 SELECT game_id, environment, scope, key, request_hash, state, result, error_code, locked_at, created_at, claim_token FROM idempotency_keys
 WHERE game_id = $1 AND environment = $2 AND scope = $3 AND key = $4

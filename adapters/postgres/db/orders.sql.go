@@ -13,30 +13,33 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-const ordersAddCode = `-- name: OrdersAddCode :exec
+const ordersAddCodesInTx = `-- name: OrdersAddCodesInTx :exec
 INSERT INTO order_codes (order_id, position, code, pin, provider_voucher_id, value, expiry)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
+SELECT $1::uuid, unnest($2::int[]), unnest($3::bytea[]), unnest($4::bytea[]),
+    unnest($5::text[]), unnest($6::bigint[]),
+    nullif(unnest($7::text[]), '')::timestamptz
 `
 
-type OrdersAddCodeParams struct {
-	OrderID           uuid.UUID
-	Position          int32
-	Code              []byte
-	Pin               []byte
-	ProviderVoucherID string
-	Value             int64
-	Expiry            *time.Time
+type OrdersAddCodesInTxParams struct {
+	OrderID            uuid.UUID
+	Positions          []int32
+	Codes              [][]byte
+	Pins               [][]byte
+	ProviderVoucherIds []string
+	Vals               []int64
+	Expiries           []string
 }
 
-func (q *Queries) OrdersAddCode(ctx context.Context, arg OrdersAddCodeParams) error {
-	_, err := q.db.Exec(ctx, ordersAddCode,
+// Every code of an order in one statement (an empty expiry is none).
+func (q *Queries) OrdersAddCodesInTx(ctx context.Context, arg OrdersAddCodesInTxParams) error {
+	_, err := q.db.Exec(ctx, ordersAddCodesInTx,
 		arg.OrderID,
-		arg.Position,
-		arg.Code,
-		arg.Pin,
-		arg.ProviderVoucherID,
-		arg.Value,
-		arg.Expiry,
+		arg.Positions,
+		arg.Codes,
+		arg.Pins,
+		arg.ProviderVoucherIds,
+		arg.Vals,
+		arg.Expiries,
 	)
 	return err
 }
@@ -268,6 +271,69 @@ func (q *Queries) OrdersInsert(ctx context.Context, arg OrdersInsertParams) (Ord
 	var i OrdersInsertRow
 	err := row.Scan(&i.CreatedAt, &i.UpdatedAt)
 	return i, err
+}
+
+const ordersInsertInTx = `-- name: OrdersInsertInTx :exec
+WITH o AS (
+  INSERT INTO orders (id, game_id, environment, player_id, user_ref, reward_id, reward_type, coin_id, status,
+      denomination, quantity, face_value, coins_spent, debit_tx_id, provider_product, address, deadline_at,
+      created_at, updated_at)
+  VALUES ($3, $4, $5, $6, $7, $8, $9, $10, $11,
+      $12, $13, $14, $15, $16, $17,
+      $18, $19, $2, $2)
+  RETURNING id, status
+)
+INSERT INTO order_transitions (order_id, to_status, reason, at)
+SELECT o.id, o.status, $1, $2 FROM o
+`
+
+type OrdersInsertInTxParams struct {
+	Reason          string
+	CreatedAt       time.Time
+	ID              uuid.UUID
+	GameID          uuid.UUID
+	Environment     string
+	PlayerID        *uuid.UUID
+	UserRef         string
+	RewardID        uuid.UUID
+	RewardType      string
+	CoinID          *uuid.UUID
+	Status          string
+	Denomination    int64
+	Quantity        int32
+	FaceValue       int64
+	CoinsSpent      int64
+	DebitTxID       *uuid.UUID
+	ProviderProduct *string
+	Address         []byte
+	DeadlineAt      time.Time
+}
+
+// OrdersInsert and its first transition in one statement, for a transaction that sends it with
+// its next statement: the creation time is the caller's (the time it answers with).
+func (q *Queries) OrdersInsertInTx(ctx context.Context, arg OrdersInsertInTxParams) error {
+	_, err := q.db.Exec(ctx, ordersInsertInTx,
+		arg.Reason,
+		arg.CreatedAt,
+		arg.ID,
+		arg.GameID,
+		arg.Environment,
+		arg.PlayerID,
+		arg.UserRef,
+		arg.RewardID,
+		arg.RewardType,
+		arg.CoinID,
+		arg.Status,
+		arg.Denomination,
+		arg.Quantity,
+		arg.FaceValue,
+		arg.CoinsSpent,
+		arg.DebitTxID,
+		arg.ProviderProduct,
+		arg.Address,
+		arg.DeadlineAt,
+	)
+	return err
 }
 
 const ordersInsertPartner = `-- name: OrdersInsertPartner :one
@@ -583,6 +649,40 @@ func (q *Queries) OrdersMove(ctx context.Context, arg OrdersMoveParams) (uuid.UU
 	return id, err
 }
 
+const ordersMoveInTx = `-- name: OrdersMoveInTx :exec
+WITH m AS (
+  UPDATE orders SET status = $1, updated_at = now(),
+      failure_reason = CASE WHEN $1::text = 'FAILED' THEN $2 ELSE failure_reason END
+  WHERE orders.id = $3 AND orders.status = $4
+  RETURNING orders.id
+), t AS (
+  INSERT INTO order_transitions (order_id, from_status, to_status, reason)
+  SELECT m.id, $4, $1, $2 FROM m
+  RETURNING 1
+)
+SELECT CASE WHEN EXISTS (SELECT 1 FROM t) THEN 1 ELSE rewards_raise('RWMOV', 'the order was moved by another worker') END
+`
+
+type OrdersMoveInTxParams struct {
+	ToStatus   string
+	Reason     string
+	ID         uuid.UUID
+	FromStatus string
+}
+
+// OrdersMove and its transition in one statement, for a transaction that sends it with its next
+// statement or its COMMIT: an order no longer in @from_status raises RWMOV, which aborts the
+// transaction.
+func (q *Queries) OrdersMoveInTx(ctx context.Context, arg OrdersMoveInTxParams) error {
+	_, err := q.db.Exec(ctx, ordersMoveInTx,
+		arg.ToStatus,
+		arg.Reason,
+		arg.ID,
+		arg.FromStatus,
+	)
+	return err
+}
+
 const ordersReturnBudget = `-- name: OrdersReturnBudget :exec
 UPDATE purchase_budget_days SET spent = greatest(spent - $1::bigint, 0)
 WHERE game_id = $2 AND environment = $3 AND day = $4::date
@@ -633,39 +733,38 @@ func (q *Queries) OrdersSetPayment(ctx context.Context, arg OrdersSetPaymentPara
 	return id, err
 }
 
-const ordersSpendBudget = `-- name: OrdersSpendBudget :one
+const ordersSpendBudgetInTx = `-- name: OrdersSpendBudgetInTx :exec
 WITH budget AS (
-    SELECT CASE WHEN $2::text = 'live' THEN g.purchase_budget_live ELSE g.purchase_budget_test END AS cap
-    FROM games g WHERE g.id = $1
+    SELECT CASE WHEN $1::text = 'live' THEN g.purchase_budget_live ELSE g.purchase_budget_test END AS cap
+    FROM games g WHERE g.id = $2
+), spent AS (
+    INSERT INTO purchase_budget_days AS d (game_id, environment, day, spent)
+    SELECT $2, $1::text, $3::date, $4::bigint FROM budget
+    WHERE budget.cap IS NULL OR $4::bigint <= budget.cap
+    ON CONFLICT (game_id, environment, day) DO UPDATE SET spent = d.spent + EXCLUDED.spent
+    WHERE (SELECT cap FROM budget) IS NULL OR d.spent + EXCLUDED.spent <= (SELECT cap FROM budget)
+    RETURNING d.spent
 )
-INSERT INTO purchase_budget_days AS d (game_id, environment, day, spent)
-SELECT $1, $2::text, $3::date, $4::bigint FROM budget
-WHERE budget.cap IS NULL OR $4::bigint <= budget.cap
-ON CONFLICT (game_id, environment, day) DO UPDATE SET spent = d.spent + EXCLUDED.spent
-WHERE (SELECT cap FROM budget) IS NULL OR d.spent + EXCLUDED.spent <= (SELECT cap FROM budget)
-RETURNING d.spent
+SELECT CASE WHEN EXISTS (SELECT 1 FROM spent) THEN 1 ELSE rewards_raise('RWBDG', 'purchase budget exceeded') END
 `
 
-type OrdersSpendBudgetParams struct {
-	GameID      uuid.UUID
+type OrdersSpendBudgetInTxParams struct {
 	Environment string
+	GameID      uuid.UUID
 	Day         pgtype.Date
 	Amount      int64
 }
 
-// Adds @amount to the UTC day's purchase total of the game's environment, only while the total
-// stays within the game's budget (NULL: unlimited); no row when it would not. The day's row is
-// locked until the purchase's transaction ends, so racing purchases never pass the budget.
-func (q *Queries) OrdersSpendBudget(ctx context.Context, arg OrdersSpendBudgetParams) (int64, error) {
-	row := q.db.QueryRow(ctx, ordersSpendBudget,
-		arg.GameID,
+// OrdersSpendBudget for a transaction that sends it with its COMMIT: when the budget would be
+// passed it raises RWBDG, which aborts the transaction.
+func (q *Queries) OrdersSpendBudgetInTx(ctx context.Context, arg OrdersSpendBudgetInTxParams) error {
+	_, err := q.db.Exec(ctx, ordersSpendBudgetInTx,
 		arg.Environment,
+		arg.GameID,
 		arg.Day,
 		arg.Amount,
 	)
-	var spent int64
-	err := row.Scan(&spent)
-	return spent, err
+	return err
 }
 
 const ordersTransitions = `-- name: OrdersTransitions :many
