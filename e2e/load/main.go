@@ -39,8 +39,8 @@ import (
 // Goals of the issue, checked at goalClients clients.
 const (
 	goalClients  = 8
-	goalRatio    = 0.5 // distribute throughput at least half of pgbench -N's
-	goalP99      = 25 * time.Millisecond
+	goalRatio    = 0.65 // distribute and deduct throughput at least 65% of pgbench -N's
+	goalP99      = 15 * time.Millisecond
 	goalScenario = "distribute"
 	baseline     = "pgbench-N"
 )
@@ -141,6 +141,7 @@ func run() error {
 	fmt.Println()
 
 	var results []result
+	mem := memory{idle: rss()}
 	for _, name := range opts.scenarios {
 		sc, _ := findScenario(name)
 		for _, c := range opts.clients {
@@ -157,10 +158,14 @@ func run() error {
 				fmt.Fprintf(os.Stderr, "!!! %s with %d clients: %d FAILED REQUESTS (%s)\n", sc.name, c, r.errors, r.errorSample)
 			}
 			results = append(results, r)
+			if sc.name == goalScenario && c == goalClients {
+				mem.underLoad = rss()
+			}
 		}
 	}
 	failed := report(os.Stdout, results, opts)
 	reportRoundTrips(os.Stdout, results)
+	reportMoneyWrites(os.Stdout, results, mem)
 	if failed > 0 {
 		return fmt.Errorf("%d run(s) had failed requests: their numbers are not trustworthy", failed)
 	}

@@ -52,8 +52,8 @@ const (
 	giftScenario   = "purchase-giftcard"
 	tpcbBaseline   = "pgbench-tpcb"
 
-	goalCouponRatio = 0.25 // coupon purchases at least a quarter of tpcb-like's transactions
-	goalCouponP99   = 50 * time.Millisecond
+	goalCouponRatio = 0.30 // coupon purchases at least 30% of tpcb-like's transactions
+	goalCouponP99   = 40 * time.Millisecond
 
 	couponBrand = "LOAD_BENCH_COUPONS"
 	giftBrand   = "AMAZON" // an ordinary brand of the fake provider: unlimited stock, issued at once
