@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/rewardsco/rewards/core/authcache"
 	"github.com/rewardsco/rewards/core/catalogue"
 	"github.com/rewardsco/rewards/core/errs"
 	"github.com/rewardsco/rewards/core/money"
@@ -71,7 +72,15 @@ type Service struct {
 	saga    *orders.Service
 	cfg     Config
 	now     func() time.Time
+	// tokens keeps found tokens, by hash, for authcache.TTL: an order or read costs no token
+	// lookup while it is fresh. Whatever revokes tokens here (settings, a secret, an exchange
+	// trimming the oldest) or in the studio module (a key rotation) drops the game's at once
+	// on this instance; other instances see it within authcache.TTL.
+	tokens *authcache.Cache[string, TokenRecord]
 }
+
+// maxCachedTokens bounds Service.tokens.
+const maxCachedTokens = 50_000
 
 // NewService returns a Service. saga is the orders module's service, whose saga fulfils partner
 // orders; keys authenticates client ids.
@@ -90,7 +99,16 @@ func NewService(runner store.Runner, partnerStore store.Of[Repo], orderStore sto
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{runner: runner, partner: partnerStore, orders: orderStore, studio: keys, saga: saga, cfg: cfg, now: now}
+	s := &Service{runner: runner, partner: partnerStore, orders: orderStore, studio: keys, saga: saga, cfg: cfg, now: now,
+		tokens: authcache.New[string, TokenRecord](maxCachedTokens)}
+	// A key rotation revokes the game's tokens.
+	keys.WhenKeysRotate(s.dropGame)
+	return s
+}
+
+// dropGame forgets the game's cached tokens (and any lookup in flight).
+func (s *Service) dropGame(gameID uuid.UUID) {
+	s.tokens.Drop(func(_ string, r TokenRecord) bool { return r.GameID == gameID })
 }
 
 // Currency is the deployment's currency.
@@ -124,6 +142,7 @@ func (s *Service) PutSettings(ctx context.Context, in Settings) (out Settings, l
 		liveSecret = NewClientSecret()
 		return r.PutSecret(ctx, in.GameID, studio.Live, studio.HashKey(liveSecret))
 	})
+	s.dropGame(in.GameID) // callers carry the settings
 	if err != nil {
 		return Settings{}, "", err
 	}
@@ -161,6 +180,7 @@ func (s *Service) IssueSecret(ctx context.Context, gameID uuid.UUID, env studio.
 		}
 		return r.DeleteTokens(ctx, gameID, env)
 	})
+	s.dropGame(gameID)
 	return plain, err
 }
 
@@ -266,6 +286,7 @@ func (s *Service) Token(ctx context.Context, clientID, clientSecret string, host
 		}
 		return r.InsertToken(ctx, g)
 	})
+	s.dropGame(caller.GameID) // the oldest tokens may have been trimmed
 	if err != nil {
 		return "", 0, err
 	}
@@ -280,9 +301,15 @@ func (s *Service) Authenticate(ctx context.Context, token string, hostEnv studio
 	if !strings.HasPrefix(token, "rpt_") {
 		return Caller{}, ErrTokenInvalid
 	}
-	rec, err := s.partner.Repo().FindToken(ctx, studio.HashKey(token))
-	if err != nil {
-		return Caller{}, err
+	hash := string(studio.HashKey(token))
+	rec, cached := s.tokens.Get(hash)
+	if !cached {
+		gen := s.tokens.Generation()
+		var err error
+		if rec, err = s.partner.Repo().FindToken(ctx, []byte(hash)); err != nil {
+			return Caller{}, err
+		}
+		s.tokens.Put(hash, rec, gen)
 	}
 	if rec.Environment != hostEnv || !s.now().Before(rec.ExpiresAt) {
 		return Caller{}, ErrTokenInvalid

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/hashicorp/golang-lru/v2/expirable"
 
+	"github.com/rewardsco/rewards/core/authcache"
 	"github.com/rewardsco/rewards/core/store"
 	"github.com/rewardsco/rewards/core/studio"
 )
@@ -46,15 +46,12 @@ type Service struct {
 	games  store.Of[studio.Repo]
 	cfg    Config
 	now    func() time.Time
-	// seen keeps the players that tokens authenticated, for AuthCacheTTL: a request with a
+	// seen keeps the players that tokens authenticated, for authcache.TTL: a request with a
 	// token costs no database round trip while its player's lookup is fresh. A change of the
 	// player made on this instance (blocking, profile, picture) drops it at once; other
-	// instances see it within AuthCacheTTL.
-	seen *expirable.LRU[seenKey, Player]
+	// instances see it within authcache.TTL.
+	seen *authcache.Cache[seenKey, Player]
 }
-
-// AuthCacheTTL is how long an authenticated player is kept in memory (see Service.seen).
-const AuthCacheTTL = time.Second
 
 // maxSeenPlayers bounds Service.seen (least recently used first out).
 const maxSeenPlayers = 100_000
@@ -73,7 +70,7 @@ func NewService(runner store.Runner, st store.Of[Repo], games store.Of[studio.Re
 		now = time.Now
 	}
 	return &Service{runner: runner, store: st, games: games, cfg: cfg, now: now,
-		seen: expirable.NewLRU[seenKey, Player](maxSeenPlayers, nil, AuthCacheTTL)}
+		seen: authcache.New[seenKey, Player](maxSeenPlayers)}
 }
 
 // player returns a player by id, from Service.seen while fresh.
@@ -83,9 +80,10 @@ func (s *Service) player(ctx context.Context, sc Scope, id uuid.UUID) (Player, e
 		p.Addresses = slices.Clone(p.Addresses)
 		return p, nil
 	}
+	gen := s.seen.Generation()
 	p, err := s.store.Repo().Get(ctx, sc, id)
 	if err == nil {
-		s.seen.Add(k, p)
+		s.seen.Put(k, p, gen)
 		p.Addresses = slices.Clone(p.Addresses)
 	}
 	return p, err
@@ -94,11 +92,7 @@ func (s *Service) player(ctx context.Context, sc Scope, id uuid.UUID) (Player, e
 // changed forgets a player's cached lookup after a change, made or attempted, and passes the
 // change's result through.
 func (s *Service) changed(p Player, err error) (Player, error) {
-	for _, k := range s.seen.Keys() {
-		if k.id == p.ID {
-			s.seen.Remove(k)
-		}
-	}
+	s.seen.Drop(func(k seenKey, _ Player) bool { return k.id == p.ID })
 	return p, err
 }
 

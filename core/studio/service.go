@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/rewardsco/rewards/core/authcache"
 	"github.com/rewardsco/rewards/core/errs"
 	"github.com/rewardsco/rewards/core/money"
 	"github.com/rewardsco/rewards/core/store"
@@ -15,16 +16,32 @@ import (
 // Service holds the studio use cases.
 type Service struct {
 	store store.Of[Repo]
-	// keys and secrets keep found API keys and server secrets for AuthCacheTTL.
-	keys    *authCache[KeyRecord]
-	secrets *authCache[SecretRecord]
+	// keys and secrets keep found API keys and server secrets, by hash, for authcache.TTL.
+	keys    *authcache.Cache[string, KeyRecord]
+	secrets *authcache.Cache[string, SecretRecord]
+	// rotated are told of each key rotation, after it commits (WhenKeysRotate).
+	rotated []func(gameID uuid.UUID)
 }
+
+// WhenKeysRotate has f called with the game's id after each rotation of one of its API keys
+// (for caches of what the old key authorised, such as partner tokens). Call it while wiring the
+// modules, before serving.
+func (s *Service) WhenKeysRotate(f func(gameID uuid.UUID)) { s.rotated = append(s.rotated, f) }
+
+// maxCachedLookups bounds each of the service's caches.
+const maxCachedLookups = 50_000
 
 // NewService returns a Service over the studio module's storage.
 func NewService(st store.Of[Repo]) *Service {
 	return &Service{store: st,
-		keys:    newAuthCache(func(k KeyRecord) uuid.UUID { return k.GameID }),
-		secrets: newAuthCache(func(s SecretRecord) uuid.UUID { return s.GameID })}
+		keys:    authcache.New[string, KeyRecord](maxCachedLookups),
+		secrets: authcache.New[string, SecretRecord](maxCachedLookups)}
+}
+
+// dropGame forgets the game's cached keys and secrets (and any lookup in flight).
+func (s *Service) dropGame(gameID uuid.UUID) {
+	s.keys.Drop(func(_ string, k KeyRecord) bool { return k.GameID == gameID })
+	s.secrets.Drop(func(_ string, r SecretRecord) bool { return r.GameID == gameID })
 }
 
 // CreateStudio onboards a studio.
@@ -105,8 +122,11 @@ func (s *Service) RotateKey(ctx context.Context, gameID uuid.UUID, env Environme
 		plain, hash = NewAPIKey(env)
 		return r.InsertAPIKey(ctx, gameID, env, hash)
 	})
-	// The old key stops working on this instance at once (others: within AuthCacheTTL).
-	s.keys.dropGame(gameID)
+	// The old key stops working on this instance at once (others: within authcache.TTL).
+	s.dropGame(gameID)
+	for _, f := range s.rotated {
+		f(gameID)
+	}
 	return plain, err
 }
 
@@ -123,14 +143,15 @@ func (s *Service) Authenticate(ctx context.Context, key string, hostEnv Environm
 	// The lookup is by SHA-256 of the key, never by the key itself: whatever timing the index
 	// comparison shows depends on a hash the caller cannot steer, so it reveals nothing about
 	// any stored key.
-	hash := HashKey(key)
-	rec, cached := s.keys.get(hash)
+	hash := string(HashKey(key))
+	rec, cached := s.keys.Get(hash)
 	if !cached {
+		gen := s.keys.Generation()
 		var err error
-		if rec, err = s.store.Repo().FindAPIKey(ctx, hash); err != nil {
+		if rec, err = s.store.Repo().FindAPIKey(ctx, []byte(hash)); err != nil {
 			return Caller{}, err
 		}
-		s.keys.put(hash, rec)
+		s.keys.Put(hash, rec, gen)
 	}
 	if rec.Revoked {
 		return Caller{}, ErrKeyRevoked
@@ -144,7 +165,7 @@ func (s *Service) Authenticate(ctx context.Context, key string, hostEnv Environm
 
 // IssueServerSecret issues the game's server secret of env, returned in plaintext only here,
 // and replaces the one it had: the old secret stops working as soon as this commits on this
-// instance, and within AuthCacheTTL on others. The secret
+// instance, and within authcache.TTL on others. The secret
 // is for the studio's servers; with ServerOnlyCoinMovements on, coin movements need it.
 func (s *Service) IssueServerSecret(ctx context.Context, gameID uuid.UUID, env Environment) (string, error) {
 	if !env.Valid() {
@@ -159,7 +180,7 @@ func (s *Service) IssueServerSecret(ctx context.Context, gameID uuid.UUID, env E
 		plain, hash = NewServerSecret(env)
 		return r.PutServerSecret(ctx, gameID, env, hash)
 	})
-	s.secrets.dropGame(gameID)
+	s.dropGame(gameID)
 	return plain, err
 }
 
@@ -179,8 +200,8 @@ func (s *Service) SetPurchaseBudget(ctx context.Context, gameID uuid.UUID, b Bud
 func (s *Service) SetServerOnlyCoinMovements(ctx context.Context, gameID uuid.UUID, on bool) (Game, error) {
 	g, err := s.store.Repo().SetServerOnlyCoinMovements(ctx, gameID, on)
 	// Callers carry the setting: this instance sees the change at once (others: within
-	// AuthCacheTTL).
-	s.keys.dropGame(gameID)
+	// authcache.TTL).
+	s.dropGame(gameID)
 	return g, err
 }
 
@@ -199,15 +220,16 @@ func (s *Service) AuthorizeCoinMovement(ctx context.Context, caller Caller, secr
 	if !wellFormedSecret(secret) {
 		return wrong
 	}
-	hash := HashKey(secret)
-	rec, found := s.secrets.get(hash)
+	hash := string(HashKey(secret))
+	rec, found := s.secrets.Get(hash)
 	if !found {
+		gen := s.secrets.Generation()
 		var err error
-		if rec, found, err = s.store.Repo().FindServerSecret(ctx, hash); err != nil {
+		if rec, found, err = s.store.Repo().FindServerSecret(ctx, []byte(hash)); err != nil {
 			return err
 		}
 		if found {
-			s.secrets.put(hash, rec)
+			s.secrets.Put(hash, rec, gen)
 		}
 	}
 	switch {
