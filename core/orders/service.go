@@ -286,10 +286,7 @@ func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, co
 	case o.ProviderProduct != "":
 		// Marked as sent in this transaction and sent after it (fulfilPlaced); the job takes
 		// over if this process cannot, asking the provider before placing it again.
-		if err = repo.MoveAtCommit(ctx, o.ID, Initiated, Processing, sentReason); err == nil {
-			o.Status = Processing
-			err = s.cfg.Jobs.ScheduleFulfilment(ctx, t, o.ID, now.Add(s.cfg.Wait))
-		}
+		err = s.MarkSent(ctx, t, &o)
 	case pl.reward.Type == catalogue.Coupon || pl.reward.IsPool():
 		if o.Codes, err = s.couponCodes(ctx, cat, pl.reward, o); err == nil {
 			err = repo.AddCodes(ctx, o.ID, o.Codes)
@@ -409,6 +406,26 @@ func (s *Service) FulfilWithin(ctx context.Context, id uuid.UUID) {
 	waitCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.Wait)
 	defer cancel()
 	_, _ = s.advance(waitCtx, id)
+}
+
+// FulfilSent is fulfilPlaced for a partner order (no balance): o was marked PROCESSING by
+// the transaction that placed it (MarkSent), which has committed.
+func (s *Service) FulfilSent(ctx context.Context, o Order) View {
+	v, err := s.open(o, nil)
+	if err != nil {
+		return View{Order: o}
+	}
+	return s.fulfilPlaced(ctx, v)
+}
+
+// MarkSent marks a new order PROCESSING in the transaction that places it, and schedules its
+// fulfilment job there, for FulfilSent once it commits.
+func (s *Service) MarkSent(ctx context.Context, t store.Tx, o *Order) error {
+	if err := s.orders.WithTx(t).MoveAtCommit(ctx, o.ID, o.Status, Processing, sentReason); err != nil {
+		return err
+	}
+	o.Status = Processing
+	return s.cfg.Jobs.ScheduleFulfilment(ctx, t, o.ID, s.now().Add(s.cfg.Wait))
 }
 
 // fulfilPlaced sends an order that the purchase's transaction marked PROCESSING to the provider

@@ -552,7 +552,7 @@ func (s *Service) Place(ctx context.Context, c Caller, r PlaceRequest) (orders.V
 		err = s.placeCash(ctx, &o, r, quoteID)
 	} else {
 		o.Status, o.Partner.Payment.Status = orders.Initiated, orders.NotRequired
-		err = s.placeWallet(ctx, o, quoteID)
+		err = s.placeWallet(ctx, &o, quoteID)
 	}
 	if errs.CodeOf(err) == orders.ErrClientOrderTaken.Code {
 		// A concurrent placement with the same clientOrderId won; this one rolled back.
@@ -565,8 +565,9 @@ func (s *Service) Place(ctx context.Context, c Caller, r PlaceRequest) (orders.V
 	if err != nil {
 		return orders.View{}, false, err
 	}
-	if o.Status == orders.Initiated {
-		s.saga.FulfilWithin(ctx, o.ID)
+	if o.Status == orders.Processing {
+		// Sent to the provider now that it is placed; the answer within the wait is the result.
+		return s.saga.FulfilSent(ctx, o), false, nil
 	}
 	v, err := s.view(ctx, o.ID)
 	return v, false, err
@@ -609,17 +610,21 @@ func (s *Service) inStock(ctx context.Context, env studio.Environment, b Brand, 
 // placeWallet is a WALLET order's transaction: create the order and queue its fulfilment, then
 // lock the wallet and debit it. The wallet row, which every order of the partner contends on, is
 // locked last, so that it is held only for the debit and the commit.
-func (s *Service) placeWallet(ctx context.Context, o orders.Order, quoteID string) error {
-	return s.runner.InTx(ctx, func(t store.Tx) error {
-		if _, err := s.orders.WithTx(t).Insert(ctx, o, "wallet debited"); err != nil {
+func (s *Service) placeWallet(ctx context.Context, po *orders.Order, quoteID string) error {
+	placed := *po
+	err := s.runner.InTx(ctx, func(t store.Tx) error {
+		o, err := s.orders.WithTx(t).Insert(ctx, placed, "wallet debited")
+		if err != nil {
 			return err
 		}
 		if err := s.useQuote(ctx, t, quoteID, o.ID); err != nil {
 			return err
 		}
-		if err := s.cfg.OrderJobs.ScheduleFulfilment(ctx, t, o.ID, s.now().Add(s.saga.Wait())); err != nil {
+		// Marked as sent and its job scheduled here; Place sends it once this commits.
+		if err := s.saga.MarkSent(ctx, t, &o); err != nil {
 			return err
 		}
+		*po = o
 		wallet := s.partner.WithTx(t)
 		bal, err := wallet.LockWallet(ctx, o.GameID, o.Environment)
 		if err != nil {
@@ -634,6 +639,7 @@ func (s *Service) placeWallet(ctx context.Context, o orders.Order, quoteID strin
 			BalanceAfter: bal - o.Partner.Amount, OrderID: &id})
 		return err
 	})
+	return err
 }
 
 // placeCash opens the order's payment session and records the order PENDING_PAYMENT with a
