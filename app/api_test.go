@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rewardsco/rewards/adapters/filestore"
@@ -72,7 +73,13 @@ func (c *clock) Advance(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.n
 
 func setup(t *testing.T) *testAPI {
 	t.Helper()
-	pool := pgtest.Pool(t)
+	return setupOn(t, pgtest.Pool(t))
+}
+
+// setupOn is setup on a given database: two calls on one pool are two instances of the
+// service sharing it.
+func setupOn(t *testing.T, pool *pgxpool.Pool) *testAPI {
+	t.Helper()
 	sender := &recordingSender{sent: map[string][]string{}}
 	clk := &clock{now: time.Now()}
 	database := postgres.NewDB(pool)

@@ -142,6 +142,7 @@ func run() error {
 
 	var results []result
 	mem := memory{idle: rss()}
+	background = idleRoundTrips(2 * time.Second)
 	for _, name := range opts.scenarios {
 		sc, _ := findScenario(name)
 		for _, c := range opts.clients {

@@ -60,12 +60,7 @@ func reportMoneyWrites(w io.Writer, results []result, mem memory) {
 		}
 		return result{}, false
 	}
-	trips := func(r result) float64 {
-		if n := r.ok + r.errors; n > 0 {
-			return float64(r.roundTrips) / float64(n)
-		}
-		return 0
-	}
+	trips := tripsPerRequest
 	var lines []string
 	goal := func(format string, args ...any) { lines = append(lines, fmt.Sprintf(format, args...)) }
 	ratioGoal := func(name, base string, min float64) {
@@ -83,7 +78,7 @@ func reportMoneyWrites(w io.Writer, results []result, mem memory) {
 		}
 	}
 	tripsGoal := func(name string, max float64, note string) {
-		if r, ok := find(name); ok && r.roundTrips > 0 {
+		if r, ok := find(name); ok && trips(r) > 0 {
 			goal("Goal at %d clients: %s ≤ %.0f round trips per request%s: %.1f — %s", goalClients, name, max, note, trips(r), verdict(trips(r) <= max))
 		}
 	}

@@ -64,7 +64,7 @@ func Register(s *httpapi.Server, svc *partner.Service) {
 			"the test environment may stay secret-less, and then the key alone authenticates. " +
 			"Answers `{access_token, token_type: \"Bearer\", expires_in: 86400}`: cache it and exchange again when it expires. " +
 			"The token is bound to the game and environment (on the other environment's host it is 401), and is valid only while the API key and the client secret it was exchanged with are current: " +
-			"rotating either revokes it at once, an exchange racing the rotation included. A game's environment holds at most 20 valid tokens: the 21st exchange revokes the oldest.\n\n" +
+			"rotating either revokes it (at once on the instance that rotated, within 1 s on every other), an exchange racing the rotation included. A game's environment holds at most 20 valid tokens: the 21st exchange revokes the oldest.\n\n" +
 			"**Errors.** 401 INVALID_CLIENT (unknown or revoked key, a key of the other environment, a game not enabled for the partner API, a missing or wrong client secret); 400 VALIDATION_FAILED.",
 		Tags: []string{tagPartner}, Errors: []int{http.StatusBadRequest},
 		RequestBody: tokenRequestBody(s),

@@ -220,7 +220,7 @@ func Register(s *httpapi.Server, svc *studio.Service) {
 		Method:        http.MethodPost,
 		Path:          "/admin/v1/games/{gameId}/api-keys/{environment}/rotate",
 		Summary:       "Rotate a game's API key",
-		Description:   "Issues a new key for the environment and revokes the previous one at once: calls with the old key get 401 API_KEY_REVOKED, and every partner token exchanged with it stops working (401 PARTNER_TOKEN_INVALID). The plaintext key is in this response only. 404 GAME_NOT_FOUND for an unknown game.",
+		Description:   "Issues a new key for the environment and revokes the previous one: calls with the old key get 401 API_KEY_REVOKED, and every partner token exchanged with it stops working (401 PARTNER_TOKEN_INVALID), at once on the instance that rotated and within 1 s on every other (each instance keeps authentication lookups for 1 s). The plaintext key is in this response only. 404 GAME_NOT_FOUND for an unknown game.",
 		DefaultStatus: http.StatusCreated,
 		Errors:        []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.rotateKey)
