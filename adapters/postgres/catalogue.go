@@ -13,6 +13,7 @@ import (
 
 	"github.com/rewardsco/rewards/adapters/postgres/db"
 	"github.com/rewardsco/rewards/core/catalogue"
+	"github.com/rewardsco/rewards/core/coins"
 	"github.com/rewardsco/rewards/core/money"
 	"github.com/rewardsco/rewards/core/store"
 )
@@ -501,6 +502,25 @@ func (r *CatalogueRepo) GetVisible(ctx context.Context, q catalogue.ListQuery, i
 	}
 	return catalogue.Listed{Reward: toCoreReward(row.CatalogueReward), Brand: toCoreBrand(row.CatalogueBrand),
 		Override: override(row.Override)}, nil
+}
+
+// GetVisibleWithCoin implements catalogue.Repo: one statement; when it finds nothing, a second
+// tells a missing coin from a reward the game's players cannot see.
+func (r *CatalogueRepo) GetVisibleWithCoin(ctx context.Context, q catalogue.ListQuery, id uuid.UUID) (catalogue.Listed, coins.Coin, error) {
+	row, err := r.q.CatalogueGetVisibleWithCoin(ctx, db.CatalogueGetVisibleWithCoinParams{CoinKey: q.CoinID.String(),
+		ID: id, GameID: q.GameID, CoinID: q.CoinID, Now: q.Now, Country: q.Country})
+	if isNoRows(err) {
+		coin, cerr := (&CoinsRepo{conn: r.conn}).GetCoin(ctx, q.GameID, q.CoinID)
+		if cerr != nil {
+			return catalogue.Listed{}, coins.Coin{}, cerr
+		}
+		return catalogue.Listed{}, coin, catalogue.ErrRewardNotFound
+	}
+	if err != nil {
+		return catalogue.Listed{}, coins.Coin{}, fmt.Errorf("get reward %s: %w", id, err)
+	}
+	return catalogue.Listed{Reward: toCoreReward(row.CatalogueReward), Brand: toCoreBrand(row.CatalogueBrand),
+		Override: override(row.Override)}, toCoreCoin(row.Coin), nil
 }
 
 func (r *CatalogueRepo) brands(ctx context.Context, p db.CatalogueBrandsParams) ([]catalogue.BrandMeta, error) {

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/rewardsco/rewards/core/coins"
 )
 
 // SealedCode is a coupon code as the pool keeps it: sealed, with a keyed fingerprint that finds
@@ -108,6 +110,9 @@ type Repo interface {
 	// GetVisible returns one reward as the game's players see it (Free left unset: counting a
 	// pool is the caller's choice), or ErrRewardNotFound.
 	GetVisible(ctx context.Context, q ListQuery, id uuid.UUID) (Listed, error)
+	// GetVisibleWithCoin is GetVisible with the coin q.CoinID of q.GameID, read together:
+	// coins.ErrCoinNotFound when the coin is not the game's, else GetVisible's errors.
+	GetVisibleWithCoin(ctx context.Context, q ListQuery, id uuid.UUID) (Listed, coins.Coin, error)
 	// Brands returns the brands with rewards the game's players see, by name.
 	Brands(ctx context.Context, gameID uuid.UUID, giftCard *bool, category string, now time.Time) ([]BrandMeta, error)
 	// Categories returns the categories with rewards the game's players see, in display order.

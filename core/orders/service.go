@@ -177,12 +177,8 @@ func (s *Service) Buy(ctx context.Context, p Purchase) (View, bool, error) {
 // plan checks a purchase against the catalogue before any transaction: the reward (visible to
 // the game, not expired), the coin, the face value, the address, the provider's stock.
 func (s *Service) plan(ctx context.Context, p Purchase) (plan, coins.Coin, error) {
-	coin, err := s.coins.Repo().GetCoin(ctx, p.Caller.GameID, p.CoinID)
-	if err != nil {
-		return plan{}, coins.Coin{}, err
-	}
 	cat := s.catalogue.Repo()
-	listed, err := cat.GetVisible(ctx, catalogue.ListQuery{GameID: p.Caller.GameID, CoinID: p.CoinID, Now: s.now()}, p.RewardID)
+	listed, coin, err := cat.GetVisibleWithCoin(ctx, catalogue.ListQuery{GameID: p.Caller.GameID, CoinID: p.CoinID, Now: s.now()}, p.RewardID)
 	if errs.CodeOf(err) == catalogue.ErrRewardNotFound.Code {
 		if r, gerr := cat.GetReward(ctx, p.RewardID); gerr == nil && r.IsActive && r.EndDate != nil && !r.EndDate.After(s.now()) {
 			return plan{}, coin, ErrRewardExpired

@@ -79,7 +79,7 @@ func reportMoneyWrites(w io.Writer, results []result, mem memory) {
 	}
 	tripsGoal := func(name string, max float64, note string) {
 		if r, ok := find(name); ok && trips(r) > 0 {
-			goal("Goal at %d clients: %s ≤ %.0f round trips per request%s: %.1f — %s", goalClients, name, max, note, trips(r), verdict(trips(r) <= max))
+			goal("Goal at %d clients: %s ≤ %.0f round trips per request%s: %.2f — %s", goalClients, name, max, note, trips(r), verdict(trips(r) <= max))
 		}
 	}
 	ratioGoal("deduct", baseline, goalRatio)

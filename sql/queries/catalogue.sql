@@ -262,6 +262,20 @@ WHERE r.id = @id AND r.is_active AND b.is_active AND NOT coalesce(gr.hidden, fal
   AND (@country::text = '' OR ((cardinality(r.countries) = 0 OR @country = ANY (r.countries))
                               AND (cardinality(b.countries) = 0 OR @country = ANY (b.countries))));
 
+-- name: CatalogueGetVisibleWithCoin :one
+-- CatalogueGetVisible with the game's coin it is priced in, in one round trip (a purchase's
+-- plan); no row when either is missing.
+SELECT sqlc.embed(k), sqlc.embed(r), sqlc.embed(b), coalesce((gr.coin_prices ->> @coin_key::text)::bigint, 0)::bigint AS override
+FROM coins k
+JOIN catalogue_rewards r ON r.id = @id
+JOIN catalogue_brands b ON b.code = r.brand_code
+LEFT JOIN catalogue_game_rewards gr ON gr.game_id = @game_id AND gr.reward_id = r.id
+WHERE k.id = @coin_id AND k.game_id = @game_id
+  AND r.is_active AND b.is_active AND NOT coalesce(gr.hidden, false)
+  AND (r.end_date IS NULL OR r.end_date > @now::timestamptz)
+  AND (@country::text = '' OR ((cardinality(r.countries) = 0 OR @country = ANY (r.countries))
+                              AND (cardinality(b.countries) = 0 OR @country = ANY (b.countries))));
+
 -- name: CatalogueBrands :many
 -- Brands with the number of rewards the game's players see, by name.
 SELECT sqlc.embed(b), count(r.id) AS reward_count

@@ -450,6 +450,105 @@ func (q *Queries) CatalogueGetVisible(ctx context.Context, arg CatalogueGetVisib
 	return i, err
 }
 
+const catalogueGetVisibleWithCoin = `-- name: CatalogueGetVisibleWithCoin :one
+SELECT k.id, k.game_id, k.name, k.image_url, k.created_at, k.coins_per_unit, r.id, r.type, r.brand_code, r.name, r.description, r.campaign_title, r.campaign_sub_title, r.campaign_details, r.terms_and_conditions, r.how_to_redeem, r.cover_image, r.assets, r.countries, r.end_date, r.is_active, r.value_type, r.denominations, r.min_face, r.max_face, r.discount_bps, r.min_selling, r.max_selling, r.purchase_cooldown, r.x_score, r.flag_allow_studio_edit_price, r.translations, r.shared_code, r.provider_product_id, r.search_name, r.search_body, r.search_tsv, r.created_at, r.updated_at, b.code, b.name, b.description, b.logo_url, b.website_url, b.issuer, b.categories, b.countries, b.is_active, b.translations, b.provider_code, b.created_at, b.updated_at, coalesce((gr.coin_prices ->> $1::text)::bigint, 0)::bigint AS override
+FROM coins k
+JOIN catalogue_rewards r ON r.id = $2
+JOIN catalogue_brands b ON b.code = r.brand_code
+LEFT JOIN catalogue_game_rewards gr ON gr.game_id = $3 AND gr.reward_id = r.id
+WHERE k.id = $4 AND k.game_id = $3
+  AND r.is_active AND b.is_active AND NOT coalesce(gr.hidden, false)
+  AND (r.end_date IS NULL OR r.end_date > $5::timestamptz)
+  AND ($6::text = '' OR ((cardinality(r.countries) = 0 OR $6 = ANY (r.countries))
+                              AND (cardinality(b.countries) = 0 OR $6 = ANY (b.countries))))
+`
+
+type CatalogueGetVisibleWithCoinParams struct {
+	CoinKey string
+	ID      uuid.UUID
+	GameID  uuid.UUID
+	CoinID  uuid.UUID
+	Now     time.Time
+	Country string
+}
+
+type CatalogueGetVisibleWithCoinRow struct {
+	Coin            Coin
+	CatalogueReward CatalogueReward
+	CatalogueBrand  CatalogueBrand
+	Override        int64
+}
+
+// CatalogueGetVisible with the game's coin it is priced in, in one round trip (a purchase's
+// plan); no row when either is missing.
+func (q *Queries) CatalogueGetVisibleWithCoin(ctx context.Context, arg CatalogueGetVisibleWithCoinParams) (CatalogueGetVisibleWithCoinRow, error) {
+	row := q.db.QueryRow(ctx, catalogueGetVisibleWithCoin,
+		arg.CoinKey,
+		arg.ID,
+		arg.GameID,
+		arg.CoinID,
+		arg.Now,
+		arg.Country,
+	)
+	var i CatalogueGetVisibleWithCoinRow
+	err := row.Scan(
+		&i.Coin.ID,
+		&i.Coin.GameID,
+		&i.Coin.Name,
+		&i.Coin.ImageUrl,
+		&i.Coin.CreatedAt,
+		&i.Coin.CoinsPerUnit,
+		&i.CatalogueReward.ID,
+		&i.CatalogueReward.Type,
+		&i.CatalogueReward.BrandCode,
+		&i.CatalogueReward.Name,
+		&i.CatalogueReward.Description,
+		&i.CatalogueReward.CampaignTitle,
+		&i.CatalogueReward.CampaignSubTitle,
+		&i.CatalogueReward.CampaignDetails,
+		&i.CatalogueReward.TermsAndConditions,
+		&i.CatalogueReward.HowToRedeem,
+		&i.CatalogueReward.CoverImage,
+		&i.CatalogueReward.Assets,
+		&i.CatalogueReward.Countries,
+		&i.CatalogueReward.EndDate,
+		&i.CatalogueReward.IsActive,
+		&i.CatalogueReward.ValueType,
+		&i.CatalogueReward.Denominations,
+		&i.CatalogueReward.MinFace,
+		&i.CatalogueReward.MaxFace,
+		&i.CatalogueReward.DiscountBps,
+		&i.CatalogueReward.MinSelling,
+		&i.CatalogueReward.MaxSelling,
+		&i.CatalogueReward.PurchaseCooldown,
+		&i.CatalogueReward.XScore,
+		&i.CatalogueReward.FlagAllowStudioEditPrice,
+		&i.CatalogueReward.Translations,
+		&i.CatalogueReward.SharedCode,
+		&i.CatalogueReward.ProviderProductID,
+		&i.CatalogueReward.SearchName,
+		&i.CatalogueReward.SearchBody,
+		&i.CatalogueReward.SearchTsv,
+		&i.CatalogueReward.CreatedAt,
+		&i.CatalogueReward.UpdatedAt,
+		&i.CatalogueBrand.Code,
+		&i.CatalogueBrand.Name,
+		&i.CatalogueBrand.Description,
+		&i.CatalogueBrand.LogoUrl,
+		&i.CatalogueBrand.WebsiteUrl,
+		&i.CatalogueBrand.Issuer,
+		&i.CatalogueBrand.Categories,
+		&i.CatalogueBrand.Countries,
+		&i.CatalogueBrand.IsActive,
+		&i.CatalogueBrand.Translations,
+		&i.CatalogueBrand.ProviderCode,
+		&i.CatalogueBrand.CreatedAt,
+		&i.CatalogueBrand.UpdatedAt,
+		&i.Override,
+	)
+	return i, err
+}
+
 const catalogueInsertReward = `-- name: CatalogueInsertReward :one
 INSERT INTO catalogue_rewards (type, brand_code, name, description, campaign_title, campaign_sub_title,
     campaign_details, terms_and_conditions, how_to_redeem, cover_image, assets, countries, end_date, is_active,
