@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -23,13 +25,22 @@ type DeliveryEnqueuer interface {
 type CoinsRepo struct {
 	conn
 	jobs DeliveryEnqueuer
+	db   *DB
+	// hooked remembers, for a while, the games whose movements had webhook deliveries to
+	// queue, so that their movements outside a transaction go straight to one (see
+	// ApplyMovement); shared by every CoinsRepo of the store.
+	hooked *sync.Map
 }
+
+// hookedFor is how long a game whose movement had deliveries skips the one-statement attempt.
+const hookedFor = time.Minute
 
 var _ coins.Repo = (*CoinsRepo)(nil)
 
 // NewCoinsStore returns the coins module's storage on d, queueing webhook deliveries on jobs.
 func NewCoinsStore(d *DB, jobs DeliveryEnqueuer) store.Of[coins.Repo] {
-	return newModuleStore(d, func(c conn) coins.Repo { return &CoinsRepo{conn: c, jobs: jobs} })
+	hooked := &sync.Map{}
+	return newModuleStore(d, func(c conn) coins.Repo { return &CoinsRepo{conn: c, jobs: jobs, db: d, hooked: hooked} })
 }
 
 func toCoreCoin(r db.Coin) coins.Coin {
@@ -105,7 +116,12 @@ func (r *CoinsRepo) FirstCoin(ctx context.Context, gameID uuid.UUID) (coins.Coin
 // ApplyMovement implements coins.Repo in one statement (CoinsApplyMovement), then queues the
 // webhook deliveries it created on the delivery queue in the same transaction, so a delivery
 // exists if and only if the balance change commits.
+// Outside a transaction it commits by itself: one statement that locks the balance only while it
+// runs, unless the movement has webhook deliveries to queue, which go in a transaction with it.
 func (r *CoinsRepo) ApplyMovement(ctx context.Context, m coins.Movement, typ coins.TxType, event coins.EventType) (coins.Transaction, error) {
+	if r.tx == nil {
+		return r.applyAlone(ctx, m, typ, event)
+	}
 	row, err := r.q.CoinsApplyMovement(ctx, db.CoinsApplyMovementParams{
 		Type: string(typ), CoinID: m.CoinID, GameID: m.GameID, PlayerID: m.PlayerID, Amount: m.Amount,
 		Environment: string(m.Environment), Reason: m.Reason, ReferenceID: m.ReferenceID, Description: m.Description,
@@ -133,6 +149,51 @@ func (r *CoinsRepo) ApplyMovement(ctx context.Context, m coins.Movement, typ coi
 		Type: typ, Amount: m.Amount, BalanceAfter: *row.BalanceAfter, Reason: m.Reason, ReferenceID: m.ReferenceID,
 		Description: m.Description, Metadata: m.Metadata, CreatedAt: *row.CreatedAt,
 	}, nil
+}
+
+// applyAlone makes a movement outside a caller's transaction: first as one statement that
+// commits by itself, which refuses (RWHOK, nothing changed) when the movement has webhook
+// deliveries; then, and for a while for the game's next movements, in a transaction of its own
+// with the deliveries queued.
+func (r *CoinsRepo) applyAlone(ctx context.Context, m coins.Movement, typ coins.TxType, event coins.EventType) (coins.Transaction, error) {
+	if at, ok := r.hooked.Load(m.GameID); !ok || time.Since(at.(time.Time)) > hookedFor {
+		// A transaction of one statement, traced as one.
+		sctx, end := r.db.span(ctx)
+		row, err := r.q.CoinsApplyMovementAlone(sctx, db.CoinsApplyMovementAloneParams{
+			Type: string(typ), CoinID: m.CoinID, GameID: m.GameID, PlayerID: m.PlayerID, Amount: m.Amount,
+			Environment: string(m.Environment), Reason: m.Reason, ReferenceID: m.ReferenceID, Description: m.Description,
+			Metadata: m.Metadata, EventType: string(event), UserUuid: m.UserUUID,
+		})
+		if pgCode(err) == "RWHOK" {
+			end(nil) // refused by design: the transaction below makes it
+		} else {
+			end(err)
+		}
+		switch {
+		case pgCode(err) == "RWHOK":
+			r.hooked.Store(m.GameID, time.Now())
+		case err != nil:
+			return coins.Transaction{}, fmt.Errorf("apply %s of %s: %w", typ, m.PlayerID, err)
+		case !row.CoinFound:
+			return coins.Transaction{}, coins.ErrCoinNotFound
+		case row.TransactionID == nil:
+			return coins.Transaction{}, coins.ErrInsufficientBalance
+		default:
+			r.metrics.CoinMovement(m.Reason, typ, m.Amount)
+			return coins.Transaction{
+				ID: *row.TransactionID, GameID: m.GameID, Environment: string(m.Environment), PlayerID: m.PlayerID, CoinID: m.CoinID,
+				Type: typ, Amount: m.Amount, BalanceAfter: *row.BalanceAfter, Reason: m.Reason, ReferenceID: m.ReferenceID,
+				Description: m.Description, Metadata: m.Metadata, CreatedAt: *row.CreatedAt,
+			}, nil
+		}
+	}
+	var out coins.Transaction
+	err := r.db.InTx(ctx, func(t store.Tx) error {
+		var err error
+		out, err = (&CoinsRepo{conn: r.db.txConn(t), jobs: r.jobs, db: r.db, hooked: r.hooked}).ApplyMovement(ctx, m, typ, event)
+		return err
+	})
+	return out, err
 }
 
 // Funds implements coins.Repo.

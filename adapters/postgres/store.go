@@ -78,18 +78,8 @@ func (t *Tx) PgxTx() pgx.Tx { return t.tx }
 // failure (40001) or a deadlock (40P01) is run again, up to maxTxAttempts times in all, as
 // formancehq/ledger does: the loser of such a race usually succeeds at once on a retry.
 func (d *DB) InTx(ctx context.Context, fn func(store.Tx) error) (err error) {
-	if d.tracer != nil {
-		var span trace.Span
-		ctx, span = d.tracer.Start(ctx, "db.transaction", trace.WithSpanKind(trace.SpanKindClient),
-			trace.WithAttributes(attribute.String("db.system.name", "postgresql")))
-		defer func() {
-			if err != nil {
-				span.RecordError(err)
-				span.SetStatus(codes.Error, "transaction failed")
-			}
-			span.End()
-		}()
-	}
+	ctx, end := d.span(ctx)
+	defer func() { end(err) }()
 	for attempt := 1; ; attempt++ {
 		var t *Tx
 		err = unavailable(d.attempt(ctx, func(tx *pipeTx) error {
@@ -112,6 +102,23 @@ func (d *DB) InTx(ctx context.Context, fn func(store.Tx) error) (err error) {
 			return err
 		case <-time.After(time.Duration(attempt) * 5 * time.Millisecond):
 		}
+	}
+}
+
+// span opens the "db.transaction" span of a transaction (when tracing is on); end closes it
+// with the transaction's outcome.
+func (d *DB) span(ctx context.Context) (_ context.Context, end func(error)) {
+	if d.tracer == nil {
+		return ctx, func(error) {}
+	}
+	ctx, span := d.tracer.Start(ctx, "db.transaction", trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String("db.system.name", "postgresql")))
+	return ctx, func(err error) {
+		if err != nil {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, "transaction failed")
+		}
+		span.End()
 	}
 }
 
@@ -204,12 +211,15 @@ func newModuleStore[R any](d *DB, bind func(conn) R) store.Of[R] {
 
 func (m *moduleStore[R]) Repo() R { return m.pooled }
 
-func (m *moduleStore[R]) WithTx(t store.Tx) R {
+func (m *moduleStore[R]) WithTx(t store.Tx) R { return m.bind(m.db.txConn(t)) }
+
+// txConn is the conn of a transaction that d's InTx opened.
+func (d *DB) txConn(t store.Tx) conn {
 	tx, ok := t.(*Tx)
 	if !ok {
 		panic(fmt.Sprintf("postgres: WithTx given %T, not a transaction of this adapter", t))
 	}
-	return m.bind(conn{q: tx.q, tx: tx.tx, dbtx: outages{tx.tx}, metrics: m.db.metrics, owner: tx})
+	return conn{q: tx.q, tx: tx.tx, dbtx: outages{tx.tx}, metrics: d.metrics, owner: tx}
 }
 
 func (m *moduleStore[R]) InTx(ctx context.Context, fn func(R) error) error {

@@ -20,8 +20,9 @@ type Repo interface {
 	// ApplyMovement makes one balance change as a unit: it checks the coin is the game's
 	// (ErrCoinNotFound), changes the balance — a debit only where the balance covers it
 	// (ErrInsufficientBalance), never below zero — appends the journal entry, and records the
-	// coin event of type event with its webhook deliveries. It runs inside the caller's
-	// transaction and returns the journal entry.
+	// coin event of type event with its webhook deliveries, and returns the journal entry. In a
+	// transaction it is part of the caller's; outside one it commits by itself, all of it or
+	// nothing.
 	ApplyMovement(ctx context.Context, m Movement, typ TxType, event EventType) (Transaction, error)
 
 	Funds(ctx context.Context, gameID, playerID uuid.UUID) ([]Fund, error)

@@ -140,6 +140,12 @@ type movementRequest struct {
 // transaction (see Repo.ApplyMovement), at most once per idempotency key; the boolean result
 // reports a replay of an earlier outcome.
 func (s *Service) move(ctx context.Context, op string, m Movement, typ TxType, event EventType) (Transaction, bool, error) {
+	if m.IdempotencyKey == "" {
+		// Nothing to record with it: the movement is a unit by itself (Repo.ApplyMovement
+		// outside a transaction).
+		t, err := s.coins.Repo().ApplyMovement(ctx, m, typ, event)
+		return t, false, err
+	}
 	req := idempotency.Request{
 		Key: idempotency.Key{GameID: m.GameID, Environment: string(m.Environment), Scope: "player:" + m.PlayerID.String(), Key: m.IdempotencyKey},
 		Op:  op,
