@@ -267,6 +267,7 @@ func NewServer(m Modules, cfg ServerConfig) *httpapi.Server {
 		Log:                cfg.Log,
 		Hosts:              cfg.Hosts,
 		AuthenticateKey:    m.Studios.Authenticate,
+		OriginAllowed:      m.Studios.OriginAllowed,
 		AuthenticatePlayer: m.Players.Authenticate,
 		AdminToken:         cfg.AdminToken,
 		Ready:              cfg.Ready,

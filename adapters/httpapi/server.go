@@ -34,6 +34,9 @@ type Config struct {
 	Hosts Hosts
 	// AuthenticateKey resolves an API key on a host of an environment (studio.Service).
 	AuthenticateKey func(ctx context.Context, key string, hostEnv studio.Environment) (studio.Caller, error)
+	// OriginAllowed reports whether any game allows a browser origin in an environment, for
+	// CORS preflights (studio.Service); nil allows none.
+	OriginAllowed func(ctx context.Context, env studio.Environment, origin string) (bool, error)
 	// AuthenticatePlayer verifies a player token for a caller, checking x-game-uuid when sent
 	// (players.Service).
 	AuthenticatePlayer func(ctx context.Context, c studio.Caller, token, gameUUID string) (players.Player, error)
@@ -95,7 +98,7 @@ func New(cfg Config) *Server {
 
 	router := chi.NewMux()
 	s := &Server{cfg: cfg, router: router}
-	router.Use(s.observe, withRequestContext(cfg.Log), limitBody(cfg.MaxBodyBytes), sandboxFiles, refuseNUL)
+	router.Use(s.observe, withRequestContext(cfg.Log), s.cors, limitBody(cfg.MaxBodyBytes), sandboxFiles, refuseNUL)
 	router.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, NewError(r.Context(), http.StatusNotFound, "ROUTE_NOT_FOUND", "no route for "+r.Method+" "+r.URL.Path))
 	})

@@ -29,7 +29,8 @@ func toCoreStudio(r db.Studio) studio.Studio {
 func toCoreGame(r db.Game) studio.Game {
 	return studio.Game{ID: r.ID, StudioID: r.StudioID, Name: r.Name, StoreURL: r.StoreUrl, CreatedAt: r.CreatedAt,
 		ServerOnlyCoinMovements: r.ServerOnlyCoinMovements,
-		PurchaseBudget:          studio.Budgets{Live: amountPtr(r.PurchaseBudgetLive), Test: amountPtr(r.PurchaseBudgetTest)}}
+		PurchaseBudget:          studio.Budgets{Live: amountPtr(r.PurchaseBudgetLive), Test: amountPtr(r.PurchaseBudgetTest)},
+		AllowedOrigins:          studio.Origins{Live: r.AllowedOriginsLive, Test: r.AllowedOriginsTest}}
 }
 
 func amountPtr(v *int64) *money.Amount {
@@ -174,7 +175,36 @@ func (r *StudioRepo) FindAPIKey(ctx context.Context, hash []byte) (studio.KeyRec
 		Environment:             studio.Environment(row.Environment),
 		Revoked:                 row.RevokedAt != nil,
 		ServerOnlyCoinMovements: row.ServerOnlyCoinMovements,
+		AllowedOrigins:          row.AllowedOrigins,
 	}, nil
+}
+
+// SetAllowedOrigins implements studio.Repo.
+func (r *StudioRepo) SetAllowedOrigins(ctx context.Context, gameID uuid.UUID, o studio.Origins, set map[studio.Environment]bool) (studio.Game, error) {
+	nonNil := func(l []string) []string {
+		if l == nil {
+			return []string{}
+		}
+		return l
+	}
+	row, err := r.q.StudioSetAllowedOrigins(ctx, db.StudioSetAllowedOriginsParams{ID: gameID, SetLive: set[studio.Live], Live: nonNil(o.Live),
+		SetTest: set[studio.Test], Test: nonNil(o.Test)})
+	if isNoRows(err) {
+		return studio.Game{}, studio.ErrGameNotFound
+	}
+	if err != nil {
+		return studio.Game{}, fmt.Errorf("set allowed origins: %w", err)
+	}
+	return toCoreGame(row), nil
+}
+
+// OriginAllowed implements studio.Repo.
+func (r *StudioRepo) OriginAllowed(ctx context.Context, env studio.Environment, origin string) (bool, error) {
+	ok, err := r.q.StudioOriginAllowed(ctx, db.StudioOriginAllowedParams{Environment: string(env), Origin: origin})
+	if err != nil {
+		return false, fmt.Errorf("origin allowed: %w", err)
+	}
+	return ok, nil
 }
 
 // SetServerOnlyCoinMovements implements studio.Repo.

@@ -25,6 +25,11 @@ type Repo interface {
 	// SetPurchaseBudget sets the budget of the environments in set (to the value in b) and
 	// returns the game.
 	SetPurchaseBudget(ctx context.Context, gameID uuid.UUID, b Budgets, set map[Environment]bool) (Game, error)
+	// SetAllowedOrigins replaces the allowed origins of the environments in set and returns the
+	// game.
+	SetAllowedOrigins(ctx context.Context, gameID uuid.UUID, o Origins, set map[Environment]bool) (Game, error)
+	// OriginAllowed reports whether any game allows origin in env.
+	OriginAllowed(ctx context.Context, env Environment, origin string) (bool, error)
 	// SetServerOnlyCoinMovements changes the game's setting and returns the game.
 	SetServerOnlyCoinMovements(ctx context.Context, gameID uuid.UUID, on bool) (Game, error)
 	// PutServerSecret stores the hash of the game's server secret of env, replacing the one it

@@ -3,6 +3,9 @@ package studio
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
@@ -19,6 +22,8 @@ type Service struct {
 	// keys and secrets keep found API keys and server secrets, by hash, for authcache.TTL.
 	keys    *authcache.Cache[string, KeyRecord]
 	secrets *authcache.Cache[string, SecretRecord]
+	// origins keeps the answers to OriginAllowed, by environment and origin, for authcache.TTL.
+	origins *authcache.Cache[string, bool]
 	// rotated are told of each key rotation, after it commits (WhenKeysRotate).
 	rotated []func(gameID uuid.UUID)
 }
@@ -35,7 +40,8 @@ const maxCachedLookups = 50_000
 func NewService(st store.Of[Repo]) *Service {
 	return &Service{store: st,
 		keys:    authcache.New[string, KeyRecord](maxCachedLookups),
-		secrets: authcache.New[string, SecretRecord](maxCachedLookups)}
+		secrets: authcache.New[string, SecretRecord](maxCachedLookups),
+		origins: authcache.New[string, bool](maxCachedLookups)}
 }
 
 // dropGame forgets the game's cached keys and secrets (and any lookup in flight).
@@ -160,6 +166,7 @@ func (s *Service) Authenticate(ctx context.Context, key string, hostEnv Environm
 		return Caller{}, WrongEnvironment(rec.Environment)
 	}
 	return Caller{GameID: rec.GameID, StudioID: rec.StudioID, GameName: rec.GameName, Environment: rec.Environment,
+		AllowedOrigins:          rec.AllowedOrigins,
 		ServerOnlyCoinMovements: rec.ServerOnlyCoinMovements}, nil
 }
 
@@ -239,6 +246,69 @@ func (s *Service) AuthorizeCoinMovement(ctx context.Context, caller Caller, secr
 		return ErrServerSecretRequired.Withf("x-api-secret is this game's %s server secret; this host serves the %s environment", rec.Environment, caller.Environment)
 	}
 	return nil
+}
+
+// SetAllowedOrigins replaces the allowed browser origins of the environments in set (at most
+// MaxAllowedOrigins each, exact origins: http or https, a host and an optional port, nothing
+// else) and returns the game. This instance answers with the new origins at once; others within
+// authcache.TTL.
+func (s *Service) SetAllowedOrigins(ctx context.Context, gameID uuid.UUID, o Origins, set map[Environment]bool) (Game, error) {
+	for _, list := range []*[]string{&o.Live, &o.Test} {
+		if len(*list) > MaxAllowedOrigins {
+			return Game{}, errs.Invalidf("at most %d allowed origins per environment", MaxAllowedOrigins)
+		}
+		clean := make([]string, 0, len(*list))
+		for _, raw := range *list {
+			origin, err := CanonicalOrigin(raw)
+			if err != nil {
+				return Game{}, err
+			}
+			if !slices.Contains(clean, origin) {
+				clean = append(clean, origin)
+			}
+		}
+		*list = clean
+	}
+	g, err := s.store.Repo().SetAllowedOrigins(ctx, gameID, o, set)
+	s.dropGame(gameID)
+	s.origins.Drop(func(string, bool) bool { return true })
+	return g, err
+}
+
+// CanonicalOrigin checks that raw is an exact browser origin (scheme http or https, a host, an
+// optional port; no path, query, fragment or user) and returns it as browsers send it, scheme
+// and host in lower case.
+func CanonicalOrigin(raw string) (string, error) {
+	bad := errs.Invalidf("allowed origins are exact origins such as https://play.example.com (http or https, a host and an optional port, no path): %q is not one", raw)
+	u, err := url.Parse(raw)
+	if err != nil || len(raw) > 253 || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.Hostname() == "" ||
+		u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || strings.ContainsAny(raw, " \t\r\n") ||
+		u.Opaque != "" {
+		return "", bad
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "", bad
+		}
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host), nil
+}
+
+// OriginAllowed reports whether any game allows origin in env: a browser's preflight carries no
+// key, so it is answered for the environment (the request itself is then checked against its
+// game's origins).
+func (s *Service) OriginAllowed(ctx context.Context, env Environment, origin string) (bool, error) {
+	k := string(env) + " " + origin
+	if ok, cached := s.origins.Get(k); cached {
+		return ok, nil
+	}
+	gen := s.origins.Generation()
+	ok, err := s.store.Repo().OriginAllowed(ctx, env, origin)
+	if err != nil {
+		return false, err
+	}
+	s.origins.Put(k, ok, gen)
+	return ok, nil
 }
 
 // GetGame returns one game.

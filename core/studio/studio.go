@@ -43,7 +43,26 @@ type Game struct {
 	ServerOnlyCoinMovements bool
 	// PurchaseBudget caps the face value of the store purchases of a UTC day, per environment.
 	PurchaseBudget Budgets
+	// AllowedOrigins are the browser origins (CORS) allowed to call the API with the game's
+	// key, per environment.
+	AllowedOrigins Origins
 }
+
+// Origins are exact browser origins per environment, such as https://play.example.com.
+type Origins struct {
+	Live, Test []string
+}
+
+// Of returns the origins of env.
+func (o Origins) Of(env Environment) []string {
+	if env == Live {
+		return o.Live
+	}
+	return o.Test
+}
+
+// MaxAllowedOrigins bounds a game's allowed origins per environment.
+const MaxAllowedOrigins = 20
 
 // Budgets are a game's purchase budgets per day (face value, deployment currency); nil is
 // unlimited.
@@ -83,6 +102,8 @@ type Caller struct {
 	// ServerOnlyCoinMovements is the game's setting when the key was checked: coin movements
 	// also need the server secret (Service.AuthorizeCoinMovement).
 	ServerOnlyCoinMovements bool
+	// AllowedOrigins are the game's allowed browser origins of the environment (CORS).
+	AllowedOrigins []string
 }
 
 // KeyRecord is what storage knows of a key found by its hash.
@@ -93,6 +114,8 @@ type KeyRecord struct {
 	Environment             Environment
 	Revoked                 bool
 	ServerOnlyCoinMovements bool
+	// AllowedOrigins are the game's allowed browser origins of the key's environment.
+	AllowedOrigins []string
 }
 
 // SecretRecord is what storage knows of a server secret found by its hash.

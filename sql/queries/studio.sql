@@ -27,7 +27,8 @@ UPDATE api_keys SET revoked_at = now()
 WHERE game_id = $1 AND environment = $2 AND revoked_at IS NULL;
 
 -- name: StudioFindAPIKey :one
-SELECT k.environment, k.revoked_at, g.id AS game_id, g.studio_id, g.name AS game_name, g.server_only_coin_movements
+SELECT k.environment, k.revoked_at, g.id AS game_id, g.studio_id, g.name AS game_name, g.server_only_coin_movements,
+       CASE WHEN k.environment = 'live' THEN g.allowed_origins_live ELSE g.allowed_origins_test END::text[] AS allowed_origins
 FROM api_keys k JOIN games g ON g.id = k.game_id
 WHERE k.key_hash = $1;
 
@@ -48,3 +49,18 @@ ON CONFLICT (game_id, environment) DO UPDATE SET secret_hash = EXCLUDED.secret_h
 
 -- name: StudioFindServerSecret :one
 SELECT game_id, environment FROM server_secrets WHERE secret_hash = @secret_hash;
+
+-- name: StudioSetAllowedOrigins :one
+-- Sets the allowed origins of the environments asked (set_live, set_test).
+UPDATE games SET
+    allowed_origins_live = CASE WHEN @set_live::boolean THEN @live::text[] ELSE allowed_origins_live END,
+    allowed_origins_test = CASE WHEN @set_test::boolean THEN @test::text[] ELSE allowed_origins_test END
+WHERE id = @id RETURNING *;
+
+-- name: StudioOriginAllowed :one
+-- Whether any game allows the origin in the environment (a preflight carries no key).
+SELECT EXISTS (
+    SELECT 1 FROM games
+    WHERE (@environment::text = 'live' AND allowed_origins_live @> ARRAY[@origin::text])
+       OR (@environment::text = 'test' AND allowed_origins_test @> ARRAY[@origin::text])
+) AS allowed;

@@ -30,7 +30,20 @@ type GameBody struct {
 	StoreURL                string      `json:"storeUrl" doc:"Base address of the game's store, used in touchpoint links" example:"https://store.example.com"`
 	ServerOnlyCoinMovements bool        `json:"serverOnlyCoinMovements" doc:"Whether distribute and deduct also need the game's server secret in x-api-secret"`
 	PurchaseBudgetPerDay    BudgetsBody `json:"purchaseBudgetPerDay" doc:"The face value the game's store purchases may reach per UTC day, per environment; null is unlimited"`
+	AllowedOrigins          OriginsBody `json:"allowedOrigins" doc:"The browser origins allowed to call the API with the game's key (CORS), per environment"`
 	CreatedAt               time.Time   `json:"createdAt" doc:"When the game was created"`
+}
+
+// OriginsBody is a game's allowed browser origins per environment.
+type OriginsBody struct {
+	Live []string `json:"live" doc:"Origins allowed on the live hosts" example:"[\"https://play.example.com\"]"`
+	Test []string `json:"test" doc:"Origins allowed on the development hosts" example:"[\"http://localhost:3000\"]"`
+}
+
+// OriginsInput sets a game's allowed origins; an environment left out keeps its origins.
+type OriginsInput struct {
+	Live *[]string `json:"live,omitempty" maxItems:"20" doc:"Exact origins (scheme, host, optional port; no path) allowed on the live hosts; [] allows none"`
+	Test *[]string `json:"test,omitempty" maxItems:"20" doc:"Exact origins allowed on the development hosts; [] allows none"`
 }
 
 // BudgetsBody is a game's purchase budget per day and environment, in the deployment currency.
@@ -72,8 +85,15 @@ func toGameBody(g studio.Game) GameBody {
 		u := a.Units()
 		return &u
 	}
+	orNone := func(l []string) []string {
+		if l == nil {
+			return []string{}
+		}
+		return l
+	}
 	return GameBody{ID: g.ID, StudioID: g.StudioID, Name: g.Name, StoreURL: g.StoreURL,
 		ServerOnlyCoinMovements: g.ServerOnlyCoinMovements, CreatedAt: g.CreatedAt,
+		AllowedOrigins:       OriginsBody{Live: orNone(g.AllowedOrigins.Live), Test: orNone(g.AllowedOrigins.Test)},
 		PurchaseBudgetPerDay: BudgetsBody{Live: units(g.PurchaseBudget.Live), Test: units(g.PurchaseBudget.Test)}}
 }
 
@@ -151,6 +171,7 @@ type updateGameInput struct {
 	Body   struct {
 		ServerOnlyCoinMovements *bool         `json:"serverOnlyCoinMovements,omitempty" doc:"true: distribute and deduct also need the game's server secret of the environment in x-api-secret (403 SERVER_SECRET_REQUIRED otherwise); false (the default): the API key and player token are enough"`
 		PurchaseBudgetPerDay    *BudgetsInput `json:"purchaseBudgetPerDay,omitempty" doc:"The face value the game's store purchases may reach per UTC day, per environment (default live 100,000, test unlimited)"`
+		AllowedOrigins          *OriginsInput `json:"allowedOrigins,omitempty" doc:"The browser origins allowed to call the API with the game's key (CORS), per environment (default: none)"`
 	}
 }
 
@@ -233,6 +254,10 @@ func Register(s *httpapi.Server, svc *studio.Service) {
 			"with it on, distribute and deduct also need header x-api-secret with the game's server secret of the environment (POST /admin/v1/games/{gameId}/server-secrets/{environment}), " +
 			"else 403 SERVER_SECRET_REQUIRED. " +
 			"`purchaseBudgetPerDay` `{live, test}` (deployment currency; -1 for unlimited; default live 100,000 and test unlimited): store purchases whose face value would take the UTC day's total of non-failed purchases of that environment past it answer 429 PURCHASE_BUDGET_EXCEEDED with Retry-After until the next UTC day, and take nothing; a failed (refunded) order gives its share back. " +
+			"`allowedOrigins` `{live, test}` (default none): the browser origins (exact: `https://play.example.com`, scheme, host and optional port, at most 20 per environment; `[]` clears) from which web games and web views may call the API with the game's key. " +
+			"A preflight (OPTIONS) from an origin that a game of the host's environment allows answers 204 with Access-Control-Allow-Methods, Access-Control-Allow-Headers (x-api-key, authorization, content-type, x-idempotency-key, x-language, x-api-version, x-game-uuid; never x-api-secret) and Access-Control-Max-Age 600; " +
+			"a request with the game's key from an allowed origin gets Access-Control-Allow-Origin and exposes x-request-id, x-idempotent-replay and Retry-After. Other origins get no CORS headers; /admin/v1, /metrics and the provider webhooks never do. " +
+			"The change applies at once on the instance that made it and within 1 s on others. " +
 			"404 GAME_NOT_FOUND for an unknown game.",
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.updateGame)
@@ -262,6 +287,19 @@ func (h handlers) updateGame(ctx context.Context, in *updateGameInput) (*gameOut
 			return nil, err
 		}
 		if g, err = h.svc.SetPurchaseBudget(ctx, id, b, set); err != nil {
+			return nil, httpapi.ErrorFrom(ctx, err)
+		}
+	}
+	if o := in.Body.AllowedOrigins; o != nil {
+		var origins studio.Origins
+		set := map[studio.Environment]bool{}
+		if o.Live != nil {
+			origins.Live, set[studio.Live] = *o.Live, true
+		}
+		if o.Test != nil {
+			origins.Test, set[studio.Test] = *o.Test, true
+		}
+		if g, err = h.svc.SetAllowedOrigins(ctx, id, origins, set); err != nil {
 			return nil, httpapi.ErrorFrom(ctx, err)
 		}
 	}

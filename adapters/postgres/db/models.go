@@ -195,6 +195,8 @@ type Game struct {
 	ServerOnlyCoinMovements bool
 	PurchaseBudgetLive      *int64
 	PurchaseBudgetTest      *int64
+	AllowedOriginsLive      []string
+	AllowedOriginsTest      []string
 }
 
 type IdempotencyKey struct {

@@ -24,7 +24,7 @@ func (q *Queries) StudioCreate(ctx context.Context, name string) (Studio, error)
 }
 
 const studioCreateGame = `-- name: StudioCreateGame :one
-INSERT INTO games (studio_id, name, store_url) VALUES ($1, $2, $3) RETURNING id, studio_id, name, store_url, created_at, server_only_coin_movements, purchase_budget_live, purchase_budget_test
+INSERT INTO games (studio_id, name, store_url) VALUES ($1, $2, $3) RETURNING id, studio_id, name, store_url, created_at, server_only_coin_movements, purchase_budget_live, purchase_budget_test, allowed_origins_live, allowed_origins_test
 `
 
 type StudioCreateGameParams struct {
@@ -45,12 +45,15 @@ func (q *Queries) StudioCreateGame(ctx context.Context, arg StudioCreateGamePara
 		&i.ServerOnlyCoinMovements,
 		&i.PurchaseBudgetLive,
 		&i.PurchaseBudgetTest,
+		&i.AllowedOriginsLive,
+		&i.AllowedOriginsTest,
 	)
 	return i, err
 }
 
 const studioFindAPIKey = `-- name: StudioFindAPIKey :one
-SELECT k.environment, k.revoked_at, g.id AS game_id, g.studio_id, g.name AS game_name, g.server_only_coin_movements
+SELECT k.environment, k.revoked_at, g.id AS game_id, g.studio_id, g.name AS game_name, g.server_only_coin_movements,
+       CASE WHEN k.environment = 'live' THEN g.allowed_origins_live ELSE g.allowed_origins_test END::text[] AS allowed_origins
 FROM api_keys k JOIN games g ON g.id = k.game_id
 WHERE k.key_hash = $1
 `
@@ -62,6 +65,7 @@ type StudioFindAPIKeyRow struct {
 	StudioID                uuid.UUID
 	GameName                string
 	ServerOnlyCoinMovements bool
+	AllowedOrigins          []string
 }
 
 func (q *Queries) StudioFindAPIKey(ctx context.Context, keyHash []byte) (StudioFindAPIKeyRow, error) {
@@ -74,6 +78,7 @@ func (q *Queries) StudioFindAPIKey(ctx context.Context, keyHash []byte) (StudioF
 		&i.StudioID,
 		&i.GameName,
 		&i.ServerOnlyCoinMovements,
+		&i.AllowedOrigins,
 	)
 	return i, err
 }
@@ -106,7 +111,7 @@ func (q *Queries) StudioGet(ctx context.Context, id uuid.UUID) (Studio, error) {
 }
 
 const studioGetGame = `-- name: StudioGetGame :one
-SELECT id, studio_id, name, store_url, created_at, server_only_coin_movements, purchase_budget_live, purchase_budget_test FROM games WHERE id = $1
+SELECT id, studio_id, name, store_url, created_at, server_only_coin_movements, purchase_budget_live, purchase_budget_test, allowed_origins_live, allowed_origins_test FROM games WHERE id = $1
 `
 
 func (q *Queries) StudioGetGame(ctx context.Context, id uuid.UUID) (Game, error) {
@@ -121,6 +126,8 @@ func (q *Queries) StudioGetGame(ctx context.Context, id uuid.UUID) (Game, error)
 		&i.ServerOnlyCoinMovements,
 		&i.PurchaseBudgetLive,
 		&i.PurchaseBudgetTest,
+		&i.AllowedOriginsLive,
+		&i.AllowedOriginsTest,
 	)
 	return i, err
 }
@@ -165,7 +172,7 @@ func (q *Queries) StudioList(ctx context.Context) ([]Studio, error) {
 }
 
 const studioListGames = `-- name: StudioListGames :many
-SELECT id, studio_id, name, store_url, created_at, server_only_coin_movements, purchase_budget_live, purchase_budget_test FROM games WHERE studio_id = $1 ORDER BY created_at, id
+SELECT id, studio_id, name, store_url, created_at, server_only_coin_movements, purchase_budget_live, purchase_budget_test, allowed_origins_live, allowed_origins_test FROM games WHERE studio_id = $1 ORDER BY created_at, id
 `
 
 func (q *Queries) StudioListGames(ctx context.Context, studioID uuid.UUID) ([]Game, error) {
@@ -186,6 +193,8 @@ func (q *Queries) StudioListGames(ctx context.Context, studioID uuid.UUID) ([]Ga
 			&i.ServerOnlyCoinMovements,
 			&i.PurchaseBudgetLive,
 			&i.PurchaseBudgetTest,
+			&i.AllowedOriginsLive,
+			&i.AllowedOriginsTest,
 		); err != nil {
 			return nil, err
 		}
@@ -198,7 +207,7 @@ func (q *Queries) StudioListGames(ctx context.Context, studioID uuid.UUID) ([]Ga
 }
 
 const studioLockGame = `-- name: StudioLockGame :one
-SELECT id, studio_id, name, store_url, created_at, server_only_coin_movements, purchase_budget_live, purchase_budget_test FROM games WHERE id = $1 FOR UPDATE
+SELECT id, studio_id, name, store_url, created_at, server_only_coin_movements, purchase_budget_live, purchase_budget_test, allowed_origins_live, allowed_origins_test FROM games WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) StudioLockGame(ctx context.Context, id uuid.UUID) (Game, error) {
@@ -213,8 +222,31 @@ func (q *Queries) StudioLockGame(ctx context.Context, id uuid.UUID) (Game, error
 		&i.ServerOnlyCoinMovements,
 		&i.PurchaseBudgetLive,
 		&i.PurchaseBudgetTest,
+		&i.AllowedOriginsLive,
+		&i.AllowedOriginsTest,
 	)
 	return i, err
+}
+
+const studioOriginAllowed = `-- name: StudioOriginAllowed :one
+SELECT EXISTS (
+    SELECT 1 FROM games
+    WHERE ($1::text = 'live' AND allowed_origins_live @> ARRAY[$2::text])
+       OR ($1::text = 'test' AND allowed_origins_test @> ARRAY[$2::text])
+) AS allowed
+`
+
+type StudioOriginAllowedParams struct {
+	Environment string
+	Origin      string
+}
+
+// Whether any game allows the origin in the environment (a preflight carries no key).
+func (q *Queries) StudioOriginAllowed(ctx context.Context, arg StudioOriginAllowedParams) (bool, error) {
+	row := q.db.QueryRow(ctx, studioOriginAllowed, arg.Environment, arg.Origin)
+	var allowed bool
+	err := row.Scan(&allowed)
+	return allowed, err
 }
 
 const studioPutServerSecret = `-- name: StudioPutServerSecret :exec
@@ -249,11 +281,51 @@ func (q *Queries) StudioRevokeAPIKeys(ctx context.Context, arg StudioRevokeAPIKe
 	return err
 }
 
+const studioSetAllowedOrigins = `-- name: StudioSetAllowedOrigins :one
+UPDATE games SET
+    allowed_origins_live = CASE WHEN $1::boolean THEN $2::text[] ELSE allowed_origins_live END,
+    allowed_origins_test = CASE WHEN $3::boolean THEN $4::text[] ELSE allowed_origins_test END
+WHERE id = $5 RETURNING id, studio_id, name, store_url, created_at, server_only_coin_movements, purchase_budget_live, purchase_budget_test, allowed_origins_live, allowed_origins_test
+`
+
+type StudioSetAllowedOriginsParams struct {
+	SetLive bool
+	Live    []string
+	SetTest bool
+	Test    []string
+	ID      uuid.UUID
+}
+
+// Sets the allowed origins of the environments asked (set_live, set_test).
+func (q *Queries) StudioSetAllowedOrigins(ctx context.Context, arg StudioSetAllowedOriginsParams) (Game, error) {
+	row := q.db.QueryRow(ctx, studioSetAllowedOrigins,
+		arg.SetLive,
+		arg.Live,
+		arg.SetTest,
+		arg.Test,
+		arg.ID,
+	)
+	var i Game
+	err := row.Scan(
+		&i.ID,
+		&i.StudioID,
+		&i.Name,
+		&i.StoreUrl,
+		&i.CreatedAt,
+		&i.ServerOnlyCoinMovements,
+		&i.PurchaseBudgetLive,
+		&i.PurchaseBudgetTest,
+		&i.AllowedOriginsLive,
+		&i.AllowedOriginsTest,
+	)
+	return i, err
+}
+
 const studioSetPurchaseBudget = `-- name: StudioSetPurchaseBudget :one
 UPDATE games SET
     purchase_budget_live = CASE WHEN $1::boolean THEN $2::bigint ELSE purchase_budget_live END,
     purchase_budget_test = CASE WHEN $3::boolean THEN $4::bigint ELSE purchase_budget_test END
-WHERE id = $5 RETURNING id, studio_id, name, store_url, created_at, server_only_coin_movements, purchase_budget_live, purchase_budget_test
+WHERE id = $5 RETURNING id, studio_id, name, store_url, created_at, server_only_coin_movements, purchase_budget_live, purchase_budget_test, allowed_origins_live, allowed_origins_test
 `
 
 type StudioSetPurchaseBudgetParams struct {
@@ -283,12 +355,14 @@ func (q *Queries) StudioSetPurchaseBudget(ctx context.Context, arg StudioSetPurc
 		&i.ServerOnlyCoinMovements,
 		&i.PurchaseBudgetLive,
 		&i.PurchaseBudgetTest,
+		&i.AllowedOriginsLive,
+		&i.AllowedOriginsTest,
 	)
 	return i, err
 }
 
 const studioSetServerOnlyCoinMovements = `-- name: StudioSetServerOnlyCoinMovements :one
-UPDATE games SET server_only_coin_movements = $1 WHERE id = $2 RETURNING id, studio_id, name, store_url, created_at, server_only_coin_movements, purchase_budget_live, purchase_budget_test
+UPDATE games SET server_only_coin_movements = $1 WHERE id = $2 RETURNING id, studio_id, name, store_url, created_at, server_only_coin_movements, purchase_budget_live, purchase_budget_test, allowed_origins_live, allowed_origins_test
 `
 
 type StudioSetServerOnlyCoinMovementsParams struct {
@@ -308,6 +382,8 @@ func (q *Queries) StudioSetServerOnlyCoinMovements(ctx context.Context, arg Stud
 		&i.ServerOnlyCoinMovements,
 		&i.PurchaseBudgetLive,
 		&i.PurchaseBudgetTest,
+		&i.AllowedOriginsLive,
+		&i.AllowedOriginsTest,
 	)
 	return i, err
 }

@@ -182,7 +182,7 @@ func (r *Repo) FindAPIKey(_ context.Context, hash []byte) (studio.KeyRecord, err
 		if bytes.Equal(k.hash, hash) {
 			g := st.games[k.gameID]
 			return studio.KeyRecord{GameID: g.ID, StudioID: g.StudioID, GameName: g.Name, Environment: k.env, Revoked: k.revoked,
-				ServerOnlyCoinMovements: g.ServerOnlyCoinMovements}, nil
+				ServerOnlyCoinMovements: g.ServerOnlyCoinMovements, AllowedOrigins: g.AllowedOrigins.Of(k.env)}, nil
 		}
 	}
 	return studio.KeyRecord{}, studio.ErrKeyUnknown
@@ -217,6 +217,36 @@ func (r *Repo) SetServerOnlyCoinMovements(_ context.Context, gameID uuid.UUID, o
 	g.ServerOnlyCoinMovements = on
 	st.games[gameID] = g
 	return g, nil
+}
+
+// SetAllowedOrigins implements studio.Repo.
+func (r *Repo) SetAllowedOrigins(_ context.Context, gameID uuid.UUID, o studio.Origins, set map[studio.Environment]bool) (studio.Game, error) {
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	g, ok := st.games[gameID]
+	if !ok {
+		return studio.Game{}, studio.ErrGameNotFound
+	}
+	if set[studio.Live] {
+		g.AllowedOrigins.Live = o.Live
+	}
+	if set[studio.Test] {
+		g.AllowedOrigins.Test = o.Test
+	}
+	st.games[gameID] = g
+	return g, nil
+}
+
+// OriginAllowed implements studio.Repo.
+func (r *Repo) OriginAllowed(_ context.Context, env studio.Environment, origin string) (bool, error) {
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	for _, g := range st.games {
+		if slices.Contains(g.AllowedOrigins.Of(env), origin) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // PutServerSecret implements studio.Repo. Like the table's constraints, it fails when the game
