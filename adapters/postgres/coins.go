@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -115,40 +116,55 @@ func (r *CoinsRepo) FirstCoin(ctx context.Context, gameID uuid.UUID) (coins.Coin
 
 // ApplyMovement implements coins.Repo in one statement (CoinsApplyMovement), then queues the
 // webhook deliveries it created on the delivery queue in the same transaction, so a delivery
-// exists if and only if the balance change commits.
-// Outside a transaction it commits by itself: one statement that locks the balance only while it
-// runs, unless the movement has webhook deliveries to queue, which go in a transaction with it.
+// exists if and only if the balance change commits. Outside a transaction it commits by itself:
+// one statement that locks the balance only while it runs, unless the movement has webhook
+// deliveries to queue, which then go in a transaction with it.
 func (r *CoinsRepo) ApplyMovement(ctx context.Context, m coins.Movement, typ coins.TxType, event coins.EventType) (coins.Transaction, error) {
 	if r.tx == nil {
 		return r.applyAlone(ctx, m, typ, event)
 	}
-	row, err := r.q.CoinsApplyMovement(ctx, db.CoinsApplyMovementParams{
-		Type: string(typ), CoinID: m.CoinID, GameID: m.GameID, PlayerID: m.PlayerID, Amount: m.Amount,
-		Environment: string(m.Environment), Reason: m.Reason, ReferenceID: m.ReferenceID, Description: m.Description,
-		Metadata: m.Metadata, EventType: string(event), UserUuid: m.UserUUID,
-	})
-	switch {
-	case err != nil:
-		return coins.Transaction{}, fmt.Errorf("apply %s of %s: %w", typ, m.PlayerID, err)
-	case !row.CoinFound:
-		return coins.Transaction{}, coins.ErrCoinNotFound
-	case row.TransactionID == nil:
-		return coins.Transaction{}, coins.ErrInsufficientBalance
+	out, deliveries, err := r.apply(ctx, m, typ, event, false)
+	if err != nil {
+		return coins.Transaction{}, err
 	}
-	if len(row.DeliveryIds) > 0 {
-		if r.tx == nil || r.jobs == nil {
-			return coins.Transaction{}, fmt.Errorf("apply %s: webhook deliveries need a transaction and a delivery queue", typ)
+	if len(deliveries) > 0 {
+		if r.jobs == nil {
+			return coins.Transaction{}, fmt.Errorf("apply %s: webhook deliveries need a delivery queue", typ)
 		}
-		if err := r.jobs.EnqueueDeliveries(ctx, r.tx, row.DeliveryIds); err != nil {
+		if err := r.jobs.EnqueueDeliveries(ctx, r.tx, deliveries); err != nil {
 			return coins.Transaction{}, err
 		}
 	}
 	r.onCommit(func() { r.metrics.CoinMovement(m.Reason, typ, m.Amount) })
+	return out, nil
+}
+
+// errHooked is apply's refusal, alone, of a movement that has webhook deliveries to queue.
+var errHooked = errors.New("the movement has webhook deliveries to queue")
+
+// apply runs CoinsApplyMovement; alone, it refuses a movement with deliveries (errHooked,
+// nothing changed).
+func (r *CoinsRepo) apply(ctx context.Context, m coins.Movement, typ coins.TxType, event coins.EventType, alone bool) (coins.Transaction, []uuid.UUID, error) {
+	row, err := r.q.CoinsApplyMovement(ctx, db.CoinsApplyMovementParams{
+		Type: string(typ), CoinID: m.CoinID, GameID: m.GameID, PlayerID: m.PlayerID, Amount: m.Amount,
+		Environment: string(m.Environment), Reason: m.Reason, ReferenceID: m.ReferenceID, Description: m.Description,
+		Metadata: m.Metadata, EventType: string(event), UserUuid: m.UserUUID, Alone: alone,
+	})
+	switch {
+	case pgCode(err) == "RWHOK":
+		return coins.Transaction{}, nil, errHooked
+	case err != nil:
+		return coins.Transaction{}, nil, fmt.Errorf("apply %s of %s: %w", typ, m.PlayerID, err)
+	case !row.CoinFound:
+		return coins.Transaction{}, nil, coins.ErrCoinNotFound
+	case row.TransactionID == nil:
+		return coins.Transaction{}, nil, coins.ErrInsufficientBalance
+	}
 	return coins.Transaction{
 		ID: *row.TransactionID, GameID: m.GameID, Environment: string(m.Environment), PlayerID: m.PlayerID, CoinID: m.CoinID,
 		Type: typ, Amount: m.Amount, BalanceAfter: *row.BalanceAfter, Reason: m.Reason, ReferenceID: m.ReferenceID,
 		Description: m.Description, Metadata: m.Metadata, CreatedAt: *row.CreatedAt,
-	}, nil
+	}, row.DeliveryIds, nil
 }
 
 // applyAlone makes a movement outside a caller's transaction: first as one statement that
@@ -159,32 +175,16 @@ func (r *CoinsRepo) applyAlone(ctx context.Context, m coins.Movement, typ coins.
 	if at, ok := r.hooked.Load(m.GameID); !ok || time.Since(at.(time.Time)) > hookedFor {
 		// A transaction of one statement, traced as one.
 		sctx, end := r.db.span(ctx)
-		row, err := r.q.CoinsApplyMovementAlone(sctx, db.CoinsApplyMovementAloneParams{
-			Type: string(typ), CoinID: m.CoinID, GameID: m.GameID, PlayerID: m.PlayerID, Amount: m.Amount,
-			Environment: string(m.Environment), Reason: m.Reason, ReferenceID: m.ReferenceID, Description: m.Description,
-			Metadata: m.Metadata, EventType: string(event), UserUuid: m.UserUUID,
-		})
-		if pgCode(err) == "RWHOK" {
+		out, _, err := r.apply(sctx, m, typ, event, true)
+		if errors.Is(err, errHooked) {
 			end(nil) // refused by design: the transaction below makes it
+			r.hooked.Store(m.GameID, time.Now())
 		} else {
 			end(err)
-		}
-		switch {
-		case pgCode(err) == "RWHOK":
-			r.hooked.Store(m.GameID, time.Now())
-		case err != nil:
-			return coins.Transaction{}, fmt.Errorf("apply %s of %s: %w", typ, m.PlayerID, err)
-		case !row.CoinFound:
-			return coins.Transaction{}, coins.ErrCoinNotFound
-		case row.TransactionID == nil:
-			return coins.Transaction{}, coins.ErrInsufficientBalance
-		default:
-			r.metrics.CoinMovement(m.Reason, typ, m.Amount)
-			return coins.Transaction{
-				ID: *row.TransactionID, GameID: m.GameID, Environment: string(m.Environment), PlayerID: m.PlayerID, CoinID: m.CoinID,
-				Type: typ, Amount: m.Amount, BalanceAfter: *row.BalanceAfter, Reason: m.Reason, ReferenceID: m.ReferenceID,
-				Description: m.Description, Metadata: m.Metadata, CreatedAt: *row.CreatedAt,
-			}, nil
+			if err == nil {
+				r.metrics.CoinMovement(m.Reason, typ, m.Amount)
+			}
+			return out, err
 		}
 	}
 	var out coins.Transaction

@@ -47,6 +47,10 @@ SELECT * FROM coins WHERE game_id = $1 ORDER BY created_at, id LIMIT 1;
 -- update — append the journal entry, record the coin event and fan it out to the studio's
 -- matching webhook configurations. coin_found is false for another game's coin; transaction_id
 -- is null when nothing changed (that, or an insufficient balance).
+-- With @alone the statement is meant to commit by itself (one round trip, the balance row locked
+-- only while it runs): deliveries need the job queue's insert in the same transaction, so when
+-- there would be any it raises RWHOK instead and nothing changes; the caller then makes the
+-- movement in a transaction, without @alone.
 WITH coin AS (
     SELECT k.id AS found_id FROM coins k WHERE k.id = @coin_id AND k.game_id = @game_id
 ), credited AS (
@@ -97,72 +101,18 @@ WITH coin AS (
     INSERT INTO webhook_deliveries (event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at)
     SELECT ev.id, cfg.id, cfg.studio_id, cfg.environment, @event_type, ev.transaction_id, ev.created_at
     FROM ev, cfg
+    WHERE NOT @alone::boolean
     RETURNING id
-)
-SELECT EXISTS (SELECT 1 FROM coin) AS coin_found,
-       tx.id AS transaction_id, tx.created_at, tx.balance_after,
-       coalesce((SELECT array_agg(fan.id) FROM fan), '{}')::uuid[] AS delivery_ids
-FROM (SELECT 1) AS one
-LEFT JOIN tx ON true;
-
--- name: CoinsApplyMovementAlone :one
--- CoinsApplyMovement as a statement that commits by itself (one round trip, the balance row
--- locked only while it runs): for a game whose movement would have webhook deliveries to queue
--- (they need the job queue's insert in the same transaction) it raises RWHOK instead, and
--- nothing changes; the caller then makes the movement in a transaction.
-WITH coin AS (
-    SELECT k.id AS found_id FROM coins k WHERE k.id = @coin_id AND k.game_id = @game_id
-), credited AS (
-    INSERT INTO balances (player_id, coin_id, balance, lifetime_earned)
-    SELECT @player_id, coin.found_id, @amount::bigint, @amount::bigint FROM coin
-    WHERE @type::text = 'CREDIT'
-    ON CONFLICT (player_id, coin_id) DO UPDATE
-    SET balance = balances.balance + EXCLUDED.balance,
-        lifetime_earned = balances.lifetime_earned + EXCLUDED.balance,
-        updated_at = now()
-    RETURNING balance
-), debited AS (
-    UPDATE balances b
-    SET balance = b.balance - @amount::bigint, lifetime_spent = b.lifetime_spent + @amount::bigint, updated_at = now()
-    FROM coin
-    WHERE @type::text = 'DEBIT' AND b.player_id = @player_id AND b.coin_id = coin.found_id AND b.balance >= @amount::bigint
-    RETURNING b.balance
-), bal AS (
-    SELECT balance FROM credited UNION ALL SELECT balance FROM debited
-), tx AS (
-    INSERT INTO coin_transactions (game_id, environment, player_id, coin_id, type, amount, balance_after,
-                                   reason, reference_id, description, metadata)
-    SELECT @game_id, @environment, @player_id, @coin_id, @type::text, @amount::bigint, bal.balance,
-           @reason, @reference_id, @description, @metadata
-    FROM bal
-    RETURNING id, created_at, balance_after
-), ev AS (
-    INSERT INTO coin_events (game_id, environment, transaction_id, event_type, reason, player_id, user_uuid,
-                             coin_id, delta, new_balance, reference_id, created_at)
-    SELECT @game_id, @environment, tx.id, @event_type, @reason, @player_id, @user_uuid, @coin_id,
-           CASE WHEN @type::text = 'DEBIT' THEN 0 - @amount::bigint ELSE @amount::bigint END,
-           tx.balance_after, @reference_id, tx.created_at
-    FROM tx
-    RETURNING id, transaction_id, created_at
-), cfg AS (
-    -- FOR KEY SHARE: a configuration deleted concurrently is skipped rather than failing the
-    -- deliveries' foreign key.
-    SELECT c.id, c.studio_id, c.environment
-    FROM webhook_configs c
-    JOIN games g ON g.studio_id = c.studio_id
-    WHERE g.id = @game_id
-      AND c.environment = @environment
-      AND c.is_active
-      AND @event_type::text = ANY (c.subscribed_events)
-      AND NOT (@reason::text = ANY (c.excluded_reasons))
-    FOR KEY SHARE OF c
 ), hooked AS (
     SELECT rewards_raise('RWHOK', 'this movement has webhook deliveries to queue') AS raised
     FROM ev, cfg
+    WHERE @alone::boolean
     LIMIT 1
 )
 SELECT EXISTS (SELECT 1 FROM coin) AS coin_found,
        tx.id AS transaction_id, tx.created_at, tx.balance_after,
+       coalesce((SELECT array_agg(fan.id) FROM fan), '{}')::uuid[] AS delivery_ids,
        (SELECT count(*) FROM hooked) AS hooked
 FROM (SELECT 1) AS one
 LEFT JOIN tx ON true;
+

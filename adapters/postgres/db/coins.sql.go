@@ -63,11 +63,18 @@ WITH coin AS (
     INSERT INTO webhook_deliveries (event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at)
     SELECT ev.id, cfg.id, cfg.studio_id, cfg.environment, $11, ev.transaction_id, ev.created_at
     FROM ev, cfg
+    WHERE NOT $13::boolean
     RETURNING id
+), hooked AS (
+    SELECT rewards_raise('RWHOK', 'this movement has webhook deliveries to queue') AS raised
+    FROM ev, cfg
+    WHERE $13::boolean
+    LIMIT 1
 )
 SELECT EXISTS (SELECT 1 FROM coin) AS coin_found,
        tx.id AS transaction_id, tx.created_at, tx.balance_after,
-       coalesce((SELECT array_agg(fan.id) FROM fan), '{}')::uuid[] AS delivery_ids
+       coalesce((SELECT array_agg(fan.id) FROM fan), '{}')::uuid[] AS delivery_ids,
+       (SELECT count(*) FROM hooked) AS hooked
 FROM (SELECT 1) AS one
 LEFT JOIN tx ON true
 `
@@ -85,6 +92,7 @@ type CoinsApplyMovementParams struct {
 	Metadata    []byte
 	EventType   string
 	UserUuid    string
+	Alone       bool
 }
 
 type CoinsApplyMovementRow struct {
@@ -93,6 +101,7 @@ type CoinsApplyMovementRow struct {
 	CreatedAt     *time.Time
 	BalanceAfter  *int64
 	DeliveryIds   []uuid.UUID
+	Hooked        int64
 }
 
 // One statement for a whole balance change (@type CREDIT or DEBIT): check the coin is the
@@ -100,6 +109,10 @@ type CoinsApplyMovementRow struct {
 // update — append the journal entry, record the coin event and fan it out to the studio's
 // matching webhook configurations. coin_found is false for another game's coin; transaction_id
 // is null when nothing changed (that, or an insufficient balance).
+// With @alone the statement is meant to commit by itself (one round trip, the balance row locked
+// only while it runs): deliveries need the job queue's insert in the same transaction, so when
+// there would be any it raises RWHOK instead and nothing changes; the caller then makes the
+// movement in a transaction, without @alone.
 func (q *Queries) CoinsApplyMovement(ctx context.Context, arg CoinsApplyMovementParams) (CoinsApplyMovementRow, error) {
 	row := q.db.QueryRow(ctx, coinsApplyMovement,
 		arg.CoinID,
@@ -114,6 +127,7 @@ func (q *Queries) CoinsApplyMovement(ctx context.Context, arg CoinsApplyMovement
 		arg.Metadata,
 		arg.EventType,
 		arg.UserUuid,
+		arg.Alone,
 	)
 	var i CoinsApplyMovementRow
 	err := row.Scan(
@@ -122,117 +136,6 @@ func (q *Queries) CoinsApplyMovement(ctx context.Context, arg CoinsApplyMovement
 		&i.CreatedAt,
 		&i.BalanceAfter,
 		&i.DeliveryIds,
-	)
-	return i, err
-}
-
-const coinsApplyMovementAlone = `-- name: CoinsApplyMovementAlone :one
-WITH coin AS (
-    SELECT k.id AS found_id FROM coins k WHERE k.id = $1 AND k.game_id = $2
-), credited AS (
-    INSERT INTO balances (player_id, coin_id, balance, lifetime_earned)
-    SELECT $3, coin.found_id, $4::bigint, $4::bigint FROM coin
-    WHERE $5::text = 'CREDIT'
-    ON CONFLICT (player_id, coin_id) DO UPDATE
-    SET balance = balances.balance + EXCLUDED.balance,
-        lifetime_earned = balances.lifetime_earned + EXCLUDED.balance,
-        updated_at = now()
-    RETURNING balance
-), debited AS (
-    UPDATE balances b
-    SET balance = b.balance - $4::bigint, lifetime_spent = b.lifetime_spent + $4::bigint, updated_at = now()
-    FROM coin
-    WHERE $5::text = 'DEBIT' AND b.player_id = $3 AND b.coin_id = coin.found_id AND b.balance >= $4::bigint
-    RETURNING b.balance
-), bal AS (
-    SELECT balance FROM credited UNION ALL SELECT balance FROM debited
-), tx AS (
-    INSERT INTO coin_transactions (game_id, environment, player_id, coin_id, type, amount, balance_after,
-                                   reason, reference_id, description, metadata)
-    SELECT $2, $6, $3, $1, $5::text, $4::bigint, bal.balance,
-           $7, $8, $9, $10
-    FROM bal
-    RETURNING id, created_at, balance_after
-), ev AS (
-    INSERT INTO coin_events (game_id, environment, transaction_id, event_type, reason, player_id, user_uuid,
-                             coin_id, delta, new_balance, reference_id, created_at)
-    SELECT $2, $6, tx.id, $11, $7, $3, $12, $1,
-           CASE WHEN $5::text = 'DEBIT' THEN 0 - $4::bigint ELSE $4::bigint END,
-           tx.balance_after, $8, tx.created_at
-    FROM tx
-    RETURNING id, transaction_id, created_at
-), cfg AS (
-    -- FOR KEY SHARE: a configuration deleted concurrently is skipped rather than failing the
-    -- deliveries' foreign key.
-    SELECT c.id, c.studio_id, c.environment
-    FROM webhook_configs c
-    JOIN games g ON g.studio_id = c.studio_id
-    WHERE g.id = $2
-      AND c.environment = $6
-      AND c.is_active
-      AND $11::text = ANY (c.subscribed_events)
-      AND NOT ($7::text = ANY (c.excluded_reasons))
-    FOR KEY SHARE OF c
-), hooked AS (
-    SELECT rewards_raise('RWHOK', 'this movement has webhook deliveries to queue') AS raised
-    FROM ev, cfg
-    LIMIT 1
-)
-SELECT EXISTS (SELECT 1 FROM coin) AS coin_found,
-       tx.id AS transaction_id, tx.created_at, tx.balance_after,
-       (SELECT count(*) FROM hooked) AS hooked
-FROM (SELECT 1) AS one
-LEFT JOIN tx ON true
-`
-
-type CoinsApplyMovementAloneParams struct {
-	CoinID      uuid.UUID
-	GameID      uuid.UUID
-	PlayerID    uuid.UUID
-	Amount      int64
-	Type        string
-	Environment string
-	Reason      string
-	ReferenceID string
-	Description string
-	Metadata    []byte
-	EventType   string
-	UserUuid    string
-}
-
-type CoinsApplyMovementAloneRow struct {
-	CoinFound     bool
-	TransactionID *uuid.UUID
-	CreatedAt     *time.Time
-	BalanceAfter  *int64
-	Hooked        int64
-}
-
-// CoinsApplyMovement as a statement that commits by itself (one round trip, the balance row
-// locked only while it runs): for a game whose movement would have webhook deliveries to queue
-// (they need the job queue's insert in the same transaction) it raises RWHOK instead, and
-// nothing changes; the caller then makes the movement in a transaction.
-func (q *Queries) CoinsApplyMovementAlone(ctx context.Context, arg CoinsApplyMovementAloneParams) (CoinsApplyMovementAloneRow, error) {
-	row := q.db.QueryRow(ctx, coinsApplyMovementAlone,
-		arg.CoinID,
-		arg.GameID,
-		arg.PlayerID,
-		arg.Amount,
-		arg.Type,
-		arg.Environment,
-		arg.Reason,
-		arg.ReferenceID,
-		arg.Description,
-		arg.Metadata,
-		arg.EventType,
-		arg.UserUuid,
-	)
-	var i CoinsApplyMovementAloneRow
-	err := row.Scan(
-		&i.CoinFound,
-		&i.TransactionID,
-		&i.CreatedAt,
-		&i.BalanceAfter,
 		&i.Hooked,
 	)
 	return i, err
