@@ -1,6 +1,7 @@
 package catalogue
 
 import (
+	"math"
 	"slices"
 
 	"github.com/rewardsco/rewards/core/money"
@@ -79,9 +80,9 @@ func (r Reward) DiscountOnMRP() money.Pct {
 // it: ceil(override × f / smallest face value). Prices are whole coins.
 func (r Reward) CoinPrice(f money.Amount, coinsPerUnit int64, override *int64) int64 {
 	if override != nil {
-		return ceilDiv(*override*int64(f), int64(r.MinFace()))
+		return ceilDiv(money.MulSat(*override, int64(f)), int64(r.MinFace()))
 	}
-	return ceilDiv(int64(r.SellingPriceOf(f))*coinsPerUnit, 100)
+	return ceilDiv(money.MulSat(int64(r.SellingPriceOf(f)), coinsPerUnit), 100)
 }
 
 // Prices are a reward's coin prices for one coin.
@@ -99,6 +100,9 @@ func (r Reward) PricesFor(coinsPerUnit int64, override *int64) Prices {
 func ceilDiv(a, b int64) int64 {
 	if b <= 0 {
 		return 0
+	}
+	if a > math.MaxInt64-b {
+		return a/b + 1 // a saturated price stays saturated, without wrapping
 	}
 	return (a + b - 1) / b
 }

@@ -75,4 +75,17 @@ func (a Amount) Less(p Pct) Amount {
 }
 
 // Times returns a × n.
-func (a Amount) Times(n int64) Amount { return a * Amount(n) }
+func (a Amount) Times(n int64) Amount { return Amount(MulSat(int64(a), n)) }
+
+// MulSat multiplies two non-negative numbers, saturating at math.MaxInt64 instead of wrapping:
+// the bounds on inputs keep prices far below it, and should they not, a price saturates (and
+// cannot be paid) rather than turning small or negative.
+func MulSat(a, b int64) int64 {
+	if a <= 0 || b <= 0 {
+		return a * b
+	}
+	if a > math.MaxInt64/b {
+		return math.MaxInt64
+	}
+	return a * b
+}

@@ -200,7 +200,7 @@ func (s *Service) plan(ctx context.Context, p Purchase) (plan, coins.Coin, error
 	default:
 		return plan{}, coin, errs.Invalidf("denomination is required: this reward offers several values")
 	}
-	pl.price = r.CoinPrice(pl.face, coin.CoinsPerUnit, listed.Override) * int64(p.Quantity)
+	pl.price = money.MulSat(r.CoinPrice(pl.face, coin.CoinsPerUnit, listed.Override), int64(p.Quantity))
 	if r.Type == catalogue.Physical {
 		i, err := strconv.Atoi(p.AddressID)
 		if p.AddressID == "" || err != nil || i < 1 || i > len(p.Player.Addresses) {
