@@ -341,7 +341,8 @@ func (r *OrdersRepo) insertPartner(ctx context.Context, o orders.Order, reason s
 		return orders.Order{}, fmt.Errorf("insert partner order: %w", err)
 	}
 	o.CreatedAt, o.UpdatedAt = row.CreatedAt, row.UpdatedAt
-	if err := r.q.OrdersAddTransition(ctx, db.OrdersAddTransitionParams{OrderID: o.ID, ToStatus: string(o.Status), Reason: reason}); err != nil {
+	// In a transaction the transition goes with its next statement.
+	if err := r.deferredQueries(nil).OrdersAddTransition(ctx, db.OrdersAddTransitionParams{OrderID: o.ID, ToStatus: string(o.Status), Reason: reason}); err != nil {
 		return orders.Order{}, fmt.Errorf("record the first transition of %s: %w", o.ID, err)
 	}
 	return o, nil

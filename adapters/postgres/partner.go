@@ -161,7 +161,8 @@ func (r *PartnerRepo) Apply(ctx context.Context, e partner.Entry) (partner.Entry
 	if err != nil {
 		return partner.Entry{}, fmt.Errorf("record a wallet %s: %w", e.Kind, err)
 	}
-	if err := r.q.PartnerSetWallet(ctx, db.PartnerSetWalletParams{GameID: e.GameID, Environment: string(e.Environment), Balance: int64(e.BalanceAfter)}); err != nil {
+	// In a transaction the balance goes with its next statement or its COMMIT.
+	if err := r.deferredQueries(nil).PartnerSetWallet(ctx, db.PartnerSetWalletParams{GameID: e.GameID, Environment: string(e.Environment), Balance: int64(e.BalanceAfter)}); err != nil {
 		return partner.Entry{}, fmt.Errorf("set wallet balance: %w", err)
 	}
 	e.ID = id
