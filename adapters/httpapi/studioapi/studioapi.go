@@ -28,7 +28,7 @@ type GameBody struct {
 	StudioID                uuid.UUID   `json:"studioId" doc:"Owning studio"`
 	Name                    string      `json:"name" doc:"Game name" example:"Tower Tactics"`
 	StoreURL                string      `json:"storeUrl" doc:"Base address of the game's store, used in touchpoint links" example:"https://store.example.com"`
-	ServerOnlyCoinMovements bool        `json:"serverOnlyCoinMovements" doc:"Whether distribute and deduct also need the game's server secret in x-api-secret"`
+	ServerOnlyCoinMovements bool        `json:"serverOnlyCoinMovements" doc:"Whether distribute, deduct, federated login and uuid player creation also need the game's server secret in x-api-secret"`
 	PurchaseBudgetPerDay    BudgetsBody `json:"purchaseBudgetPerDay" doc:"The face value the game's store purchases may reach per UTC day, per environment; null is unlimited"`
 	AllowedOrigins          OriginsBody `json:"allowedOrigins" doc:"The browser origins allowed to call the API with the game's key (CORS), per environment"`
 	CreatedAt               time.Time   `json:"createdAt" doc:"When the game was created"`
@@ -169,7 +169,7 @@ type rotateKeyOutput struct {
 type updateGameInput struct {
 	GameID string `path:"gameId" doc:"Game id"`
 	Body   struct {
-		ServerOnlyCoinMovements *bool         `json:"serverOnlyCoinMovements,omitempty" doc:"true: distribute and deduct also need the game's server secret of the environment in x-api-secret (403 SERVER_SECRET_REQUIRED otherwise); false (the default): the API key and player token are enough"`
+		ServerOnlyCoinMovements *bool         `json:"serverOnlyCoinMovements,omitempty" doc:"true: distribute, deduct, federated login (/player/login/federatedByStudio) and player creation by uuid also need the game's server secret of the environment in x-api-secret (403 SERVER_SECRET_REQUIRED otherwise); false (the default): the API key and player token are enough"`
 		PurchaseBudgetPerDay    *BudgetsInput `json:"purchaseBudgetPerDay,omitempty" doc:"The face value the game's store purchases may reach per UTC day, per environment (default live 100,000, test unlimited)"`
 		AllowedOrigins          *OriginsInput `json:"allowedOrigins,omitempty" doc:"The browser origins allowed to call the API with the game's key (CORS), per environment (default: none)"`
 	}
@@ -251,7 +251,7 @@ func Register(s *httpapi.Server, svc *studio.Service) {
 		Path:        "/admin/v1/games/{gameId}",
 		Summary:     "Change a game's settings",
 		Description: "Changes the settings sent and answers the game. `serverOnlyCoinMovements` (default off): the API key ships inside game clients, so a studio may keep coin grants on its own servers; " +
-			"with it on, distribute and deduct also need header x-api-secret with the game's server secret of the environment (POST /admin/v1/games/{gameId}/server-secrets/{environment}), " +
+			"with it on, distribute, deduct, federated login (/player/login/federatedByStudio) and player creation by uuid also need header x-api-secret with the game's server secret of the environment (POST /admin/v1/games/{gameId}/server-secrets/{environment}), " +
 			"else 403 SERVER_SECRET_REQUIRED. " +
 			"`purchaseBudgetPerDay` `{live, test}` (deployment currency; -1 for unlimited; default live 100,000 and test unlimited): store purchases whose face value would take the UTC day's total of non-failed purchases of that environment past it answer 429 PURCHASE_BUDGET_EXCEEDED with Retry-After until the next UTC day, and take nothing; a failed (refunded) order gives its share back. " +
 			"`allowedOrigins` `{live, test}` (default none): the browser origins (exact: `https://play.example.com`, scheme, host and optional port, at most 20 per environment; `[]` clears) from which web games and web views may call the API with the game's key. " +
@@ -266,7 +266,7 @@ func Register(s *httpapi.Server, svc *studio.Service) {
 		Method:        http.MethodPost,
 		Path:          "/admin/v1/games/{gameId}/server-secrets/{environment}",
 		Summary:       "Issue a game's server secret",
-		Description:   "Issues the game's server secret of the environment (rks_live_… or rks_test_…), for the studio's servers: with the game's serverOnlyCoinMovements on, distribute and deduct need it in x-api-secret. A new secret replaces the old one at once. The plaintext secret is in this response only; the service keeps a hash. 404 GAME_NOT_FOUND for an unknown game.",
+		Description:   "Issues the game's server secret of the environment (rks_live_… or rks_test_…), for the studio's servers: with the game's serverOnlyCoinMovements on, distribute, deduct, federated login and player creation by uuid need it in x-api-secret. A new secret replaces the old one at once. The plaintext secret is in this response only; the service keeps a hash. 404 GAME_NOT_FOUND for an unknown game.",
 		DefaultStatus: http.StatusCreated,
 		Errors:        []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.issueServerSecret)
