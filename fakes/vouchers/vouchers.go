@@ -27,6 +27,9 @@
 //	                                       ?externalRefID= narrows to one
 //	POST /vouchers/behaviour               {failNext?, failStatus?, status?, stallMs?}; {} resets
 //	GET  /vouchers/images/{brandKey}.svg   a generated logo, what the catalogue's imageUrls name
+//	                                       (under the address the request came to, or the
+//	                                       base WithImageBase gives; Images serves them
+//	                                       anywhere)
 //
 //	Brand  {brandKey, brandName, description, imageUrls: {"80w-326ppi": url, "130w-326ppi",
 //	       "200w-326ppi", "300w-326ppi"}, websiteUrl, terms, howToRedeem, categories, countries,
@@ -64,6 +67,7 @@ import (
 	"io"
 	"math/big"
 	"net/http"
+	"path"
 	"regexp"
 	"slices"
 	"strconv"
@@ -265,6 +269,14 @@ func WithAPIKey(key string) Option { return func(p *Provider) { p.apiKey = key }
 // (default 10 s).
 func WithSandboxDelay(d time.Duration) Option { return func(p *Provider) { p.sandboxDelay = d } }
 
+// WithImageBase makes the catalogue's imageUrls start with base (base + "/vouchers/images/…")
+// instead of the address the request came to. A service that runs the fake in-process on a
+// loopback port it picks anew each time serves Images under base itself, so the addresses it
+// syncs outlive the fake's port.
+func WithImageBase(base string) Option {
+	return func(p *Provider) { p.imageBase = strings.TrimSuffix(base, "/") }
+}
+
 // item is a catalogue item with its stock.
 type item struct {
 	Item
@@ -287,6 +299,7 @@ type order struct {
 type Provider struct {
 	apiKey       string
 	sandboxDelay time.Duration
+	imageBase    string
 
 	brands []Brand // immutable after New; ImageURLs are filled per request
 	items  map[string]*item
@@ -351,8 +364,13 @@ func (p *Provider) Register(mux *http.ServeMux) {
 	mux.HandleFunc("GET /vouchers/orders/{ref}", p.api(p.getOrder))
 	mux.HandleFunc("GET /vouchers/orders", p.listOrders)
 	mux.HandleFunc("POST /vouchers/behaviour", p.setBehaviour)
-	mux.HandleFunc("GET /vouchers/images/{file}", p.image)
+	mux.Handle("GET /vouchers/images/{file}", p.Images())
 }
+
+// Images serves the brands' logos alone (no catalogue, orders or behaviour), whatever the
+// path's prefix: the last element of the path names the logo ("{brandKey}.svg"), anything else
+// is 404. Mount it where WithImageBase points.
+func (p *Provider) Images() http.Handler { return http.HandlerFunc(p.image) }
 
 // SetBehaviour replaces the provider's behaviour, as POST /vouchers/behaviour does.
 func (p *Provider) SetBehaviour(b Behaviour) {
@@ -408,7 +426,10 @@ func (p *Provider) api(h func(*http.Request) answer) http.HandlerFunc {
 
 func (p *Provider) catalog(r *http.Request) answer {
 	currency := strings.ToUpper(r.URL.Query().Get("currency"))
-	base := baseURL(r)
+	base := p.imageBase
+	if base == "" {
+		base = baseURL(r)
+	}
 	out := Catalog{CatalogName: "Fake Vouchers Catalog", Brands: []Brand{}}
 	for _, b := range p.brands {
 		items := []Item{}
@@ -634,7 +655,12 @@ func randomString(alphabet string, n int) string {
 
 // image draws a plain logo: the brand's initials on a colour of its own.
 func (p *Provider) image(w http.ResponseWriter, r *http.Request) {
-	key := strings.TrimSuffix(r.PathValue("file"), ".svg")
+	file := path.Base(r.URL.Path)
+	if r.Method != http.MethodGet && r.Method != http.MethodHead || !strings.HasSuffix(file, ".svg") {
+		http.NotFound(w, r)
+		return
+	}
+	key := strings.TrimSuffix(file, ".svg")
 	var name string
 	for _, b := range p.brands {
 		if b.BrandKey == key {

@@ -387,3 +387,35 @@ func TestAPIKey(t *testing.T) {
 	require.Equal(t, 200, f.call(http.MethodGet, "/vouchers/orders", nil, nil), "inspection needs no key")
 	require.Equal(t, 200, f.call(http.MethodPost, "/vouchers/behaviour", `{}`, nil), "nor does behaviour")
 }
+
+// With an image base, the catalogue names logos there, and Images serves them under any
+// prefix (as a service serving them itself would), logos only: never the catalogue or orders.
+func TestImageBaseNamesLogosThatImagesServes(t *testing.T) {
+	t.Parallel()
+	p := vouchers.New(vouchers.WithImageBase("https://rewards.example.com/fakes/"))
+	api := http.NewServeMux()
+	p.Register(api)
+	srv := httptest.NewServer(api)
+	t.Cleanup(srv.Close)
+	f := &fake{t: t, p: p, url: srv.URL}
+	var cat vouchers.Catalog
+	require.Equal(t, 200, f.call(http.MethodGet, "/vouchers/catalogs?currency=INR", nil, &cat))
+	logo := cat.Brands[0].ImageURLs["300w-326ppi"]
+	require.Equal(t, "https://rewards.example.com/fakes/vouchers/images/"+cat.Brands[0].BrandKey+".svg?w=300", logo)
+
+	images := httptest.NewServer(http.StripPrefix("/fakes", p.Images()))
+	t.Cleanup(images.Close)
+	res, err := http.Get(images.URL + strings.TrimPrefix(logo, "https://rewards.example.com"))
+	require.NoError(t, err)
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	require.Equal(t, 200, res.StatusCode)
+	require.Equal(t, "image/svg+xml", res.Header.Get("Content-Type"))
+	require.Contains(t, string(body), "<svg")
+	for _, path := range []string{"/fakes/vouchers/images/NOPE.svg", "/fakes/vouchers/catalogs", "/fakes/vouchers/orders"} {
+		res, err := http.Get(images.URL + path)
+		require.NoError(t, err)
+		res.Body.Close()
+		require.Equal(t, 404, res.StatusCode, path)
+	}
+}
