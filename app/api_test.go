@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -169,8 +170,10 @@ func TestOpenAPIDocumentIsCommittedAndFresh(t *testing.T) {
 
 func TestEveryOperationIsDocumented(t *testing.T) {
 	t.Parallel()
-	api := app.NewServer(app.Modules{}, app.ServerConfig{}).API
-	for path, item := range api.OpenAPI().Paths {
+	srv := app.NewServer(app.Modules{}, app.ServerConfig{})
+	paths := maps.Clone(srv.API.OpenAPI().Paths)
+	maps.Copy(paths, srv.OperatorAPI.OpenAPI().Paths)
+	for path, item := range paths {
 		for _, op := range []*huma.Operation{item.Get, item.Post, item.Put, item.Patch, item.Delete} {
 			if op == nil {
 				continue

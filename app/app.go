@@ -302,9 +302,16 @@ func NewServer(m Modules, cfg ServerConfig) *httpapi.Server {
 	return s
 }
 
-// OpenAPIYAML returns the OpenAPI document of every operation, as served at /openapi.yaml.
+// OpenAPIYAML returns the public OpenAPI document (every operation but the operator API's),
+// as served at /openapi.yaml.
 func OpenAPIYAML() ([]byte, error) {
 	return NewServer(Modules{}, ServerConfig{}).API.OpenAPI().YAML()
+}
+
+// OperatorOpenAPIYAML returns the operator API's OpenAPI document, as served (behind the
+// operator token) at /admin/v1/openapi.yaml.
+func OperatorOpenAPIYAML() ([]byte, error) {
+	return NewServer(Modules{}, ServerConfig{}).OperatorAPI.OpenAPI().YAML()
 }
 
 // deriveKey gives each use of the master secret its own key.
@@ -699,6 +706,8 @@ func printBanner(out io.Writer, cfg Config, addr net.Addr, demo *DemoCredentials
 	fmt.Fprintf(out, "\nRewards is up.\n")
 	fmt.Fprintf(out, "  API docs:        http://localhost:%d/docs\n", port)
 	fmt.Fprintf(out, "  OpenAPI:         http://localhost:%d/openapi.json\n", port)
+	fmt.Fprintf(out, "  Operator docs:   http://localhost:%d/admin/docs   (operator token; a browser asks for it as the password, any user name)\n", port)
+	fmt.Fprintf(out, "  Operator OpenAPI: http://localhost:%d/admin/v1/openapi.json   (operator token)\n", port)
 	if cfg.Mode == Production {
 		// Never printed in production: the banner goes to logs that many people read.
 		fmt.Fprintf(out, "  Operator token:  the value of REWARDS_ADMIN_TOKEN (not shown in production)\n")

@@ -108,12 +108,19 @@ func TestFoundation(t *testing.T) {
 	t.Run("docs and OpenAPI are served", func(t *testing.T) {
 		r := s.call(request{method: "GET", path: "/openapi.json"})
 		require.Equal(t, 200, r.Status)
-		require.Contains(t, string(r.Raw), `"admin-create-studio"`)
+		require.Contains(t, string(r.Raw), `"coins-distribute"`)
+		require.NotContains(t, string(r.Raw), `"admin-create-studio"`, "the operator API has its own document")
 		r = s.call(request{method: "GET", path: "/openapi.yaml"})
 		require.Equal(t, 200, r.Status)
 		r = s.call(request{method: "GET", path: "/docs/"})
 		require.Equal(t, 200, r.Status)
 		require.Contains(t, string(r.Raw), "swagger")
+
+		requireError(t, s.call(request{method: "GET", path: "/admin/v1/openapi.json"}), 401, "OPERATOR_TOKEN_MISSING")
+		r = s.call(request{method: "GET", path: "/admin/v1/openapi.json", headers: map[string]string{"Authorization": "Bearer " + adminToken}})
+		require.Equal(t, 200, r.Status)
+		require.Contains(t, string(r.Raw), `"admin-create-studio"`)
+		requireError(t, s.call(request{method: "GET", path: "/admin/docs/"}), 401, "OPERATOR_TOKEN_MISSING")
 	})
 }
 

@@ -85,20 +85,25 @@ func (s *Server) requireServerSecret(hctx huma.Context, next func(huma.Context))
 
 // requireOperator checks Authorization: Bearer <REWARDS_ADMIN_TOKEN> in constant time.
 func (s *Server) requireOperator(hctx huma.Context, next func(huma.Context)) {
-	ctx := hctx.Context()
-	token := bearerToken(hctx.Header("Authorization"))
-	if token == "" {
-		writeHumaError(hctx, NewError(ctx, http.StatusUnauthorized, "OPERATOR_TOKEN_MISSING",
-			"missing operator token: send Authorization: Bearer <REWARDS_ADMIN_TOKEN>"))
+	if e := s.checkOperatorToken(hctx.Context(), bearerToken(hctx.Header("Authorization"))); e != nil {
+		writeHumaError(hctx, e)
 		return
+	}
+	next(hctx)
+}
+
+// checkOperatorToken is nil for the operator token, else the 401 to answer.
+func (s *Server) checkOperatorToken(ctx context.Context, token string) *APIError {
+	if token == "" {
+		return NewError(ctx, http.StatusUnauthorized, "OPERATOR_TOKEN_MISSING",
+			"missing operator token: send Authorization: Bearer <REWARDS_ADMIN_TOKEN>")
 	}
 	// Comparing digests keeps the comparison constant-time whatever the lengths.
 	got, want := sha256.Sum256([]byte(token)), sha256.Sum256([]byte(s.cfg.AdminToken))
 	if s.cfg.AdminToken == "" || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
-		writeHumaError(hctx, NewError(ctx, http.StatusUnauthorized, "OPERATOR_TOKEN_INVALID", "invalid operator token"))
-		return
+		return NewError(ctx, http.StatusUnauthorized, "OPERATOR_TOKEN_INVALID", "invalid operator token")
 	}
-	next(hctx)
+	return nil
 }
 
 // APIKey declares an operation authenticated by the game's API key.

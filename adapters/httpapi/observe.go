@@ -96,7 +96,7 @@ type metricsOutput struct {
 var metricsFormat = expfmt.NewFormat(expfmt.TypeTextPlain)
 
 func (s *Server) registerMetrics() {
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "get-metrics",
 		Method:      http.MethodGet,
 		Path:        "/metrics",

@@ -7,7 +7,9 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -78,12 +80,17 @@ const (
 // ReadTimeout does (app sets both to 60 s).
 const BodyReadTimeout = 60 * time.Second
 
-// Server holds the router and the Huma API that modules register their operations on.
+// Server holds the router and the two Huma APIs that modules register their operations on.
 type Server struct {
 	cfg    Config
 	router *chi.Mux
-	// API is where modules register operations (huma.Register).
+	// API is where modules register the operations studios, players and partners call
+	// (huma.Register): the public document, /openapi.json and /docs.
 	API huma.API
+	// OperatorAPI is where modules register the operator API (huma.Register with
+	// Server.Operator): its own document, /admin/v1/openapi.json and /admin/docs, both behind
+	// the operator token. The public document never lists an operator operation.
+	OperatorAPI huma.API
 }
 
 // New builds the server with the kit's routes (health probes, docs, OpenAPI document).
@@ -107,18 +114,28 @@ func New(cfg Config) *Server {
 	})
 
 	s.API = humachi.New(router, apiConfig(cfg.Version))
-	oapi := s.API.OpenAPI()
-	oapi.OnAddOperation = append(oapi.OnAddOperation, func(_ *huma.OpenAPI, op *huma.Operation) {
-		// Huma reads a body under a read deadline on the connection (5 s by default) and never
-		// lifts it; a handler still running when it passes has its request cancelled (net/http
-		// takes the deadline for a closed connection). The body gets as long as the server gives
-		// a whole request instead.
-		if op.BodyReadTimeout >= 0 && op.BodyReadTimeout < BodyReadTimeout {
-			op.BodyReadTimeout = BodyReadTimeout
-		}
-	})
-	// First of every operation's middlewares, so it must come before any operation.
-	s.API.UseMiddleware(noteOperation)
+	s.OperatorAPI = humachi.New(router, operatorConfig(cfg.Version))
+	for _, api := range []huma.API{s.API, s.OperatorAPI} {
+		operator := api == s.OperatorAPI
+		oapi := api.OpenAPI()
+		oapi.OnAddOperation = append(oapi.OnAddOperation, func(_ *huma.OpenAPI, op *huma.Operation) {
+			// Each operation is in the document of its audience; a mistake here would show
+			// studios the operator API (or hide an operation from operators), so it stops the
+			// server from being built at all.
+			if isOperator(op) != operator {
+				panic(fmt.Sprintf("operation %s %s: register operator operations (Server.Operator) on Server.OperatorAPI and only those", op.Method, op.Path))
+			}
+			// Huma reads a body under a read deadline on the connection (5 s by default) and
+			// never lifts it; a handler still running when it passes has its request cancelled
+			// (net/http takes the deadline for a closed connection). The body gets as long as
+			// the server gives a whole request instead.
+			if op.BodyReadTimeout >= 0 && op.BodyReadTimeout < BodyReadTimeout {
+				op.BodyReadTimeout = BodyReadTimeout
+			}
+		})
+		// First of every operation's middlewares, so it must come before any operation.
+		api.UseMiddleware(noteOperation)
+	}
 	s.registerHealth()
 	s.registerMetrics()
 	router.Handle("/docs*", v5emb.NewWithConfig(swgui.Config{
@@ -127,7 +144,83 @@ func New(cfg Config) *Server {
 		BasePath:    "/docs/",
 		ShowTopBar:  false,
 	})("Rewards API", "/openapi.json", "/docs/"))
+	s.serveOperatorDocs()
 	return s
+}
+
+// isOperator reports whether op is an operation of the operator API (declared with
+// Server.Operator).
+func isOperator(op *huma.Operation) bool {
+	for _, req := range op.Security {
+		if _, ok := req[schemeOperator]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// PathItem returns the documented operations of path, in whichever document lists them (the
+// public one or the operator API's), or nil; for modules that complete what Huma documents.
+func (s *Server) PathItem(path string) *huma.PathItem {
+	if item := s.API.OpenAPI().Paths[path]; item != nil {
+		return item
+	}
+	return s.OperatorAPI.OpenAPI().Paths[path]
+}
+
+// Paths of the operator API's own documentation.
+const (
+	OperatorOpenAPIPath = "/admin/v1/openapi"
+	OperatorDocsPath    = "/admin/docs"
+)
+
+// serveOperatorDocs serves the operator API's document (/admin/v1/openapi.json, the 3.0.3
+// variant at /admin/v1/openapi-3.0.json, YAML at /admin/v1/openapi.yaml) and its docs page
+// (/admin/docs), all behind the operator token. A browser cannot add a bearer token to a page
+// it opens, so these routes (and only these) also take the token as the password of HTTP
+// Basic authentication (any user name), and their 401 asks the browser for it.
+func (s *Server) serveOperatorDocs() {
+	doc := s.OperatorAPI.OpenAPI()
+	documents := map[string]struct {
+		contentType string
+		render      func() ([]byte, error)
+	}{
+		OperatorOpenAPIPath + ".json":     {"application/openapi+json", func() ([]byte, error) { return json.Marshal(doc) }},
+		OperatorOpenAPIPath + "-3.0.json": {"application/openapi+json", doc.Downgrade},
+		OperatorOpenAPIPath + ".yaml":     {"application/openapi+yaml", doc.YAML},
+	}
+	for path, d := range documents {
+		s.router.With(s.operatorDocsAuth).Get(path, func(w http.ResponseWriter, r *http.Request) {
+			body, err := d.render()
+			if err != nil {
+				writeError(w, ErrorFrom(r.Context(), fmt.Errorf("render %s: %w", path, err)))
+				return
+			}
+			w.Header().Set("Content-Type", d.contentType)
+			_, _ = w.Write(body)
+		})
+	}
+	s.router.With(s.operatorDocsAuth).Handle(OperatorDocsPath+"*", v5emb.NewWithConfig(swgui.Config{
+		Title:       "Rewards operator API",
+		SwaggerJSON: OperatorOpenAPIPath + ".json",
+		BasePath:    OperatorDocsPath + "/",
+		ShowTopBar:  false,
+	})("Rewards operator API", OperatorOpenAPIPath+".json", OperatorDocsPath+"/"))
+}
+
+// operatorDocsAuth is requireOperator for the plain routes of the operator documentation.
+func (s *Server) operatorDocsAuth(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token := bearerToken(r.Header.Get("Authorization"))
+		if _, password, ok := r.BasicAuth(); ok && token == "" {
+			token = password
+		}
+		if e := s.checkOperatorToken(r.Context(), token); e != nil {
+			writeError(w, e.WithHeader("WWW-Authenticate", `Basic realm="Rewards operator API", charset="UTF-8"`))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // Handler returns the HTTP handler of every registered route, traced when a tracer provider
@@ -141,16 +234,13 @@ func (s *Server) Router() chi.Router { return s.router }
 func Logger(ctx context.Context) *slog.Logger { return loggerFrom(ctx) }
 
 // AddTag declares a module's tag for the docs page. Studio-facing tags are listed in the order
-// they are added, the operator API and the health probes after them.
+// they are added, the health probes after them.
 func (s *Server) AddTag(name, description string) {
 	doc := s.API.OpenAPI()
 	doc.Tags = append(doc.Tags, &huma.Tag{Name: name, Description: description})
 	last := func(t *huma.Tag) int {
-		switch t.Name {
-		case TagOperator:
+		if t.Name == tagHealth {
 			return 1
-		case tagHealth:
-			return 2
 		}
 		return 0
 	}
@@ -192,15 +282,29 @@ func apiConfig(version string) huma.Config {
 			Description: "The game's API key: rk_live_… on the live hosts, rk_test_… on the development hosts."},
 		schemePlayer: {Type: "http", Scheme: "bearer", BearerFormat: "JWT",
 			Description: "A player token from /player/login or /player/login/federatedByStudio."},
-		schemeOperator: {Type: "http", Scheme: "bearer",
-			Description: "The operator token (REWARDS_ADMIN_TOKEN)."},
 		schemeServerSecret: {Type: "apiKey", In: "header", Name: "x-api-secret",
 			Description: "The game's server secret of the environment (rks_live_… or rks_test_…), for the studio's servers only. " +
 				"Distribute and deduct need it when the game has serverOnlyCoinMovements on (403 SERVER_SECRET_REQUIRED otherwise)."},
 	}
 	cfg.Tags = []*huma.Tag{
-		{Name: TagOperator, Description: "Onboarding studios, games, keys and coins, and the settings of every module. Host-agnostic; operator token required."},
 		{Name: tagHealth, Description: "Liveness and readiness probes."},
+	}
+	return cfg
+}
+
+// operatorConfig is the configuration of the operator API: the same formats and error model
+// as the public API, its own document, which the server serves itself behind the operator
+// token (serveOperatorDocs).
+func operatorConfig(version string) huma.Config {
+	cfg := apiConfig(version)
+	cfg.Info.Title = "Rewards operator API"
+	cfg.Info.Description = operatorDescription
+	cfg.OpenAPIPath = ""
+	cfg.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
+		schemeOperator: {Type: "http", Scheme: "bearer", Description: "The operator token (REWARDS_ADMIN_TOKEN)."},
+	}
+	cfg.Tags = []*huma.Tag{
+		{Name: TagOperator, Description: "Onboarding studios, games, keys and coins, and the settings of every module. Host-agnostic; operator token required."},
 	}
 	return cfg
 }
@@ -218,4 +322,20 @@ A 5xx body never carries internal detail: quote its requestId to support.
 
 **Ids.** Ids in paths are opaque strings: an unknown or malformed id is 404, never 400.
 
-**Request ids.** Every response carries x-request-id, echoing a valid incoming one.`
+**Request ids.** Every response carries x-request-id, echoing a valid incoming one.
+
+The operator API (/admin/v1) is documented separately, for operators only: /admin/v1/openapi.json and /admin/docs.`
+
+const operatorDescription = `The Rewards operator API: onboarding studios, games, API keys and coins, the platform-wide
+catalogue, and the settings of every module. Every operation needs Authorization: Bearer <REWARDS_ADMIN_TOKEN>
+and answers on any host. Bodies are bare (no envelope).
+
+**Errors.** Every error body is {statusCode, message, error, code?, requestId, details?}. Request
+validation failures are 400 VALIDATION_FAILED with one detail per field; unknown JSON fields are rejected.
+A 5xx body never carries internal detail: quote its requestId.
+
+**Ids.** Ids in paths are opaque strings: an unknown or malformed id is 404, never 400.
+
+**This document** is served at /admin/v1/openapi.json (3.1), /admin/v1/openapi-3.0.json (3.0.3) and
+/admin/v1/openapi.yaml, and as a page at /admin/docs, all behind the operator token (a browser may give
+it as the password of HTTP Basic authentication).`

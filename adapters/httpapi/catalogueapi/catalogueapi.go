@@ -44,7 +44,7 @@ func Register(s *httpapi.Server, svc *catalogue.Service) {
 }
 
 func registerOperator(s *httpapi.Server, h handlers) {
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-put-category",
 		Method:      http.MethodPut,
 		Path:        "/admin/v1/catalogue/categories/{code}",
@@ -55,7 +55,7 @@ func registerOperator(s *httpapi.Server, h handlers) {
 	}), h.putCategory)
 	documentCreated(s, http.MethodPut, "/admin/v1/catalogue/categories/{code}")
 
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-put-brand",
 		Method:      http.MethodPut,
 		Path:        "/admin/v1/catalogue/brands/{code}",
@@ -68,7 +68,7 @@ func registerOperator(s *httpapi.Server, h handlers) {
 	}), h.putBrand)
 	documentCreated(s, http.MethodPut, "/admin/v1/catalogue/brands/{code}")
 
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID:   "admin-create-reward",
 		Method:        http.MethodPost,
 		Path:          "/admin/v1/catalogue/rewards",
@@ -83,7 +83,7 @@ func registerOperator(s *httpapi.Server, h handlers) {
 		Errors: []int{http.StatusBadRequest},
 	}), h.createReward)
 
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-update-reward",
 		Method:      http.MethodPatch,
 		Path:        "/admin/v1/catalogue/rewards/{rewardId}",
@@ -93,7 +93,7 @@ func registerOperator(s *httpapi.Server, h handlers) {
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.updateReward)
 
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-list-rewards",
 		Method:      http.MethodGet,
 		Path:        "/admin/v1/catalogue/rewards",
@@ -102,7 +102,7 @@ func registerOperator(s *httpapi.Server, h handlers) {
 		Errors:      []int{http.StatusBadRequest},
 	}), h.listRewards)
 
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-get-reward",
 		Method:      http.MethodGet,
 		Path:        "/admin/v1/catalogue/rewards/{rewardId}",
@@ -111,7 +111,7 @@ func registerOperator(s *httpapi.Server, h handlers) {
 		Errors:      []int{http.StatusNotFound},
 	}), h.getReward)
 
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID:   "admin-add-reward-codes",
 		Method:        http.MethodPost,
 		Path:          "/admin/v1/catalogue/rewards/{rewardId}/codes",
@@ -123,7 +123,7 @@ func registerOperator(s *httpapi.Server, h handlers) {
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.addCodes)
 
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-put-product",
 		Method:      http.MethodPut,
 		Path:        "/admin/v1/catalogue/products/{productId}",
@@ -135,7 +135,7 @@ func registerOperator(s *httpapi.Server, h handlers) {
 	}), h.putProduct)
 	documentCreated(s, http.MethodPut, "/admin/v1/catalogue/products/{productId}")
 
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-set-game-reward",
 		Method:      http.MethodPut,
 		Path:        "/admin/v1/games/{gameId}/rewards/{rewardId}",
@@ -147,7 +147,7 @@ func registerOperator(s *httpapi.Server, h handlers) {
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.setGameReward)
 
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-sync-catalogue",
 		Method:      http.MethodPost,
 		Path:        "/admin/v1/catalogue/sync",
@@ -251,7 +251,7 @@ func registerStore(s *httpapi.Server, h handlers) {
 // documentCreated documents a create-or-replace operation's 201 answer: the same body as its
 // 200, which Huma documents alone.
 func documentCreated(s *httpapi.Server, method, path string) {
-	item := s.API.OpenAPI().Paths[path]
+	item := s.PathItem(path)
 	if item == nil {
 		return
 	}

@@ -270,7 +270,7 @@ func Register(s *httpapi.Server, svc *coins.Service, currency string) {
 		Description: "The game of the API key, the environment of the host called, the deployment currency and the game's coins.",
 		Tags:        []string{tagPlayer},
 	}), h.playerGame)
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID:   "admin-create-coin",
 		Method:        http.MethodPost,
 		Path:          "/admin/v1/games/{gameId}/coins",
@@ -279,7 +279,7 @@ func Register(s *httpapi.Server, svc *coins.Service, currency string) {
 		DefaultStatus: http.StatusCreated,
 		Errors:        []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.createCoin)
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-set-coin-value",
 		Method:      http.MethodPatch,
 		Path:        "/admin/v1/coins/{coinId}",

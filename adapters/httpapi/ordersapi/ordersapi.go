@@ -101,7 +101,7 @@ func Register(s *httpapi.Server, svc *orders.Service) {
 		Tags: []string{tagRewards},
 	}), h.verify)
 
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-get-order",
 		Method:      http.MethodGet,
 		Path:        "/admin/v1/orders/{orderId}",

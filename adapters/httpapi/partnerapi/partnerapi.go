@@ -156,29 +156,29 @@ const returnPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><
 	`<h1>Payment finished</h1><p>You can close this page and return to the app: your gift card appears there once the payment is confirmed.</p></body></html>`
 
 func registerOperator(s *httpapi.Server, h handlers) {
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-put-partner", Method: http.MethodPut, Path: "/admin/v1/games/{gameId}/partner", Summary: "Set a game's partner settings",
 		Description: "`{enabled, settlement: WALLET|CASH, discountPct (0 to 90, default 0)}` for both environments. A game not enabled gets 403 PARTNER_DISABLED on every partner call but the token exchange, which gives 401. " +
 			"Enabling a game that has no live client secret issues one and returns it once as `liveClientSecret`: on live the API key (which ships inside game clients) never authenticates a partner alone, so the live token exchange always needs the secret; the test environment may stay secret-less. 404 GAME_NOT_FOUND.",
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.putSettings)
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-get-partner", Method: http.MethodGet, Path: "/admin/v1/games/{gameId}/partner", Summary: "A game's partner settings",
 		Description: "The settings (disabled, WALLET, 0 % when never set). 404 GAME_NOT_FOUND.", Errors: []int{http.StatusNotFound},
 	}), h.getSettings)
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-partner-secret", Method: http.MethodPost, Path: "/admin/v1/games/{gameId}/partner/{environment}/secret", Summary: "Issue a partner client secret",
 		DefaultStatus: http.StatusCreated,
 		Description:   "201 `{environment, clientSecret}` (`rcs_…`, shown once; only a hash is kept). A new secret revokes the old one and every token issued under it, an exchange racing the rotation included. From then on the token exchange needs it (on live it always does). 404 GAME_NOT_FOUND.",
 		Errors:        []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.secret)
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-partner-credit", Method: http.MethodPost, Path: "/admin/v1/games/{gameId}/partner/{environment}/wallet/credits", Summary: "Fund a partner wallet",
 		DefaultStatus: http.StatusCreated,
 		Description:   "`{amount, reference}` → 201 `{balance, currency}`. A reference seen before on this wallet is not credited twice: the answer is 200 with the balance as it is and `x-idempotent-replay: true`. `amount` is at most 1,000,000,000 and a wallet holds at most 1,000,000,000,000 (400 VALIDATION_FAILED beyond). 404 GAME_NOT_FOUND.",
 		Errors:        []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.credit)
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-partner-ledger", Method: http.MethodGet, Path: "/admin/v1/games/{gameId}/partner/{environment}/wallet", Summary: "A partner wallet and its ledger",
 		Description: "`{balance, currency, entries, page, limit, total}`: the CREDIT, DEBIT and REFUND entries, oldest first, a page at a time (`limit` default and at most 100, `page` from 1, page × limit at most 10,000); the balance is the sum of all of them. 404 GAME_NOT_FOUND.",
 		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},

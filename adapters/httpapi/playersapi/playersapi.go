@@ -196,7 +196,7 @@ func Register(s *httpapi.Server, svc *players.Service) {
 		Errors:      []int{http.StatusNotFound},
 	}, h.file)
 
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-set-store-settings",
 		Method:      http.MethodPut,
 		Path:        "/admin/v1/games/{gameId}/store-settings",
@@ -205,7 +205,7 @@ func Register(s *httpapi.Server, svc *players.Service) {
 		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.setStoreSettings)
 
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-set-store-theme",
 		Method:      http.MethodPut,
 		Path:        "/admin/v1/games/{gameId}/store-theme",

@@ -195,7 +195,7 @@ type handlers struct{ svc *studio.Service }
 // Register adds the studio module's operations to s.
 func Register(s *httpapi.Server, svc *studio.Service) {
 	h := handlers{svc: svc}
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID:   "admin-create-studio",
 		Method:        http.MethodPost,
 		Path:          "/admin/v1/studios",
@@ -204,14 +204,14 @@ func Register(s *httpapi.Server, svc *studio.Service) {
 		DefaultStatus: http.StatusCreated,
 		Errors:        []int{http.StatusBadRequest},
 	}), h.createStudio)
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-list-studios",
 		Method:      http.MethodGet,
 		Path:        "/admin/v1/studios",
 		Summary:     "List studios",
 		Description: "Every studio, oldest first.",
 	}), h.listStudios)
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-get-studio",
 		Method:      http.MethodGet,
 		Path:        "/admin/v1/studios/{studioId}",
@@ -219,7 +219,7 @@ func Register(s *httpapi.Server, svc *studio.Service) {
 		Description: "One studio. 404 STUDIO_NOT_FOUND when no studio has the id.",
 		Errors:      []int{http.StatusNotFound},
 	}), h.getStudio)
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID:   "admin-create-game",
 		Method:        http.MethodPost,
 		Path:          "/admin/v1/studios/{studioId}/games",
@@ -228,7 +228,7 @@ func Register(s *httpapi.Server, svc *studio.Service) {
 		DefaultStatus: http.StatusCreated,
 		Errors:        []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.createGame)
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-list-games",
 		Method:      http.MethodGet,
 		Path:        "/admin/v1/studios/{studioId}/games",
@@ -236,7 +236,7 @@ func Register(s *httpapi.Server, svc *studio.Service) {
 		Description: "The studio's games, oldest first, without keys. 404 STUDIO_NOT_FOUND for an unknown studio.",
 		Errors:      []int{http.StatusNotFound},
 	}), h.listGames)
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID:   "admin-rotate-api-key",
 		Method:        http.MethodPost,
 		Path:          "/admin/v1/games/{gameId}/api-keys/{environment}/rotate",
@@ -245,7 +245,7 @@ func Register(s *httpapi.Server, svc *studio.Service) {
 		DefaultStatus: http.StatusCreated,
 		Errors:        []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.rotateKey)
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-update-game",
 		Method:      http.MethodPatch,
 		Path:        "/admin/v1/games/{gameId}",
@@ -261,7 +261,7 @@ func Register(s *httpapi.Server, svc *studio.Service) {
 			"404 GAME_NOT_FOUND for an unknown game.",
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.updateGame)
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID:   "admin-issue-server-secret",
 		Method:        http.MethodPost,
 		Path:          "/admin/v1/games/{gameId}/server-secrets/{environment}",

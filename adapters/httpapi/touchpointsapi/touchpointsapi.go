@@ -98,7 +98,7 @@ func Register(s *httpapi.Server, svc *touchpoints.Service) {
 }
 
 func registerOperator(s *httpapi.Server, h handlers) {
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-put-touchpoint-asset",
 		Method:      http.MethodPut,
 		Path:        "/admin/v1/touchpoint-assets/{assetId}",
@@ -109,7 +109,7 @@ func registerOperator(s *httpapi.Server, h handlers) {
 	}), h.putAsset)
 	documentCreated(s, "/admin/v1/touchpoint-assets/{assetId}")
 
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-list-touchpoint-assets",
 		Method:      http.MethodGet,
 		Path:        "/admin/v1/touchpoint-assets",
@@ -117,7 +117,7 @@ func registerOperator(s *httpapi.Server, h handlers) {
 		Description: "Every PRESET frame, by id: `{assets}`.",
 	}), h.listAssets)
 
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-put-placement",
 		Method:      http.MethodPut,
 		Path:        "/admin/v1/games/{gameId}/placements/{environment}/{placementId}",
@@ -131,7 +131,7 @@ func registerOperator(s *httpapi.Server, h handlers) {
 	}), h.putPlacement)
 	documentCreated(s, "/admin/v1/games/{gameId}/placements/{environment}/{placementId}")
 
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-list-placements",
 		Method:      http.MethodGet,
 		Path:        "/admin/v1/games/{gameId}/placements/{environment}",
@@ -140,7 +140,7 @@ func registerOperator(s *httpapi.Server, h handlers) {
 		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.listPlacements)
 
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-promote-placements",
 		Method:      http.MethodPost,
 		Path:        "/admin/v1/games/{gameId}/placements/promote",
@@ -150,7 +150,7 @@ func registerOperator(s *httpapi.Server, h handlers) {
 		Errors: []int{http.StatusNotFound},
 	}), h.promote)
 
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-put-touchpoint-coin",
 		Method:      http.MethodPut,
 		Path:        "/admin/v1/games/{gameId}/touchpoint-coin",
@@ -159,7 +159,7 @@ func registerOperator(s *httpapi.Server, h handlers) {
 		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.putCoin)
 
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-put-touchpoint-tree",
 		Method:      http.MethodPut,
 		Path:        "/admin/v1/games/{gameId}/touchpoints/{name}",
@@ -175,7 +175,7 @@ func registerOperator(s *httpapi.Server, h handlers) {
 	}), h.putTree)
 	documentCreated(s, "/admin/v1/games/{gameId}/touchpoints/{name}")
 
-	huma.Register(s.API, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID:   "admin-delete-touchpoint-tree",
 		Method:        http.MethodDelete,
 		Path:          "/admin/v1/games/{gameId}/touchpoints/{name}",
@@ -189,7 +189,7 @@ func registerOperator(s *httpapi.Server, h handlers) {
 // documentCreated documents a create-or-replace operation's 201 answer: the same body as its
 // 200, which Huma documents alone.
 func documentCreated(s *httpapi.Server, path string) {
-	item := s.API.OpenAPI().Paths[path]
+	item := s.PathItem(path)
 	if item == nil || item.Put == nil || item.Put.Responses["200"] == nil {
 		return
 	}

@@ -2,7 +2,9 @@
 //
 //	rewards [serve]   run the HTTP service (the default)
 //	rewards migrate   apply pending database migrations and exit
-//	rewards openapi   print the OpenAPI document (YAML) and exit
+//	rewards openapi   print the public OpenAPI document (YAML) and exit
+//	rewards openapi operator
+//	                  print the operator API's OpenAPI document (YAML) and exit
 //
 // Configuration is read from environment variables; see README.md.
 package main
@@ -30,7 +32,14 @@ func run(args []string) error {
 		cmd = args[0]
 	}
 	if cmd == "openapi" {
-		doc, err := app.OpenAPIYAML()
+		document := app.OpenAPIYAML
+		switch {
+		case len(args) > 1 && args[1] == "operator":
+			document = app.OperatorOpenAPIYAML
+		case len(args) > 1:
+			return fmt.Errorf("unknown document %q: use `openapi` (public) or `openapi operator`", args[1])
+		}
+		doc, err := document()
 		if err != nil {
 			return err
 		}

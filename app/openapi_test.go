@@ -1,0 +1,137 @@
+package app_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
+
+	"github.com/rewardsco/rewards/adapters/httpapi"
+	"github.com/rewardsco/rewards/app"
+)
+
+// docsServer is the assembled HTTP API with no modules behind it: enough to read its documents.
+func docsServer(t *testing.T) http.Handler {
+	t.Helper()
+	return app.NewServer(app.Modules{}, app.ServerConfig{AdminToken: adminToken}).Handler()
+}
+
+// get answers a GET of path with the given headers.
+func get(t *testing.T, h http.Handler, path string, headers map[string]string) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+// operations lists "METHOD path" → tags of every operation of a served document.
+func operations(t *testing.T, doc map[string]any) map[string][]any {
+	t.Helper()
+	out := map[string][]any{}
+	paths, _ := doc["paths"].(map[string]any)
+	for path, item := range paths {
+		for method, op := range item.(map[string]any) {
+			if o, ok := op.(map[string]any); ok && o["operationId"] != nil {
+				tags, _ := o["tags"].([]any)
+				out[strings.ToUpper(method)+" "+path] = tags
+			}
+		}
+	}
+	return out
+}
+
+func TestOperatorOpenAPIDocumentIsCommittedAndFresh(t *testing.T) {
+	t.Parallel()
+	want, err := app.OperatorOpenAPIYAML()
+	require.NoError(t, err)
+	got, err := os.ReadFile("../adapters/httpapi/openapi-operator.yaml")
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(got), "adapters/httpapi/openapi-operator.yaml is stale: run `go tool task generate`")
+}
+
+// Studios and partners read the public documents: no operator operation, tag or scheme is in
+// them, in any of the forms served.
+func TestPublicDocumentsLeaveOutTheOperatorAPI(t *testing.T) {
+	t.Parallel()
+	h := docsServer(t)
+	for _, path := range []string{"/openapi.json", "/openapi-3.0.json", "/openapi.yaml"} {
+		r := get(t, h, path, nil)
+		require.Equal(t, http.StatusOK, r.Code, path)
+		var doc map[string]any
+		if strings.HasSuffix(path, ".yaml") {
+			require.NoError(t, yaml.Unmarshal(r.Body.Bytes(), &doc), path)
+		} else {
+			require.NoError(t, json.Unmarshal(r.Body.Bytes(), &doc), path)
+		}
+		ops := operations(t, doc)
+		require.NotEmpty(t, ops, path)
+		for op, tags := range ops {
+			require.NotContains(t, op, "/admin", path)
+			require.NotContains(t, tags, httpapi.TagOperator, "%s: %s", path, op)
+		}
+		require.NotContains(t, ops, "GET /metrics", path)
+		for _, word := range []string{"operatorBearer", "REWARDS_ADMIN_TOKEN"} {
+			require.False(t, strings.Contains(r.Body.String(), word), "%s mentions %s", path, word)
+		}
+	}
+}
+
+// The operator API's own document lists exactly the operator operations and is served only
+// with the operator token.
+func TestOperatorDocumentNeedsTheOperatorToken(t *testing.T) {
+	t.Parallel()
+	h := docsServer(t)
+	bearer := map[string]string{"Authorization": "Bearer " + adminToken}
+	for _, path := range []string{"/admin/v1/openapi.json", "/admin/v1/openapi-3.0.json", "/admin/v1/openapi.yaml", "/admin/docs/"} {
+		r := get(t, h, path, nil)
+		require.Equal(t, http.StatusUnauthorized, r.Code, path)
+		require.Contains(t, r.Body.String(), `"OPERATOR_TOKEN_MISSING"`, path)
+		require.Contains(t, r.Header().Get("WWW-Authenticate"), "Basic", "%s: a browser must be asked for the token", path)
+		require.NotContains(t, r.Body.String(), "admin-create-studio", path)
+
+		r = get(t, h, path, map[string]string{"Authorization": "Bearer wrong"})
+		require.Equal(t, http.StatusUnauthorized, r.Code, path)
+		require.Contains(t, r.Body.String(), `"OPERATOR_TOKEN_INVALID"`, path)
+
+		r = get(t, h, path, bearer)
+		require.Equal(t, http.StatusOK, r.Code, path)
+	}
+
+	// A browser gives the token as the password of HTTP Basic authentication.
+	req := httptest.NewRequest(http.MethodGet, "/admin/docs/", nil)
+	req.SetBasicAuth("operator", adminToken)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	require.Equal(t, http.StatusOK, rec.Code)
+	require.Contains(t, rec.Body.String(), "/admin/v1/openapi.json", "the page reads the operator document")
+	req.SetBasicAuth("operator", "wrong")
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	require.Equal(t, http.StatusUnauthorized, rec.Code)
+
+	r := get(t, h, "/admin/v1/openapi.json", bearer)
+	require.Equal(t, "application/openapi+json", r.Header().Get("Content-Type"))
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(r.Body.Bytes(), &doc))
+	ops := operations(t, doc)
+	require.Len(t, ops, 37)
+	require.Contains(t, ops, "POST /admin/v1/studios")
+	require.Contains(t, ops, "GET /metrics")
+	for op, tags := range ops {
+		require.Equal(t, []any{httpapi.TagOperator}, tags, op)
+	}
+
+	r = get(t, h, "/admin/v1/openapi-3.0.json", bearer)
+	require.NoError(t, json.Unmarshal(r.Body.Bytes(), &doc))
+	require.Equal(t, "3.0.3", doc["openapi"])
+	require.Len(t, operations(t, doc), 37)
+}
