@@ -64,9 +64,6 @@ import (
 // defaultPoolSize is the database pool's size unless DATABASE_URL sets pool_max_conns.
 const defaultPoolSize = 20
 
-// Version is set at build time with -ldflags "-X github.com/rewardsco/rewards/app.Version=…".
-var Version = "dev"
-
 // Modules are the core use cases, wired to their adapters.
 type Modules struct {
 	Studios   *studio.Service
@@ -253,6 +250,8 @@ type ServerConfig struct {
 	// Ready reports whether the service can serve traffic.
 	Ready        func(context.Context) error
 	MaxBodyBytes int64
+	// PublicURL is the service's own address (REWARDS_PUBLIC_URL), for the documents' servers.
+	PublicURL string
 	// Metrics counts requests and Gatherer is served at /metrics (nil: none); TracerProvider
 	// traces requests (nil: no tracing).
 	Metrics        *metrics.Metrics
@@ -272,7 +271,8 @@ func NewServer(m Modules, cfg ServerConfig) *httpapi.Server {
 		AdminToken:         cfg.AdminToken,
 		Ready:              cfg.Ready,
 		MaxBodyBytes:       cfg.MaxBodyBytes,
-		Version:            Version,
+		Version:            Release(),
+		PublicURL:          cfg.PublicURL,
 		Metrics:            cfg.Metrics,
 		Gatherer:           cfg.Gatherer,
 		TracerProvider:     cfg.TracerProvider,
@@ -305,13 +305,13 @@ func NewServer(m Modules, cfg ServerConfig) *httpapi.Server {
 // OpenAPIYAML returns the public OpenAPI document (every operation but the operator API's),
 // as served at /openapi.yaml.
 func OpenAPIYAML() ([]byte, error) {
-	return NewServer(Modules{}, ServerConfig{}).API.OpenAPI().YAML()
+	return NewServer(Modules{}, documentConfig()).API.OpenAPI().YAML()
 }
 
 // OperatorOpenAPIYAML returns the operator API's OpenAPI document, as served (behind the
 // operator token) at /admin/v1/openapi.yaml.
 func OperatorOpenAPIYAML() ([]byte, error) {
-	return NewServer(Modules{}, ServerConfig{}).OperatorAPI.OpenAPI().YAML()
+	return NewServer(Modules{}, documentConfig()).OperatorAPI.OpenAPI().YAML()
 }
 
 // deriveKey gives each use of the master secret its own key.
@@ -638,6 +638,7 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) err
 		Log:          log,
 		Currency:     cfg.Currency,
 		Hosts:        httpapi.Hosts{Live: cfg.LiveHosts, Dev: cfg.DevHosts},
+		PublicURL:    cfg.PublicURL,
 		AdminToken:   cfg.AdminToken,
 		Ready:        readiness(database.Pool),
 		MaxBodyBytes: cfg.MaxBodyBytes,
@@ -658,7 +659,7 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) err
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- server.Serve(listener) }()
-	log.Info("listening", "addr", listener.Addr().String(), "version", Version)
+	log.Info("listening", "addr", listener.Addr().String(), "version", Release())
 	printBanner(out, cfg, listener.Addr(), demo)
 
 	select {

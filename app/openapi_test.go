@@ -135,3 +135,27 @@ func TestOperatorDocumentNeedsTheOperatorToken(t *testing.T) {
 	require.Equal(t, "3.0.3", doc["openapi"])
 	require.Len(t, operations(t, doc), 37)
 }
+
+// The served documents name the release and the configured hosts, with the scheme and port of
+// REWARDS_PUBLIC_URL.
+func TestDocumentsNameTheReleaseAndTheConfiguredHosts(t *testing.T) {
+	t.Parallel()
+	h := app.NewServer(app.Modules{}, app.ServerConfig{AdminToken: adminToken, PublicURL: "https://api.example.com",
+		Hosts: httpapi.Hosts{Live: []string{"api.example.com"}, Dev: []string{"sandbox.example.com"}}}).Handler()
+	var doc struct {
+		Info    struct{ Version string }
+		Servers []struct{ URL, Description string }
+	}
+	require.NoError(t, json.Unmarshal(get(t, h, "/openapi.json", nil).Body.Bytes(), &doc))
+	require.Equal(t, app.Release(), doc.Info.Version)
+	require.Len(t, doc.Servers, 2)
+	require.Equal(t, "https://api.example.com", doc.Servers[0].URL)
+	require.Contains(t, doc.Servers[0].Description, "Live")
+	require.Equal(t, "https://sandbox.example.com", doc.Servers[1].URL)
+	require.Contains(t, doc.Servers[1].Description, "Test")
+
+	require.NoError(t, json.Unmarshal(get(t, h, "/admin/v1/openapi.json", map[string]string{"Authorization": "Bearer " + adminToken}).Body.Bytes(), &doc))
+	require.Equal(t, app.Release(), doc.Info.Version)
+	require.Len(t, doc.Servers, 1)
+	require.Equal(t, "https://api.example.com", doc.Servers[0].URL)
+}

@@ -67,7 +67,7 @@ func SetupTracing(ctx context.Context, getenv func(string) string, log *slog.Log
 		return Tracing{}, fmt.Errorf("OTLP trace exporter: %w", err)
 	}
 	res, err := resource.New(ctx,
-		resource.WithAttributes(attribute.String("service.name", "rewards"), attribute.String("service.version", Version)),
+		resource.WithAttributes(attribute.String("service.name", "rewards"), attribute.String("service.version", Release())),
 		resource.WithFromEnv(), resource.WithTelemetrySDK())
 	if err != nil {
 		log.Warn("trace resource attributes incomplete", "err", err)

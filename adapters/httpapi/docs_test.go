@@ -32,3 +32,29 @@ func TestOperationsJoinTheDocumentOfTheirAudience(t *testing.T) {
 	require.NotNil(t, s.PathItem("/x"))
 	require.Nil(t, s.API.OpenAPI().Paths["/admin/v1/x"])
 }
+
+func TestServersAreTheConfiguredHosts(t *testing.T) {
+	t.Parallel()
+	urls := func(servers []*huma.Server) []string {
+		var out []string
+		for _, s := range servers {
+			out = append(out, s.URL)
+		}
+		return out
+	}
+	hosts := Hosts{Live: []string{"live.localhost"}, Dev: []string{"localhost", "::1"}}
+	require.Equal(t, []string{"http://live.localhost:8080", "http://localhost:8080", "http://[::1]:8080"},
+		urls(Servers(hosts, "http://localhost:8080")))
+	require.Equal(t, []string{"https://api.example.com/rewards", "https://sandbox.example.com/rewards"},
+		urls(Servers(Hosts{Live: []string{"api.example.com"}, Dev: []string{"sandbox.example.com"}}, "https://api.example.com/rewards/")))
+	require.Equal(t, []string{"http://live.localhost", "http://localhost", "http://[::1]"}, urls(Servers(hosts, "")))
+	servers := Servers(hosts, "http://localhost:8080")
+	require.Contains(t, servers[0].Description, "rk_live_")
+	require.Contains(t, servers[1].Description, "rk_test_")
+
+	s := New(Config{Hosts: hosts, PublicURL: "http://localhost:8080", Version: "v1.4.0"})
+	require.Equal(t, urls(servers), urls(s.API.OpenAPI().Servers))
+	require.Equal(t, []string{"http://localhost:8080"}, urls(s.OperatorAPI.OpenAPI().Servers))
+	require.Equal(t, "v1.4.0", s.API.OpenAPI().Info.Version)
+	require.Equal(t, "v1.4.0", s.OperatorAPI.OpenAPI().Info.Version)
+}

@@ -12,9 +12,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -51,8 +53,11 @@ type Config struct {
 	Ready func(context.Context) error
 	// MaxBodyBytes caps every request body, multipart uploads included.
 	MaxBodyBytes int64
-	// Version is shown in the OpenAPI document.
+	// Version is the release, the documents' info.version.
 	Version string
+	// PublicURL is the service's own address (REWARDS_PUBLIC_URL): its scheme, port and path,
+	// with each configured host, make the documents' servers.
+	PublicURL string
 	// Metrics counts requests (nil: not counted); Gatherer is what /metrics serves.
 	Metrics  *metrics.Metrics
 	Gatherer prometheus.Gatherer
@@ -115,6 +120,11 @@ func New(cfg Config) *Server {
 
 	s.API = humachi.New(router, apiConfig(cfg.Version))
 	s.OperatorAPI = humachi.New(router, operatorConfig(cfg.Version))
+	s.API.OpenAPI().Servers = Servers(cfg.Hosts, cfg.PublicURL)
+	if cfg.PublicURL != "" {
+		s.OperatorAPI.OpenAPI().Servers = []*huma.Server{{URL: cfg.PublicURL,
+			Description: "The service; the operator API answers on any of its hosts"}}
+	}
 	for _, api := range []huma.API{s.API, s.OperatorAPI} {
 		operator := api == s.OperatorAPI
 		oapi := api.OpenAPI()
@@ -146,6 +156,33 @@ func New(cfg Config) *Server {
 	})("Rewards API", "/openapi.json", "/docs/"))
 	s.serveOperatorDocs()
 	return s
+}
+
+// Servers lists the addresses of the API, one per configured host: the live hosts (rk_live_
+// keys) first, then the development hosts (rk_test_ keys), each with the scheme, port and path
+// of publicURL (http when it has none). The host of a request picks its environment, so a
+// client chooses its environment by choosing its server.
+func Servers(hosts Hosts, publicURL string) []*huma.Server {
+	scheme, port, path := "http", "", ""
+	if u, err := url.Parse(publicURL); err == nil && u.Host != "" {
+		scheme, port, path = u.Scheme, u.Port(), strings.TrimSuffix(u.EscapedPath(), "/")
+	}
+	var out []*huma.Server
+	add := func(list []string, description string) {
+		for _, h := range list {
+			host := h
+			if strings.Contains(host, ":") { // an IPv6 address
+				host = "[" + strings.Trim(host, "[]") + "]"
+			}
+			if port != "" {
+				host = net.JoinHostPort(strings.Trim(host, "[]"), port)
+			}
+			out = append(out, &huma.Server{URL: scheme + "://" + host + path, Description: description})
+		}
+	}
+	add(hosts.Live, "Live environment: rk_live_ keys, real players, real rewards")
+	add(hosts.Dev, "Test environment: rk_test_ keys, the sandbox (development host)")
+	return out
 }
 
 // isOperator reports whether op is an operation of the operator API (declared with
