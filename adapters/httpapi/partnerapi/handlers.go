@@ -22,9 +22,18 @@ type envelope[T any] struct {
 	Body httpapi.Envelope[T]
 }
 
+// tokenInput is the token exchange's body, JSON or a form, read by parseTokenRequest. Its
+// media type is the request body's, not a parameter of the document (OpenAPI ignores a header
+// parameter named Content-Type), so a resolver reads it.
 type tokenInput struct {
-	ContentType string `header:"Content-Type"`
 	RawBody     []byte
+	contentType string
+}
+
+// Resolve implements huma.Resolver: it keeps the body's media type.
+func (in *tokenInput) Resolve(ctx huma.Context) []error {
+	in.contentType = ctx.Header("Content-Type")
+	return nil
 }
 
 // PartnerPage is the paging of partner lists: limit default 20.
@@ -137,7 +146,7 @@ type webhookOutput struct {
 // Partner handlers.
 
 func (h handlers) token(ctx context.Context, in *tokenInput) (*envelope[PartnerTokenBody], error) {
-	req, err := parseTokenRequest(ctx, in.ContentType, in.RawBody)
+	req, err := parseTokenRequest(ctx, in.contentType, in.RawBody)
 	if err != nil {
 		return nil, err
 	}

@@ -70,6 +70,9 @@ func Register(s *httpapi.Server, svc *partner.Service) {
 		RequestBody: tokenRequestBody(s),
 	}, "", "", envKey{}, func(_ context.Context, env studio.Environment, _ func(string) string) (any, error) { return env, nil })
 	huma.Register(s.API, tokenOp, h.token)
+	// RawBody makes Huma declare an application/octet-stream body too, which no format
+	// decodes (415): the exchange takes JSON or a form only.
+	delete(tokenOp.RequestBody.Content, "application/octet-stream")
 
 	huma.Register(s.API, auth(huma.Operation{
 		OperationID: "partner-config", Method: http.MethodGet, Path: "/partner/v1/gift-cards/config", Summary: "The partner's configuration",
