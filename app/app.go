@@ -39,6 +39,7 @@ import (
 	"github.com/rewardsco/rewards/adapters/postgres"
 	"github.com/rewardsco/rewards/adapters/postgres/localpg"
 	"github.com/rewardsco/rewards/adapters/sms"
+	"github.com/rewardsco/rewards/adapters/storepage"
 	voucherhttp "github.com/rewardsco/rewards/adapters/vouchers"
 	"github.com/rewardsco/rewards/adapters/vouchers/sandbox"
 	"github.com/rewardsco/rewards/adapters/webhookhttp"
@@ -80,6 +81,9 @@ type Modules struct {
 	// SandboxPayments is the test environment's built-in payment sandbox, whose pages the
 	// server serves; nil when the test environment has a provider's test mode configured.
 	SandboxPayments *paysandbox.Provider
+	// StorePages are the service's own store pages ({REWARDS_PUBLIC_URL}/store/rewards/{id}),
+	// what touchpoint links open for a game without a store of its own.
+	StorePages *storepage.Pages
 }
 
 // External are the adapters of the outside world the modules use.
@@ -108,6 +112,10 @@ type External struct {
 	// AllowHTTPURLs lets stored web addresses (images, sites, return addresses) be plain http:
 	// outside production only.
 	AllowHTTPURLs bool
+	// FakeVoucherImages serves the logos of the in-process fake voucher provider at
+	// PublicURL + FakeImagesPath (a local run; nil: none), so the addresses synced from it
+	// outlive the fake's loopback port.
+	FakeVoucherImages http.Handler
 	// StockCacheTTL is how long the store's and partner API's reads keep a stock answer (zero:
 	// 60 s).
 	StockCacheTTL time.Duration
@@ -185,6 +193,7 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 	catalogueSvc := catalogue.NewService(database, catalogueStore, coinStore, games, catalogue.Config{
 		Currency: ext.Currency, Provider: liveStock, TestProvider: testStock, Box: box, AllowHTTPURLs: ext.AllowHTTPURLs, PublicURL: ext.PublicURL, Cooldowns: ordersSvc,
 	})
+	touchpointStore := postgres.NewTouchpointsStore(database)
 	m := Modules{
 		Studios:   studios,
 		Coins:     coins.NewService(database, coinStore, games, keeper),
@@ -194,9 +203,10 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 			Currency: ext.Currency, Payments: ext.Payments, TestPayments: testPayments, StockLive: liveStock, StockTest: testStock, Box: box, Jobs: queue, OrderJobs: queue,
 			SessionTTL: ext.PaymentSessionTTL, ReturnURL: ext.PublicURL + "/payments/return", Log: ext.Log.With("component", "partner"), AllowHTTPURLs: ext.AllowHTTPURLs,
 		}),
-		Touchpoints: touchpoints.NewService(postgres.NewTouchpointsStore(database), touchpoints.Config{
-			Currency: ext.Currency, PublicURL: ext.PublicURL, Now: ext.Now, AllowHTTPURLs: ext.AllowHTTPURLs, Stock: catalogueSvc,
+		Touchpoints: touchpoints.NewService(touchpointStore, touchpoints.Config{
+			Currency: ext.Currency, DefaultStoreURL: storeURL(ext.PublicURL), Now: ext.Now, AllowHTTPURLs: ext.AllowHTTPURLs, Stock: catalogueSvc,
 		}),
+		StorePages:      storepage.New(storeCatalogue{catalogueSvc, touchpointStore}, ext.Currency),
 		Webhooks:        hooks,
 		Idempotency:     keeper,
 		SandboxPayments: sandboxPayments,
@@ -219,6 +229,29 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 		jobs.RetentionOptions{OTP: ext.OTPRetention, Deliveries: ext.DeliveryRetention}, ext.Log.With("component", "retention"))
 	return m, queue.Open()
 }
+
+// storeURL is the store address of a game without one: the service's own store pages.
+func storeURL(publicURL string) string {
+	if publicURL == "" {
+		return ""
+	}
+	return publicURL + storepage.Path
+}
+
+// storeCatalogue is what the store pages read: rewards from the catalogue, products through
+// the touchpoints' storage (which reads the catalogue's products).
+type storeCatalogue struct {
+	*catalogue.Service
+	touchpoints store.Of[touchpoints.Repo]
+}
+
+func (c storeCatalogue) Products(ctx context.Context, ids []string) ([]catalogue.Product, error) {
+	return c.touchpoints.Repo().Products(ctx, ids)
+}
+
+// FakeImagesPath is where a local run serves the in-process fake voucher provider's logos
+// ({REWARDS_PUBLIC_URL}/fakes/vouchers/images/…).
+const FakeImagesPath = "/fakes"
 
 // sandboxVouchers is the built-in voucher provider of the test environment, which knows the
 // catalogue's products (synced from the live provider) through the catalogue's storage.
@@ -257,6 +290,8 @@ type ServerConfig struct {
 	Metrics        *metrics.Metrics
 	Gatherer       prometheus.Gatherer
 	TracerProvider trace.TracerProvider
+	// FakeVoucherImages is External.FakeVoucherImages (nil: none).
+	FakeVoucherImages http.Handler
 }
 
 // NewServer builds the HTTP API: the shared kit, then each module's operations (one line a
@@ -288,6 +323,13 @@ func NewServer(m Modules, cfg ServerConfig) *httpapi.Server {
 	touchpointsapi.Register(s, m.Touchpoints)
 	webhooksapi.Register(s, m.Webhooks)
 	studioapi.Register(s, m.Studios)
+	if m.StorePages != nil {
+		// The store pages a touchpoint's link opens when the game has no store of its own.
+		s.Router().Handle(storepage.Path+"/rewards/*", m.StorePages)
+	}
+	if cfg.FakeVoucherImages != nil {
+		s.Router().Handle(FakeImagesPath+"/vouchers/images/*", cfg.FakeVoucherImages)
+	}
 	if m.SandboxPayments != nil {
 		// The payer's page of a test-environment CASH order; its Pay and Cancel reconcile the
 		// order at once, as a provider's webhook would.
@@ -341,7 +383,9 @@ func external(cfg Config, log *slog.Logger, tp trace.TracerProvider) (ext Extern
 		}
 		ext.Vouchers, devFakes = voucherhttp.New(url+"/vouchers", "",
 			voucherhttp.WithHTTPClient(&http.Client{Transport: tracedTransport(tp, nil)})), true
-		log.Warn("the voucher provider is the in-process fake (REWARDS_VOUCHER_BASE_URL unset; not for production)", "url", url+"/vouchers")
+		ext.FakeVoucherImages = fakes.vouchers.Images()
+		log.Warn("the voucher provider is the in-process fake (REWARDS_VOUCHER_BASE_URL unset; not for production)", "url", url+"/vouchers",
+			"logos", cfg.PublicURL+FakeImagesPath+"/vouchers/images/")
 	default:
 		log.Warn("no voucher provider is configured (REWARDS_VOUCHER_BASE_URL): gift cards cannot be synced or bought")
 	}
@@ -363,10 +407,13 @@ func external(cfg Config, log *slog.Logger, tp trace.TracerProvider) (ext Extern
 }
 
 // devFakeSet serves the fakes of fakes/ (voucher provider, Stripe, Cashfree) on one loopback
-// port for a local run, started when first needed.
+// port for a local run, started when first needed. The port is new at each start, so the
+// voucher fake names its logos under the service's own address (FakeImagesPath), where the
+// server serves them: a brand's logo synced by one run still loads in the next.
 type devFakeSet struct {
-	url   string
-	close func()
+	url      string
+	vouchers *fakevouchers.Provider
+	close    func()
 }
 
 // stop ends the fakes, if they were started.
@@ -387,7 +434,8 @@ func (f *devFakeSet) start(publicURL string) (string, error) {
 	}
 	f.url = "http://" + ln.Addr().String()
 	mux := http.NewServeMux()
-	fakevouchers.New().Register(mux)
+	f.vouchers = fakevouchers.New(fakevouchers.WithImageBase(publicURL + FakeImagesPath))
+	f.vouchers.Register(mux)
 	st := fakestripe.New(fakestripe.WithWebhookTarget(publicURL), fakestripe.WithPublicURL(f.url+"/stripe"))
 	st.Register(mux)
 	cf := fakecashfree.New(fakecashfree.WithWebhookTarget(publicURL))
@@ -585,6 +633,16 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) err
 			log.Warn("trace flush cut short", "err", err)
 		}
 	}()
+	// Listen first: a port in use fails at once, and with port 0 the public address's default
+	// (http://localhost:<port>) is known before anything uses it.
+	listener, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
+	}
+	defer listener.Close()
+	if cfg.PublicURL == "" {
+		cfg.PublicURL = fmt.Sprintf("http://localhost:%d", listener.Addr().(*net.TCPAddr).Port)
+	}
 	database, err := OpenDatabase(ctx, cfg, log)
 	if err != nil {
 		return err
@@ -629,7 +687,7 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) err
 	}
 	var demo *DemoCredentials
 	if cfg.DemoSeed {
-		if demo, err = SeedDemo(ctx, mods, filepath.Join(cfg.DataDir, "demo.json"), devFakes); err != nil {
+		if demo, err = SeedDemo(ctx, mods, filepath.Join(cfg.DataDir, "demo.json"), cfg.PublicURL, devFakes); err != nil {
 			return fmt.Errorf("seed demo data: %w", err)
 		}
 	}
@@ -644,11 +702,8 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) err
 		MaxBodyBytes: cfg.MaxBodyBytes,
 
 		Metrics: counters, Gatherer: registry, TracerProvider: tracing.Provider,
+		FakeVoucherImages: ext.FakeVoucherImages,
 	}).Handler()
-	listener, err := net.Listen("tcp", cfg.HTTPAddr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
-	}
 	server := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -722,8 +777,11 @@ func printBanner(out io.Writer, cfg Config, addr net.Addr, demo *DemoCredentials
 		fmt.Fprintf(out, "  Test API key:    %s   (development hosts, e.g. localhost:%d)\n", demo.TestKey, port)
 		fmt.Fprintf(out, "  Live API key:    %s   (live hosts, e.g. live.localhost:%d)\n", demo.LiveKey, port)
 		if demo.CatalogueSynced {
-			fmt.Fprintf(out, "  Catalogue:       the fake voucher provider's gift cards (%d synced at the first run)\n", demo.Synced)
+			fmt.Fprintf(out, "  Catalogue:       the fake voucher provider's gift cards (%d synced at the first run; logos under %s%s/)\n",
+				demo.Synced, cfg.PublicURL, FakeImagesPath)
 		}
+		fmt.Fprintf(out, "  Store pages:     %s%s/rewards/{id}   (the demo game's storeUrl, from REWARDS_PUBLIC_URL: what touchpoint links open)\n",
+			cfg.PublicURL, storepage.Path)
 		fmt.Fprintf(out, "  Partner API:     the demo game is a WALLET partner with %s %s in its test wallet: POST /partner/v1/token {\"client_id\": test key}\n",
 			DemoWallet, cfg.Currency)
 		if demo.LivePartnerSecret != "" {

@@ -4,12 +4,14 @@ package app
 
 import (
 	"fmt"
+	"net"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/rewardsco/rewards/core/players"
+	"github.com/rewardsco/rewards/core/weburl"
 )
 
 // Mode is how the process runs: development allows local defaults (a private PostgreSQL,
@@ -54,6 +56,8 @@ type Config struct {
 	WebhookAllowPrivate bool            // REWARDS_WEBHOOK_ALLOW_PRIVATE
 	WebhookWorkers      int             // REWARDS_WEBHOOK_WORKERS
 
+	// PublicURL is REWARDS_PUBLIC_URL, or http://localhost:<port> of HTTPAddr; "" until Serve
+	// listens when the port is 0.
 	PublicURL      string // REWARDS_PUBLIC_URL
 	VoucherBaseURL string // REWARDS_VOUCHER_BASE_URL
 	VoucherAPIKey  string // REWARDS_VOUCHER_API_KEY
@@ -121,7 +125,7 @@ var Settings = []Setting{
 	{"REWARDS_WEBHOOK_ALLOW_HTTP", "false", "Local development and tests only: allow plain http webhook URLs."},
 	{"REWARDS_WEBHOOK_ALLOW_PRIVATE", "false", "Local development and tests only: allow webhook targets on loopback, private and other non-public addresses."},
 	{"REWARDS_WEBHOOK_WORKERS", "50", "Webhook deliveries in flight at once, per instance."},
-	{"REWARDS_PUBLIC_URL", "http://localhost:8080", "The address the service's own links use (short links /r/{code})."},
+	{"REWARDS_PUBLIC_URL", "http://localhost:<port of REWARDS_HTTP_ADDR>", "The address players and clients reach the service at, which the service's own links use: short links /r/{code}, the sandbox payment pages, the store pages {REWARDS_PUBLIC_URL}/store/rewards/{id} (the store of a game without a storeUrl, and of the demo game, whose storeUrl follows this setting at each start), and in development the logos of the in-process fake voucher provider."},
 	{"REWARDS_VOUCHER_BASE_URL", "(unset: in development, the in-process fake)", "Base URL of the voucher provider's API, e.g. https://vouchers.example.com/vouchers. Unset in development: the fake provider of fakes/vouchers runs in-process on a loopback port and its catalogue is synced into the demo (not for production). Unset in production: no provider (catalogue sync answers 503)."},
 	{"REWARDS_VOUCHER_API_KEY", "(unset)", "API key sent to the voucher provider (X-Api-Key)."},
 	{"REWARDS_TEST_VOUCHER_BASE_URL", "(unset: the built-in sandbox)", "Base URL of the voucher provider's sandbox, used by every test-environment order (store purchases and partner orders); live orders never use it, and test orders never use REWARDS_VOUCHER_BASE_URL. Unset, in every mode: the built-in sandbox provider, in-process, fulfils every catalogue product with SANDBOX- codes, reports unlimited stock and honours the sandbox brands (SANDBOX_FAIL, SANDBOX_SLOW, SANDBOX_SLOW_FAIL, SANDBOX_NO_STOCK)."},
@@ -177,7 +181,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	c.SMSAccountSID = get("REWARDS_SMS_ACCOUNT_SID", "")
 	c.SMSAuthToken = get("REWARDS_SMS_AUTH_TOKEN", "")
 	c.SMSFrom = get("REWARDS_SMS_FROM", "")
-	c.PublicURL = strings.TrimSuffix(get("REWARDS_PUBLIC_URL", "http://localhost:8080"), "/")
+	c.PublicURL = strings.TrimSuffix(get("REWARDS_PUBLIC_URL", defaultPublicURL(c.HTTPAddr)), "/")
 	c.VoucherBaseURL = strings.TrimSuffix(get("REWARDS_VOUCHER_BASE_URL", ""), "/")
 	c.VoucherAPIKey = get("REWARDS_VOUCHER_API_KEY", "")
 	c.TestVoucherBaseURL = strings.TrimSuffix(get("REWARDS_TEST_VOUCHER_BASE_URL", ""), "/")
@@ -328,6 +332,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			}
 		}
 	}
+	if c.PublicURL != "" && !weburl.Valid(c.PublicURL, true) {
+		errs = append(errs, "REWARDS_PUBLIC_URL must be an absolute http or https address, such as https://rewards.example.com")
+	}
 	if len(c.LiveHosts) == 0 || len(c.DevHosts) == 0 {
 		errs = append(errs, "REWARDS_LIVE_HOSTS and REWARDS_DEV_HOSTS must each name at least one host")
 	}
@@ -335,6 +342,16 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		return Config{}, fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
 	}
 	return c, nil
+}
+
+// defaultPublicURL is http://localhost:<port> of the listen address; "" when the port is not
+// known before listening (":0"), for Serve to fill in from the listener.
+func defaultPublicURL(httpAddr string) string {
+	_, port, err := net.SplitHostPort(httpAddr)
+	if n, perr := strconv.Atoi(port); err != nil || perr != nil || n <= 0 {
+		return ""
+	}
+	return "http://localhost:" + port
 }
 
 func splitList(s string) []string {

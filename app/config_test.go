@@ -126,3 +126,23 @@ func TestProductionNeedsALongOperatorToken(t *testing.T) {
 	_, err = app.LoadConfig(env(long))
 	require.NoError(t, err)
 }
+
+// REWARDS_PUBLIC_URL defaults to http://localhost:<port> of REWARDS_HTTP_ADDR (left for Serve
+// to fill from its listener when the port is 0); a value given wins, without its trailing
+// slash, and must be an absolute http(s) address.
+func TestPublicURLFollowsTheListenAddress(t *testing.T) {
+	t.Parallel()
+	for addr, want := range map[string]string{"": "http://localhost:8080", ":9090": "http://localhost:9090",
+		"127.0.0.1:7070": "http://localhost:7070", "127.0.0.1:0": ""} {
+		c, err := app.LoadConfig(env(map[string]string{"REWARDS_HTTP_ADDR": addr}))
+		require.NoError(t, err)
+		require.Equal(t, want, c.PublicURL, addr)
+	}
+	c, err := app.LoadConfig(env(map[string]string{"REWARDS_HTTP_ADDR": ":9090", "REWARDS_PUBLIC_URL": "https://rewards.example.com/"}))
+	require.NoError(t, err)
+	require.Equal(t, "https://rewards.example.com", c.PublicURL)
+	for _, bad := range []string{"rewards.example.com", "javascript:alert(1)", "/store"} {
+		_, err := app.LoadConfig(env(map[string]string{"REWARDS_PUBLIC_URL": bad}))
+		require.ErrorContains(t, err, "REWARDS_PUBLIC_URL", bad)
+	}
+}

@@ -35,7 +35,13 @@ type DemoCredentials struct {
 	CatalogueSynced bool `json:"catalogueSynced"`
 	// Synced counts what that sync created, for the banner.
 	Synced int64 `json:"synced,omitempty"`
+	// PublicURL is the REWARDS_PUBLIC_URL the demo's links (its storeUrl, its tree's links)
+	// and the fake provider's synced logos were last made with; "" before it was recorded.
+	PublicURL string `json:"publicUrl,omitempty"`
 }
+
+// legacyDemoStoreURL is the demo game's storeUrl before it followed REWARDS_PUBLIC_URL.
+const legacyDemoStoreURL = "http://localhost:8080/store"
 
 // DemoWallet is what the demo game's test partner wallet is funded with.
 const DemoWallet money.Amount = 100_000_00
@@ -44,25 +50,64 @@ const DemoWallet money.Amount = 100_000_00
 // provider runs in-process) syncs the provider's catalogue once, so the store has rewards. Later
 // calls return the credentials kept in path, unless the database no longer has that game (a
 // reset database), when it seeds again.
-func SeedDemo(ctx context.Context, m Modules, path string, syncCatalogue bool) (*DemoCredentials, error) {
-	demo, err := seedDemo(ctx, m, path)
-	if err != nil || !syncCatalogue || demo.CatalogueSynced {
-		return demo, err
-	}
-	st, err := m.Catalogue.Sync(ctx)
+//
+// The demo's links follow publicURL (REWARDS_PUBLIC_URL) at every call: the game's storeUrl is
+// publicURL/store (the service's own store pages) unless the operator set another, and when
+// publicURL changed since the last call, the fake provider's catalogue is synced again, so the
+// logos it names (served by this service under publicURL) load from the new address.
+func SeedDemo(ctx context.Context, m Modules, path, publicURL string, syncCatalogue bool) (*DemoCredentials, error) {
+	demo, err := seedDemo(ctx, m, path, publicURL)
 	if err != nil {
-		return nil, fmt.Errorf("sync the fake provider's catalogue: %w", err)
-	}
-	demo.CatalogueSynced, demo.Synced = true, st.Created
-	if err := seedTouchpoints(ctx, m, demo.GameID); err != nil {
 		return nil, err
 	}
+	moved := demo.PublicURL != publicURL
+	if syncCatalogue && (!demo.CatalogueSynced || moved) {
+		// A sync again rewrites the provider's fields of the fake's rewards (logos among
+		// them), as the operator's sync would; it runs only when the address changed.
+		st, err := m.Catalogue.Sync(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("sync the fake provider's catalogue: %w", err)
+		}
+		if !demo.CatalogueSynced {
+			if err := seedTouchpoints(ctx, m, demo.GameID, storeURL(publicURL)); err != nil {
+				return nil, err
+			}
+			demo.CatalogueSynced, demo.Synced = true, st.Created
+		}
+	}
+	if err := followPublicURL(ctx, m, demo, publicURL); err != nil {
+		return nil, err
+	}
+	demo.PublicURL = publicURL
 	return demo, writeDemo(path, demo)
 }
 
+// followPublicURL points the demo game's storeUrl, and its demo tree's links, at publicURL's
+// store pages, when the game still has a storeUrl the demo gave it.
+func followPublicURL(ctx context.Context, m Modules, demo *DemoCredentials, publicURL string) error {
+	g, err := m.Studios.GetGame(ctx, demo.GameID)
+	if err != nil {
+		return err
+	}
+	want := storeURL(publicURL)
+	ours := g.StoreURL == legacyDemoStoreURL || demo.PublicURL != "" && g.StoreURL == storeURL(demo.PublicURL)
+	if g.StoreURL == want || !ours {
+		return nil
+	}
+	if _, err := m.Studios.SetStoreURL(ctx, g.ID, want); err != nil {
+		return fmt.Errorf("point the demo game's storeUrl at %s: %w", want, err)
+	}
+	if demo.CatalogueSynced {
+		if _, _, err := m.Touchpoints.PutTree(ctx, g.ID, demoTree, demoTreeNodes(want)); err != nil {
+			return fmt.Errorf("point the demo tree's links at %s: %w", want, err)
+		}
+	}
+	return nil
+}
+
 // seedTouchpoints gives the demo game a home-screen gift-card placement (the best gift card,
-// in both environments) and a 1.0 tree "Home" listing the top gift cards.
-func seedTouchpoints(ctx context.Context, m Modules, gameID uuid.UUID) error {
+// in both environments) and a 1.0 tree "Home" listing the top gift cards, linked to store.
+func seedTouchpoints(ctx context.Context, m Modules, gameID uuid.UUID, store string) error {
 	p := touchpoints.Placement{ID: uuid.New(), GameID: gameID, Environment: studio.Test, Screen: "home", Type: touchpoints.TypeGiftCard,
 		Rule: &touchpoints.Rule{SortBy: touchpoints.SortDefault}, IsActive: true,
 		Asset: touchpoints.Asset{Source: touchpoints.SourceUpload, ImageURL: "https://example.com/frame.png", Orientation: touchpoints.Portrait, Width: 360, Height: 640}}
@@ -72,15 +117,23 @@ func seedTouchpoints(ctx context.Context, m Modules, gameID uuid.UUID) error {
 	if _, err := m.Touchpoints.Promote(ctx, gameID); err != nil {
 		return fmt.Errorf("promote the demo placement: %w", err)
 	}
-	_, _, err := m.Touchpoints.PutTree(ctx, gameID, "Home", []touchpoints.Node{
-		{DisplayOrder: 1, Title: []touchpoints.TextItem{{Text: "Top gift cards"}}},
-		{DisplayOrder: 2, DataType: touchpoints.DataDynamic, ActionPrefix: "http://localhost:8080/store/rewards/",
-			Query: &touchpoints.Query{Type: touchpoints.QueryRewards, Limit: 5}, CTA: &touchpoints.CTA{Text: "Redeem"}},
-	})
-	if err != nil {
+	if _, _, err := m.Touchpoints.PutTree(ctx, gameID, demoTree, demoTreeNodes(store)); err != nil {
 		return fmt.Errorf("seed a touchpoint tree: %w", err)
 	}
 	return nil
+}
+
+// demoTree is the name of the demo game's 1.0 tree.
+const demoTree = "Home"
+
+// demoTreeNodes are the demo tree's nodes: a title and the top 5 rewards, each linking to its
+// page in store ({store}/rewards/{id}, as 2.0 links do).
+func demoTreeNodes(store string) []touchpoints.Node {
+	return []touchpoints.Node{
+		{DisplayOrder: 1, Title: []touchpoints.TextItem{{Text: "Top gift cards"}}},
+		{DisplayOrder: 2, DataType: touchpoints.DataDynamic, ActionPrefix: store + "/rewards/",
+			Query: &touchpoints.Query{Type: touchpoints.QueryRewards, Limit: 5}, CTA: &touchpoints.CTA{Text: "Redeem"}},
+	}
 }
 
 func writeDemo(path string, demo *DemoCredentials) error {
@@ -91,7 +144,7 @@ func writeDemo(path string, demo *DemoCredentials) error {
 	return nil
 }
 
-func seedDemo(ctx context.Context, m Modules, path string) (*DemoCredentials, error) {
+func seedDemo(ctx context.Context, m Modules, path, publicURL string) (*DemoCredentials, error) {
 	if b, err := os.ReadFile(path); err == nil {
 		var demo DemoCredentials
 		if err := json.Unmarshal(b, &demo); err != nil {
@@ -109,7 +162,7 @@ func seedDemo(ctx context.Context, m Modules, path string) (*DemoCredentials, er
 	if err != nil {
 		return nil, err
 	}
-	g, err := m.Studios.CreateGame(ctx, studio.Game{StudioID: s.ID, Name: "Demo Game", StoreURL: "http://localhost:8080/store"})
+	g, err := m.Studios.CreateGame(ctx, studio.Game{StudioID: s.ID, Name: "Demo Game", StoreURL: storeURL(publicURL)})
 	if err != nil {
 		return nil, err
 	}
@@ -129,6 +182,7 @@ func seedDemo(ctx context.Context, m Modules, path string) (*DemoCredentials, er
 	demo := &DemoCredentials{
 		StudioID: s.ID, StudioName: s.Name, GameID: g.ID, GameName: g.Name,
 		CoinID: c.ID, CoinName: c.Name, LiveKey: g.LiveKey, TestKey: g.TestKey, LivePartnerSecret: liveSecret,
+		PublicURL: publicURL,
 	}
 	return demo, writeDemo(path, demo)
 }

@@ -207,6 +207,18 @@ func (r *StudioRepo) OriginAllowed(ctx context.Context, env studio.Environment, 
 	return ok, nil
 }
 
+// SetStoreURL implements studio.Repo.
+func (r *StudioRepo) SetStoreURL(ctx context.Context, gameID uuid.UUID, storeURL string) (studio.Game, error) {
+	row, err := r.q.StudioSetStoreURL(ctx, db.StudioSetStoreURLParams{ID: gameID, StoreUrl: storeURL})
+	if isNoRows(err) {
+		return studio.Game{}, studio.ErrGameNotFound
+	}
+	if err != nil {
+		return studio.Game{}, fmt.Errorf("set store address of game %s: %w", gameID, err)
+	}
+	return toCoreGame(row), nil
+}
+
 // SetServerOnlyCoinMovements implements studio.Repo.
 func (r *StudioRepo) SetServerOnlyCoinMovements(ctx context.Context, gameID uuid.UUID, on bool) (studio.Game, error) {
 	row, err := r.q.StudioSetServerOnlyCoinMovements(ctx, db.StudioSetServerOnlyCoinMovementsParams{ID: gameID, ServerOnlyCoinMovements: on})

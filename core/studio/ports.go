@@ -30,6 +30,8 @@ type Repo interface {
 	SetAllowedOrigins(ctx context.Context, gameID uuid.UUID, o Origins, set map[Environment]bool) (Game, error)
 	// OriginAllowed reports whether any game allows origin in env.
 	OriginAllowed(ctx context.Context, env Environment, origin string) (bool, error)
+	// SetStoreURL replaces the game's store address and returns the game.
+	SetStoreURL(ctx context.Context, gameID uuid.UUID, storeURL string) (Game, error)
 	// SetServerOnlyCoinMovements changes the game's setting and returns the game.
 	SetServerOnlyCoinMovements(ctx context.Context, gameID uuid.UUID, on bool) (Game, error)
 	// PutServerSecret stores the hash of the game's server secret of env, replacing the one it

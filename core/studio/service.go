@@ -14,6 +14,7 @@ import (
 	"github.com/rewardsco/rewards/core/errs"
 	"github.com/rewardsco/rewards/core/money"
 	"github.com/rewardsco/rewards/core/store"
+	"github.com/rewardsco/rewards/core/weburl"
 )
 
 // Service holds the studio use cases.
@@ -200,6 +201,16 @@ func (s *Service) SetPurchaseBudget(ctx context.Context, gameID uuid.UUID, b Bud
 		}
 	}
 	return s.store.Repo().SetPurchaseBudget(ctx, gameID, b, set)
+}
+
+// SetStoreURL replaces the game's store address, the base of the links its touchpoints offer
+// ({storeUrl}/rewards/{id}): an absolute http or https address (weburl), or "" for the
+// service's own store pages.
+func (s *Service) SetStoreURL(ctx context.Context, gameID uuid.UUID, storeURL string) (Game, error) {
+	if storeURL != "" && !weburl.Valid(storeURL, true) {
+		return Game{}, errs.Invalidf("storeUrl must be an absolute http or https address")
+	}
+	return s.store.Repo().SetStoreURL(ctx, gameID, strings.TrimSuffix(storeURL, "/"))
 }
 
 // SetServerOnlyCoinMovements turns the game's ServerOnlyCoinMovements setting on or off and

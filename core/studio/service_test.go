@@ -184,3 +184,26 @@ func TestServerSecretIsIssuedAndReplaced(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, games[0].ServerOnlyCoinMovements)
 }
+
+// A game's store address can be replaced (the links of its touchpoints follow) or cleared;
+// only absolute http(s) addresses are kept.
+func TestSetStoreURL(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	g, err := b.svc.SetStoreURL(ctx, b.game.ID, "http://localhost:9090/store/")
+	require.NoError(t, err)
+	require.Equal(t, "http://localhost:9090/store", g.StoreURL)
+	got, err := b.svc.GetGame(ctx, b.game.ID)
+	require.NoError(t, err)
+	require.Equal(t, "http://localhost:9090/store", got.StoreURL)
+	g, err = b.svc.SetStoreURL(ctx, b.game.ID, "")
+	require.NoError(t, err)
+	require.Empty(t, g.StoreURL)
+	for _, bad := range []string{"javascript:alert(1)", "/store", "ftp://x.example.com"} {
+		_, err := b.svc.SetStoreURL(ctx, b.game.ID, bad)
+		require.ErrorIs(t, err, errs.ErrInvalid, bad)
+	}
+	_, err = b.svc.SetStoreURL(ctx, uuid.New(), "https://store.example.com")
+	require.ErrorIs(t, err, studio.ErrGameNotFound)
+}

@@ -23,8 +23,9 @@ import (
 type Config struct {
 	// Currency is the deployment currency, named in served prices.
 	Currency string
-	// PublicURL is the store address of a game that has no storeUrl.
-	PublicURL string
+	// DefaultStoreURL is the store address of a game that has no storeUrl: the service's own
+	// reward pages ({REWARDS_PUBLIC_URL}/store), so that every link served opens something.
+	DefaultStoreURL string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Stock tells whether the voucher provider can issue a synced reward now; nil treats every
@@ -320,7 +321,7 @@ func (s *Service) Serve(ctx context.Context, r ServeRequest) (Served, error) {
 		return out, err
 	}
 	if storeURL == "" {
-		storeURL = s.cfg.PublicURL
+		storeURL = s.cfg.DefaultStoreURL
 	}
 	item.CTAURL = ctaURL(storeURL, item.ID, r.UTM)
 	out.Asset, out.Item = &p.Asset, item

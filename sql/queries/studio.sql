@@ -39,6 +39,9 @@ UPDATE games SET
     purchase_budget_test = CASE WHEN @set_test::boolean THEN sqlc.narg(test)::bigint ELSE purchase_budget_test END
 WHERE id = @id RETURNING *;
 
+-- name: StudioSetStoreURL :one
+UPDATE games SET store_url = @store_url WHERE id = @id RETURNING *;
+
 -- name: StudioSetServerOnlyCoinMovements :one
 UPDATE games SET server_only_coin_movements = @server_only_coin_movements WHERE id = @id RETURNING *;
 

@@ -387,3 +387,30 @@ func (q *Queries) StudioSetServerOnlyCoinMovements(ctx context.Context, arg Stud
 	)
 	return i, err
 }
+
+const studioSetStoreURL = `-- name: StudioSetStoreURL :one
+UPDATE games SET store_url = $1 WHERE id = $2 RETURNING id, studio_id, name, store_url, created_at, server_only_coin_movements, purchase_budget_live, purchase_budget_test, allowed_origins_live, allowed_origins_test
+`
+
+type StudioSetStoreURLParams struct {
+	StoreUrl string
+	ID       uuid.UUID
+}
+
+func (q *Queries) StudioSetStoreURL(ctx context.Context, arg StudioSetStoreURLParams) (Game, error) {
+	row := q.db.QueryRow(ctx, studioSetStoreURL, arg.StoreUrl, arg.ID)
+	var i Game
+	err := row.Scan(
+		&i.ID,
+		&i.StudioID,
+		&i.Name,
+		&i.StoreUrl,
+		&i.CreatedAt,
+		&i.ServerOnlyCoinMovements,
+		&i.PurchaseBudgetLive,
+		&i.PurchaseBudgetTest,
+		&i.AllowedOriginsLive,
+		&i.AllowedOriginsTest,
+	)
+	return i, err
+}

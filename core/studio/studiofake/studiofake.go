@@ -206,6 +206,19 @@ func (r *Repo) SetPurchaseBudget(_ context.Context, gameID uuid.UUID, b studio.B
 	return g, nil
 }
 
+// SetStoreURL implements studio.Repo.
+func (r *Repo) SetStoreURL(_ context.Context, gameID uuid.UUID, storeURL string) (studio.Game, error) {
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	g, ok := st.games[gameID]
+	if !ok {
+		return studio.Game{}, studio.ErrGameNotFound
+	}
+	g.StoreURL = storeURL
+	st.games[gameID] = g
+	return g, nil
+}
+
 // SetServerOnlyCoinMovements implements studio.Repo.
 func (r *Repo) SetServerOnlyCoinMovements(_ context.Context, gameID uuid.UUID, on bool) (studio.Game, error) {
 	st := r.tab.Lock()
