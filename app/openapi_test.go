@@ -2,12 +2,16 @@ package app_test
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/danielgtaylor/huma/v2"
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
@@ -158,4 +162,22 @@ func TestDocumentsNameTheReleaseAndTheConfiguredHosts(t *testing.T) {
 	require.Equal(t, app.Release(), doc.Info.Version)
 	require.Len(t, doc.Servers, 1)
 	require.Equal(t, "https://api.example.com", doc.Servers[0].URL)
+}
+
+// Generated clients turn schema names into type names: none is made of Go internals (Input,
+// Output, Struct, a generic's spelling), and each is a plain identifier. Unique names are
+// Huma's registry's own rule (it refuses a second type under a name taken).
+func TestSchemaNamesAreClean(t *testing.T) {
+	t.Parallel()
+	srv := app.NewServer(app.Modules{}, app.ServerConfig{})
+	leak := regexp.MustCompile(`InputBody|OutputBody|BodyBody|Struct$|^Envelope[A-Z]|^Page[A-Z]|MapString`)
+	identifier := regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
+	for _, api := range []huma.API{srv.API, srv.OperatorAPI} {
+		names := slices.Sorted(maps.Keys(api.OpenAPI().Components.Schemas.Map()))
+		require.NotEmpty(t, names)
+		for _, name := range names {
+			require.Regexp(t, identifier, name)
+			require.NotRegexp(t, leak, name)
+		}
+	}
 }

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"reflect"
 	"testing"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -57,4 +58,45 @@ func TestServersAreTheConfiguredHosts(t *testing.T) {
 	require.Equal(t, []string{"http://localhost:8080"}, urls(s.OperatorAPI.OpenAPI().Servers))
 	require.Equal(t, "v1.4.0", s.API.OpenAPI().Info.Version)
 	require.Equal(t, "v1.4.0", s.OperatorAPI.OpenAPI().Info.Version)
+}
+
+type nameProbe struct{ Name string }
+
+type nameProbeBody struct {
+	Event struct {
+		ID string `json:"id"`
+	} `json:"event"`
+}
+
+func TestSchemaNamesSayWhatNotHow(t *testing.T) {
+	t.Parallel()
+	for typ, want := range map[reflect.Type]string{
+		reflect.TypeFor[nameProbeBody]():                    "NameProbeBody",
+		reflect.TypeFor[*nameProbe]():                       "NameProbe",
+		reflect.TypeFor[Envelope[nameProbeBody]]():          "NameProbeEnvelope",
+		reflect.TypeFor[Envelope[[]nameProbeBody]]():        "NameProbeListEnvelope",
+		reflect.TypeFor[Envelope[Page[nameProbeBody]]]():    "NameProbePageEnvelope",
+		reflect.TypeFor[Envelope[map[string]string]]():      "StringMapEnvelope",
+		reflect.TypeFor[Page[*nameProbe]]():                 "NameProbePage",
+		reflect.TypeFor[Envelope[map[string][]nameProbe]](): "NameProbeListMapEnvelope",
+	} {
+		require.Equal(t, want, schemaName(typ, "ignored"), typ.String())
+	}
+	anonymous := reflect.TypeFor[struct{ A int }]()
+	for hint, want := range map[string]string{
+		"createStudioInputBody":   "CreateStudioRequest",
+		"RotateKeyOutputBody":     "RotateKeyResponse",
+		"UuidBodyBody":            "UuidRequest",
+		"DeliveryBodyEventStruct": "DeliveryEvent",
+		"get-thingRequest":        "GetThingRequest",
+	} {
+		require.Equal(t, want, schemaName(anonymous, hint), hint)
+	}
+
+	// In a document: the anonymous field of a body gets its role's name.
+	s := New(Config{})
+	huma.Register(s.API, huma.Operation{OperationID: "probe", Method: http.MethodGet, Path: "/probe", Summary: "x"},
+		func(context.Context, *struct{}) (*struct{ Body Envelope[nameProbeBody] }, error) { return nil, nil })
+	require.Contains(t, s.API.OpenAPI().Components.Schemas.Map(), "NameProbeEnvelope")
+	require.Contains(t, s.API.OpenAPI().Components.Schemas.Map(), "NameProbeEvent")
 }

@@ -313,6 +313,7 @@ func apiConfig(version string) huma.Config {
 	cfg.CreateHooks = nil // no $schema links in bodies: responses are exactly the documented shapes
 	cfg.DocsPath = ""     // /docs is the embedded Swagger UI, which works offline
 	cfg.OpenAPIPath = "/openapi"
+	cfg.Components.Schemas = huma.NewMapRegistry("#/components/schemas/", schemaName)
 	cfg.Info.Description = apiDescription
 	cfg.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
 		schemeAPIKey: {Type: "apiKey", In: "header", Name: "x-api-key",

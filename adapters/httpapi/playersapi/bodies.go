@@ -12,7 +12,7 @@ import (
 )
 
 // The names of the unexported input and output types below are part of the OpenAPI document:
-// Huma names an anonymous body after its parent type (uuidBody → UuidBodyBody), so renaming
+// an anonymous body is named after its parent type (uuidBody → UuidRequest, httpapi's schemaName), so renaming
 // one changes a schema name.
 
 // TokenBody is a login result.
