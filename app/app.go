@@ -72,8 +72,11 @@ type Modules struct {
 	Players   *players.Service
 	Webhooks  *webhooks.Service
 	Catalogue *catalogue.Service
-	Orders    *orders.Service
-	Partner   *partner.Service
+	// CatalogueReads is the catalogue's read model, which Catalogue serves the store from;
+	// Serve loads it at start-up and keeps it current (ReadModel.Run).
+	CatalogueReads *catalogue.ReadModel
+	Orders         *orders.Service
+	Partner        *partner.Service
 	// Touchpoints serves placements (2.0) and trees (1.0).
 	Touchpoints *touchpoints.Service
 	// Idempotency keeps the idempotency keys of every module.
@@ -190,15 +193,19 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 	if err != nil {
 		return Modules{}, err
 	}
+	catalogueReads := catalogue.NewReadModel(postgres.NewCatalogueSnapshots(database), nil)
+	catalogueReads.OnError = func(err error) { ext.Log.Warn("catalogue read model: serving the last snapshot", "err", err) }
 	catalogueSvc := catalogue.NewService(database, catalogueStore, coinStore, games, catalogue.Config{
 		Currency: ext.Currency, Provider: liveStock, TestProvider: testStock, Box: box, AllowHTTPURLs: ext.AllowHTTPURLs, PublicURL: ext.PublicURL, Cooldowns: ordersSvc,
+		ReadModel: catalogueReads,
 	})
 	touchpointStore := postgres.NewTouchpointsStore(database)
 	m := Modules{
-		Studios:   studios,
-		Coins:     coins.NewService(database, coinStore, games, keeper),
-		Catalogue: catalogueSvc,
-		Orders:    ordersSvc,
+		Studios:        studios,
+		Coins:          coins.NewService(database, coinStore, games, keeper),
+		Catalogue:      catalogueSvc,
+		CatalogueReads: catalogueReads,
+		Orders:         ordersSvc,
 		Partner: partner.NewService(database, partnerStore, orderStore, studios, ordersSvc, partner.Config{
 			Currency: ext.Currency, Payments: ext.Payments, TestPayments: testPayments, StockLive: liveStock, StockTest: testStock, Box: box, Jobs: queue, OrderJobs: queue,
 			SessionTTL: ext.PaymentSessionTTL, ReturnURL: ext.PublicURL + "/payments/return", Log: ext.Log.With("component", "partner"), AllowHTTPURLs: ext.AllowHTTPURLs,
@@ -666,6 +673,15 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) err
 		return err
 	}
 	RegisterCollectors(registry, database.Pool, db, queue)
+	// The store is served from the catalogue's read model: loaded before the first request, then
+	// kept current by its watcher (LISTEN and a periodic version check) until shutdown.
+	loadStart := time.Now()
+	if err := mods.CatalogueReads.Refresh(ctx); err != nil {
+		log.Warn("catalogue read model not loaded at start-up: the first store request loads it", "err", err)
+	} else if snap, err := mods.CatalogueReads.Current(ctx); err == nil {
+		log.Info("catalogue read model loaded", "rewards", snap.Rewards(), "took", time.Since(loadStart).Round(time.Millisecond))
+	}
+	go mods.CatalogueReads.Run(ctx)
 	// The queue runs until the HTTP server has drained, so requests in flight still enqueue.
 	queueCtx, stopQueue := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopQueue()

@@ -330,6 +330,19 @@ func (r *CatalogueRepo) FreeCodes(ctx context.Context, rewardID uuid.UUID) (int6
 	return n, nil
 }
 
+// FreeCodesOf implements catalogue.Repo.
+func (r *CatalogueRepo) FreeCodesOf(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]int64, error) {
+	rows, err := r.q.CatalogueFreeCodesOf(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("count free codes: %w", err)
+	}
+	free := make(map[uuid.UUID]int64, len(rows))
+	for _, row := range rows {
+		free[row.RewardID] = row.Free
+	}
+	return free, nil
+}
+
 // UpsertProduct implements catalogue.Repo.
 func (r *CatalogueRepo) UpsertProduct(ctx context.Context, p catalogue.Product) (bool, error) {
 	created, err := r.q.CatalogueUpsertProduct(ctx, db.CatalogueUpsertProductParams{ID: p.ID, Name: p.Name,
@@ -390,13 +403,9 @@ func (r *CatalogueRepo) withFree(ctx context.Context, list []catalogue.Listed) e
 	if len(ids) == 0 {
 		return nil
 	}
-	rows, err := r.q.CatalogueFreeCodesOf(ctx, ids)
+	free, err := r.FreeCodesOf(ctx, ids)
 	if err != nil {
-		return fmt.Errorf("count free codes: %w", err)
-	}
-	free := make(map[uuid.UUID]int64, len(rows))
-	for _, row := range rows {
-		free[row.RewardID] = row.Free
+		return err
 	}
 	for i := range list {
 		if n, ok := free[list[i].Reward.ID]; ok {

@@ -84,6 +84,9 @@ type Repo interface {
 	AddCodes(ctx context.Context, rewardID uuid.UUID, codes []SealedCode) (int64, error)
 	// FreeCodes counts a reward's unused codes.
 	FreeCodes(ctx context.Context, rewardID uuid.UUID) (int64, error)
+	// FreeCodesOf counts the unused codes of the pool rewards (IsPool) among ids, in one
+	// statement; rewards that are not pools are left out.
+	FreeCodesOf(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]int64, error)
 	// TakeCodes gives up to n unused codes of a reward's pool to an order, skipping codes
 	// other transactions are taking (FOR UPDATE SKIP LOCKED): fewer than n means the pool ran
 	// out. Each code goes to one order only.

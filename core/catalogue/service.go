@@ -45,6 +45,10 @@ type Config struct {
 	Cooldowns Cooldowns
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// ReadModel, when set, serves the store's lists, fetches and brand and category metadata
+	// from memory, and is loaded again by every change made through this Service before the
+	// change returns; nil reads every time through Repo. Search reads through Repo either way.
+	ReadModel *ReadModel
 }
 
 // Service holds the catalogue use cases.
@@ -133,7 +137,18 @@ func (s *Service) PutCategory(ctx context.Context, c Category) (bool, error) {
 	if err := weburl.Check("imageUrl", c.ImageURL, s.cfg.AllowHTTPURLs, false); err != nil {
 		return false, err
 	}
-	return s.repo.Repo().UpsertCategory(ctx, c)
+	created, err := s.repo.Repo().UpsertCategory(ctx, c)
+	return created, s.written(ctx, err)
+}
+
+// written loads the read model again after a committed change (err nil), so that the next read
+// on this instance sees it. A failed load is not the change's failure: the read model's watcher
+// loads it at its next check.
+func (s *Service) written(ctx context.Context, err error) error {
+	if err == nil && s.cfg.ReadModel != nil {
+		_ = s.cfg.ReadModel.Refresh(ctx)
+	}
+	return err
 }
 
 // PutBrand creates or replaces a brand; every category it names must exist (400 otherwise).
@@ -170,7 +185,7 @@ func (s *Service) PutBrand(ctx context.Context, b Brand) (bool, error) {
 		created, err = r.UpsertBrand(ctx, b)
 		return err
 	})
-	return created, err
+	return created, s.written(ctx, err)
 }
 
 // checkImages checks a reward's image addresses (its cover and its assets).
@@ -283,7 +298,7 @@ func (s *Service) CreateReward(ctx context.Context, n NewReward) (Reward, error)
 		out, err = repo.InsertReward(ctx, r, sharedCode)
 		return err
 	})
-	return out, err
+	return out, s.written(ctx, err)
 }
 
 func (s *Service) sealShared(t Type, code string) ([]byte, error) {
@@ -342,7 +357,7 @@ func (s *Service) ChangeReward(ctx context.Context, id uuid.UUID, ch RewardChang
 		out, err = repo.UpdateReward(ctx, r, shared)
 		return err
 	})
-	return out, err
+	return out, s.written(ctx, err)
 }
 
 // GetReward returns any reward, for the operator.
@@ -475,7 +490,7 @@ func (s *Service) ChangeGameReward(ctx context.Context, gameID, rewardID uuid.UU
 		}
 		return repo.SaveGameReward(ctx, out)
 	})
-	return out, err
+	return out, s.written(ctx, err)
 }
 
 // Sync imports the voucher provider's catalogue in the deployment currency: its brands as
@@ -519,7 +534,7 @@ func (s *Service) Sync(ctx context.Context) (SyncStats, error) {
 		st.Deactivated, err = repo.DeactivateProviderRewards(ctx, keepProducts, keepBrands)
 		return err
 	})
-	return st, err
+	return st, s.written(ctx, err)
 }
 
 // CodeOf turns a provider's name or code into a catalogue code: "Food & Dining" → FOOD_DINING.
@@ -638,13 +653,56 @@ func (s *Service) List(ctx context.Context, q ListQuery) ([]Listed, int64, error
 	if err := s.priceCoin(ctx, &q); err != nil {
 		return nil, 0, err
 	}
-	list, total, err := s.repo.Repo().ListVisible(ctx, q)
+	list, total, err := s.listVisible(ctx, q)
 	if err != nil {
 		return nil, 0, err
 	}
 	pricedIn(list, q.CoinsPerUnit)
 	s.providerStock(ctx, q.Environment, list)
 	return list, total, nil
+}
+
+// listVisible is Repo.ListVisible, from the read model when there is one (pool stock, which
+// purchases change, is always counted in the storage).
+func (s *Service) listVisible(ctx context.Context, q ListQuery) ([]Listed, int64, error) {
+	if s.cfg.ReadModel == nil {
+		return s.repo.Repo().ListVisible(ctx, q)
+	}
+	snap, err := s.cfg.ReadModel.Current(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	list, total := snap.List(q)
+	var pools []uuid.UUID
+	for _, l := range list {
+		if l.Reward.IsPool() {
+			pools = append(pools, l.Reward.ID)
+		}
+	}
+	if len(pools) > 0 {
+		free, err := s.repo.Repo().FreeCodesOf(ctx, pools)
+		if err != nil {
+			return nil, 0, err
+		}
+		for i := range list {
+			if n, ok := free[list[i].Reward.ID]; ok {
+				list[i].Free = &n
+			}
+		}
+	}
+	return list, total, nil
+}
+
+// getVisible is Repo.GetVisible, from the read model when there is one.
+func (s *Service) getVisible(ctx context.Context, q ListQuery, id uuid.UUID) (Listed, error) {
+	if s.cfg.ReadModel == nil {
+		return s.repo.Repo().GetVisible(ctx, q, id)
+	}
+	snap, err := s.cfg.ReadModel.Current(ctx)
+	if err != nil {
+		return Listed{}, err
+	}
+	return snap.Get(q, id)
 }
 
 // providerStock fills the provider's stock of the synced rewards of a page, from the provider's
@@ -769,12 +827,26 @@ type SearchResult struct {
 
 // Brands returns the brands with rewards the game's players see.
 func (s *Service) Brands(ctx context.Context, gameID uuid.UUID, giftCard *bool, category string) ([]BrandMeta, error) {
-	return s.repo.Repo().Brands(ctx, gameID, giftCard, category, s.now())
+	if s.cfg.ReadModel == nil {
+		return s.repo.Repo().Brands(ctx, gameID, giftCard, category, s.now())
+	}
+	snap, err := s.cfg.ReadModel.Current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return snap.Brands(gameID, giftCard, category, s.now()), nil
 }
 
 // Categories returns the categories with rewards the game's players see.
 func (s *Service) Categories(ctx context.Context, gameID uuid.UUID) ([]CategoryMeta, error) {
-	return s.repo.Repo().Categories(ctx, gameID, s.now())
+	if s.cfg.ReadModel == nil {
+		return s.repo.Repo().Categories(ctx, gameID, s.now())
+	}
+	snap, err := s.cfg.ReadModel.Current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return snap.Categories(gameID, s.now()), nil
 }
 
 // FaceStock is one face value of a reward as a player may buy it.
@@ -806,7 +878,7 @@ func (s *Service) Fetch(ctx context.Context, q ListQuery, rewardID, playerID uui
 		return Detail{}, err
 	}
 	repo := s.repo.Repo()
-	l, err := repo.GetVisible(ctx, q, rewardID)
+	l, err := s.getVisible(ctx, q, rewardID)
 	if err != nil {
 		return Detail{}, err
 	}
@@ -872,7 +944,7 @@ func (s *Service) stock(ctx context.Context, env studio.Environment, l Listed) (
 // first call.
 func (s *Service) RedirectionLink(ctx context.Context, q ListQuery, playerID, rewardID uuid.UUID) (string, error) {
 	q.Now = s.now()
-	if _, err := s.repo.Repo().GetVisible(ctx, q, rewardID); err != nil {
+	if _, err := s.getVisible(ctx, q, rewardID); err != nil {
 		return "", err
 	}
 	code, err := s.repo.Repo().ShortLink(ctx, playerID, rewardID, rand.Text()[:10])

@@ -344,3 +344,44 @@ SELECT shared_code FROM catalogue_rewards WHERE id = $1 AND shared_code IS NOT N
 -- name: CatalogueRecordOrder :exec
 INSERT INTO catalogue_reward_orders (reward_id, day, shard, orders) VALUES (@reward_id, @day, floor(random() * 16)::smallint, 1)
 ON CONFLICT (reward_id, day, shard) DO UPDATE SET orders = catalogue_reward_orders.orders + 1;
+
+-- name: CatalogueVersion :one
+-- The catalogue's version (migration 00020): it moves with every change of what the read
+-- model holds.
+SELECT version FROM catalogue_version;
+
+-- name: CatalogueSnapshotCategories :many
+-- The read model's load (core/catalogue ReadModel), one statement per table in one
+-- repeatable-read transaction, so that the version read with them labels exactly what they say.
+SELECT * FROM catalogue_categories;
+
+-- name: CatalogueSnapshotBrands :many
+-- Active brands only: the rewards of others are seen by no one.
+SELECT * FROM catalogue_brands WHERE is_active;
+
+-- name: CatalogueSnapshotRewards :many
+-- Active rewards of active brands, without their sealed shared code or search columns.
+SELECT r.id, r.type, r.brand_code, r.name, r.description, r.campaign_title, r.campaign_sub_title, r.campaign_details,
+    r.terms_and_conditions, r.how_to_redeem, r.cover_image, r.assets, r.countries, r.end_date, r.is_active,
+    r.value_type, r.denominations, r.min_face, r.max_face, r.discount_bps, r.min_selling, r.max_selling,
+    r.purchase_cooldown, r.x_score, r.flag_allow_studio_edit_price, r.translations,
+    (r.shared_code IS NOT NULL)::boolean AS has_shared_code, r.provider_product_id, r.created_at, r.updated_at
+FROM catalogue_rewards r
+JOIN catalogue_brands b ON b.code = r.brand_code AND b.is_active
+WHERE r.is_active;
+
+-- name: CatalogueSnapshotGameRewards :many
+-- What each game changed of the rewards (hidden, coin prices), for the active rewards.
+SELECT gr.game_id, gr.reward_id, gr.hidden, gr.coin_prices
+FROM catalogue_game_rewards gr
+JOIN catalogue_rewards r ON r.id = gr.reward_id AND r.is_active;
+
+-- name: CatalogueOrderCounts :many
+-- Successful orders per reward in the last 7 and 30 days (TRENDING, most-ordered), as the
+-- listing statements count them.
+SELECT reward_id,
+    coalesce(sum(orders) FILTER (WHERE day > (@now::timestamptz)::date - 7), 0)::bigint AS orders_7d,
+    coalesce(sum(orders), 0)::bigint AS orders_30d
+FROM catalogue_reward_orders
+WHERE day > (@now::timestamptz)::date - 30
+GROUP BY reward_id;

@@ -978,6 +978,43 @@ func (q *Queries) CatalogueMissingCategories(ctx context.Context, codes []string
 	return items, nil
 }
 
+const catalogueOrderCounts = `-- name: CatalogueOrderCounts :many
+SELECT reward_id,
+    coalesce(sum(orders) FILTER (WHERE day > ($1::timestamptz)::date - 7), 0)::bigint AS orders_7d,
+    coalesce(sum(orders), 0)::bigint AS orders_30d
+FROM catalogue_reward_orders
+WHERE day > ($1::timestamptz)::date - 30
+GROUP BY reward_id
+`
+
+type CatalogueOrderCountsRow struct {
+	RewardID  uuid.UUID
+	Orders7d  int64
+	Orders30d int64
+}
+
+// Successful orders per reward in the last 7 and 30 days (TRENDING, most-ordered), as the
+// listing statements count them.
+func (q *Queries) CatalogueOrderCounts(ctx context.Context, now time.Time) ([]CatalogueOrderCountsRow, error) {
+	rows, err := q.db.Query(ctx, catalogueOrderCounts, now)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CatalogueOrderCountsRow{}
+	for rows.Next() {
+		var i CatalogueOrderCountsRow
+		if err := rows.Scan(&i.RewardID, &i.Orders7d, &i.Orders30d); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const catalogueRecordOrder = `-- name: CatalogueRecordOrder :exec
 INSERT INTO catalogue_reward_orders (reward_id, day, shard, orders) VALUES ($1, $2, floor(random() * 16)::smallint, 1)
 ON CONFLICT (reward_id, day, shard) DO UPDATE SET orders = catalogue_reward_orders.orders + 1
@@ -1303,6 +1340,214 @@ func (q *Queries) CatalogueShortLink(ctx context.Context, arg CatalogueShortLink
 	return code, err
 }
 
+const catalogueSnapshotBrands = `-- name: CatalogueSnapshotBrands :many
+SELECT code, name, description, logo_url, website_url, issuer, categories, countries, is_active, translations, provider_code, created_at, updated_at FROM catalogue_brands WHERE is_active
+`
+
+// Active brands only: the rewards of others are seen by no one.
+func (q *Queries) CatalogueSnapshotBrands(ctx context.Context) ([]CatalogueBrand, error) {
+	rows, err := q.db.Query(ctx, catalogueSnapshotBrands)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CatalogueBrand{}
+	for rows.Next() {
+		var i CatalogueBrand
+		if err := rows.Scan(
+			&i.Code,
+			&i.Name,
+			&i.Description,
+			&i.LogoUrl,
+			&i.WebsiteUrl,
+			&i.Issuer,
+			&i.Categories,
+			&i.Countries,
+			&i.IsActive,
+			&i.Translations,
+			&i.ProviderCode,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const catalogueSnapshotCategories = `-- name: CatalogueSnapshotCategories :many
+SELECT code, name, image_url, display_order, translations, created_at, updated_at FROM catalogue_categories
+`
+
+// The read model's load (core/catalogue ReadModel), one statement per table in one
+// repeatable-read transaction, so that the version read with them labels exactly what they say.
+func (q *Queries) CatalogueSnapshotCategories(ctx context.Context) ([]CatalogueCategory, error) {
+	rows, err := q.db.Query(ctx, catalogueSnapshotCategories)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CatalogueCategory{}
+	for rows.Next() {
+		var i CatalogueCategory
+		if err := rows.Scan(
+			&i.Code,
+			&i.Name,
+			&i.ImageUrl,
+			&i.DisplayOrder,
+			&i.Translations,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const catalogueSnapshotGameRewards = `-- name: CatalogueSnapshotGameRewards :many
+SELECT gr.game_id, gr.reward_id, gr.hidden, gr.coin_prices
+FROM catalogue_game_rewards gr
+JOIN catalogue_rewards r ON r.id = gr.reward_id AND r.is_active
+`
+
+type CatalogueSnapshotGameRewardsRow struct {
+	GameID     uuid.UUID
+	RewardID   uuid.UUID
+	Hidden     bool
+	CoinPrices []byte
+}
+
+// What each game changed of the rewards (hidden, coin prices), for the active rewards.
+func (q *Queries) CatalogueSnapshotGameRewards(ctx context.Context) ([]CatalogueSnapshotGameRewardsRow, error) {
+	rows, err := q.db.Query(ctx, catalogueSnapshotGameRewards)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CatalogueSnapshotGameRewardsRow{}
+	for rows.Next() {
+		var i CatalogueSnapshotGameRewardsRow
+		if err := rows.Scan(
+			&i.GameID,
+			&i.RewardID,
+			&i.Hidden,
+			&i.CoinPrices,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const catalogueSnapshotRewards = `-- name: CatalogueSnapshotRewards :many
+SELECT r.id, r.type, r.brand_code, r.name, r.description, r.campaign_title, r.campaign_sub_title, r.campaign_details,
+    r.terms_and_conditions, r.how_to_redeem, r.cover_image, r.assets, r.countries, r.end_date, r.is_active,
+    r.value_type, r.denominations, r.min_face, r.max_face, r.discount_bps, r.min_selling, r.max_selling,
+    r.purchase_cooldown, r.x_score, r.flag_allow_studio_edit_price, r.translations,
+    (r.shared_code IS NOT NULL)::boolean AS has_shared_code, r.provider_product_id, r.created_at, r.updated_at
+FROM catalogue_rewards r
+JOIN catalogue_brands b ON b.code = r.brand_code AND b.is_active
+WHERE r.is_active
+`
+
+type CatalogueSnapshotRewardsRow struct {
+	ID                       uuid.UUID
+	Type                     string
+	BrandCode                string
+	Name                     string
+	Description              string
+	CampaignTitle            string
+	CampaignSubTitle         string
+	CampaignDetails          string
+	TermsAndConditions       string
+	HowToRedeem              string
+	CoverImage               string
+	Assets                   []byte
+	Countries                []string
+	EndDate                  *time.Time
+	IsActive                 bool
+	ValueType                string
+	Denominations            []int64
+	MinFace                  int64
+	MaxFace                  int64
+	DiscountBps              int32
+	MinSelling               int64
+	MaxSelling               int64
+	PurchaseCooldown         int32
+	XScore                   float64
+	FlagAllowStudioEditPrice bool
+	Translations             []byte
+	HasSharedCode            bool
+	ProviderProductID        *string
+	CreatedAt                time.Time
+	UpdatedAt                time.Time
+}
+
+// Active rewards of active brands, without their sealed shared code or search columns.
+func (q *Queries) CatalogueSnapshotRewards(ctx context.Context) ([]CatalogueSnapshotRewardsRow, error) {
+	rows, err := q.db.Query(ctx, catalogueSnapshotRewards)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CatalogueSnapshotRewardsRow{}
+	for rows.Next() {
+		var i CatalogueSnapshotRewardsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Type,
+			&i.BrandCode,
+			&i.Name,
+			&i.Description,
+			&i.CampaignTitle,
+			&i.CampaignSubTitle,
+			&i.CampaignDetails,
+			&i.TermsAndConditions,
+			&i.HowToRedeem,
+			&i.CoverImage,
+			&i.Assets,
+			&i.Countries,
+			&i.EndDate,
+			&i.IsActive,
+			&i.ValueType,
+			&i.Denominations,
+			&i.MinFace,
+			&i.MaxFace,
+			&i.DiscountBps,
+			&i.MinSelling,
+			&i.MaxSelling,
+			&i.PurchaseCooldown,
+			&i.XScore,
+			&i.FlagAllowStudioEditPrice,
+			&i.Translations,
+			&i.HasSharedCode,
+			&i.ProviderProductID,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const catalogueTakeCodes = `-- name: CatalogueTakeCodes :many
 UPDATE catalogue_codes c SET order_id = $1, taken_at = now()
 WHERE c.id IN (
@@ -1562,4 +1807,17 @@ func (q *Queries) CatalogueUpsertProduct(ctx context.Context, arg CatalogueUpser
 	var created bool
 	err := row.Scan(&created)
 	return created, err
+}
+
+const catalogueVersion = `-- name: CatalogueVersion :one
+SELECT version FROM catalogue_version
+`
+
+// The catalogue's version (migration 00020): it moves with every change of what the read
+// model holds.
+func (q *Queries) CatalogueVersion(ctx context.Context) (int64, error) {
+	row := q.db.QueryRow(ctx, catalogueVersion)
+	var version int64
+	err := row.Scan(&version)
+	return version, err
 }

@@ -144,6 +144,11 @@ type CatalogueShortLink struct {
 	CreatedAt time.Time
 }
 
+type CatalogueVersion struct {
+	ID      bool
+	Version int64
+}
+
 type Coin struct {
 	ID           uuid.UUID
 	GameID       uuid.UUID

@@ -1,0 +1,145 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/rewardsco/rewards/adapters/postgres/db"
+	"github.com/rewardsco/rewards/core/catalogue"
+)
+
+// CatalogueChannel is the channel on which the catalogue's triggers (migration 00020) notify
+// each committed change.
+const CatalogueChannel = "catalogue_changed"
+
+// CatalogueSnapshots loads the catalogue's read model (catalogue.SnapshotSource) and listens
+// for its changes.
+type CatalogueSnapshots struct{ d *DB }
+
+var _ catalogue.SnapshotSource = CatalogueSnapshots{}
+
+// NewCatalogueSnapshots returns the read model's source on d.
+func NewCatalogueSnapshots(d *DB) CatalogueSnapshots { return CatalogueSnapshots{d: d} }
+
+// Version implements catalogue.SnapshotSource.
+func (c CatalogueSnapshots) Version(ctx context.Context) (int64, error) {
+	v, err := db.New(outages{c.d.pool}).CatalogueVersion(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("catalogue version: %w", err)
+	}
+	return v, nil
+}
+
+// Load implements catalogue.SnapshotSource: every statement in one read-only repeatable-read
+// transaction, so the version read first labels exactly what the others read.
+func (c CatalogueSnapshots) Load(ctx context.Context, now time.Time) (out catalogue.SnapshotData, err error) {
+	err = unavailable(pgx.BeginTxFunc(ctx, c.d.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+		func(tx pgx.Tx) error {
+			q := db.New(tx)
+			var err error
+			if out.Version, err = q.CatalogueVersion(ctx); err != nil {
+				return fmt.Errorf("version: %w", err)
+			}
+			cats, err := q.CatalogueSnapshotCategories(ctx)
+			if err != nil {
+				return fmt.Errorf("categories: %w", err)
+			}
+			out.Categories = make([]catalogue.Category, len(cats))
+			for i, row := range cats {
+				out.Categories[i] = toCoreCategory(row)
+			}
+			brands, err := q.CatalogueSnapshotBrands(ctx)
+			if err != nil {
+				return fmt.Errorf("brands: %w", err)
+			}
+			out.Brands = make([]catalogue.Brand, len(brands))
+			for i, row := range brands {
+				out.Brands[i] = toCoreBrand(row)
+			}
+			rewards, err := q.CatalogueSnapshotRewards(ctx)
+			if err != nil {
+				return fmt.Errorf("rewards: %w", err)
+			}
+			out.Rewards = make([]catalogue.Reward, len(rewards))
+			for i, row := range rewards {
+				r := toCoreReward(db.CatalogueReward{ID: row.ID, Type: row.Type, BrandCode: row.BrandCode, Name: row.Name,
+					Description: row.Description, CampaignTitle: row.CampaignTitle, CampaignSubTitle: row.CampaignSubTitle,
+					CampaignDetails: row.CampaignDetails, TermsAndConditions: row.TermsAndConditions, HowToRedeem: row.HowToRedeem,
+					CoverImage: row.CoverImage, Assets: row.Assets, Countries: row.Countries, EndDate: row.EndDate,
+					IsActive: row.IsActive, ValueType: row.ValueType, Denominations: row.Denominations, MinFace: row.MinFace,
+					MaxFace: row.MaxFace, DiscountBps: row.DiscountBps, MinSelling: row.MinSelling, MaxSelling: row.MaxSelling,
+					PurchaseCooldown: row.PurchaseCooldown, XScore: row.XScore, FlagAllowStudioEditPrice: row.FlagAllowStudioEditPrice,
+					Translations: row.Translations, ProviderProductID: row.ProviderProductID, CreatedAt: row.CreatedAt,
+					UpdatedAt: row.UpdatedAt})
+				r.HasSharedCode = row.HasSharedCode
+				out.Rewards[i] = r
+			}
+			games, err := q.CatalogueSnapshotGameRewards(ctx)
+			if err != nil {
+				return fmt.Errorf("game rewards: %w", err)
+			}
+			out.Games = make([]catalogue.GameReward, len(games))
+			for i, row := range games {
+				g := catalogue.GameReward{GameID: row.GameID, RewardID: row.RewardID, Hidden: row.Hidden}
+				if err := json.Unmarshal(row.CoinPrices, &g.CoinPrices); err != nil {
+					return fmt.Errorf("coin prices of %s in game %s: %w", row.RewardID, row.GameID, err)
+				}
+				out.Games[i] = g
+			}
+			out.Orders, err = orderCounts(ctx, q, now)
+			return err
+		}))
+	if err != nil {
+		return catalogue.SnapshotData{}, fmt.Errorf("load the catalogue: %w", err)
+	}
+	return out, nil
+}
+
+// OrderCounts implements catalogue.SnapshotSource.
+func (c CatalogueSnapshots) OrderCounts(ctx context.Context, now time.Time) (map[uuid.UUID]catalogue.OrderCount, error) {
+	return orderCounts(ctx, db.New(outages{c.d.pool}), now)
+}
+
+func orderCounts(ctx context.Context, q *db.Queries, now time.Time) (map[uuid.UUID]catalogue.OrderCount, error) {
+	rows, err := q.CatalogueOrderCounts(ctx, now)
+	if err != nil {
+		return nil, fmt.Errorf("order counts: %w", err)
+	}
+	out := make(map[uuid.UUID]catalogue.OrderCount, len(rows))
+	for _, row := range rows {
+		out[row.RewardID] = catalogue.OrderCount{Last7d: row.Orders7d, Last30d: row.Orders30d}
+	}
+	return out, nil
+}
+
+// Watch implements catalogue.SnapshotSource: it holds one connection of the pool, LISTENing on
+// CatalogueChannel, until ctx ends or the connection fails.
+func (c CatalogueSnapshots) Watch(ctx context.Context, changed func()) error {
+	pc, err := c.d.pool.Acquire(ctx)
+	if err != nil {
+		return unavailable(err)
+	}
+	defer pc.Release()
+	conn := pc.Conn()
+	if _, err := conn.Exec(ctx, "LISTEN "+CatalogueChannel); err != nil {
+		_ = pc.Hijack().Close(context.Background())
+		return unavailable(err)
+	}
+	changed() // anything committed before LISTEN took effect
+	for {
+		if _, err := conn.WaitForNotification(ctx); err != nil {
+			// The connection is listening (or broken): it never goes back to the pool.
+			_ = pc.Hijack().Close(context.Background())
+			if ctx.Err() != nil {
+				return nil
+			}
+			return unavailable(err)
+		}
+		changed()
+	}
+}

@@ -1,0 +1,537 @@
+package catalogue
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// SnapshotData is the whole catalogue as the read model holds it, read in one consistent view
+// of the storage and labelled with the version that view had.
+type SnapshotData struct {
+	Version    int64
+	Categories []Category
+	// Brands are the active brands; Rewards the active rewards of those brands: nothing else is
+	// ever visible.
+	Brands  []Brand
+	Rewards []Reward
+	// Games are what each game changed of those rewards.
+	Games []GameReward
+	// Orders count successful orders per reward (TRENDING, most-ordered).
+	Orders map[uuid.UUID]OrderCount
+}
+
+// OrderCount is a reward's successful orders in the last 7 and 30 days.
+type OrderCount struct{ Last7d, Last30d int64 }
+
+// SnapshotSource is the storage the read model loads the catalogue from.
+type SnapshotSource interface {
+	// Version returns the catalogue's version, which moves with every committed change of what
+	// SnapshotData holds (order counts and pool stock excepted).
+	Version(ctx context.Context) (int64, error)
+	// Load reads the whole catalogue; order counts are those of the days before now.
+	Load(ctx context.Context, now time.Time) (SnapshotData, error)
+	// OrderCounts reads the order counts alone.
+	OrderCounts(ctx context.Context, now time.Time) (map[uuid.UUID]OrderCount, error)
+	// Watch listens for changes of the catalogue until ctx ends or the connection fails,
+	// whose error it returns. It calls changed once it listens (a change may have been missed
+	// before) and then at each change another instance or this one commits.
+	Watch(ctx context.Context, changed func()) error
+}
+
+// Intervals of the read model's watcher (ReadModel.Run).
+const (
+	// VersionCheckInterval is how often the watcher compares the catalogue's version with its
+	// snapshot's, whatever notifications say: a notification lost with its connection delays
+	// a change by at most this (plus a load).
+	VersionCheckInterval = 300 * time.Millisecond
+	// OrderCountsInterval is how often order counts (TRENDING, most-ordered) are read again.
+	OrderCountsInterval = 5 * time.Second
+	// maxCachedViews bounds the sorted views a snapshot keeps (one per game, coin, filters
+	// and order asked for).
+	maxCachedViews = 4096
+)
+
+// ReadModel is the catalogue in memory: an immutable Snapshot, replaced whole by a new one
+// when the catalogue's version moves, so a read never waits for a load (but the very first).
+// Changes made through this instance's Service are loaded before the call that made them
+// returns (read-your-writes); changes committed elsewhere arrive through Run. Without Run, each
+// read compares the version first (one cheap statement), so a read model nobody runs is never
+// stale. When the storage cannot be reached, reads keep being served from the last snapshot.
+type ReadModel struct {
+	src SnapshotSource
+	now func() time.Time
+
+	cur      atomic.Pointer[Snapshot]
+	load     sync.Mutex // one load at a time
+	watching atomic.Bool
+	// OnError, when set, hears every failed load of Run (the last snapshot stays).
+	OnError func(error)
+}
+
+// NewReadModel returns a read model over src; now is the clock (nil: time.Now).
+func NewReadModel(src SnapshotSource, now func() time.Time) *ReadModel {
+	if now == nil {
+		now = time.Now
+	}
+	return &ReadModel{src: src, now: now}
+}
+
+// Current returns the snapshot to read: the last one loaded, or a first load. Without a running
+// watcher it first loads a newer version if there is one; when that check fails, the last
+// snapshot is served.
+func (m *ReadModel) Current(ctx context.Context) (*Snapshot, error) {
+	s := m.cur.Load()
+	if s == nil {
+		if err := m.Refresh(ctx); err != nil {
+			return nil, err
+		}
+		return m.cur.Load(), nil
+	}
+	if !m.watching.Load() {
+		if err := m.Refresh(ctx); err == nil {
+			s = m.cur.Load()
+		}
+	}
+	return s, nil
+}
+
+// Refresh loads the catalogue again when its version moved past the snapshot's (or when there
+// is no snapshot yet), and returns once the new snapshot serves reads.
+func (m *ReadModel) Refresh(ctx context.Context) error {
+	m.load.Lock()
+	defer m.load.Unlock()
+	if s := m.cur.Load(); s != nil {
+		v, err := m.src.Version(ctx)
+		if err != nil {
+			return fmt.Errorf("catalogue version: %w", err)
+		}
+		if v <= s.version {
+			return nil
+		}
+	}
+	now := m.now()
+	data, err := m.src.Load(ctx, now)
+	if err != nil {
+		return fmt.Errorf("load the catalogue: %w", err)
+	}
+	m.cur.Store(newSnapshot(data, now))
+	return nil
+}
+
+// refreshOrders reads the order counts again into a new snapshot of the same catalogue.
+func (m *ReadModel) refreshOrders(ctx context.Context) error {
+	orders, err := m.src.OrderCounts(ctx, m.now())
+	if err != nil {
+		return fmt.Errorf("order counts: %w", err)
+	}
+	m.load.Lock()
+	defer m.load.Unlock()
+	if s := m.cur.Load(); s != nil {
+		m.cur.Store(s.withOrders(orders))
+	}
+	return nil
+}
+
+// Run keeps the read model current until ctx ends: it loads the catalogue, then loads it again
+// at each notified change and whenever the periodic version check finds it moved (a
+// notification lost with a dropped connection), and reads order counts every
+// OrderCountsInterval. A failed load keeps the last snapshot and is tried again at the next
+// check.
+func (m *ReadModel) Run(ctx context.Context) {
+	m.watching.Store(true)
+	defer m.watching.Store(false)
+	changed := make(chan struct{}, 1)
+	signal := func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
+	go func() {
+		for ctx.Err() == nil {
+			err := m.src.Watch(ctx, signal)
+			if ctx.Err() != nil {
+				return
+			}
+			m.fail(fmt.Errorf("listen for catalogue changes: %w", err))
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+	}()
+	check := time.NewTicker(VersionCheckInterval)
+	defer check.Stop()
+	orders := time.NewTicker(OrderCountsInterval)
+	defer orders.Stop()
+	m.fail(m.Refresh(ctx))
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+			m.fail(m.Refresh(ctx))
+		case <-check.C:
+			m.fail(m.Refresh(ctx))
+		case <-orders.C:
+			m.fail(m.refreshOrders(ctx))
+		}
+	}
+}
+
+func (m *ReadModel) fail(err error) {
+	if err != nil && m.OnError != nil {
+		m.OnError(err)
+	}
+}
+
+// Snapshot is one immutable version of the catalogue, with the sorted views its reads built
+// (each valid until the first end date among its rewards).
+type Snapshot struct {
+	version  int64
+	loadedAt time.Time
+	rewards  []entry
+	byID     map[uuid.UUID]int32
+	// categories in display order (display order, name, code).
+	categories []Category
+	games      map[uuid.UUID]*gameView
+	orders     []OrderCount // by reward index
+
+	mu    sync.Mutex
+	views map[viewKey]*view
+}
+
+type entry struct {
+	reward Reward
+	brand  *Brand
+	// categories are the indexes in Snapshot.categories of the brand's categories, each once.
+	categories []int
+}
+
+// gameView is what one game changed of the catalogue, by reward index.
+type gameView struct {
+	hidden map[int32]bool
+	prices map[int32]map[uuid.UUID]int64
+}
+
+func newSnapshot(d SnapshotData, now time.Time) *Snapshot {
+	s := &Snapshot{version: d.Version, loadedAt: now, byID: make(map[uuid.UUID]int32, len(d.Rewards)),
+		games: map[uuid.UUID]*gameView{}, views: map[viewKey]*view{}}
+	s.categories = slices.Clone(d.Categories)
+	slices.SortFunc(s.categories, func(a, b Category) int {
+		return cmp.Or(cmp.Compare(a.DisplayOrder, b.DisplayOrder), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Code, b.Code))
+	})
+	catIndex := make(map[string]int, len(s.categories))
+	for i, c := range s.categories {
+		catIndex[c.Code] = i
+	}
+	brands := make(map[string]*Brand, len(d.Brands))
+	brandCats := make(map[string][]int, len(d.Brands))
+	for i := range d.Brands {
+		b := &d.Brands[i]
+		brands[b.Code] = b
+		var cats []int
+		for _, code := range b.Categories {
+			if ci, ok := catIndex[code]; ok && !slices.Contains(cats, ci) {
+				cats = append(cats, ci)
+			}
+		}
+		brandCats[b.Code] = cats
+	}
+	s.rewards = make([]entry, 0, len(d.Rewards))
+	for _, r := range d.Rewards {
+		b, ok := brands[r.BrandCode]
+		if !ok {
+			continue
+		}
+		s.byID[r.ID] = int32(len(s.rewards))
+		s.rewards = append(s.rewards, entry{reward: r, brand: b, categories: brandCats[b.Code]})
+	}
+	for _, g := range d.Games {
+		i, ok := s.byID[g.RewardID]
+		if !ok {
+			continue
+		}
+		gv := s.games[g.GameID]
+		if gv == nil {
+			gv = &gameView{hidden: map[int32]bool{}, prices: map[int32]map[uuid.UUID]int64{}}
+			s.games[g.GameID] = gv
+		}
+		if g.Hidden {
+			gv.hidden[i] = true
+		}
+		if len(g.CoinPrices) > 0 {
+			gv.prices[i] = g.CoinPrices
+		}
+	}
+	s.orders = ordersByIndex(s, d.Orders)
+	return s
+}
+
+func ordersByIndex(s *Snapshot, counts map[uuid.UUID]OrderCount) []OrderCount {
+	out := make([]OrderCount, len(s.rewards))
+	for id, c := range counts {
+		if i, ok := s.byID[id]; ok {
+			out[i] = c
+		}
+	}
+	return out
+}
+
+// withOrders is the same catalogue with other order counts (and no views yet).
+func (s *Snapshot) withOrders(counts map[uuid.UUID]OrderCount) *Snapshot {
+	return &Snapshot{version: s.version, loadedAt: s.loadedAt, rewards: s.rewards, byID: s.byID, categories: s.categories,
+		games: s.games, orders: ordersByIndex(s, counts), views: map[viewKey]*view{}}
+}
+
+// Version is the catalogue version the snapshot holds.
+func (s *Snapshot) Version() int64 { return s.version }
+
+// Rewards is how many rewards the snapshot holds (the active rewards of active brands).
+func (s *Snapshot) Rewards() int { return len(s.rewards) }
+
+func (s *Snapshot) hidden(game *gameView, i int32) bool { return game != nil && game.hidden[i] }
+
+func (s *Snapshot) override(game *gameView, i int32, coinID uuid.UUID) *int64 {
+	if game == nil {
+		return nil
+	}
+	if p, ok := game.prices[i][coinID]; ok && p > 0 {
+		return &p
+	}
+	return nil
+}
+
+// visible reports whether the game's players see reward i now (Visible), in country if set.
+func (s *Snapshot) visible(game *gameView, i int32, country string, now time.Time) bool {
+	e := &s.rewards[i]
+	return Visible(e.reward, *e.brand, s.hidden(game, i), country, now)
+}
+
+// listed is reward i as q lists it.
+func (s *Snapshot) listed(game *gameView, i int32, coinID uuid.UUID, coinsPerUnit int64) Listed {
+	e := &s.rewards[i]
+	return Listed{Reward: e.reward, Brand: *e.brand, Override: s.override(game, i, coinID),
+		Orders7d: s.orders[i].Last7d, Orders30d: s.orders[i].Last30d, CoinsPerUnit: coinsPerUnit}
+}
+
+// viewKey is what a sorted view depends on: everything of a ListQuery but its page and clock.
+type viewKey struct {
+	game, coin   uuid.UUID
+	coinsPerUnit int64
+	country      string
+	category     string
+	brand        string
+	giftCard     int8 // 0 any, 1 gift cards only, 2 everything else
+	dedupe       bool
+	order        Order
+}
+
+// view is the visible rewards of a viewKey, sorted, valid until the first end date among them.
+type view struct {
+	ids        []int32
+	validUntil time.Time // zero: for ever
+}
+
+func (v *view) validAt(now time.Time) bool { return v.validUntil.IsZero() || now.Before(v.validUntil) }
+
+func giftCardKey(g *bool) int8 {
+	switch {
+	case g == nil:
+		return 0
+	case *g:
+		return 1
+	}
+	return 2
+}
+
+// List returns a page of the rewards q's game's players see, in q's order, and the total: what
+// Repo.ListVisible returns, from memory (Free left unset).
+func (s *Snapshot) List(q ListQuery) ([]Listed, int64) {
+	game := s.games[q.GameID]
+	var ids []int32
+	if len(q.RewardIDs) > 0 {
+		ids = s.build(q, game, q.RewardIDs).ids
+	} else {
+		k := viewKey{game: q.GameID, coin: q.CoinID, coinsPerUnit: q.CoinsPerUnit, country: q.Country, category: q.Category,
+			brand: q.Brand, giftCard: giftCardKey(q.GiftCard), dedupe: q.Dedupe, order: q.Order}
+		s.mu.Lock()
+		v, ok := s.views[k]
+		s.mu.Unlock()
+		if !ok || !v.validAt(q.Now) {
+			v = s.build(q, game, nil)
+			s.mu.Lock()
+			if len(s.views) < maxCachedViews || s.views[k] != nil {
+				s.views[k] = v
+			}
+			s.mu.Unlock()
+		}
+		ids = v.ids
+	}
+	total := int64(len(ids))
+	lo := min(max(q.Offset, 0), len(ids))
+	hi := min(lo+max(q.Limit, 0), len(ids))
+	out := make([]Listed, 0, hi-lo)
+	for _, i := range ids[lo:hi] {
+		out = append(out, s.listed(game, i, q.CoinID, q.CoinsPerUnit))
+	}
+	return out, total
+}
+
+// build sorts the rewards q selects (only those of ids when given) as Compare says.
+func (s *Snapshot) build(q ListQuery, game *gameView, only []uuid.UUID) *view {
+	var candidates []int32
+	if only != nil {
+		for _, id := range only {
+			if i, ok := s.byID[id]; ok && !slices.Contains(candidates, i) {
+				candidates = append(candidates, i)
+			}
+		}
+	}
+	keep := func(i int32) bool {
+		e := &s.rewards[i]
+		if !s.visible(game, i, q.Country, q.Now) {
+			return false
+		}
+		if q.Category != "" && !slices.Contains(e.brand.Categories, q.Category) {
+			return false
+		}
+		if q.Brand != "" && e.reward.BrandCode != q.Brand {
+			return false
+		}
+		return q.GiftCard == nil || (e.reward.Type == GiftCard) == *q.GiftCard
+	}
+	var list []Listed
+	var idx []int32
+	add := func(i int32) {
+		if keep(i) {
+			list = append(list, s.listed(game, i, q.CoinID, q.CoinsPerUnit))
+			idx = append(idx, i)
+		}
+	}
+	if only != nil {
+		for _, i := range candidates {
+			add(i)
+		}
+	} else {
+		for i := range s.rewards {
+			add(int32(i))
+		}
+	}
+	order := make([]int, len(list))
+	for i := range order {
+		order[i] = i
+	}
+	if q.Dedupe {
+		order = dedupe(list, order)
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return Compare(q.Order, q.CoinsPerUnit, list[a], list[b]) })
+	v := &view{ids: make([]int32, len(order))}
+	for n, i := range order {
+		v.ids[n] = idx[i]
+		if end := list[i].Reward.EndDate; end != nil && (v.validUntil.IsZero() || end.Before(v.validUntil)) {
+			v.validUntil = *end
+		}
+	}
+	return v
+}
+
+// dedupe keeps one reward per brand: the largest discount on mrp, then x-score, newest, id.
+func dedupe(list []Listed, order []int) []int {
+	best := map[string]int{}
+	for _, i := range order {
+		code := list[i].Reward.BrandCode
+		j, seen := best[code]
+		if !seen || betterOfBrand(list[i].Reward, list[j].Reward) {
+			best[code] = i
+		}
+	}
+	out := make([]int, 0, len(best))
+	for _, i := range best {
+		out = append(out, i)
+	}
+	return out
+}
+
+func betterOfBrand(a, b Reward) bool {
+	if c := cmp.Compare(b.DiscountOnMRP(), a.DiscountOnMRP()); c != 0 {
+		return c < 0
+	}
+	if c := cmp.Compare(b.XScore, a.XScore); c != 0 {
+		return c < 0
+	}
+	if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+		return c < 0
+	}
+	return a.ID.String() < b.ID.String()
+}
+
+// Get returns one reward as q's game's players see it, or ErrRewardNotFound: what
+// Repo.GetVisible returns, from memory.
+func (s *Snapshot) Get(q ListQuery, id uuid.UUID) (Listed, error) {
+	i, ok := s.byID[id]
+	game := s.games[q.GameID]
+	if !ok || !s.visible(game, i, q.Country, q.Now) {
+		return Listed{}, ErrRewardNotFound
+	}
+	l := s.listed(game, i, q.CoinID, q.CoinsPerUnit)
+	l.Orders7d, l.Orders30d, l.CoinsPerUnit = 0, 0, 0
+	return l, nil
+}
+
+// Brands returns the brands with rewards the game's players see (in any country), by name, with
+// how many: what Repo.Brands returns, from memory.
+func (s *Snapshot) Brands(gameID uuid.UUID, giftCard *bool, category string, now time.Time) []BrandMeta {
+	game := s.games[gameID]
+	counts := map[*Brand]int64{}
+	for i := range s.rewards {
+		e := &s.rewards[i]
+		if !s.visible(game, int32(i), "", now) {
+			continue
+		}
+		if giftCard != nil && (e.reward.Type == GiftCard) != *giftCard {
+			continue
+		}
+		if category != "" && !slices.Contains(e.brand.Categories, category) {
+			continue
+		}
+		counts[e.brand]++
+	}
+	out := make([]BrandMeta, 0, len(counts))
+	for b, n := range counts {
+		out = append(out, BrandMeta{Brand: *b, RewardCount: n})
+	}
+	slices.SortFunc(out, func(a, b BrandMeta) int {
+		return cmp.Or(cmp.Compare(a.Brand.Name, b.Brand.Name), cmp.Compare(a.Brand.Code, b.Brand.Code))
+	})
+	return out
+}
+
+// Categories returns the categories with rewards the game's players see, in display order, with
+// how many: what Repo.Categories returns, from memory.
+func (s *Snapshot) Categories(gameID uuid.UUID, now time.Time) []CategoryMeta {
+	game := s.games[gameID]
+	counts := make([]int64, len(s.categories))
+	for i := range s.rewards {
+		if !s.visible(game, int32(i), "", now) {
+			continue
+		}
+		for _, ci := range s.rewards[i].categories {
+			counts[ci]++
+		}
+	}
+	var out []CategoryMeta
+	for ci, n := range counts {
+		if n > 0 {
+			out = append(out, CategoryMeta{Category: s.categories[ci], RewardCount: n})
+		}
+	}
+	return out
+}
