@@ -90,4 +90,13 @@ func TestMoneyWorlds(t *testing.T) {
 	placed := providerOrders()
 	require.Len(t, placed, 1, "the live purchase is the provider's one order")
 	require.Equal(t, str(r.Body["orderId"]), placed[0].ExternalRefID)
+
+	// The live purchase budget: spent, a purchase answers 429 with Retry-After, takes nothing and
+	// never reaches the provider.
+	patch := s.admin("PATCH", "/admin/v1/games/"+tn.GameID, map[string]any{"purchaseBudgetPerDay": map[string]any{"live": 0}})
+	require.Equal(t, 200, patch.Status, string(patch.Raw))
+	r = buy("live.localhost", tn.LiveKey, "AJIO")
+	requireError(t, r, 429, "PURCHASE_BUDGET_EXCEEDED")
+	require.NotEmpty(t, r.Header.Get("Retry-After"), "429 without Retry-After")
+	require.Len(t, providerOrders(), 1, "a refused purchase reached the provider")
 }
