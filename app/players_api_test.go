@@ -266,10 +266,10 @@ func TestProfilesAndPictures(t *testing.T) {
 	requireError(t, a.asGame(g, "PATCH", "/player/gcommerce/profile", `{"addresses":[{"line1":"x","city":"y","state":"Karnataka","pinCode":"012345"}]}`, "Authorization", bearer), 400, "VALIDATION_FAILED")
 	requireError(t, a.asGame(g, "PATCH", "/player/gcommerce/profile", `{"addresses":[{"line1":"x","city":"y","state":"Texas","pinCode":"560001"}]}`, "Authorization", bearer), 400, "VALIDATION_FAILED")
 
-	upload := func(data []byte) response {
+	uploadAs := func(part string, data []byte) response {
 		var buf bytes.Buffer
 		mw := multipart.NewWriter(&buf)
-		fw, _ := mw.CreateFormFile("file", "pic.png")
+		fw, _ := mw.CreateFormFile(part, "pic.png")
 		_, _ = fw.Write(data)
 		_ = mw.Close()
 		req, _ := http.NewRequest("POST", a.srv.URL+"/player/gcommerce/profile/upload", &buf)
@@ -279,6 +279,7 @@ func TestProfilesAndPictures(t *testing.T) {
 		req.Header.Set("Authorization", bearer)
 		return a.send(req)
 	}
+	upload := func(data []byte) response { return uploadAs("file", data) }
 	png := append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte{1}, 100)...)
 	r = upload(png)
 	require.Equal(t, 201, r.Status, string(r.Raw))
@@ -288,6 +289,9 @@ func TestProfilesAndPictures(t *testing.T) {
 	require.Equal(t, "image/png", got.Header.Get("Content-Type"))
 	require.Equal(t, png, got.Raw)
 	requireError(t, upload([]byte("GIF89a not allowed")), 400, "VALIDATION_FAILED")
+	r = uploadAs("picture", png)
+	requireError(t, r, 400, "VALIDATION_FAILED")
+	require.Equal(t, "body.file", r.Body["details"].([]any)[0].(map[string]any)["location"], "the part must be named file")
 	r = upload(append([]byte("\xFF\xD8\xFF"), make([]byte, 5<<20)...))
 	requireError(t, r, 400, "VALIDATION_FAILED")
 	require.Contains(t, r.Body["message"], "5 MB")

@@ -2,6 +2,7 @@ package playersapi
 
 import (
 	"encoding/json"
+	"mime/multipart"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -150,11 +151,27 @@ type gcommercePatchInput struct {
 	}
 }
 
+// uploadInput is a multipart form read whole (its body is declared by uploadRequestBody):
+// huma.MultipartFormFiles would declare the file's part with an encoding of its own, which
+// generators such as ogen refuse, and check its media type by the part's header, which says
+// nothing of the content the core checks.
 type uploadInput struct {
 	GameUUID string `header:"x-game-uuid" maxLength:"128" doc:"Optional: the player's studio uuid; must match the token's player"`
-	RawBody  huma.MultipartFormFiles[struct {
-		File huma.FormFile `form:"file" required:"true" doc:"PNG, JPEG or WebP, at most 5 MB"`
-	}]
+	RawBody  multipart.Form
+}
+
+// uploadRequestBody is the upload's body in the document: one part, file, binary. A new one
+// each time: Huma completes it at registration.
+func uploadRequestBody() *huma.RequestBody {
+	return &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{
+		"multipart/form-data": {Schema: &huma.Schema{
+			Type:     "object",
+			Required: []string{"file"},
+			Properties: map[string]*huma.Schema{
+				"file": {Type: "string", Format: "binary", Description: "PNG, JPEG or WebP, at most 5 MB"},
+			},
+		}},
+	}}
 }
 
 type fileInput struct {

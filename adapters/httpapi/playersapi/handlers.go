@@ -128,8 +128,17 @@ func (h handlers) updateGcommerceProfile(ctx context.Context, in *gcommercePatch
 }
 
 func (h handlers) uploadPicture(ctx context.Context, in *uploadInput) (*gcommerceProfileOutput, error) {
+	files := in.RawBody.File["file"]
+	if len(files) != 1 {
+		return nil, httpapi.ValidationError(ctx, "body.file", "send exactly one file in the part named file", nil)
+	}
+	f, err := files[0].Open()
+	if err != nil {
+		return nil, httpapi.ValidationError(ctx, "body.file", "could not read the file", nil)
+	}
+	defer f.Close()
 	// One byte over the limit is enough for the core to refuse the file as too large.
-	data, err := io.ReadAll(io.LimitReader(in.RawBody.Data().File, players.MaxPictureBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, players.MaxPictureBytes+1))
 	if err != nil {
 		return nil, httpapi.ValidationError(ctx, "body.file", "could not read the file", nil)
 	}

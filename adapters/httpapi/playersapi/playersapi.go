@@ -181,6 +181,7 @@ func Register(s *httpapi.Server, svc *players.Service) {
 		Description:   "Multipart form with field `file`: a PNG, JPEG or WebP image (checked by its content, not its name), at most 5 MB. Answers the profile with the picture's address, served by GET /files/{name}; the previous picture is deleted, so its address stops working (404 FILE_NOT_FOUND). A body over 5 MB + 64 KiB (5,308,416 bytes), with its length declared or chunked, gets 413 BODY_TOO_LARGE; a file over 5 MB within that, or not a PNG, JPEG or WebP, gets 400 VALIDATION_FAILED.",
 		Tags:          tags,
 		DefaultStatus: http.StatusCreated,
+		RequestBody:   uploadRequestBody(),
 		MaxBodyBytes:  maxUploadBytes,
 		Middlewares:   huma.Middlewares{limitUpload(s.API)},
 		Errors:        []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge},
