@@ -166,6 +166,10 @@ func (env *environment) storeFixture(ctx context.Context) (*storeFixture, error)
 	if fx.seed, err = seedCatalogue(ctx, conn, queries["catalogueRefreshSearch"], gameID, env.coinID); err != nil {
 		return nil, err
 	}
+	// The read model's load of the seeded catalogue, as an instance's start-up does (readmodel.go).
+	if _, err := measureSnapshot(ctx, env); err != nil {
+		return nil, fmt.Errorf("load the catalogue's read model: %w", err)
+	}
 
 	// The statements of every request, with the values the service passes.
 	now := str(time.Now().UTC().Format(time.RFC3339Nano))

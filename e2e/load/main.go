@@ -167,6 +167,7 @@ func run() error {
 	failed := report(os.Stdout, results, opts)
 	reportRoundTrips(os.Stdout, results)
 	reportMoneyWrites(os.Stdout, results, mem)
+	reportReadModel(os.Stdout, results)
 	if failed > 0 {
 		return fmt.Errorf("%d run(s) had failed requests: their numbers are not trustworthy", failed)
 	}

@@ -47,6 +47,10 @@ var scenarios = []scenario{
 	{serveBaseline, "pgbench -M prepared running the statements GET /v2/touchpoints/serve runs", pgbenchServe},
 	{treeScenario, "GET /touchpoints/name/{name}?coinId=: a 50-node tree, 10 STATIC rewards, 2 DYNAMIC nodes", touchpointsTree},
 	{treeBaseline, "pgbench -M prepared running the statements GET /touchpoints/name/{name} runs", pgbenchTree},
+	// The read path's ceiling and scale (readmodel.go): GET /healthz, then rewards-list on a catalogue
+	// grown to 100,000 rewards (it stays that large for the rest of the run).
+	{healthzScenario, "GET /healthz: the HTTP stack alone, the ceiling the list's goal is a share of", healthz},
+	{scaleScenario, "GET /rewards on the catalogue grown to 100,000 rewards (copies of the seeded ones); measures the read model's load", rewardsList100k},
 	// Purchases (orders.go), on a studio of their own, beside pgbench's tpcb-like.
 	{couponScenario, "POST /rewards/purchase of a COUPON (a code from its pool), each client its own player", purchaseCoupon},
 	{giftScenario, "POST /rewards/purchase of a GIFT_CARD (fake voucher provider on loopback), each client its own player", purchaseGiftCard},
