@@ -51,7 +51,7 @@ func Register(s *httpapi.Server, svc *touchpoints.Service) {
 			"When the screen has placements of several types, `type` (product, coupon, gift-card) chooses one; without it the call is 400 PLACEMENT_TYPE_REQUIRED. " +
 			"Nothing to show (no placement, or no item available) is a normal 200 with `asset` and `item` null (`placementId` null when there is no placement). " +
 			"With a player token (`Authorization: Bearer`) the coin figures are capped by the player's balance; an invalid token is 401. " +
-			"`cta.url` is `{storeUrl}/rewards/{item.id}` (the game's storeUrl, else the service's public address) with `utm_source`, `utm_medium` and `utm_campaign` appended when sent. " + pricingRule,
+			"`cta.url` is `{storeUrl}/rewards/{item.id}` (the game's storeUrl, else `{REWARDS_PUBLIC_URL}/store`: the service's own page of each reward and product, which the link opens) with `utm_source`, `utm_medium` and `utm_campaign` appended when sent. " + pricingRule,
 		Tags:   tags,
 		Errors: []int{http.StatusBadRequest},
 	}), h.serve)
