@@ -87,11 +87,6 @@ func traced(h http.Handler, tp trace.TracerProvider) http.Handler {
 		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method }))
 }
 
-type metricsOutput struct {
-	ContentType string `header:"Content-Type"`
-	Body        []byte
-}
-
 // metricsFormat is the Prometheus text exposition format.
 var metricsFormat = expfmt.NewFormat(expfmt.TypeTextPlain)
 
@@ -113,7 +108,7 @@ func (s *Server) registerMetrics() {
 			Description: "The metrics, in the Prometheus text format (version 0.0.4).",
 			Content:     map[string]*huma.MediaType{"text/plain; version=0.0.4": {Schema: &huma.Schema{Type: "string"}}},
 		}},
-	}), func(ctx context.Context, _ *struct{}) (*metricsOutput, error) {
+	}), func(ctx context.Context, _ *struct{}) (*huma.StreamResponse, error) {
 		var buf bytes.Buffer
 		if s.cfg.Gatherer != nil {
 			// As promhttp does, a collector that fails leaves out its own series, not the rest.
@@ -128,6 +123,12 @@ func (s *Server) registerMetrics() {
 				}
 			}
 		}
-		return &metricsOutput{ContentType: string(metricsFormat), Body: buf.Bytes()}, nil
+		// Written as a stream, so that the media type is the declared content's alone: an output
+		// field would be declared as a Content-Type response header, which OpenAPI ignores.
+		return &huma.StreamResponse{Body: func(hctx huma.Context) {
+			hctx.SetHeader("Content-Type", string(metricsFormat))
+			hctx.SetStatus(http.StatusOK)
+			_, _ = hctx.BodyWriter().Write(buf.Bytes())
+		}}, nil
 	})
 }
