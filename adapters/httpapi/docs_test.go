@@ -100,3 +100,38 @@ func TestSchemaNamesSayWhatNotHow(t *testing.T) {
 	require.Contains(t, s.API.OpenAPI().Components.Schemas.Map(), "NameProbeEnvelope")
 	require.Contains(t, s.API.OpenAPI().Components.Schemas.Map(), "NameProbeEvent")
 }
+
+func TestOperationsDeclareTheirErrorCodes(t *testing.T) {
+	t.Parallel()
+	noop := func(context.Context, *struct{}) (*struct{}, error) { return nil, nil }
+	s := New(Config{})
+	huma.Register(s.API, s.APIKey(huma.Operation{OperationID: "get-probe", Method: http.MethodGet, Path: "/probes", Summary: "x",
+		Description: "404 STUDIO_NOT_FOUND for an unknown probe; 409 IDEMPOTENCY_IN_PROGRESS while another runs; GIFT_CARD is no code.",
+		Errors:      []int{http.StatusNotFound}}), noop)
+	doc := s.API.OpenAPI()
+	op := doc.Paths["/probes"].Get
+	schema := doc.Components.Schemas.Map()["GetProbeError"]
+	require.NotNil(t, schema)
+	require.Equal(t, []any{"API_KEY_MISSING", "API_KEY_REVOKED", "API_KEY_UNKNOWN", "API_KEY_WRONG_ENVIRONMENT",
+		"IDEMPOTENCY_IN_PROGRESS", "INTERNAL", "STUDIO_NOT_FOUND", "UNKNOWN_HOST"}, schema.Properties["code"].Enum)
+	for status, codes := range map[string]string{
+		"401": "API_KEY_MISSING, API_KEY_REVOKED, API_KEY_UNKNOWN, API_KEY_WRONG_ENVIRONMENT",
+		"404": "STUDIO_NOT_FOUND",
+		"409": "IDEMPOTENCY_IN_PROGRESS", // named, so declared although Errors left it out
+		"421": "UNKNOWN_HOST",
+		"500": "INTERNAL",
+	} {
+		require.Contains(t, op.Responses, status)
+		require.Contains(t, op.Responses[status].Description, codes, status)
+		require.Equal(t, "#/components/schemas/GetProbeError", op.Responses[status].Content["application/json"].Schema.Ref, status)
+	}
+	// The shared error schema is untouched.
+	require.Nil(t, doc.Components.Schemas.Map()["APIError"].Properties["code"].Enum)
+
+	// A status declared with no code named takes every code of its kind.
+	huma.Register(s.API, s.APIKey(huma.Operation{OperationID: "get-other", Method: http.MethodGet, Path: "/others", Summary: "x",
+		Description: "Nothing named.", Errors: []int{http.StatusNotFound}}), noop)
+	enum := doc.Components.Schemas.Map()["GetOtherError"].Properties["code"].Enum
+	require.Contains(t, enum, "STUDIO_NOT_FOUND")
+	require.Contains(t, enum, "NOT_FOUND")
+}

@@ -142,6 +142,7 @@ func New(cfg Config) *Server {
 			if op.BodyReadTimeout >= 0 && op.BodyReadTimeout < BodyReadTimeout {
 				op.BodyReadTimeout = BodyReadTimeout
 			}
+			documentErrorCodes(oapi, op)
 		})
 		// First of every operation's middlewares, so it must come before any operation.
 		api.UseMiddleware(noteOperation)

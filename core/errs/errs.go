@@ -14,6 +14,7 @@ package errs
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -72,7 +73,23 @@ type Error struct {
 
 // New returns a coded error; modules declare their sentinels with it.
 func New(kind Kind, code, message string) *Error {
+	declared.LoadOrStore(code, kind)
 	return &Error{Kind: kind, Code: code, Message: message}
+}
+
+// declared holds the kind of every code New has made (code → Kind): the sentinels of every
+// module linked into the program, since they are made when their packages initialise.
+var declared sync.Map
+
+// Declared returns every code declared with New so far, with its kind: the vocabulary the
+// OpenAPI documents draw each operation's error codes from.
+func Declared() map[string]Kind {
+	out := map[string]Kind{}
+	declared.Range(func(code, kind any) bool {
+		out[code.(string)] = kind.(Kind)
+		return true
+	})
+	return out
 }
 
 // Error implements error with the message alone.

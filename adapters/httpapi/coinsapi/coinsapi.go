@@ -258,7 +258,7 @@ func Register(s *httpapi.Server, svc *coins.Service, currency string) {
 		Method:      http.MethodGet,
 		Path:        "/player/coins-history",
 		Summary:     "The player's history of one coin",
-		Description: "A summary (current balance, lifetime earning and spends, savings: the money value of rewards bought with the coin in the deployment currency) and the coin's journal, newest first, paginated. `coinId` defaults to the game's first coin; 404 COIN_NOT_FOUND for another game's coin.",
+		Description: "A summary (current balance, lifetime earning and spends, savings: the money value of rewards bought with the coin in the deployment currency) and the coin's journal, newest first, paginated. `coinId` defaults to the game's first coin (404 NO_COINS when the game has none); 404 COIN_NOT_FOUND for another game's coin.",
 		Tags:        []string{tagPlayer},
 		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.history)

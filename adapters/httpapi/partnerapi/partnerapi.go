@@ -118,7 +118,8 @@ func Register(s *httpapi.Server, svc *partner.Service) {
 		DefaultStatus: http.StatusCreated,
 		Description: "Buys `quantity` cards of `denomination` of `brandCode` for `customer` (`ref` required; `email` and `phone` (E.164) optional). " +
 			"**Idempotency:** `clientOrderId` (`^[A-Za-z0-9_-]{1,64}$`) makes one order, forever: the first placement answers 201; a retry with the same brand, denomination and quantity answers 200 with the order as it is now and `x-idempotent-replay: true`, " +
-			"and never charges twice; the same clientOrderId with another brand, denomination or quantity is 422 IDEMPOTENCY_KEY_REUSED.\n\n" +
+			"and never charges twice; the same clientOrderId with another brand, denomination or quantity is 422 IDEMPOTENCY_KEY_REUSED; " +
+			"a placement racing another with the same clientOrderId answers as the retry does, or 409 CLIENT_ORDER_ID_TAKEN in the moment the other is not yet readable (retry it).\n\n" +
 			"**WALLET:** the wallet is debited by the preview's amount in the order's transaction (too low a balance is 400 INSUFFICIENT_WALLET_BALANCE and creates nothing); the voucher provider is then asked, " +
 			"and its final answer within 5 s is in this response: SUCCESS with `codes`, or FAILED with the wallet refunded. Otherwise the status is TIMEOUT and the order resolves by itself to SUCCESS or FAILED: poll GET /partner/v1/gift-cards/orders/{orderId}.\n\n" +
 			"**CASH:** the order is PENDING_PAYMENT with `paymentStatus` PENDING and `paymentSessionId` (INR: Cashfree's payment_session_id for its SDK; USD: Stripe's approval URL to redirect the user to), open for `REWARDS_PAYMENT_SESSION_TTL` (default 30 min); `returnUrl` is where the user lands after paying. " +
