@@ -53,9 +53,9 @@ const (
 	VersionCheckInterval = 300 * time.Millisecond
 	// OrderCountsInterval is how often order counts (TRENDING, most-ordered) are read again.
 	OrderCountsInterval = 5 * time.Second
-	// maxCachedViews bounds the sorted views a snapshot keeps (one per game, coin, filters
-	// and order asked for).
-	maxCachedViews = 4096
+	// maxCachedIDs bounds the sorted views a snapshot keeps (one per game, coin, filters and
+	// order asked for), counted in reward indexes (4 bytes each): 16 MiB.
+	maxCachedIDs = 4 << 20
 )
 
 // ReadModel is the catalogue in memory: an immutable Snapshot, replaced whole by a new one
@@ -204,8 +204,9 @@ type Snapshot struct {
 	games      map[uuid.UUID]*gameView
 	orders     []OrderCount // by reward index
 
-	mu    sync.Mutex
-	views map[viewKey]*view
+	mu      sync.Mutex
+	views   map[viewKey]*view
+	viewIDs int // reward indexes held by views
 }
 
 type entry struct {
@@ -368,8 +369,13 @@ func (s *Snapshot) List(q ListQuery) ([]Listed, int64) {
 		if !ok || !v.validAt(q.Now) {
 			v = s.build(q, game, nil)
 			s.mu.Lock()
-			if len(s.views) < maxCachedViews || s.views[k] != nil {
+			if old := s.views[k]; old != nil {
+				s.viewIDs -= len(old.ids)
+				delete(s.views, k)
+			}
+			if s.viewIDs+len(v.ids) <= maxCachedIDs {
 				s.views[k] = v
+				s.viewIDs += len(v.ids)
 			}
 			s.mu.Unlock()
 		}
@@ -527,7 +533,7 @@ func (s *Snapshot) Categories(gameID uuid.UUID, now time.Time) []CategoryMeta {
 			counts[ci]++
 		}
 	}
-	var out []CategoryMeta
+	out := []CategoryMeta{}
 	for ci, n := range counts {
 		if n > 0 {
 			out = append(out, CategoryMeta{Category: s.categories[ci], RewardCount: n})
