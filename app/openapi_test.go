@@ -227,3 +227,51 @@ func TestEveryModuleCodeIsDeclaredByAnOperation(t *testing.T) {
 	}
 	require.Greater(t, seen, 50)
 }
+
+// Every JSON request body and success body has an example, and each example is what its
+// schema accepts (checked with Huma's own validator, as a request would be).
+func TestEveryBodyHasAValidExample(t *testing.T) {
+	t.Parallel()
+	srv := app.NewServer(app.Modules{}, app.ServerConfig{})
+	checked := 0
+	for _, api := range []huma.API{srv.API, srv.OperatorAPI} {
+		doc := api.OpenAPI()
+		check := func(where string, mt *huma.MediaType, mode huma.ValidateMode) {
+			t.Helper()
+			require.NotNil(t, mt.Example, "%s has no example", where)
+			b, err := json.Marshal(mt.Example)
+			require.NoError(t, err, where)
+			var v any
+			require.NoError(t, json.Unmarshal(b, &v), where)
+			res := &huma.ValidateResult{}
+			huma.Validate(doc.Components.Schemas, mt.Schema, huma.NewPathBuffer(nil, 0), mode, v, res)
+			require.Empty(t, res.Errors, "%s: the example %s is not valid", where, b)
+			checked++
+		}
+		for path, item := range doc.Paths {
+			for _, op := range []*huma.Operation{item.Get, item.Post, item.Put, item.Patch, item.Delete} {
+				if op == nil {
+					continue
+				}
+				if op.RequestBody != nil {
+					for ct, mt := range op.RequestBody.Content {
+						if strings.HasSuffix(ct, "json") && mt.Schema != nil {
+							check(op.OperationID+" request "+path, mt, huma.ModeWriteToServer)
+						}
+					}
+				}
+				for status, resp := range op.Responses {
+					if !strings.HasPrefix(status, "2") {
+						continue
+					}
+					for ct, mt := range resp.Content {
+						if strings.HasSuffix(ct, "json") && mt.Schema != nil {
+							check(op.OperationID+" "+status+" "+path, mt, huma.ModeReadFromServer)
+						}
+					}
+				}
+			}
+		}
+	}
+	require.Greater(t, checked, 100)
+}

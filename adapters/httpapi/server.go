@@ -143,6 +143,7 @@ func New(cfg Config) *Server {
 				op.BodyReadTimeout = BodyReadTimeout
 			}
 			documentErrorCodes(oapi, op)
+			documentExamples(oapi, op)
 		})
 		// First of every operation's middlewares, so it must come before any operation.
 		api.UseMiddleware(noteOperation)
