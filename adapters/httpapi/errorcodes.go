@@ -120,7 +120,10 @@ func documentErrorCodes(oapi *huma.OpenAPI, op *huma.Operation) {
 	for _, codes := range byStatus {
 		all = append(all, slices.Collect(maps.Keys(codes))...)
 	}
+	// A code may come with two statuses (INTERNAL is the 500's and the default of any other
+	// 5xx); an enum lists each value once.
 	slices.Sort(all)
+	all = slices.Compact(all)
 	code.Enum = make([]any, len(all))
 	for i, c := range all {
 		code.Enum[i] = c
