@@ -275,3 +275,24 @@ func TestEveryBodyHasAValidExample(t *testing.T) {
 	}
 	require.Greater(t, checked, 100)
 }
+
+// The 3.1 documents describe the coin events sent to studios (webhooks); OpenAPI 3.0 has no
+// place for them, so the 3.0.3 variants leave them out.
+func TestWebhooksAreInThe31DocumentsOnly(t *testing.T) {
+	t.Parallel()
+	h := docsServer(t)
+	for path, want := range map[string]bool{"/openapi.json": true, "/openapi.yaml": true, "/openapi-3.0.json": false, "/openapi-3.0.yaml": false} {
+		r := get(t, h, path, nil)
+		require.Equal(t, http.StatusOK, r.Code, path)
+		var doc map[string]any
+		require.NoError(t, yaml.Unmarshal(r.Body.Bytes(), &doc), path) // JSON is YAML
+		hooks, ok := doc["webhooks"].(map[string]any)
+		require.Equal(t, want, ok, path)
+		if want {
+			require.Contains(t, hooks, "COINS_CREDITED", path)
+			require.Equal(t, "3.1.0", doc["openapi"], path)
+		} else {
+			require.Equal(t, "3.0.3", doc["openapi"], path)
+		}
+	}
+}

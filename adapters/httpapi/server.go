@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -156,6 +157,7 @@ func New(cfg Config) *Server {
 		BasePath:    "/docs/",
 		ShowTopBar:  false,
 	})("Rewards API", "/openapi.json", "/docs/"))
+	s.serveDocuments(publicOpenAPIPath, s.API.OpenAPI(), func(h http.Handler) http.Handler { return h })
 	s.serveOperatorDocs()
 	return s
 }
@@ -207,8 +209,9 @@ func (s *Server) PathItem(path string) *huma.PathItem {
 	return s.OperatorAPI.OpenAPI().Paths[path]
 }
 
-// Paths of the operator API's own documentation.
+// Paths of the documentation, without the extensions of the documents.
 const (
+	publicOpenAPIPath   = "/openapi"
 	OperatorOpenAPIPath = "/admin/v1/openapi"
 	OperatorDocsPath    = "/admin/docs"
 )
@@ -219,32 +222,47 @@ const (
 // it opens, so these routes (and only these) also take the token as the password of HTTP
 // Basic authentication (any user name), and their 401 asks the browser for it.
 func (s *Server) serveOperatorDocs() {
-	doc := s.OperatorAPI.OpenAPI()
-	documents := map[string]struct {
-		contentType string
-		render      func() ([]byte, error)
-	}{
-		OperatorOpenAPIPath + ".json":     {"application/openapi+json", func() ([]byte, error) { return json.Marshal(doc) }},
-		OperatorOpenAPIPath + "-3.0.json": {"application/openapi+json", doc.Downgrade},
-		OperatorOpenAPIPath + ".yaml":     {"application/openapi+yaml", doc.YAML},
-	}
-	for path, d := range documents {
-		s.router.With(s.operatorDocsAuth).Get(path, func(w http.ResponseWriter, r *http.Request) {
-			body, err := d.render()
-			if err != nil {
-				writeError(w, ErrorFrom(r.Context(), fmt.Errorf("render %s: %w", path, err)))
-				return
-			}
-			w.Header().Set("Content-Type", d.contentType)
-			_, _ = w.Write(body)
-		})
-	}
+	s.serveDocuments(OperatorOpenAPIPath, s.OperatorAPI.OpenAPI(), s.operatorDocsAuth)
 	s.router.With(s.operatorDocsAuth).Handle(OperatorDocsPath+"*", v5emb.NewWithConfig(swgui.Config{
 		Title:       "Rewards operator API",
 		SwaggerJSON: OperatorOpenAPIPath + ".json",
 		BasePath:    OperatorDocsPath + "/",
 		ShowTopBar:  false,
 	})("Rewards operator API", OperatorOpenAPIPath+".json", OperatorDocsPath+"/"))
+}
+
+// serveDocuments serves doc at path + .json and .yaml (OpenAPI 3.1) and path + -3.0.json and
+// -3.0.yaml (3.0.3), each rendered once, at its first request (every operation is registered
+// by then).
+func (s *Server) serveDocuments(path string, doc *huma.OpenAPI, guard func(http.Handler) http.Handler) {
+	for suffix, d := range map[string]struct {
+		contentType string
+		render      func() ([]byte, error)
+	}{
+		".json":     {"application/openapi+json", func() ([]byte, error) { return json.Marshal(doc) }},
+		".yaml":     {"application/openapi+yaml", doc.YAML},
+		"-3.0.json": {"application/openapi+json", func() ([]byte, error) { return downgrade(doc).Downgrade() }},
+		"-3.0.yaml": {"application/openapi+yaml", func() ([]byte, error) { return downgrade(doc).DowngradeYAML() }},
+	} {
+		render := sync.OnceValues(d.render)
+		s.router.With(guard).Get(path+suffix, func(w http.ResponseWriter, r *http.Request) {
+			body, err := render()
+			if err != nil {
+				writeError(w, ErrorFrom(r.Context(), fmt.Errorf("render %s: %w", path+suffix, err)))
+				return
+			}
+			w.Header().Set("Content-Type", d.contentType)
+			_, _ = w.Write(body)
+		})
+	}
+}
+
+// downgrade is doc without what OpenAPI 3.0 has no place for (the webhooks section, new in
+// 3.1), for Huma's 3.0.3 rendering.
+func downgrade(doc *huma.OpenAPI) *huma.OpenAPI {
+	d := *doc
+	d.Webhooks = nil
+	return &d
 }
 
 // operatorDocsAuth is requireOperator for the plain routes of the operator documentation.
@@ -314,7 +332,7 @@ func apiConfig(version string) huma.Config {
 	}
 	cfg.CreateHooks = nil // no $schema links in bodies: responses are exactly the documented shapes
 	cfg.DocsPath = ""     // /docs is the embedded Swagger UI, which works offline
-	cfg.OpenAPIPath = "/openapi"
+	cfg.OpenAPIPath = ""  // served by serveDocuments, whose 3.0.3 variant leaves out the webhooks
 	cfg.Components.Schemas = huma.NewMapRegistry("#/components/schemas/", schemaName)
 	cfg.Info.Description = apiDescription
 	cfg.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
@@ -339,7 +357,6 @@ func operatorConfig(version string) huma.Config {
 	cfg := apiConfig(version)
 	cfg.Info.Title = "Rewards operator API"
 	cfg.Info.Description = operatorDescription
-	cfg.OpenAPIPath = ""
 	cfg.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
 		schemeOperator: {Type: "http", Scheme: "bearer", Description: "The operator token (REWARDS_ADMIN_TOKEN)."},
 	}

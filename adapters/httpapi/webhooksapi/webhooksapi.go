@@ -231,6 +231,7 @@ type handlers struct{ svc *webhooks.Service }
 func Register(s *httpapi.Server, svc *webhooks.Service) {
 	h := handlers{svc: svc}
 	s.AddTag(tagWebhooks, tagWebhooksDesc)
+	documentEvents(s)
 	tags := []string{tagWebhooks}
 
 	huma.Register(s.API, s.APIKey(huma.Operation{

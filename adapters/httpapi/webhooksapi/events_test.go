@@ -1,0 +1,95 @@
+package webhooksapi
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"maps"
+	"net/http"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rewardsco/rewards/core/store/memstore"
+	"github.com/rewardsco/rewards/core/studio"
+	"github.com/rewardsco/rewards/core/webhooks"
+	"github.com/rewardsco/rewards/core/webhooks/webhooksfake"
+)
+
+// recordingTransport keeps the requests it is given and answers 200.
+type recordingTransport struct{ sent []webhooks.Request }
+
+func (*recordingTransport) CheckURL(string) error { return nil }
+
+func (t *recordingTransport) Send(_ context.Context, r webhooks.Request) (int, error) {
+	t.sent = append(t.sent, r)
+	return http.StatusOK, nil
+}
+
+// The webhooks section documents what the service really sends: the headers of a request, the
+// fields of its body, and a signature a receiver can check as the description says.
+func TestWebhooksDocumentTheCoinEventsSent(t *testing.T) {
+	t.Parallel()
+	transport := &recordingTransport{}
+	svc, err := webhooks.NewService(memstore.New[webhooks.Repo](&memstore.Runner{}, webhooksfake.New()),
+		webhooks.Options{SecretKey: make([]byte, 32), Transport: transport})
+	require.NoError(t, err)
+	ctx := context.Background()
+	sc := webhooks.Scope{StudioID: uuid.New(), Environment: studio.Test}
+	url, events := "https://hooks.example.com/rewards", []string{"COINS_CREDITED"}
+	cfg, _, err := svc.Configure(ctx, sc, webhooks.Change{URL: &url, SubscribedEvents: &events})
+	require.NoError(t, err)
+	_, err = svc.SendTest(ctx, sc, studio.Caller{GameID: uuid.New(), Environment: studio.Test}, cfg.ID, "COINS_CREDITED")
+	require.NoError(t, err)
+	require.Len(t, transport.sent, 1)
+	sent := transport.sent[0]
+
+	doc := server().API.OpenAPI()
+	require.ElementsMatch(t, []string{"COINS_CREDITED", "COINS_DEBITED", "COINS_REFUNDED"}, slices.Collect(maps.Keys(doc.Webhooks)))
+	for typ, item := range doc.Webhooks {
+		op := item.Post
+		require.NotNil(t, op, typ)
+		var headers []string
+		for _, p := range op.Parameters {
+			require.Equal(t, "header", p.In)
+			headers = append(headers, p.Name)
+		}
+		require.ElementsMatch(t, slices.Collect(maps.Keys(sent.Headers)), headers, "%s documents the headers sent", typ)
+
+		// The body's fields are the schema's, and the example is what the schema accepts.
+		mt := op.RequestBody.Content["application/json"]
+		schema := doc.Components.Schemas.SchemaFromRef(mt.Schema.Ref)
+		require.NotNil(t, schema, typ)
+		var body map[string]any
+		require.NoError(t, json.Unmarshal(sent.Body, &body))
+		require.ElementsMatch(t, slices.Collect(maps.Keys(body)), slices.Collect(maps.Keys(schema.Properties)), typ)
+		require.ElementsMatch(t, schema.Required, slices.Collect(maps.Keys(schema.Properties)), "%s: every field is always sent", typ)
+		b, _ := json.Marshal(mt.Example)
+		var example any
+		require.NoError(t, json.Unmarshal(b, &example))
+		res := &huma.ValidateResult{}
+		huma.Validate(doc.Components.Schemas, mt.Schema, huma.NewPathBuffer(nil, 0), huma.ModeReadFromServer, example, res)
+		require.Empty(t, res.Errors, typ)
+		require.Equal(t, typ, example.(map[string]any)["event_type"])
+		require.Contains(t, op.Description, "X-Service-Signature")
+	}
+	require.Equal(t, reflect.TypeFor[webhooks.Payload]().NumField(), reflect.TypeFor[CoinEvent]().NumField())
+
+	// The signature is as documented: hex HMAC-SHA256 of "<t>.<raw body>" keyed with the
+	// whole signing secret.
+	sig := sent.Headers["X-Service-Signature"]
+	tPart, v1, ok := strings.Cut(sig, ",v1=")
+	require.True(t, ok, sig)
+	ts := strings.TrimPrefix(tPart, "t=")
+	require.Equal(t, sent.Headers["X-Service-Timestamp"], ts)
+	m := hmac.New(sha256.New, []byte(cfg.Secret))
+	m.Write([]byte(ts + "." + string(sent.Body)))
+	require.Equal(t, hex.EncodeToString(m.Sum(nil)), v1)
+}
