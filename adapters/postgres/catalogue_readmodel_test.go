@@ -112,7 +112,9 @@ func TestReadModelAgreesWithTheSQL(t *testing.T) {
 		"giftcards": func(q *catalogue.ListQuery) { q.GiftCard = &yes },
 		"others":    func(q *catalogue.ListQuery) { q.GiftCard = &no },
 		"dedupe":    func(q *catalogue.ListQuery) { q.Dedupe = true },
-		"ids":       func(q *catalogue.ListQuery) { q.RewardIDs = []uuid.UUID{b.ids["3"], b.ids["1"], b.ids["40"], uuid.New()} },
+		"ids": func(q *catalogue.ListQuery) {
+			q.RewardIDs = []uuid.UUID{b.ids["3"], b.ids["1"], b.ids["40"], uuid.New()}
+		},
 		"other game": func(q *catalogue.ListQuery) {
 			q.GameID = uuid.New()
 		},

@@ -40,6 +40,11 @@ func (c CatalogueSnapshots) Version(ctx context.Context) (int64, error) {
 func (c CatalogueSnapshots) Load(ctx context.Context, now time.Time) (out catalogue.SnapshotData, err error) {
 	err = unavailable(pgx.BeginTxFunc(ctx, c.d.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
 		func(tx pgx.Tx) error {
+			// The whole catalogue, not a request: the service's bound on statements (5 s) is
+			// too short for it on a busy server.
+			if _, err := tx.Exec(ctx, "SET LOCAL statement_timeout = '60s'"); err != nil {
+				return err
+			}
 			q := db.New(tx)
 			var err error
 			if out.Version, err = q.CatalogueVersion(ctx); err != nil {
@@ -66,6 +71,7 @@ func (c CatalogueSnapshots) Load(ctx context.Context, now time.Time) (out catalo
 				return fmt.Errorf("rewards: %w", err)
 			}
 			out.Rewards = make([]catalogue.Reward, len(rewards))
+			texts := interner{}
 			for i, row := range rewards {
 				r := toCoreReward(db.CatalogueReward{ID: row.ID, Type: row.Type, BrandCode: row.BrandCode, Name: row.Name,
 					Description: row.Description, CampaignTitle: row.CampaignTitle, CampaignSubTitle: row.CampaignSubTitle,
@@ -77,6 +83,12 @@ func (c CatalogueSnapshots) Load(ctx context.Context, now time.Time) (out catalo
 					Translations: row.Translations, ProviderProductID: row.ProviderProductID, CreatedAt: row.CreatedAt,
 					UpdatedAt: row.UpdatedAt})
 				r.HasSharedCode = row.HasSharedCode
+				// Rewards of one brand often share their texts (a synced brand's terms, how to
+				// redeem, description and logo): one copy each in memory.
+				for _, f := range []*string{&r.BrandCode, &r.Description, &r.CampaignTitle, &r.CampaignSubTitle,
+					&r.CampaignDetails, &r.TermsAndConditions, &r.HowToRedeem, &r.CoverImage} {
+					*f = texts.intern(*f)
+				}
 				out.Rewards[i] = r
 			}
 			games, err := q.CatalogueSnapshotGameRewards(ctx)
@@ -142,4 +154,18 @@ func (c CatalogueSnapshots) Watch(ctx context.Context, changed func()) error {
 		}
 		changed()
 	}
+}
+
+// interner keeps one copy of each text.
+type interner map[string]string
+
+func (in interner) intern(s string) string {
+	if s == "" {
+		return s
+	}
+	if t, ok := in[s]; ok {
+		return t
+	}
+	in[s] = s
+	return s
 }

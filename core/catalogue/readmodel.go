@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/rewardsco/rewards/core/money"
 )
 
 // SnapshotData is the whole catalogue as the read model holds it, read in one consistent view
@@ -205,7 +207,7 @@ type Snapshot struct {
 	orders     []OrderCount // by reward index
 
 	mu      sync.Mutex
-	views   map[viewKey]*view
+	views   map[viewKey]*viewSlot
 	viewIDs int // reward indexes held by views
 }
 
@@ -224,7 +226,7 @@ type gameView struct {
 
 func newSnapshot(d SnapshotData, now time.Time) *Snapshot {
 	s := &Snapshot{version: d.Version, loadedAt: now, byID: make(map[uuid.UUID]int32, len(d.Rewards)),
-		games: map[uuid.UUID]*gameView{}, views: map[viewKey]*view{}}
+		games: map[uuid.UUID]*gameView{}, views: map[viewKey]*viewSlot{}}
 	s.categories = slices.Clone(d.Categories)
 	slices.SortFunc(s.categories, func(a, b Category) int {
 		return cmp.Or(cmp.Compare(a.DisplayOrder, b.DisplayOrder), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Code, b.Code))
@@ -286,10 +288,24 @@ func ordersByIndex(s *Snapshot, counts map[uuid.UUID]OrderCount) []OrderCount {
 	return out
 }
 
-// withOrders is the same catalogue with other order counts (and no views yet).
+// withOrders is the same catalogue with other order counts: s itself when they are the same,
+// else a snapshot that keeps s's views of the orders that do not count orders.
 func (s *Snapshot) withOrders(counts map[uuid.UUID]OrderCount) *Snapshot {
-	return &Snapshot{version: s.version, loadedAt: s.loadedAt, rewards: s.rewards, byID: s.byID, categories: s.categories,
-		games: s.games, orders: ordersByIndex(s, counts), views: map[viewKey]*view{}}
+	orders := ordersByIndex(s, counts)
+	if slices.Equal(orders, s.orders) {
+		return s
+	}
+	out := &Snapshot{version: s.version, loadedAt: s.loadedAt, rewards: s.rewards, byID: s.byID, categories: s.categories,
+		games: s.games, orders: orders, views: map[viewKey]*viewSlot{}}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, slot := range s.views {
+		if slot.ready() && k.order != OrderTrending && k.order != OrderMostOrdered {
+			out.views[k] = slot
+			out.viewIDs += len(slot.v.ids)
+		}
+	}
+	return out
 }
 
 // Version is the catalogue version the snapshot holds.
@@ -335,6 +351,15 @@ type viewKey struct {
 	order        Order
 }
 
+// viewSlot holds a view while it is built and once it is.
+type viewSlot struct {
+	once sync.Once
+	done atomic.Bool
+	v    *view
+}
+
+func (v *viewSlot) ready() bool { return v.done.Load() }
+
 // view is the visible rewards of a viewKey, sorted, valid until the first end date among them.
 type view struct {
 	ids        []int32
@@ -363,23 +388,7 @@ func (s *Snapshot) List(q ListQuery) ([]Listed, int64) {
 	} else {
 		k := viewKey{game: q.GameID, coin: q.CoinID, coinsPerUnit: q.CoinsPerUnit, country: q.Country, category: q.Category,
 			brand: q.Brand, giftCard: giftCardKey(q.GiftCard), dedupe: q.Dedupe, order: q.Order}
-		s.mu.Lock()
-		v, ok := s.views[k]
-		s.mu.Unlock()
-		if !ok || !v.validAt(q.Now) {
-			v = s.build(q, game, nil)
-			s.mu.Lock()
-			if old := s.views[k]; old != nil {
-				s.viewIDs -= len(old.ids)
-				delete(s.views, k)
-			}
-			if s.viewIDs+len(v.ids) <= maxCachedIDs {
-				s.views[k] = v
-				s.viewIDs += len(v.ids)
-			}
-			s.mu.Unlock()
-		}
-		ids = v.ids
+		ids = s.view(k, func() *view { return s.build(q, game, nil) }, q.Now).ids
 	}
 	total := int64(len(ids))
 	lo := min(max(q.Offset, 0), len(ids))
@@ -391,16 +400,81 @@ func (s *Snapshot) List(q ListQuery) ([]Listed, int64) {
 	return out, total
 }
 
+// sortKey is what Compare reads of a listed reward, computed once per reward of a view.
+type sortKey struct {
+	idx      int32
+	price    int64 // coin price of the smallest face value
+	orders   int64 // Orders7d (TRENDING) or Orders30d (MOST_ORDERED)
+	discount money.Pct
+	mode     int
+	xscore   float64
+	created  int64 // Unix microseconds: PostgreSQL's precision
+	id       uuid.UUID
+	brand    string
+	end      *time.Time
+}
+
+// compareKeys is Compare on sort keys (relevance, which lists never have, aside):
+// TestReadModelAgreesWithTheSQL holds the two to the same order.
+func compareKeys(o Order, a, b *sortKey) int {
+	var c int
+	switch o {
+	case OrderNewest:
+		c = cmp.Compare(b.created, a.created)
+	case OrderTrending, OrderMostOrdered:
+		c = cmp.Compare(b.orders, a.orders)
+	case OrderPriceLowHigh:
+		c = cmp.Compare(a.price, b.price)
+	case OrderPriceHighLow:
+		c = cmp.Compare(b.price, a.price)
+	case OrderDiscount:
+		c = cmp.Compare(b.discount, a.discount)
+	case OrderPricingMode:
+		c = cmp.Compare(a.mode, b.mode)
+	}
+	if c != 0 {
+		return c
+	}
+	if c = cmp.Compare(b.xscore, a.xscore); c != 0 {
+		return c
+	}
+	if c = cmp.Compare(b.created, a.created); c != 0 {
+		return c
+	}
+	return slices.Compare(a.id[:], b.id[:])
+}
+
+// view returns the view of k, built once by the first of the requests that ask for it (the
+// others wait for it) and again once it has ended.
+func (s *Snapshot) view(k viewKey, build func() *view, now time.Time) *view {
+	s.mu.Lock()
+	slot := s.views[k]
+	if slot != nil && slot.ready() && !slot.v.validAt(now) {
+		s.viewIDs -= len(slot.v.ids)
+		slot = nil
+	}
+	if slot == nil {
+		slot = &viewSlot{}
+		s.views[k] = slot
+	}
+	s.mu.Unlock()
+	slot.once.Do(func() {
+		v := build()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.viewIDs+len(v.ids) > maxCachedIDs && s.views[k] == slot {
+			delete(s.views, k) // over the budget: used by the requests waiting for it, then dropped
+		} else {
+			s.viewIDs += len(v.ids)
+		}
+		slot.v = v
+		slot.done.Store(true)
+	})
+	return slot.v
+}
+
 // build sorts the rewards q selects (only those of ids when given) as Compare says.
 func (s *Snapshot) build(q ListQuery, game *gameView, only []uuid.UUID) *view {
-	var candidates []int32
-	if only != nil {
-		for _, id := range only {
-			if i, ok := s.byID[id]; ok && !slices.Contains(candidates, i) {
-				candidates = append(candidates, i)
-			}
-		}
-	}
 	keep := func(i int32) bool {
 		e := &s.rewards[i]
 		if !s.visible(game, i, q.Country, q.Now) {
@@ -414,35 +488,44 @@ func (s *Snapshot) build(q ListQuery, game *gameView, only []uuid.UUID) *view {
 		}
 		return q.GiftCard == nil || (e.reward.Type == GiftCard) == *q.GiftCard
 	}
-	var list []Listed
-	var idx []int32
+	var keys []sortKey
 	add := func(i int32) {
-		if keep(i) {
-			list = append(list, s.listed(game, i, q.CoinID, q.CoinsPerUnit))
-			idx = append(idx, i)
+		if !keep(i) {
+			return
 		}
+		r := &s.rewards[i].reward
+		k := sortKey{idx: i, price: r.CoinPrice(r.MinFace(), q.CoinsPerUnit, s.override(game, i, q.CoinID)),
+			discount: r.DiscountOnMRP(), mode: modeRank(*r), xscore: r.XScore, created: r.CreatedAt.UnixMicro(), id: r.ID,
+			brand: r.BrandCode, end: r.EndDate}
+		if q.Order == OrderMostOrdered {
+			k.orders = s.orders[i].Last30d
+		} else {
+			k.orders = s.orders[i].Last7d
+		}
+		keys = append(keys, k)
 	}
 	if only != nil {
-		for _, i := range candidates {
-			add(i)
+		var seen []int32
+		for _, id := range only {
+			if i, ok := s.byID[id]; ok && !slices.Contains(seen, i) {
+				seen = append(seen, i)
+				add(i)
+			}
 		}
 	} else {
+		keys = make([]sortKey, 0, len(s.rewards))
 		for i := range s.rewards {
 			add(int32(i))
 		}
 	}
-	order := make([]int, len(list))
-	for i := range order {
-		order[i] = i
-	}
 	if q.Dedupe {
-		order = dedupe(list, order)
+		keys = dedupe(keys)
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return Compare(q.Order, q.CoinsPerUnit, list[a], list[b]) })
-	v := &view{ids: make([]int32, len(order))}
-	for n, i := range order {
-		v.ids[n] = idx[i]
-		if end := list[i].Reward.EndDate; end != nil && (v.validUntil.IsZero() || end.Before(v.validUntil)) {
+	slices.SortFunc(keys, func(a, b sortKey) int { return compareKeys(q.Order, &a, &b) })
+	v := &view{ids: make([]int32, len(keys))}
+	for n := range keys {
+		v.ids[n] = keys[n].idx
+		if end := keys[n].end; end != nil && (v.validUntil.IsZero() || end.Before(v.validUntil)) {
 			v.validUntil = *end
 		}
 	}
@@ -450,33 +533,19 @@ func (s *Snapshot) build(q ListQuery, game *gameView, only []uuid.UUID) *view {
 }
 
 // dedupe keeps one reward per brand: the largest discount on mrp, then x-score, newest, id.
-func dedupe(list []Listed, order []int) []int {
+func dedupe(keys []sortKey) []sortKey {
 	best := map[string]int{}
-	for _, i := range order {
-		code := list[i].Reward.BrandCode
-		j, seen := best[code]
-		if !seen || betterOfBrand(list[i].Reward, list[j].Reward) {
-			best[code] = i
+	for i := range keys {
+		j, seen := best[keys[i].brand]
+		if !seen || compareKeys(OrderDiscount, &keys[i], &keys[j]) < 0 {
+			best[keys[i].brand] = i
 		}
 	}
-	out := make([]int, 0, len(best))
+	out := make([]sortKey, 0, len(best))
 	for _, i := range best {
-		out = append(out, i)
+		out = append(out, keys[i])
 	}
 	return out
-}
-
-func betterOfBrand(a, b Reward) bool {
-	if c := cmp.Compare(b.DiscountOnMRP(), a.DiscountOnMRP()); c != 0 {
-		return c < 0
-	}
-	if c := cmp.Compare(b.XScore, a.XScore); c != 0 {
-		return c < 0
-	}
-	if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
-		return c < 0
-	}
-	return a.ID.String() < b.ID.String()
 }
 
 // Get returns one reward as q's game's players see it, or ErrRewardNotFound: what
