@@ -38,6 +38,10 @@ type testAPI struct {
 	srv   *httptest.Server
 	sms   *recordingSender
 	clock *clock
+	// client checks every answer against the served documents (checkedClient), made at the
+	// first request.
+	client     *http.Client
+	clientOnce sync.Once
 }
 
 // recordingSender is an OTPSender that keeps what it sends, as a phone would.
@@ -133,7 +137,8 @@ func (a *testAPI) do(method, path, host string, headers map[string]string, body 
 
 func (a *testAPI) send(req *http.Request) response {
 	a.t.Helper()
-	res, err := http.DefaultClient.Do(req)
+	a.clientOnce.Do(func() { a.client = checkedClient(a.t, a.srv) })
+	res, err := a.client.Do(req)
 	require.NoError(a.t, err)
 	defer res.Body.Close()
 	raw, err := io.ReadAll(res.Body)

@@ -48,6 +48,9 @@ type partnerAPI struct {
 	currency string
 	provider string
 	pool     *pgxpool.Pool
+	// client checks the service's answers against its documents (checkedClient).
+	client     *http.Client
+	clientOnce sync.Once
 }
 
 const partnerFakeSecret = "fake-client-secret"
@@ -158,8 +161,8 @@ func (p *partnerAPI) call(method, rawURL, host string, headers map[string]string
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }, Timeout: 30 * time.Second}
-	res, err := client.Do(req)
+	p.clientOnce.Do(func() { p.client = checkedClient(p.t, p.srv) })
+	res, err := p.client.Do(req)
 	require.NoError(p.t, err)
 	defer res.Body.Close()
 	raw, err := io.ReadAll(res.Body)

@@ -165,7 +165,7 @@ func TestCatalogue(t *testing.T) {
 	require.Equal(t, link, str(get("/rewards/" + coupon + "/get-redirection-link").Body["url"]))
 	u, err := url.Parse(link)
 	require.NoError(t, err)
-	noFollow := &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	noFollow := s.httpClient()
 	for range 2 {
 		res, err := noFollow.Get(s.svc.BaseURL + u.Path)
 		require.NoError(t, err)

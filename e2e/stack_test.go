@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -34,6 +33,9 @@ type stack struct {
 	svc   *harness.Container
 	image string
 	env   map[string]string
+	// client checks the service's answers against its documents (httpClient).
+	client     *http.Client
+	clientOnce sync.Once
 }
 
 const (
@@ -157,8 +159,7 @@ func (s *stack) call(r request) response {
 	for k, v := range r.headers {
 		req.Header.Set(k, v)
 	}
-	client := &http.Client{Timeout: 30 * time.Second}
-	res, err := client.Do(req)
+	res, err := s.httpClient().Do(req)
 	require.NoError(s.t, err)
 	defer res.Body.Close()
 	raw, err := io.ReadAll(res.Body)

@@ -114,13 +114,17 @@ func TestOperationsDeclareTheirErrorCodes(t *testing.T) {
 	schema := doc.Components.Schemas.Map()["GetProbeError"]
 	require.NotNil(t, schema)
 	require.Equal(t, []any{"API_KEY_MISSING", "API_KEY_REVOKED", "API_KEY_UNKNOWN", "API_KEY_WRONG_ENVIRONMENT",
-		"IDEMPOTENCY_IN_PROGRESS", "INTERNAL", "STUDIO_NOT_FOUND", "UNKNOWN_HOST"}, schema.Properties["code"].Enum)
+		"IDEMPOTENCY_IN_PROGRESS", "INTERNAL", "SERVICE_UNAVAILABLE", "STUDIO_NOT_FOUND", "UNAVAILABLE", "UNKNOWN_HOST",
+		"VALIDATION_FAILED"}, schema.Properties["code"].Enum)
 	for status, codes := range map[string]string{
 		"401": "API_KEY_MISSING, API_KEY_REVOKED, API_KEY_UNKNOWN, API_KEY_WRONG_ENVIRONMENT",
 		"404": "STUDIO_NOT_FOUND",
 		"409": "IDEMPOTENCY_IN_PROGRESS", // named, so declared although Errors left it out
 		"421": "UNKNOWN_HOST",
 		"500": "INTERNAL",
+		// The kit's own statuses, which every operation declares (declareKitStatuses).
+		"400": "VALIDATION_FAILED",
+		"503": "SERVICE_UNAVAILABLE, UNAVAILABLE",
 	} {
 		require.Contains(t, op.Responses, status)
 		require.Contains(t, op.Responses[status].Description, codes, status)

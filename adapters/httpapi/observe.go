@@ -106,7 +106,7 @@ func (s *Server) registerMetrics() {
 			"total, maximum, and waits for a connection); and the Go runtime's and process's own. Counters are per instance.",
 		Responses: map[string]*huma.Response{"200": {
 			Description: "The metrics, in the Prometheus text format (version 0.0.4).",
-			Content:     map[string]*huma.MediaType{"text/plain; version=0.0.4": {Schema: &huma.Schema{Type: "string"}}},
+			Content:     map[string]*huma.MediaType{string(metricsFormat): {Schema: &huma.Schema{Type: "string"}}},
 		}},
 	}), func(ctx context.Context, _ *struct{}) (*huma.StreamResponse, error) {
 		var buf bytes.Buffer

@@ -143,9 +143,11 @@ func New(cfg Config) *Server {
 			if op.BodyReadTimeout >= 0 && op.BodyReadTimeout < BodyReadTimeout {
 				op.BodyReadTimeout = BodyReadTimeout
 			}
+			declareKitStatuses(op)
 			documentErrorCodes(oapi, op)
 			documentExamples(oapi, op)
 		})
+		oapi.OnAddOperation = append(oapi.OnAddOperation, declareKitResponses)
 		// First of every operation's middlewares, so it must come before any operation.
 		api.UseMiddleware(noteOperation)
 	}

@@ -63,14 +63,16 @@ type OrderTransitionBody struct {
 
 // OrderAddressBody is the delivery address of a physical good.
 type OrderAddressBody struct {
-	Name     string `json:"name" doc:"Recipient"`
-	Line1    string `json:"line1" doc:"First address line"`
-	Line2    string `json:"line2" doc:"Second address line"`
-	Landmark string `json:"landmark" doc:"Landmark"`
-	City     string `json:"city" doc:"City"`
-	State    string `json:"state" doc:"State"`
-	PinCode  string `json:"pinCode" doc:"PIN code"`
-	Phone    string `json:"phone" doc:"Phone number for the delivery"`
+	// _ makes the schema nullable: the field it fills is null when there is none.
+	_        struct{} `nullable:"true"`
+	Name     string   `json:"name" doc:"Recipient"`
+	Line1    string   `json:"line1" doc:"First address line"`
+	Line2    string   `json:"line2" doc:"Second address line"`
+	Landmark string   `json:"landmark" doc:"Landmark"`
+	City     string   `json:"city" doc:"City"`
+	State    string   `json:"state" doc:"State"`
+	PinCode  string   `json:"pinCode" doc:"PIN code"`
+	Phone    string   `json:"phone" doc:"Phone number for the delivery"`
 }
 
 // AdminOrderBody is an order as the operator sees it: no codes, but its bookkeeping and history.
@@ -90,8 +92,8 @@ type AdminOrderBody struct {
 	FaceValue           float64               `json:"faceValue" doc:"denomination × quantity, in units of the currency" example:"1000"`
 	CodeCount           int                   `json:"codeCount" doc:"Codes delivered (they stay sealed here)" example:"2"`
 	ProviderProduct     *string               `json:"providerProduct" doc:"The voucher provider's product that fulfils the order, or null (coupons and goods)"`
-	DebitTransactionID  *uuid.UUID            `json:"debitTransactionId" doc:"The journal entry of the coin debit"`
-	RefundTransactionID *uuid.UUID            `json:"refundTransactionId" doc:"The journal entry of the refund, or null"`
+	DebitTransactionID  *uuid.UUID            `json:"debitTransactionId" nullable:"true" doc:"The journal entry of the coin debit, or null (none yet, or a partner order)"`
+	RefundTransactionID *uuid.UUID            `json:"refundTransactionId" nullable:"true" doc:"The journal entry of the refund, or null"`
 	Address             *OrderAddressBody     `json:"address" doc:"Where a PHYSICAL good goes, or null"`
 	FailureReason       *string               `json:"failureReason" doc:"Why the order failed, or null"`
 	DeadlineAt          time.Time             `json:"deadlineAt" doc:"When an unfinished provider order is failed and refunded"`

@@ -72,7 +72,7 @@ type PartnerStockBody struct {
 // PartnerPreviewRequest asks for an order's price.
 type PartnerPreviewRequest struct {
 	BrandCode    string  `json:"brandCode" minLength:"1" maxLength:"64" example:"AMAZON"`
-	Denomination float64 `json:"denomination" exclusiveMinimum:"0" doc:"Face value of one card, at most two decimals" example:"500"`
+	Denomination float64 `json:"denomination" minimum:"0.01" doc:"Face value of one card, at most two decimals" example:"500"`
 	Quantity     int     `json:"quantity" minimum:"1" maximum:"10" example:"2"`
 }
 
@@ -101,7 +101,7 @@ type PartnerCustomer struct {
 type PartnerOrderRequest struct {
 	ClientOrderID string          `json:"clientOrderId" pattern:"^[A-Za-z0-9_-]{1,64}$" doc:"The partner's idempotency key: one order per clientOrderId, forever" example:"ord-2026-000123"`
 	BrandCode     string          `json:"brandCode" minLength:"1" maxLength:"64" example:"AMAZON"`
-	Denomination  float64         `json:"denomination" exclusiveMinimum:"0" example:"500"`
+	Denomination  float64         `json:"denomination" minimum:"0.01" example:"500"`
 	Quantity      int             `json:"quantity" minimum:"1" maximum:"10" example:"2"`
 	Customer      PartnerCustomer `json:"customer"`
 	ReturnURL     string          `json:"returnUrl,omitempty" maxLength:"2048" doc:"CASH only: where the user goes after paying; an absolute https URL with a host (http outside production), no user info or markup, at most 2,048 characters (400 VALIDATION_FAILED otherwise)" example:"https://partner.example.com/orders/ord-2026-000123"`
@@ -166,7 +166,7 @@ type PartnerSecretBody struct {
 
 // PartnerCreditRequest funds a wallet.
 type PartnerCreditRequest struct {
-	Amount    float64 `json:"amount" exclusiveMinimum:"0" doc:"Units of the currency, at most two decimals" example:"25000"`
+	Amount    float64 `json:"amount" minimum:"0.01" doc:"Units of the currency, at most two decimals" example:"25000"`
 	Reference string  `json:"reference" minLength:"1" maxLength:"128" doc:"The operator's reference of the transfer: a reference seen before on this wallet is not credited again" example:"NEFT-2026-11-22-0042"`
 }
 
@@ -176,7 +176,7 @@ type PartnerEntryBody struct {
 	Kind         string     `json:"kind" enum:"CREDIT,DEBIT,REFUND"`
 	Amount       float64    `json:"amount" doc:"Signed: debits are negative"`
 	BalanceAfter float64    `json:"balanceAfter"`
-	OrderID      *uuid.UUID `json:"orderId"`
+	OrderID      *uuid.UUID `json:"orderId" nullable:"true"`
 	Reference    string     `json:"reference,omitempty"`
 	CreatedAt    time.Time  `json:"createdAt"`
 }

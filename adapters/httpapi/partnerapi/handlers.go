@@ -58,7 +58,7 @@ type brandInput struct {
 
 type stockInput struct {
 	BrandCode    string  `path:"brandCode" maxLength:"64" doc:"The brand's code"`
-	Denomination float64 `query:"denomination" required:"true" exclusiveMinimum:"0" doc:"The face value to check"`
+	Denomination float64 `query:"denomination" required:"true" minimum:"0.01" doc:"The face value to check"`
 }
 
 type previewInput struct {

@@ -113,7 +113,7 @@ func Register(s *httpapi.Server, svc *partner.Service) {
 		Errors: []int{http.StatusBadRequest},
 	}), h.preview)
 
-	huma.Register(s.API, auth(huma.Operation{
+	huma.Register(s.API, httpapi.AlsoAnswers(auth(huma.Operation{
 		OperationID: "partner-place-order", Method: http.MethodPost, Path: "/partner/v1/gift-cards/orders", Summary: "Place an order",
 		DefaultStatus: http.StatusCreated,
 		Description: "Buys `quantity` cards of `denomination` of `brandCode` for `customer` (`ref` required; `email` and `phone` (E.164) optional). " +
@@ -130,7 +130,7 @@ func Register(s *httpapi.Server, svc *partner.Service) {
 			"**Quotes.** `quoteId` (from the preview) holds the previewed amount for 10 minutes, for one order: a second order with it is 400 QUOTE_USED (a retry of the same clientOrderId replays the first), and a quote issued before the operator changed the partner's discount is 400 QUOTE_EXPIRED.\n\n" +
 			"**Errors.** 400 BRAND_NOT_FOUND, DENOMINATION_NOT_AVAILABLE, OUT_OF_STOCK, INSUFFICIENT_WALLET_BALANCE, PAYMENT_INIT_FAILED, QUOTE_EXPIRED, QUOTE_MISMATCH, QUOTE_USED, VALIDATION_FAILED; 422 IDEMPOTENCY_KEY_REUSED; 502 when the voucher provider cannot tell its stock." + authRule,
 		Errors: []int{http.StatusBadRequest, http.StatusUnprocessableEntity, http.StatusBadGateway},
-	}), h.place)
+	}), http.StatusOK, "A replay: the order an earlier placement with this clientOrderId made, as it is now (x-idempotent-replay: true)"), h.place)
 
 	huma.Register(s.API, auth(huma.Operation{
 		OperationID: "partner-order", Method: http.MethodGet, Path: "/partner/v1/gift-cards/orders/{orderId}", Summary: "One order",
@@ -176,12 +176,12 @@ func registerOperator(s *httpapi.Server, h handlers) {
 		Description:   "201 `{environment, clientSecret}` (`rcs_…`, shown once; only a hash is kept). A new secret revokes the old one and every token issued under it, an exchange racing the rotation included. From then on the token exchange needs it (on live it always does). 404 GAME_NOT_FOUND.",
 		Errors:        []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.secret)
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
+	huma.Register(s.OperatorAPI, httpapi.AlsoAnswers(s.Operator(huma.Operation{
 		OperationID: "admin-partner-credit", Method: http.MethodPost, Path: "/admin/v1/games/{gameId}/partner/{environment}/wallet/credits", Summary: "Fund a partner wallet",
 		DefaultStatus: http.StatusCreated,
 		Description:   "`{amount, reference}` → 201 `{balance, currency}`. A reference seen before on this wallet is not credited twice: the answer is 200 with the balance as it is and `x-idempotent-replay: true`. `amount` is at most 1,000,000,000 and a wallet holds at most 1,000,000,000,000 (400 VALIDATION_FAILED beyond). 404 GAME_NOT_FOUND.",
 		Errors:        []int{http.StatusBadRequest, http.StatusNotFound},
-	}), h.credit)
+	}), http.StatusOK, "A replay: the reference was credited before; the balance as it is (x-idempotent-replay: true)"), h.credit)
 	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-partner-ledger", Method: http.MethodGet, Path: "/admin/v1/games/{gameId}/partner/{environment}/wallet", Summary: "A partner wallet and its ledger",
 		Description: "`{balance, currency, entries, page, limit, total}`: the CREDIT, DEBIT and REFUND entries, oldest first, a page at a time (`limit` default and at most 100, `page` from 1, page × limit at most 10,000); the balance is the sum of all of them. 404 GAME_NOT_FOUND.",

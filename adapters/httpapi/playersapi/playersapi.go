@@ -192,9 +192,17 @@ func Register(s *httpapi.Server, svc *players.Service) {
 		Method:      http.MethodGet,
 		Path:        "/files/{name}",
 		Summary:     "An uploaded file",
-		Description: "Serves an uploaded profile picture by the name in its profilePictureUrl. Names are unguessable; no authentication, host-agnostic.",
+		Description: "Serves an uploaded profile picture by the name in its profilePictureUrl, as PNG, JPEG or WebP. Names are unguessable; no authentication, host-agnostic.",
 		Tags:        tags,
 		Errors:      []int{http.StatusNotFound},
+		Responses: map[string]*huma.Response{"200": {
+			Description: "The picture, in the media type it was uploaded as.",
+			Content: map[string]*huma.MediaType{
+				"image/png":  {Schema: httpapi.BinarySchema("A PNG image")},
+				"image/jpeg": {Schema: httpapi.BinarySchema("A JPEG image")},
+				"image/webp": {Schema: httpapi.BinarySchema("A WebP image")},
+			},
+		}},
 	}, h.file)
 
 	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{

@@ -14,20 +14,24 @@ import (
 
 // ServedAssetBody is the frame to draw.
 type ServedAssetBody struct {
-	Source      string `json:"source" enum:"PRESET,UPLOAD" doc:"PRESET (library) or UPLOAD (studio artwork)"`
-	ImageURL    string `json:"imageUrl" doc:"Frame image address" example:"https://cdn.example.com/frames/gold.png"`
-	Orientation string `json:"orientation" enum:"PORTRAIT,LANDSCAPE" doc:"Frame orientation"`
-	Width       int    `json:"width" doc:"Pixels" example:"640"`
-	Height      int    `json:"height" doc:"Pixels" example:"360"`
+	// _ makes the schema nullable: the field it fills is null when there is none.
+	_           struct{} `nullable:"true"`
+	Source      string   `json:"source" enum:"PRESET,UPLOAD" doc:"PRESET (library) or UPLOAD (studio artwork)"`
+	ImageURL    string   `json:"imageUrl" doc:"Frame image address" example:"https://cdn.example.com/frames/gold.png"`
+	Orientation string   `json:"orientation" enum:"PORTRAIT,LANDSCAPE" doc:"Frame orientation"`
+	Width       int      `json:"width" doc:"Pixels" example:"640"`
+	Height      int      `json:"height" doc:"Pixels" example:"360"`
 }
 
 // PricingBody is an item's money price.
 type PricingBody struct {
-	Currency        string  `json:"currency" doc:"Deployment currency" example:"INR"`
-	MRP             float64 `json:"mrp" doc:"Maximum retail price, in units" example:"1000"`
-	Price           float64 `json:"price" doc:"Selling price, in units" example:"800"`
-	PriceAfterCoins float64 `json:"priceAfterCoins" doc:"Price less coinDiscount, in units" example:"600"`
-	DiscountPct     float64 `json:"discountPct" doc:"(mrp − price) / mrp, percent" example:"20"`
+	// _ makes the schema nullable: the field it fills is null when there is none.
+	_               struct{} `nullable:"true"`
+	Currency        string   `json:"currency" doc:"Deployment currency" example:"INR"`
+	MRP             float64  `json:"mrp" doc:"Maximum retail price, in units" example:"1000"`
+	Price           float64  `json:"price" doc:"Selling price, in units" example:"800"`
+	PriceAfterCoins float64  `json:"priceAfterCoins" doc:"Price less coinDiscount, in units" example:"600"`
+	DiscountPct     float64  `json:"discountPct" doc:"(mrp − price) / mrp, percent" example:"20"`
 }
 
 // CoinsBody is what the game's touchpoint coin can pay.
@@ -47,6 +51,8 @@ type CTABody struct {
 
 // ServedItemBody is the offer.
 type ServedItemBody struct {
+	// _ makes the schema nullable: the field it fills is null when there is none.
+	_         struct{}     `nullable:"true"`
 	Type      string       `json:"type" enum:"PRODUCT,COUPON,GIFT_CARD" doc:"Kind of offer"`
 	ID        string       `json:"id" doc:"Reward id (coupons, gift cards) or product id"`
 	Title     string       `json:"title" doc:"Name"`
@@ -163,22 +169,35 @@ type NodeBody struct {
 	Popup            *NodeBody      `json:"popup,omitempty" doc:"Shown when this node is tapped; never DYNAMIC"`
 }
 
-// documentNodeData documents NodeBody.data as one of the two hydrated shapes. The field is an
-// interface value rather than a type with MarshalJSON, which encoding/json would re-read and
-// compact: that was a sixth of a tree read's cost.
+// documentNodeData documents NodeBody.data as NodeData, one of the two hydrated shapes told
+// apart by their `type` (a discriminator, so that generated clients decode each node's data
+// as the one shape it is). NodeData is a schema of its own: generators name an inline oneOf
+// after its field ("NodeBodyData") and its variants' enum after that ("NodeBodyDataType"),
+// which is already the name of the dataType enum. The field is an interface value rather than
+// a type with MarshalJSON, which encoding/json would re-read and compact: that was a sixth of
+// a tree read's cost.
 func documentNodeData(r huma.Registry) {
 	node := r.Map()["NodeBody"]
 	if node == nil {
 		return
 	}
-	node.Properties["data"] = &huma.Schema{
-		Description: "Served only, when coinId was sent: a HydratedReward (rewardId) or a HydratedProduct (productId). Ignored on input.",
-		OneOf: []*huma.Schema{
-			r.Schema(reflect.TypeFor[HydratedReward](), true, "HydratedReward"),
-			r.Schema(reflect.TypeFor[HydratedProduct](), true, "HydratedProduct"),
-		},
+	reward := r.Schema(reflect.TypeFor[HydratedReward](), true, "HydratedReward")
+	product := r.Schema(reflect.TypeFor[HydratedProduct](), true, "HydratedProduct")
+	r.Map()["NodeData"] = &huma.Schema{
+		Description: "Served only, when coinId was sent: a HydratedReward (type REWARD, on a node with rewardId) or a HydratedProduct (type PRODUCT, on a node with productId). Ignored on input.",
+		OneOf:       []*huma.Schema{reward, product},
+		Discriminator: &huma.Discriminator{PropertyName: "type", Mapping: map[string]string{
+			hydratedRewardType: reward.Ref, hydratedProductType: product.Ref,
+		}},
 	}
+	node.Properties["data"] = &huma.Schema{Ref: "#/components/schemas/NodeData"}
 }
+
+// The type of each hydrated shape, NodeData's discriminator.
+const (
+	hydratedRewardType  = "REWARD"
+	hydratedProductType = "PRODUCT"
+)
 
 // HydratedRewardMetadata is a hydrated reward's texts and images.
 type HydratedRewardMetadata struct {
@@ -211,6 +230,7 @@ type HydratedPrice struct {
 
 // HydratedReward is a node's reward data.
 type HydratedReward struct {
+	Type                 string                 `json:"type" enum:"REWARD" doc:"Always REWARD: tells a reward's data from a product's"`
 	ID                   string                 `json:"id" doc:"Reward id"`
 	BrandID              string                 `json:"brandId" doc:"Brand code"`
 	BrandName            string                 `json:"brandName" doc:"Brand name"`
@@ -225,7 +245,7 @@ type HydratedReward struct {
 // HydratedProduct is a node's product data.
 type HydratedProduct struct {
 	ID                          string  `json:"id" doc:"Product id"`
-	Type                        string  `json:"type" doc:"Always PRODUCT" example:"PRODUCT"`
+	Type                        string  `json:"type" enum:"PRODUCT" doc:"Always PRODUCT: tells a product's data from a reward's"`
 	ProductID                   string  `json:"productId" doc:"Product id"`
 	Name                        string  `json:"name" doc:"Name"`
 	BrandName                   string  `json:"brandName" doc:"Brand"`
@@ -414,7 +434,7 @@ func toNodeData(d touchpoints.Data) any {
 		if categories == nil {
 			categories = []string{}
 		}
-		return HydratedReward{ID: rw.ID.String(), BrandID: br.Code, BrandName: br.Name, OrganizationID: br.OrganizationID(),
+		return HydratedReward{Type: hydratedRewardType, ID: rw.ID.String(), BrandID: br.Code, BrandName: br.Name, OrganizationID: br.OrganizationID(),
 			IsActive: r.IsActive, BrandRedirectionLink: br.WebsiteURL,
 			Metadata: HydratedRewardMetadata{BrandName: br.Name, BrandLogoImage: br.LogoURL, CampaignTitle: rw.CampaignTitle,
 				CampaignSubTitle: rw.CampaignSubTitle, CampaignCoverImage: rw.CoverImage, CampaignDetails: rw.CampaignDetails,
@@ -425,7 +445,7 @@ func toNodeData(d touchpoints.Data) any {
 	}
 	p := d.Product
 	pr := p.Product
-	return HydratedProduct{ID: pr.ID, Type: "PRODUCT", ProductID: pr.ID, Name: pr.Name, BrandName: pr.BrandName,
+	return HydratedProduct{ID: pr.ID, Type: hydratedProductType, ProductID: pr.ID, Name: pr.Name, BrandName: pr.BrandName,
 		ImageURL: pr.ImageURL, HeroImageURL: pr.HeroImageURL, Category: pr.Category, Rating: pr.Rating,
 		ListingPrice: pr.ListingPrice.Units(), DiscountedListingPrice: pr.DiscountedListingPrice.Units(), MRP: pr.MRP.Units(),
 		DiscountPercent: p.Pricing.DiscountPct.Float(), CoinSpread: pr.MaxCoinDiscountPct.Float(),

@@ -95,6 +95,7 @@ func Register(s *httpapi.Server, svc *touchpoints.Service) {
 
 	registerOperator(s, h)
 	documentNodeData(s.API.OpenAPI().Components.Schemas)
+	documentNodeData(s.OperatorAPI.OpenAPI().Components.Schemas)
 }
 
 func registerOperator(s *httpapi.Server, h handlers) {

@@ -234,7 +234,7 @@ func Register(s *httpapi.Server, svc *webhooks.Service) {
 	documentEvents(s)
 	tags := []string{tagWebhooks}
 
-	huma.Register(s.API, s.APIKey(huma.Operation{
+	huma.Register(s.API, httpapi.AlsoAnswers(s.APIKey(huma.Operation{
 		OperationID: "webhooks-configure",
 		Method:      http.MethodPost,
 		Path:        "/studio-webhooks/configure",
@@ -242,7 +242,7 @@ func Register(s *httpapi.Server, svc *webhooks.Service) {
 		Description: "Creates a configuration (201, with the full signingSecret, shown only here) or, when the studio already has one with this webhookUrl in this environment, updates it (200, secret masked)." + scopeRule + " A studio has at most 10 configurations per environment: creating an 11th is 400 WEBHOOK_CONFIG_LIMIT and creates nothing (updating one by its webhookUrl still works; delete one to make room). The URL must be https and resolve to a public address (checked again at every connection). At most 4 deliveries to one configuration are in flight at once (per service instance); the others wait their turn, so a slow or unreachable receiver delays only its own deliveries. 400 VALIDATION_FAILED, WEBHOOK_CONFIG_LIMIT; 403 STUDIO_MISMATCH.",
 		Tags:        tags,
 		Errors:      []int{http.StatusBadRequest, http.StatusForbidden},
-	}), h.configure)
+	}), http.StatusCreated, "Created: the new configuration, with its full signingSecret (shown only here)"), h.configure)
 	huma.Register(s.API, s.APIKey(huma.Operation{
 		OperationID: "webhooks-list-configs",
 		Method:      http.MethodGet,
