@@ -85,8 +85,8 @@ func (r *recorder) Errorf(format string, args ...any) {
 	r.errors = append(r.errors, fmt.Sprintf(format, args...))
 }
 
-// servedDocuments fetches every document the service serves, by path, as generic JSON.
-func servedDocuments(t *testing.T, a *testAPI) map[string]map[string]any {
+// documentsAsJSON fetches every document the service serves, by path, as generic JSON.
+func documentsAsJSON(t *testing.T, a *testAPI) map[string]map[string]any {
 	t.Helper()
 	docs := map[string]map[string]any{}
 	for _, d := range contract.Documents {
@@ -106,17 +106,17 @@ func servedDocuments(t *testing.T, a *testAPI) map[string]map[string]any {
 	return docs
 }
 
-// walk calls fn on every object of v with its JSON pointer.
-func walk(v any, at string, fn func(at string, m map[string]any)) {
+// walkJSON calls fn on every object of v with its JSON pointer.
+func walkJSON(v any, at string, fn func(at string, m map[string]any)) {
 	switch x := v.(type) {
 	case map[string]any:
 		fn(at, x)
 		for k, c := range x {
-			walk(c, at+"/"+k, fn)
+			walkJSON(c, at+"/"+k, fn)
 		}
 	case []any:
 		for i, c := range x {
-			walk(c, fmt.Sprintf("%s/%d", at, i), fn)
+			walkJSON(c, fmt.Sprintf("%s/%d", at, i), fn)
 		}
 	}
 }
@@ -127,7 +127,7 @@ func walk(v any, at string, fn func(at string, m map[string]any)) {
 func TestServedDocumentsAreExact(t *testing.T) {
 	t.Parallel()
 	a := setup(t)
-	docs := servedDocuments(t, a)
+	docs := documentsAsJSON(t, a)
 	_, err := contract.Fetch(context.Background(), a.srv.Client(), a.srv.URL, adminToken)
 	require.NoError(t, err, "every served document is a valid OpenAPI document of its version")
 
@@ -144,7 +144,7 @@ func TestServedDocumentsAreExact(t *testing.T) {
 				}
 			}
 		}
-		walk(doc, path, func(at string, m map[string]any) {
+		walkJSON(doc, path, func(at string, m map[string]any) {
 			if strings.Contains(at, "/properties/") && strings.HasSuffix(at, "/properties") {
 				return // property names, not keywords
 			}
