@@ -35,7 +35,11 @@ const eventsDescription = "Sent as `POST` to each webhook configuration (POST /s
 // documentEvents adds the coin events the service sends to studios to the document's webhooks.
 func documentEvents(s *httpapi.Server) {
 	doc := s.API.OpenAPI()
-	body := doc.Components.Schemas.Schema(reflect.TypeFor[CoinEvent](), true, "CoinEvent")
+	// CoinEvent stays in the components, named for readers, and the bodies hold it inline:
+	// oapi-codegen prunes the components that no path refers to, not counting webhooks, and its
+	// client would then name a type it never generated.
+	ref := doc.Components.Schemas.Schema(reflect.TypeFor[CoinEvent](), true, "CoinEvent")
+	body := doc.Components.Schemas.SchemaFromRef(ref.Ref)
 	header := func(name, description string, example any, enum ...any) *huma.Param {
 		return &huma.Param{Name: name, In: "header", Required: true, Description: description, Example: example,
 			Schema: &huma.Schema{Type: huma.TypeString, Enum: enum}}
@@ -60,7 +64,6 @@ func documentEvents(s *httpapi.Server) {
 			Description: eventsDescription,
 			Tags:        []string{tagWebhooks},
 			Parameters: []*huma.Param{
-				header("Content-Type", "Always application/json", "application/json"),
 				header("User-Agent", "The service's webhook agent", webhooks.UserAgent),
 				header("X-Service-Event-ID", "The event's id (event_id of the body)", "9b1d3c52-7e0a-4f6b-8c2d-1e5f4a3b2c10"),
 				header("X-Service-Event-Type", "The event type (event_type of the body)", e.typ, e.typ),
