@@ -178,10 +178,12 @@ type fileInput struct {
 	Name string `path:"name" pattern:"^[A-Za-z0-9._-]{1,200}$" doc:"File name from a profilePictureUrl"`
 }
 
+// fileOutput writes the file with its media type from the body function: a Content-Type
+// field would be declared as a response header, which OpenAPI ignores (the 200's content
+// lists the media types).
 type fileOutput struct {
-	ContentType  string `header:"Content-Type"`
 	CacheControl string `header:"Cache-Control"`
-	Body         []byte
+	Body         func(huma.Context)
 }
 
 type messageOutput struct {

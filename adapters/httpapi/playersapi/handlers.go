@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/rewardsco/rewards/adapters/httpapi"
 	"github.com/rewardsco/rewards/core/players"
@@ -163,7 +166,11 @@ func (h handlers) file(ctx context.Context, in *fileInput) (*fileOutput, error) 
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
-	return &fileOutput{ContentType: contentType, CacheControl: "public, max-age=86400, immutable", Body: data}, nil
+	return &fileOutput{CacheControl: "public, max-age=86400, immutable", Body: func(hctx huma.Context) {
+		hctx.SetHeader("Content-Type", contentType)
+		hctx.SetStatus(http.StatusOK)
+		_, _ = hctx.BodyWriter().Write(data)
+	}}, nil
 }
 
 func (h handlers) setStoreSettings(ctx context.Context, in *storeSettingsInput) (*storeSettingsOutput, error) {
