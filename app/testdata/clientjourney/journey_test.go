@@ -161,6 +161,11 @@ func TestStudioJourney(t *testing.T) {
 	require.Equal(t, w.CoinID, wallets[0].CoinId)
 	require.Equal(t, 5000-spent, wallets[0].Balance)
 
+	// The game has no placement: the home screen shows nothing, a 200 with nulls.
+	serve, err := c.ServeTouchpoint(ctx, api.ServeTouchpointParams{Screen: "home"})
+	served := answer[*api.ServedEnvelopeHeaders](t, serve, err).Response.Data
+	require.True(t, served.Asset.Null && served.Item.Null && served.PlacementId.Null, "nothing to show: %+v", served)
+
 	// An error is an answer too: its code is one of the operation's.
 	missing, err := c.PlayerOrder(ctx, api.PlayerOrderParams{OrderId: "no-such-order", XLanguage: "en"})
 	notFound := answer[*api.PlayerOrderNotFound](t, missing, err)
