@@ -59,7 +59,7 @@ func TestContractCheckFailsOnAnUndescribedAnswer(t *testing.T) {
 	require.NoError(t, checker.Check(ctx, req, 200, ok, []byte(`{"status":"ok"}`)))
 	require.ErrorContains(t, checker.Check(ctx, req, 418, ok, []byte(`{"status":"ok"}`)), "status is not supported")
 	require.ErrorContains(t, checker.Check(ctx, req, 200, ok, []byte(`{"status":7}`)), "doesn't match schema")
-	require.ErrorContains(t, checker.Check(ctx, req, 200, http.Header{"Content-Type": {"application/json"}}, []byte(`{"status":"ok"}`)), "x-request-id")
+	require.ErrorContains(t, checker.Check(ctx, req, 200, http.Header{"Content-Type": {"application/json"}}, []byte(`{"status":"ok"}`)), `response header "X-Request-Id" missing`)
 	require.ErrorIs(t, checker.Check(ctx, httptest.NewRequest("GET", "/nowhere", nil), 200, ok, []byte(`{}`)), contract.ErrNoOperation)
 
 	var rec recorder
@@ -217,7 +217,7 @@ func TestServedDocumentsAreExact(t *testing.T) {
 		require.NotContains(t, responses, "default", "%s: a default answer hides undeclared statuses", key)
 		for status, res := range responses {
 			headers, _ := res.(map[string]any)["headers"].(map[string]any)
-			require.Contains(t, headers, "x-request-id", "%s %s", key, status)
+			require.Contains(t, headers, "X-Request-Id", "%s %s", key, status)
 			if status == "429" || status == "503" {
 				require.Contains(t, headers, "Retry-After", "%s %s", key, status)
 			}

@@ -200,3 +200,42 @@ func TestServerOnlyCoinMovements(t *testing.T) {
 	requireError(t, a.admin("PATCH", "/admin/v1/games/00000000-0000-4000-8000-000000000000", `{"serverOnlyCoinMovements":true}`), 404, "GAME_NOT_FOUND")
 	requireError(t, a.admin("POST", "/admin/v1/games/"+g.id+"/server-secrets/staging", ""), 400, "VALIDATION_FAILED")
 }
+
+// TestURLsAreAtMost2048Characters: the document declares the game's store address and the
+// coin's image address as format uri, with no maxLength (a generated client keeps a URL as
+// url.URL and can check no length of it), so the service refuses addresses longer than
+// 2,048 characters itself.
+func TestURLsAreAtMost2048Characters(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	url := func(n int) string {
+		return "https://cdn.example.com/" + strings.Repeat("a", n-len("https://cdn.example.com/"))
+	}
+	require.Len(t, url(2049), 2049)
+
+	st := a.admin("POST", "/admin/v1/studios", `{"name":"Long URLs"}`)
+	require.Equal(t, 201, st.Status, string(st.Raw))
+	games := "/admin/v1/studios/" + st.Body["id"].(string) + "/games"
+	r := a.admin("POST", games, `{"name":"Too long","storeUrl":"`+url(2049)+`"}`)
+	requireError(t, r, 400, "VALIDATION_FAILED")
+	require.Contains(t, r.Body["message"], "2048")
+	g := a.admin("POST", games, `{"name":"Long enough","storeUrl":"`+url(2048)+`"}`)
+	require.Equal(t, 201, g.Status, string(g.Raw))
+	require.Equal(t, url(2048), g.Body["storeUrl"])
+
+	coins := "/admin/v1/games/" + g.Body["id"].(string) + "/coins"
+	r = a.admin("POST", coins, `{"name":"Gems","imageUrl":"`+url(2049)+`"}`)
+	requireError(t, r, 400, "VALIDATION_FAILED")
+	require.Contains(t, r.Body["message"], "2048")
+	c := a.admin("POST", coins, `{"name":"Gems","imageUrl":"`+url(2048)+`"}`)
+	require.Equal(t, 201, c.Status, string(c.Raw))
+	require.Equal(t, url(2048), c.Body["url"])
+
+	// Only the coin of the right length was created.
+	key := g.Body["apiKeys"].(map[string]any)["test"].(string)
+	r = a.do("GET", "/coins", "localhost", map[string]string{"X-Api-Key": key}, "")
+	require.Equal(t, 200, r.Status, string(r.Raw))
+	var listed []map[string]any
+	require.NoError(t, json.Unmarshal(r.Raw, &listed))
+	require.Len(t, listed, 1)
+}

@@ -30,7 +30,7 @@ type APIError struct {
 
 // ErrorDetail is one validation failure.
 type ErrorDetail struct {
-	Location string `json:"location" doc:"Where the bad value is, e.g. body.amount or header.x-api-key" example:"body.amount"`
+	Location string `json:"location" doc:"Where the bad value is, e.g. body.amount or header.X-Language" example:"body.amount"`
 	Message  string `json:"message" doc:"What is wrong with it" example:"expected number >= 1"`
 	Value    any    `json:"value,omitempty" doc:"The value received"`
 }
@@ -220,7 +220,7 @@ func ValidationError(ctx context.Context, location, message string, value any) *
 }
 
 // ReplayHeader is the header that marks an answer replayed under an idempotency key.
-const ReplayHeader = "x-idempotent-replay"
+const ReplayHeader = "X-Idempotent-Replay"
 
 // IdempotentError is ErrorFrom for an idempotent operation: a refusal replayed under an
 // idempotency key carries ReplayHeader, as a replayed success does.

@@ -96,5 +96,5 @@ func Optional(s string) *string {
 
 // GameUUIDHeader is the x-game-uuid header player operations accept; embed it in an input.
 type GameUUIDHeader struct {
-	GameUUID string `header:"x-game-uuid" maxLength:"128" doc:"Optional: the player's studio uuid; must match the token's player (403 PLAYER_MISMATCH)"`
+	GameUUID string `header:"X-Game-Uuid" maxLength:"128" doc:"Optional: the player's studio uuid; must match the token's player (403 PLAYER_MISMATCH)"`
 }

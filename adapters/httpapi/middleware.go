@@ -153,7 +153,7 @@ func refuseNUL(next http.Handler) http.Handler {
 		if location == "" {
 			for name, values := range r.Header {
 				if strings.ContainsRune(name, 0) || slices.ContainsFunc(values, func(v string) bool { return strings.ContainsRune(v, 0) }) {
-					location = "header." + strings.ToLower(name)
+					location = "header." + name // r.Header keys are canonical, as Huma's header locations are
 					break
 				}
 			}

@@ -74,5 +74,5 @@ func TestRefuseNULLeavesBinaryBodiesAlone(t *testing.T) {
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	require.Equal(t, http.StatusBadRequest, rec.Code)
-	require.Contains(t, rec.Body.String(), "header.x-note")
+	require.Contains(t, rec.Body.String(), "header.X-Note")
 }

@@ -10,7 +10,7 @@ import (
 // Headers the kit sets on answers, as the documents declare them.
 const (
 	// RequestIDHeader is on every answer (middleware withRequestContext).
-	RequestIDHeader = "x-request-id"
+	RequestIDHeader = "X-Request-Id"
 	// RetryAfterHeader tells a client how many seconds to wait before trying again.
 	RetryAfterHeader = "Retry-After"
 )

@@ -338,11 +338,11 @@ func apiConfig(version string) huma.Config {
 	cfg.Components.Schemas = huma.NewMapRegistry("#/components/schemas/", schemaName)
 	cfg.Info.Description = apiDescription
 	cfg.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
-		schemeAPIKey: {Type: "apiKey", In: "header", Name: "x-api-key",
+		schemeAPIKey: {Type: "apiKey", In: "header", Name: "X-Api-Key",
 			Description: "The game's API key: rk_live_… on the live hosts, rk_test_… on the development hosts."},
 		schemePlayer: {Type: "http", Scheme: "bearer", BearerFormat: "JWT",
 			Description: "A player token from /player/login or /player/login/federatedByStudio."},
-		schemeServerSecret: {Type: "apiKey", In: "header", Name: "x-api-secret",
+		schemeServerSecret: {Type: "apiKey", In: "header", Name: "X-Api-Secret",
 			Description: "The game's server secret of the environment (rks_live_… or rks_test_…), for the studio's servers only. " +
 				"Distribute and deduct need it when the game has serverOnlyCoinMovements on (403 SERVER_SECRET_REQUIRED otherwise)."},
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/rewardsco/rewards/core/idempotency"
 	"github.com/rewardsco/rewards/core/store"
 	"github.com/rewardsco/rewards/core/studio"
+	"github.com/rewardsco/rewards/core/weburl"
 )
 
 // Service holds the coin use cases.
@@ -28,12 +29,16 @@ func NewService(runner store.Runner, coins store.Of[Repo], games store.Of[studio
 	return &Service{runner: runner, coins: coins, games: games, keeper: keeper}
 }
 
-// CreateCoin defines a new coin for a game: ErrGameNotFound (studio) when there is no such
-// game. The game is locked while the coin is created, so it cannot vanish in between.
+// CreateCoin defines a new coin for a game, whose image address is at most weburl.MaxLen
+// characters: ErrGameNotFound (studio) when there is no such game. The game is locked while
+// the coin is created, so it cannot vanish in between.
 func (s *Service) CreateCoin(ctx context.Context, c Coin) (Coin, error) {
 	c.Name = strings.TrimSpace(c.Name)
 	if c.Name == "" {
 		return Coin{}, errs.Invalidf("name must not be blank")
+	}
+	if len(c.ImageURL) > weburl.MaxLen {
+		return Coin{}, errs.Invalidf("imageUrl must be at most %d characters", weburl.MaxLen)
 	}
 	if c.CoinsPerUnit == 0 {
 		c.CoinsPerUnit = DefaultCoinsPerUnit

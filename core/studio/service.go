@@ -79,11 +79,14 @@ func (s *Service) ListGames(ctx context.Context, studioID uuid.UUID) ([]Game, er
 }
 
 // CreateGame adds a game to a studio and issues its live and test keys, returned in plaintext
-// only here.
+// only here. Its store address follows the rule of SetStoreURL.
 func (s *Service) CreateGame(ctx context.Context, g Game) (NewGame, error) {
 	g.Name = strings.TrimSpace(g.Name)
 	if g.Name == "" {
 		return NewGame{}, errs.Invalidf("name must not be blank")
+	}
+	if err := validStoreURL(g.StoreURL); err != nil {
+		return NewGame{}, err
 	}
 	var out NewGame
 	err := s.store.InTx(ctx, func(r Repo) error {
@@ -207,10 +210,19 @@ func (s *Service) SetPurchaseBudget(ctx context.Context, gameID uuid.UUID, b Bud
 // ({storeUrl}/rewards/{id}): an absolute http or https address (weburl), or "" for the
 // service's own store pages.
 func (s *Service) SetStoreURL(ctx context.Context, gameID uuid.UUID, storeURL string) (Game, error) {
-	if storeURL != "" && !weburl.Valid(storeURL, true) {
-		return Game{}, errs.Invalidf("storeUrl must be an absolute http or https address")
+	if err := validStoreURL(storeURL); err != nil {
+		return Game{}, err
 	}
 	return s.store.Repo().SetStoreURL(ctx, gameID, strings.TrimSuffix(storeURL, "/"))
+}
+
+// validStoreURL is the rule of a game's store address: "" or an absolute http or https address
+// of at most weburl.MaxLen characters (weburl.Valid).
+func validStoreURL(storeURL string) error {
+	if storeURL != "" && !weburl.Valid(storeURL, true) {
+		return errs.Invalidf("storeUrl must be an absolute http or https address of at most %d characters", weburl.MaxLen)
+	}
+	return nil
 }
 
 // SetServerOnlyCoinMovements turns the game's ServerOnlyCoinMovements setting on or off and

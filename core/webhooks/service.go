@@ -266,7 +266,7 @@ func (s *Service) send(ctx context.Context, target, secret string, p Payload, at
 	req := Request{URL: target, Body: body, Headers: map[string]string{
 		"Content-Type":         "application/json",
 		"User-Agent":           UserAgent,
-		"X-Service-Event-ID":   p.EventID,
+		"X-Service-Event-Id":   p.EventID,
 		"X-Service-Event-Type": p.EventType,
 		"X-Service-Timestamp":  strconv.FormatInt(now.Unix(), 10),
 		"X-Service-Attempt":    strconv.Itoa(attempt),

@@ -132,7 +132,7 @@ func TestDeliverRetriesThenSucceeds(t *testing.T) {
 	// Every attempt carried the same event id, its attempt number and a valid signature.
 	require.Len(t, b.transport.requests, 3)
 	for i, r := range b.transport.requests {
-		require.Equal(t, event.ID.String(), r.Headers["X-Service-Event-ID"])
+		require.Equal(t, event.ID.String(), r.Headers["X-Service-Event-Id"])
 		require.Equal(t, []string{"1", "2", "3"}[i], r.Headers["X-Service-Attempt"])
 		require.NoError(t, webhook.ValidatePayload(r.Body, r.Headers["X-Service-Signature"], b.config.Secret))
 	}

@@ -121,20 +121,20 @@ type listInput struct {
 	Dedupe       bool         `query:"dedupeBrandsByDiscount" doc:"Keep one reward per brand: the one with the largest discount on mrp"`
 	RewardIDs    []string     `query:"rewardIds,explode" maxItems:"100" doc:"Only these rewards: repeat the parameter or send a comma list, at most 100 ids in all"`
 	httpapi.PageQuery
-	Language         string `header:"x-language" required:"true" pattern:"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$" doc:"Language tag, e.g. en or hi: names and descriptions come from the translations in it, else the base text" example:"en"`
-	APIVersionHeader string `header:"x-api-version" maxLength:"16" doc:"2 answers shape B, as api-version=2 does"`
+	Language         string `header:"X-Language" required:"true" pattern:"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$" doc:"Language tag, e.g. en or hi: names and descriptions come from the translations in it, else the base text" example:"en"`
+	APIVersionHeader string `header:"X-Api-Version" maxLength:"16" doc:"2 answers shape B, as api-version=2 does"`
 }
 
 type brandsInput struct {
 	GiftCard optionalBool `query:"giftCard" doc:"true: only brands with gift cards; false: only brands with other rewards; left out: all"`
 	Category string       `query:"category" maxLength:"200" doc:"Only brands in this category (code)"`
-	Language string       `header:"x-language" pattern:"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$" doc:"Optional language tag: brand names come from the translations in it, else the base name" example:"en"`
+	Language string       `header:"X-Language" pattern:"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$" doc:"Optional language tag: brand names come from the translations in it, else the base name" example:"en"`
 	httpapi.GameUUIDHeader
 }
 
 type categoriesInput struct {
 	APIVersion string `query:"api-version" maxLength:"16" doc:"Accepted; the answer is the same for every version"`
-	Language   string `header:"x-language" required:"true" pattern:"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$" doc:"Language tag, e.g. en or hi: names come from the translations in it, else the base name" example:"en"`
+	Language   string `header:"X-Language" required:"true" pattern:"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$" doc:"Language tag, e.g. en or hi: names come from the translations in it, else the base name" example:"en"`
 	httpapi.GameUUIDHeader
 }
 
@@ -142,7 +142,7 @@ type fetchInput struct {
 	RewardID string `path:"rewardId" doc:"Reward id"`
 	CoinID   string `query:"coinId" required:"true" doc:"The coin that prices the reward: one of the key's game (404 COIN_NOT_FOUND otherwise)"`
 	Version  string `query:"version" maxLength:"16" doc:"Accepted; the answer is the same for every version"`
-	Language string `header:"x-language" pattern:"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$" doc:"Optional language tag: names and descriptions come from the translations in it, else the base text" example:"en"`
+	Language string `header:"X-Language" pattern:"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$" doc:"Optional language tag: names and descriptions come from the translations in it, else the base text" example:"en"`
 	httpapi.GameUUIDHeader
 }
 
@@ -160,7 +160,7 @@ type searchInput struct {
 	Type     string   `query:"type" enum:"brands,categories,rewards" doc:"Fill only this group (the others are empty); left out: all three"`
 	Country  string   `query:"country" pattern:"^[A-Za-z]{2}$" doc:"Only rewards available in this country (ISO 3166-1 alpha-2)" example:"IN"`
 	httpapi.PageQuery
-	Language string `header:"x-language" required:"true" pattern:"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$" doc:"Language tag, e.g. en or hi: names and descriptions come from the translations in it, else the base text" example:"en"`
+	Language string `header:"X-Language" required:"true" pattern:"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$" doc:"Language tag, e.g. en or hi: names and descriptions come from the translations in it, else the base text" example:"en"`
 }
 
 type followInput struct {

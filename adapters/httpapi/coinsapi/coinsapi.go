@@ -141,19 +141,19 @@ type coinDistributionBody struct {
 
 type coinMoveInput struct {
 	CoinID         string `path:"coinId" doc:"Coin id"`
-	IdempotencyKey string `header:"x-idempotency-key" maxLength:"255" doc:"Optional, 1 to 255 characters: the same key with the same body replays the first answer (x-idempotent-replay: true); with another body 422 IDEMPOTENCY_KEY_REUSED; while the first is running 409 IDEMPOTENCY_IN_PROGRESS. Kept 24 hours, per player."`
+	IdempotencyKey string `header:"X-Idempotency-Key" maxLength:"255" doc:"Optional, 1 to 255 characters: the same key with the same body replays the first answer (x-idempotent-replay: true); with another body 422 IDEMPOTENCY_KEY_REUSED; while the first is running 409 IDEMPOTENCY_IN_PROGRESS. Kept 24 hours, per player."`
 	httpapi.GameUUIDHeader
 	Body coinDistributionBody
 }
 
 type coinMoveOutput struct {
-	Replay string `header:"x-idempotent-replay" doc:"true when this answer replays an earlier request with the same idempotency key"`
+	Replay string `header:"X-Idempotent-Replay" doc:"true when this answer replays an earlier request with the same idempotency key"`
 	Body   CoinMovementBody
 }
 
 type transactionsInput struct {
 	httpapi.PageQuery
-	Language string `header:"x-language" required:"true" pattern:"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$" doc:"Language code, e.g. en" example:"en"`
+	Language string `header:"X-Language" required:"true" pattern:"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$" doc:"Language code, e.g. en" example:"en"`
 }
 
 type historyInput struct {
@@ -165,7 +165,7 @@ type createCoinInput struct {
 	GameID string `path:"gameId" doc:"Game id"`
 	Body   struct {
 		Name         string `json:"name" minLength:"1" maxLength:"100" doc:"Coin name" example:"Gems"`
-		ImageURL     string `json:"imageUrl" format:"uri" maxLength:"2048" doc:"Coin image address" example:"https://cdn.example.com/gem.png"`
+		ImageURL     string `json:"imageUrl" format:"uri" doc:"Coin image address, at most 2,048 characters" example:"https://cdn.example.com/gem.png"`
 		CoinsPerUnit int64  `json:"coinsPerUnit,omitempty" minimum:"1" maximum:"1000000" doc:"Coins worth one unit of the deployment currency (default 10)" example:"10"`
 	}
 }

@@ -15,7 +15,7 @@ import (
 // ---- Inputs ----
 
 type purchaseInput struct {
-	IdempotencyKey string `header:"x-idempotency-key" maxLength:"255" doc:"Optional, 1 to 255 characters: the same key with the same body replays the first answer (x-idempotent-replay: true); with another body 422 IDEMPOTENCY_KEY_REUSED; while the first is running 409 IDEMPOTENCY_IN_PROGRESS. Kept 24 hours, per player." example:"purchase-7f3a9c"`
+	IdempotencyKey string `header:"X-Idempotency-Key" maxLength:"255" doc:"Optional, 1 to 255 characters: the same key with the same body replays the first answer (x-idempotent-replay: true); with another body 422 IDEMPOTENCY_KEY_REUSED; while the first is running 409 IDEMPOTENCY_IN_PROGRESS. Kept 24 hours, per player." example:"purchase-7f3a9c"`
 	httpapi.GameUUIDHeader
 	Body PurchaseBody
 }
@@ -25,8 +25,8 @@ type purchaseInput struct {
 // exported because Huma skips the fields of an unexported embedded struct.
 type ReadParams struct {
 	APIVersion       string `query:"api-version" maxLength:"16" doc:"Accepted; the answer is the same for every version"`
-	Language         string `header:"x-language" required:"true" pattern:"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$" doc:"Language tag, e.g. en or hi" example:"en"`
-	APIVersionHeader string `header:"x-api-version" maxLength:"16" doc:"Accepted; the answer is the same for every version"`
+	Language         string `header:"X-Language" required:"true" pattern:"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$" doc:"Language tag, e.g. en or hi" example:"en"`
+	APIVersionHeader string `header:"X-Api-Version" maxLength:"16" doc:"Accepted; the answer is the same for every version"`
 	httpapi.GameUUIDHeader
 }
 
@@ -49,7 +49,7 @@ type orderIDInput struct {
 
 type (
 	purchaseOutput struct {
-		Replay string `header:"x-idempotent-replay" doc:"true when this answer replays an earlier purchase with the same idempotency key"`
+		Replay string `header:"X-Idempotent-Replay" doc:"true when this answer replays an earlier purchase with the same idempotency key"`
 		Body   PlayerOrderBody
 	}
 	playerOrderOutput  struct{ Body PlayerOrderBody }

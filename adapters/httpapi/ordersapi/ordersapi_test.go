@@ -264,7 +264,7 @@ func TestDocument(t *testing.T) {
 
 	purchase := doc.Paths["/rewards/purchase"].Post
 	require.Contains(t, purchase.Responses, "200")
-	require.Contains(t, purchase.Responses["200"].Headers, "x-idempotent-replay")
+	require.Contains(t, purchase.Responses["200"].Headers, httpapi.ReplayHeader)
 	for _, status := range []string{"400", "404", "409", "422"} {
 		require.Contains(t, purchase.Responses, status)
 	}

@@ -71,7 +71,7 @@ type placeInput struct {
 
 type placeOutput struct {
 	Status int
-	Replay string `header:"x-idempotent-replay" doc:"true when this answer is the order an earlier placement with the same clientOrderId made"`
+	Replay string `header:"X-Idempotent-Replay" doc:"true when this answer is the order an earlier placement with the same clientOrderId made"`
 	Body   httpapi.Envelope[PartnerOrderBody]
 }
 
@@ -108,7 +108,7 @@ type creditInput struct {
 
 type creditOutput struct {
 	Status int
-	Replay string `header:"x-idempotent-replay" doc:"true when the reference was credited before and nothing changed"`
+	Replay string `header:"X-Idempotent-Replay" doc:"true when the reference was credited before and nothing changed"`
 	Body   PartnerWalletBody
 }
 
@@ -118,9 +118,9 @@ type bare[T any] struct {
 
 type webhookInput struct {
 	StripeSignature    string `header:"Stripe-Signature" doc:"Stripe's signature"`
-	CashfreeSignature  string `header:"x-webhook-signature" doc:"Cashfree's signature"`
-	CashfreeTimestamp  string `header:"x-webhook-timestamp" doc:"Cashfree's timestamp"`
-	CashfreeAPIVersion string `header:"x-webhook-version" doc:"Cashfree's webhook version"`
+	CashfreeSignature  string `header:"X-Webhook-Signature" doc:"Cashfree's signature"`
+	CashfreeTimestamp  string `header:"X-Webhook-Timestamp" doc:"Cashfree's timestamp"`
+	CashfreeAPIVersion string `header:"X-Webhook-Version" doc:"Cashfree's webhook version"`
 	RawBody            []byte
 }
 

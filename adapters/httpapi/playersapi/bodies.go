@@ -142,7 +142,7 @@ type updatePlayerInput struct {
 // "(403 PLAYER_MISMATCH)"), as the published document does, so they do not embed
 // httpapi.GameUUIDHeader.
 type gcommercePatchInput struct {
-	GameUUID string `header:"x-game-uuid" maxLength:"128" doc:"Optional: the player's studio uuid; must match the token's player"`
+	GameUUID string `header:"X-Game-Uuid" maxLength:"128" doc:"Optional: the player's studio uuid; must match the token's player"`
 	Body     struct {
 		Name      *string        `json:"name,omitempty" maxLength:"100" doc:"Name"`
 		Email     *string        `json:"email,omitempty" maxLength:"254" doc:"Email address"`
@@ -156,7 +156,7 @@ type gcommercePatchInput struct {
 // generators such as ogen refuse, and check its media type by the part's header, which says
 // nothing of the content the core checks.
 type uploadInput struct {
-	GameUUID string `header:"x-game-uuid" maxLength:"128" doc:"Optional: the player's studio uuid; must match the token's player"`
+	GameUUID string `header:"X-Game-Uuid" maxLength:"128" doc:"Optional: the player's studio uuid; must match the token's player"`
 	RawBody  multipart.Form
 }
 

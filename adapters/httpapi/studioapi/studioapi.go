@@ -146,7 +146,7 @@ type createGameInput struct {
 	StudioID string `path:"studioId" doc:"Studio id"`
 	Body     struct {
 		Name     string `json:"name" minLength:"1" maxLength:"200" doc:"Game name" example:"Tower Tactics"`
-		StoreURL string `json:"storeUrl,omitempty" format:"uri" maxLength:"2048" doc:"Base address of the game's store" example:"https://store.example.com"`
+		StoreURL string `json:"storeUrl,omitempty" format:"uri" doc:"Base address of the game's store: an absolute http or https address of at most 2,048 characters" example:"https://store.example.com"`
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 // CoinEvent documents the body of a webhook request, webhooks.Payload: the coin event the
 // service sends to a studio's configured URL. A test keeps the two in step.
 type CoinEvent struct {
-	EventID     string `json:"event_id" doc:"The event's id, the same on every attempt (also X-Service-Event-ID): use it to drop duplicates, since delivery is at least once" example:"9b1d3c52-7e0a-4f6b-8c2d-1e5f4a3b2c10"`
+	EventID     string `json:"event_id" doc:"The event's id, the same on every attempt (also X-Service-Event-Id): use it to drop duplicates, since delivery is at least once" example:"9b1d3c52-7e0a-4f6b-8c2d-1e5f4a3b2c10"`
 	EventType   string `json:"event_type" enum:"COINS_CREDITED,COINS_DEBITED,COINS_REFUNDED" doc:"COINS_CREDITED (coins added), COINS_DEBITED (coins deducted, or spent on a purchase), COINS_REFUNDED (a failed purchase's coins given back)" example:"COINS_CREDITED"`
 	Timestamp   string `json:"timestamp" format:"date-time" doc:"When the balance changed (ISO 8601)" example:"2026-01-15T10:30:00Z"`
 	AppID       string `json:"app_id" doc:"The game's id" example:"6c0e2a4b-1f3d-4e5a-9b7c-8d9e0f1a2b3c"`
@@ -65,7 +65,7 @@ func documentEvents(s *httpapi.Server) {
 			Tags:        []string{tagWebhooks},
 			Parameters: []*huma.Param{
 				header("User-Agent", "The service's webhook agent", webhooks.UserAgent),
-				header("X-Service-Event-ID", "The event's id (event_id of the body)", "9b1d3c52-7e0a-4f6b-8c2d-1e5f4a3b2c10"),
+				header("X-Service-Event-Id", "The event's id (event_id of the body)", "9b1d3c52-7e0a-4f6b-8c2d-1e5f4a3b2c10"),
 				header("X-Service-Event-Type", "The event type (event_type of the body)", e.typ, e.typ),
 				header("X-Service-Timestamp", "When this attempt was signed, unix seconds (t of the signature)", "1768473000"),
 				header("X-Service-Attempt", "The attempt number, from 1 to 5", "1"),
