@@ -116,6 +116,16 @@ func (env *environment) touchFixture(ctx context.Context) (*touchFixture, error)
 	}
 
 	admin := map[string]string{"Authorization": "Bearer " + env.adminToken}
+	// The seeded gift cards are the operator's own (no provider product), so they are pool
+	// rewards, and serve offers only what can be bought: the placement's card gets codes.
+	codes := make([]map[string]any, 1000)
+	for i := range codes {
+		codes[i] = map[string]any{"code": fmt.Sprintf("BENCH-%d-%04d", time.Now().UnixNano(), i)}
+	}
+	if err := env.send(ctx, http.MethodPost, "/admin/v1/catalogue/rewards/"+gift[0]+"/codes", admin,
+		map[string]any{"codes": codes}, nil, http.StatusCreated); err != nil {
+		return nil, fmt.Errorf("codes for the placement's gift card: %w", err)
+	}
 	err = env.send(ctx, http.MethodPut, "/admin/v1/games/"+gameID+"/placements/test/6f2b0c1e-0000-4000-8000-000000000001", admin,
 		map[string]any{"screen": "home", "type": "gift-card", "item": map[string]any{"rewardId": gift[0], "rule": map[string]any{"sortBy": "DEFAULT"}},
 			"asset": map[string]any{"source": "UPLOAD", "imageUrl": "https://cdn.example.com/frame.png", "orientation": "PORTRAIT", "width": 300, "height": 500}},

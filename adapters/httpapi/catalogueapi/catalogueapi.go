@@ -115,11 +115,11 @@ func registerOperator(s *httpapi.Server, h handlers) {
 		OperationID:   "admin-add-reward-codes",
 		Method:        http.MethodPost,
 		Path:          "/admin/v1/catalogue/rewards/{rewardId}/codes",
-		Summary:       "Add codes to a coupon's pool",
+		Summary:       "Add codes to a reward's pool",
 		DefaultStatus: http.StatusCreated,
-		Description: "Adds 1 to 10,000 codes to a COUPON's pool; codes already there are ignored. The codes and pins are stored encrypted and shown only to the player who buys them. " +
-			"A coupon with a pool is limited by it: each purchase takes one code. Answers how many were added and how many are unused now. " +
-			"400 VALIDATION_FAILED for another type of reward or a coupon with a shared code; 404 REWARD_NOT_FOUND.",
+		Description: "Adds 1 to 10,000 codes to the pool of a COUPON, or of the operator's own GIFT_CARD or DIGITAL_CREDIT (one without a provider product); codes already there are ignored. The codes and pins are stored encrypted and shown only to the player who buys them. " +
+			"A pool reward is limited by its pool: each purchase takes one code, and with no unused code it is listed as out of stock and answers OUT_OF_STOCK. Answers how many were added and how many are unused now. " +
+			"400 VALIDATION_FAILED for goods, a reward the voucher provider fulfils, or a coupon with a shared code; 404 REWARD_NOT_FOUND.",
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.addCodes)
 
