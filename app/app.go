@@ -180,8 +180,11 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 		return voucherhttp.NewStockCache(p, ext.StockCacheTTL)
 	}
 	liveStock, testStock := cachedStock(ext.Vouchers), cachedStock(testVouchers)
+	// The store's reads (lists, fetches) take coin values and pool stock from memory; this
+	// instance's own changes of either are served at once, other instances' within a second.
+	coinValues, poolStock := coins.NewValues(), catalogue.NewPoolStock(nil)
 	ordersSvc := orders.NewService(database, orderStore, coinStore, catalogueStore, keeper, orders.Config{
-		Box: box, Provider: ext.Vouchers, TestProvider: testVouchers, Jobs: queue, Wait: ext.VoucherWait, Poll: ext.VoucherPoll, Deadline: ext.VoucherDeadline,
+		PoolStock: poolStock, Box: box, Provider: ext.Vouchers, TestProvider: testVouchers, Jobs: queue, Wait: ext.VoucherWait, Poll: ext.VoucherPoll, Deadline: ext.VoucherDeadline,
 		PartnerRefunds: partner.Refunds{Partner: partnerStore, Jobs: queue},
 	})
 	studios := studio.NewService(games)
@@ -197,12 +200,14 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 	catalogueReads.OnError = func(err error) { ext.Log.Warn("catalogue read model: serving the last snapshot", "err", err) }
 	catalogueSvc := catalogue.NewService(database, catalogueStore, coinStore, games, catalogue.Config{
 		Currency: ext.Currency, Provider: liveStock, TestProvider: testStock, Box: box, AllowHTTPURLs: ext.AllowHTTPURLs, PublicURL: ext.PublicURL, Cooldowns: ordersSvc,
-		ReadModel: catalogueReads,
+		ReadModel: catalogueReads, CoinValues: coinValues, PoolStock: poolStock,
 	})
+	coinsSvc := coins.NewService(database, coinStore, games, keeper)
+	coinsSvc.Values = coinValues
 	touchpointStore := postgres.NewTouchpointsStore(database)
 	m := Modules{
 		Studios:        studios,
-		Coins:          coins.NewService(database, coinStore, games, keeper),
+		Coins:          coinsSvc,
 		Catalogue:      catalogueSvc,
 		CatalogueReads: catalogueReads,
 		Orders:         ordersSvc,

@@ -49,6 +49,13 @@ type Config struct {
 	// from memory, and is loaded again by every change made through this Service before the
 	// change returns; nil reads every time through Repo. Search reads through Repo either way.
 	ReadModel *ReadModel
+	// CoinValues, when set, serves what the coin pricing a list or fetch is worth from memory
+	// (coins.Values); nil reads the coin every time.
+	CoinValues *coins.Values
+	// PoolStock, when set, serves the free codes of pools in lists and fetches from memory
+	// (PoolStockTTL); AddCodes and this instance's purchases tell it of their changes. nil
+	// counts every time.
+	PoolStock *PoolStock
 }
 
 // Service holds the catalogue use cases.
@@ -408,6 +415,9 @@ func (s *Service) AddCodes(ctx context.Context, rewardID uuid.UUID, list []Code)
 		free, err = repo.FreeCodes(ctx, rewardID)
 		return err
 	})
+	if s.cfg.PoolStock != nil {
+		s.cfg.PoolStock.Changed(rewardID)
+	}
 	return added, free, err
 }
 
@@ -636,11 +646,19 @@ func (s *Service) safeURL(raw string) string {
 
 // priceCoin returns the game's coin that prices a list: 404 COIN_NOT_FOUND unless it is one.
 func (s *Service) priceCoin(ctx context.Context, q *ListQuery) error {
-	c, err := s.coins.Repo().GetCoin(ctx, q.GameID, q.CoinID)
-	if err != nil {
-		return err
+	if s.cfg.CoinValues != nil {
+		n, err := s.cfg.CoinValues.CoinsPerUnit(ctx, s.coins.Repo(), q.GameID, q.CoinID)
+		if err != nil {
+			return err
+		}
+		q.CoinsPerUnit = n
+	} else {
+		c, err := s.coins.Repo().GetCoin(ctx, q.GameID, q.CoinID)
+		if err != nil {
+			return err
+		}
+		q.CoinsPerUnit = c.CoinsPerUnit
 	}
-	q.CoinsPerUnit = c.CoinsPerUnit
 	if q.Order == "" {
 		q.Order = OrderDefault
 	}
@@ -680,7 +698,7 @@ func (s *Service) listVisible(ctx context.Context, q ListQuery) ([]Listed, int64
 		}
 	}
 	if len(pools) > 0 {
-		free, err := s.repo.Repo().FreeCodesOf(ctx, pools)
+		free, err := s.freeCodesOf(ctx, pools)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -691,6 +709,33 @@ func (s *Service) listVisible(ctx context.Context, q ListQuery) ([]Listed, int64
 		}
 	}
 	return list, total, nil
+}
+
+// freeCodesOf is Repo.FreeCodesOf, through PoolStock when there is one.
+func (s *Service) freeCodesOf(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]int64, error) {
+	if s.cfg.PoolStock == nil {
+		return s.repo.Repo().FreeCodesOf(ctx, ids)
+	}
+	return s.cfg.PoolStock.Of(ctx, ids, s.repo.Repo().FreeCodesOf)
+}
+
+// freeCodes is Repo.FreeCodes, through PoolStock when there is one.
+func (s *Service) freeCodes(ctx context.Context, id uuid.UUID) (int64, error) {
+	if s.cfg.PoolStock == nil {
+		return s.repo.Repo().FreeCodes(ctx, id)
+	}
+	free, err := s.cfg.PoolStock.Of(ctx, []uuid.UUID{id}, func(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]int64, error) {
+		out := make(map[uuid.UUID]int64, len(ids))
+		for _, id := range ids {
+			n, err := s.repo.Repo().FreeCodes(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			out[id] = n
+		}
+		return out, nil
+	})
+	return free[id], err
 }
 
 // getVisible is Repo.GetVisible, from the read model when there is one.
@@ -877,13 +922,12 @@ func (s *Service) Fetch(ctx context.Context, q ListQuery, rewardID, playerID uui
 	if err := s.priceCoin(ctx, &q); err != nil {
 		return Detail{}, err
 	}
-	repo := s.repo.Repo()
 	l, err := s.getVisible(ctx, q, rewardID)
 	if err != nil {
 		return Detail{}, err
 	}
 	if l.Reward.IsPool() {
-		free, err := repo.FreeCodes(ctx, rewardID)
+		free, err := s.freeCodes(ctx, rewardID)
 		if err != nil {
 			return Detail{}, err
 		}

@@ -20,6 +20,10 @@ type Service struct {
 	coins  store.Of[Repo]
 	games  store.Of[studio.Repo]
 	keeper *idempotency.Keeper
+
+	// Values, when set, is this instance's cache of coin values: SetCoinsPerUnit drops the coin
+	// from it once the change is committed, so this instance prices in the new value at once.
+	Values *Values
 }
 
 // NewService returns a Service over the coins storage; games is the studio module's storage,
@@ -71,7 +75,11 @@ func (s *Service) SetCoinsPerUnit(ctx context.Context, coinID uuid.UUID, n int64
 	if err := validCoinsPerUnit(n); err != nil {
 		return Coin{}, err
 	}
-	return s.coins.Repo().SetCoinsPerUnit(ctx, coinID, n)
+	c, err := s.coins.Repo().SetCoinsPerUnit(ctx, coinID, n)
+	if s.Values != nil {
+		s.Values.changed(coinID)
+	}
+	return c, err
 }
 
 // ListCoins returns the coins of a game, oldest first.

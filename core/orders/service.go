@@ -58,6 +58,9 @@ type Config struct {
 	// PartnerRefunds gives back what a failed partner order took; nil when partner orders are
 	// not served.
 	PartnerRefunds Refunder
+	// PoolStock, when set, is the catalogue's cache of pool stock on this instance: a purchase
+	// from a pool tells it once committed, so this instance's store shows the new count at once.
+	PoolStock *catalogue.PoolStock
 }
 
 // Service holds the order use cases.
@@ -160,6 +163,9 @@ func (s *Service) Buy(ctx context.Context, p Purchase) (View, bool, error) {
 		placed, err = s.place(ctx, t, p, pl, coin)
 		return placed.ID, err
 	})
+	if s.cfg.PoolStock != nil && !replayed && pl.reward.ID != uuid.Nil && pl.reward.IsPool() {
+		s.cfg.PoolStock.Changed(pl.reward.ID)
+	}
 	if err != nil {
 		return View{}, replayed, err
 	}
