@@ -332,6 +332,11 @@ func apiConfig(version string) huma.Config {
 			return nil
 		},
 	}
+	for _, name := range []string{"application/json", "json"} {
+		if f, ok := cfg.Formats[name]; ok {
+			cfg.Formats[name] = withPageJSON(f)
+		}
+	}
 	cfg.CreateHooks = nil // no $schema links in bodies: responses are exactly the documented shapes
 	cfg.DocsPath = ""     // /docs is the embedded Swagger UI, which works offline
 	cfg.OpenAPIPath = ""  // served by serveDocuments, whose 3.0.3 variant leaves out the webhooks

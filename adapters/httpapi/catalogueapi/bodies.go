@@ -218,6 +218,9 @@ type RewardListItem struct{ shape any }
 // MarshalJSON writes the shape the item holds.
 func (i RewardListItem) MarshalJSON() ([]byte, error) { return json.Marshal(i.shape) }
 
+// EncodedAs implements httpapi.EncodedAs: a page of items is written with one encoder.
+func (i RewardListItem) EncodedAs() any { return i.shape }
+
 // Schema documents the item as one of the two shapes.
 func (RewardListItem) Schema(r huma.Registry) *huma.Schema {
 	return &huma.Schema{

@@ -1,0 +1,84 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"strconv"
+	"sync"
+
+	"github.com/danielgtaylor/huma/v2"
+)
+
+// EncodedAs is an item of a Page that is written as another value (the store's list items: one
+// of two shapes). encoding/json checks and compacts whatever a MarshalJSON method returns, which
+// for a page of large items costs as much again as encoding them; the API's JSON format writes a
+// page of EncodedAs items with one encoder instead, in the very bytes MarshalJSON would give
+// (HTML characters escaped, as json.Marshal does).
+type EncodedAs interface {
+	EncodedAs() any
+}
+
+// jsonPage is a body the API's JSON format writes itself.
+type jsonPage interface {
+	writeJSON(buf *bytes.Buffer) (bool, error)
+}
+
+// writeJSON writes the page as encoding/json writes it, when its items are EncodedAs; false
+// when they are not (encoding/json writes it then).
+func (p Page[T]) writeJSON(buf *bytes.Buffer) (bool, error) {
+	if _, ok := any(*new(T)).(EncodedAs); !ok {
+		return false, nil
+	}
+	enc := json.NewEncoder(buf)
+	if p.Items == nil {
+		buf.WriteString(`{"items":null`)
+	} else {
+		buf.WriteString(`{"items":[`)
+		for i, item := range p.Items {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := enc.Encode(any(item).(EncodedAs).EncodedAs()); err != nil {
+				return false, err
+			}
+			buf.Truncate(buf.Len() - 1) // Encode ends each value with a newline
+		}
+		buf.WriteByte(']')
+	}
+	var num [20]byte
+	buf.WriteString(`,"page":`)
+	buf.Write(strconv.AppendInt(num[:0], int64(p.Page), 10))
+	buf.WriteString(`,"limit":`)
+	buf.Write(strconv.AppendInt(num[:0], int64(p.Limit), 10))
+	buf.WriteString(`,"total":`)
+	buf.Write(strconv.AppendInt(num[:0], p.Total, 10))
+	buf.WriteString("}\n") // as json.Encoder ends a value
+	return true, nil
+}
+
+var pageBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// withPageJSON makes a JSON format write pages of EncodedAs items itself, and everything else
+// as before.
+func withPageJSON(f huma.Format) huma.Format {
+	marshal := f.Marshal
+	f.Marshal = func(w io.Writer, v any) error {
+		p, ok := v.(jsonPage)
+		if !ok {
+			return marshal(w, v)
+		}
+		buf := pageBuffers.Get().(*bytes.Buffer)
+		defer pageBuffers.Put(buf)
+		buf.Reset()
+		if done, err := p.writeJSON(buf); err != nil || !done {
+			if err != nil {
+				return err
+			}
+			return marshal(w, v)
+		}
+		_, err := w.Write(buf.Bytes())
+		return err
+	}
+	return f
+}
