@@ -217,6 +217,9 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 		}),
 		Touchpoints: touchpoints.NewService(touchpointStore, touchpoints.Config{
 			Currency: ext.Currency, DefaultStoreURL: storeURL(ext.PublicURL), Now: ext.Now, AllowHTTPURLs: ext.AllowHTTPURLs, Stock: catalogueSvc,
+			Reads: treeReads{model: catalogueReads, stock: poolStock, freeCodesOf: func(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]int64, error) {
+				return catalogueStore.Repo().FreeCodesOf(ctx, ids)
+			}},
 		}),
 		StorePages:      storepage.New(storeCatalogue{catalogueSvc, touchpointStore}, ext.Currency),
 		Webhooks:        hooks,

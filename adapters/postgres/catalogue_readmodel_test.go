@@ -13,6 +13,7 @@ import (
 	"github.com/rewardsco/rewards/adapters/postgres"
 	"github.com/rewardsco/rewards/core/catalogue"
 	"github.com/rewardsco/rewards/core/money"
+	"github.com/rewardsco/rewards/core/touchpoints"
 )
 
 // seedRandomCatalogue builds a catalogue with every case the visibility and order rules tell
@@ -189,4 +190,81 @@ func TestReadModelAgreesWithTheSQL(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, catRows(want), catRows(snap.Categories(b.game.ID, base.Now)))
 	require.NotEmpty(t, want, "the fixture has categories with visible rewards")
+}
+
+// The read model ranks a touchpoint rule as TouchpointsBestRewards does (every order, type,
+// category and brand, stock aside), and sees a reward by id as TouchpointsRewards does (hidden,
+// price override) or leaves it to the SQL (inactive reward or brand, no such reward).
+func TestReadModelRanksTouchpointRulesAsTheSQL(t *testing.T) {
+	t.Parallel()
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	b := setupCatalogue(t)
+	b.seedRandomCatalogue(t, rand.New(rand.NewPCG(seed, 19)))
+	ctx := context.Background()
+	database := postgres.NewDB(b.pool)
+	snap, err := catalogue.NewReadModel(postgres.NewCatalogueSnapshots(database), nil).Current(ctx)
+	require.NoError(t, err)
+	repo := postgres.NewTouchpointsStore(database).Repo()
+	now := time.Now()
+
+	type row struct {
+		ID       uuid.UUID
+		Override *int64
+	}
+	checked := 0
+	for _, sortBy := range []string{"DEFAULT", "NEWEST", "PRICE_LOW_HIGH", "PRICE_HIGH_LOW", "DISCOUNT"} {
+		for _, typ := range []catalogue.Type{"", catalogue.GiftCard, catalogue.Coupon, catalogue.Physical} {
+			for _, f := range []struct{ category, brand string }{{"", ""}, {"TRAVEL", ""}, {"", "ALPHA"}, {"GAMES", "GAMMA"}, {"NONE", ""}} {
+				for _, game := range []uuid.UUID{b.game.ID, uuid.New()} {
+					q := touchpoints.RewardQuery{GameID: game, CoinID: b.coin.ID, Type: typ, Category: f.category, Brand: f.brand,
+						SortBy: sortBy, Limit: 1000, Now: now}
+					want, err := repo.BestRewards(ctx, q)
+					require.NoError(t, err)
+					ranked := snap.Rank(catalogue.RuleQuery{GameID: game, CoinID: b.coin.ID, Type: typ, Category: f.category,
+						Brand: f.brand, SortBy: sortBy, Now: now})
+					wantRows, gotRows := []row{}, []row{}
+					for _, it := range want {
+						wantRows = append(wantRows, row{it.Reward.ID, it.Override})
+					}
+					for i := range ranked.Len() {
+						l := ranked.At(i)
+						gotRows = append(gotRows, row{l.Reward.ID, l.Override})
+					}
+					require.Equal(t, wantRows, gotRows, "sortBy %s, type %q, %+v", sortBy, typ, f)
+					checked += len(want)
+				}
+			}
+		}
+	}
+	require.NotZero(t, checked, "the fixture has rewards rules pick")
+
+	ids := []uuid.UUID{uuid.New()}
+	for _, id := range b.ids {
+		ids = append(ids, id)
+	}
+	want, err := repo.Rewards(ctx, b.game.ID, b.coin.ID, ids)
+	require.NoError(t, err)
+	byID := map[uuid.UUID]touchpoints.RewardItem{}
+	for _, it := range want {
+		byID[it.Reward.ID] = it
+	}
+	held := 0
+	for _, id := range ids {
+		l, hidden, ok := snap.Seen(b.game.ID, b.coin.ID, id)
+		it, exists := byID[id]
+		if !ok {
+			// Only the storage holds it: no such reward, or one nobody sees.
+			require.False(t, exists && it.Reward.IsActive && it.Brand.IsActive, "reward %s", id)
+			continue
+		}
+		held++
+		require.True(t, exists, "reward %s", id)
+		require.Equal(t, it.Hidden, hidden, "reward %s", id)
+		require.Equal(t, it.Override, l.Override, "reward %s", id)
+		require.Equal(t, it.Reward.Name, l.Reward.Name, "reward %s", id)
+		require.Equal(t, it.Brand.Name, l.Brand.Name, "reward %s", id)
+		require.Equal(t, it.Active(now), catalogue.Visible(l.Reward, l.Brand, hidden, "", now), "reward %s", id)
+	}
+	require.NotZero(t, held)
 }

@@ -349,6 +349,9 @@ type viewKey struct {
 	giftCard     int8 // 0 any, 1 gift cards only, 2 everything else
 	dedupe       bool
 	order        Order
+	// rule and typ key the views of touchpoint rules (Rank); rule is "" for lists.
+	rule string
+	typ  Type
 }
 
 // viewSlot holds a view while it is built and once it is.

@@ -77,6 +77,16 @@ type Stock interface {
 	ProviderAvailable(ctx context.Context, env studio.Environment, r catalogue.Reward) bool
 }
 
+// Reads answers the reward reads of serving trees from memory (the catalogue's read model)
+// where it holds what they ask, so that they cost no round trip to the database.
+type Reads interface {
+	// Rewards returns the rewards of ids it holds, as Repo.Rewards does, and missing: the ids it
+	// does not hold (an inactive reward or brand, or none), which only Repo.Rewards can answer.
+	Rewards(ctx context.Context, gameID, coinID uuid.UUID, ids []uuid.UUID) (found []RewardItem, missing []uuid.UUID, err error)
+	// BestRewards returns the first q.Limit rewards of q, best first, as Repo.BestRewards does.
+	BestRewards(ctx context.Context, q RewardQuery) ([]RewardItem, error)
+}
+
 // Repo is the storage the touchpoints module needs. The reads of serving come in as few calls
 // as the rules allow (Screen, TreeWithCoin, Lookup): each call is one round trip to the database.
 type Repo interface {

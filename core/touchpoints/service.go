@@ -34,6 +34,9 @@ type Config struct {
 	// AllowHTTPURLs lets image addresses be plain http (outside production); otherwise they
 	// are https (weburl).
 	AllowHTTPURLs bool
+	// Reads, when set, answers the reward reads of trees (STATIC rewards, rewards rules) from
+	// memory; what it does not hold, and every read when it fails, goes to the Repo.
+	Reads Reads
 }
 
 // Service holds the touchpoints use cases.
@@ -588,6 +591,30 @@ func playerCoin(coin *Coin, playerID *uuid.UUID) *Coin {
 	return coin
 }
 
+// readMemory answers the reward reads of l from Config.Reads: what it found, and l with only
+// the reads left for the Repo (the rewards it does not hold, the products); ok is false, with l
+// unchanged, when it failed.
+func (s *Service) readMemory(ctx context.Context, l Lookup) (found Found, rest Lookup, ok bool) {
+	rest = l
+	if len(l.RewardIDs) > 0 {
+		list, missing, err := s.cfg.Reads.Rewards(ctx, l.GameID, l.CoinID, l.RewardIDs)
+		if err != nil {
+			return Found{}, l, false
+		}
+		found.Rewards, rest.RewardIDs = list, missing
+	}
+	found.BestRewards = make([][]RewardItem, len(l.BestRewards))
+	for i, q := range l.BestRewards {
+		list, err := s.cfg.Reads.BestRewards(ctx, q)
+		if err != nil {
+			return Found{}, l, false
+		}
+		found.BestRewards[i] = list
+	}
+	rest.BestRewards = nil
+	return found, rest, true
+}
+
 // collect adds what stored (so valid) nodes name to r, reading only: the storage may share the
 // nodes between requests.
 func collect(nodes []Node, r *refs) {
@@ -643,9 +670,18 @@ func (s *Service) serveTrees(ctx context.Context, repo Repo, gameID uuid.UUID, c
 				SortBy: q.SortBy, InStock: true, Limit: q.Limit, Now: now})
 		}
 	}
+	var mem Found
+	fromMemory := false
+	if s.cfg.Reads != nil {
+		mem, l, fromMemory = s.readMemory(ctx, l)
+	}
 	found, err := repo.Lookup(ctx, l)
 	if err != nil {
 		return err
+	}
+	if fromMemory {
+		found.Rewards = append(found.Rewards, mem.Rewards...)
+		found.BestRewards = mem.BestRewards
 	}
 	for _, r := range found.Rewards {
 		e.rewards[r.Reward.ID] = r

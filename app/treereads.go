@@ -1,0 +1,100 @@
+package app
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/rewardsco/rewards/core/catalogue"
+	"github.com/rewardsco/rewards/core/touchpoints"
+)
+
+// treeReads answers the reward reads of touchpoint trees (touchpoints.Reads) from the
+// catalogue's read model, with pool stock from PoolStock: a tree whose rewards the snapshot
+// holds costs no round trip for them.
+type treeReads struct {
+	model *catalogue.ReadModel
+	stock *catalogue.PoolStock
+	// freeCodesOf is catalogue.Repo.FreeCodesOf: pool counts PoolStock does not hold.
+	freeCodesOf func(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]int64, error)
+}
+
+// Rewards implements touchpoints.Reads.
+func (t treeReads) Rewards(ctx context.Context, gameID, coinID uuid.UUID, ids []uuid.UUID) ([]touchpoints.RewardItem, []uuid.UUID, error) {
+	snap, err := t.model.Current(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	var found []touchpoints.RewardItem
+	var missing []uuid.UUID
+	for _, id := range ids {
+		l, hidden, ok := snap.Seen(gameID, coinID, id)
+		if !ok {
+			missing = append(missing, id)
+			continue
+		}
+		found = append(found, touchpoints.RewardItem{Reward: l.Reward, Brand: l.Brand, Hidden: hidden, Override: l.Override})
+	}
+	if err := t.fillFree(ctx, found); err != nil {
+		return nil, nil, err
+	}
+	return found, missing, nil
+}
+
+// fillFree sets the free codes of the pool rewards among items.
+func (t treeReads) fillFree(ctx context.Context, items []touchpoints.RewardItem) error {
+	var pools []uuid.UUID
+	for i := range items {
+		if items[i].Reward.IsPool() {
+			pools = append(pools, items[i].Reward.ID)
+		}
+	}
+	if len(pools) == 0 {
+		return nil
+	}
+	free, err := t.stock.Of(ctx, pools, t.freeCodesOf)
+	if err != nil {
+		return err
+	}
+	for i := range items {
+		if items[i].Reward.IsPool() {
+			n := free[items[i].Reward.ID]
+			items[i].Free = &n
+		}
+	}
+	return nil
+}
+
+// BestRewards implements touchpoints.Reads: the snapshot's ranking of the rule, read in batches
+// until q.Limit rewards are in stock (when q.InStock) or the ranking ends.
+func (t treeReads) BestRewards(ctx context.Context, q touchpoints.RewardQuery) ([]touchpoints.RewardItem, error) {
+	snap, err := t.model.Current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ranked := snap.Rank(catalogue.RuleQuery{GameID: q.GameID, CoinID: q.CoinID, Type: q.Type, Category: q.Category,
+		Brand: q.Brand, SortBy: q.SortBy, Now: q.Now})
+	out := make([]touchpoints.RewardItem, 0, min(max(q.Limit, 0), ranked.Len()))
+	for next := 0; next < ranked.Len() && len(out) < q.Limit; {
+		// A batch is twice what is missing (at least 16): pools out of stock are skipped.
+		n := min(ranked.Len()-next, max(2*(q.Limit-len(out)), 16))
+		batch := make([]touchpoints.RewardItem, n)
+		for i := range batch {
+			l := ranked.At(next + i)
+			batch[i] = touchpoints.RewardItem{Reward: l.Reward, Brand: l.Brand, Override: l.Override}
+		}
+		next += n
+		if err := t.fillFree(ctx, batch); err != nil {
+			return nil, err
+		}
+		for _, it := range batch {
+			if len(out) == q.Limit {
+				break
+			}
+			if !q.InStock || it.InStock() {
+				out = append(out, it)
+			}
+		}
+	}
+	return out, nil
+}
