@@ -1,13 +1,10 @@
 package catalogue
 
 import (
-	"cmp"
 	"slices"
 	"time"
 
 	"github.com/google/uuid"
-
-	"github.com/rewardsco/rewards/core/money"
 )
 
 // RuleQuery selects the rewards a touchpoint rule picks: those the game's players see (in any
@@ -66,44 +63,10 @@ func (s *Snapshot) Rank(q RuleQuery) Ranked {
 	return Ranked{s: s, game: game, coinID: q.CoinID, ids: v.ids}
 }
 
-// ruleKey is what compareRule reads of a reward, computed once per reward of a view.
-type ruleKey struct {
-	idx        int32
-	minSelling money.Amount
-	discount   money.Pct
-	xscore     float64
-	created    int64 // Unix microseconds: PostgreSQL's precision
-	id         uuid.UUID
-	end        *time.Time
-}
-
-// compareRule is the ORDER BY of TouchpointsBestRewards.
-func compareRule(sortBy string, a, b *ruleKey) int {
-	var c int
-	switch sortBy {
-	case "NEWEST":
-		c = cmp.Compare(b.created, a.created)
-	case "PRICE_LOW_HIGH":
-		c = cmp.Compare(a.minSelling, b.minSelling)
-	case "PRICE_HIGH_LOW":
-		c = cmp.Compare(b.minSelling, a.minSelling)
-	case "DISCOUNT":
-		c = cmp.Compare(b.discount, a.discount)
-	}
-	if c != 0 {
-		return c
-	}
-	if c = cmp.Compare(b.xscore, a.xscore); c != 0 {
-		return c
-	}
-	if c = cmp.Compare(b.created, a.created); c != 0 {
-		return c
-	}
-	return slices.Compare(a.id[:], b.id[:])
-}
-
 func (s *Snapshot) buildRule(q RuleQuery, game *gameView) *view {
-	keys := make([]ruleKey, 0, len(s.rewards))
+	// The rule's sorts are lists' orders on the selling price (no coin): compareKeys with the
+	// selling price as the price; the rule has no orders or mode, so those compare equal.
+	keys := make([]sortKey, 0, len(s.rewards))
 	for i := range s.rewards {
 		idx := int32(i)
 		e := &s.rewards[i]
@@ -112,10 +75,10 @@ func (s *Snapshot) buildRule(q RuleQuery, game *gameView) *view {
 			(q.Category != "" && !slices.Contains(e.brand.Categories, q.Category)) || (q.Brand != "" && r.BrandCode != q.Brand) {
 			continue
 		}
-		keys = append(keys, ruleKey{idx: idx, minSelling: r.SellingPriceOf(r.MinFace()), discount: r.DiscountOnMRP(),
+		keys = append(keys, sortKey{idx: idx, price: int64(r.SellingPriceOf(r.MinFace())), discount: r.DiscountOnMRP(),
 			xscore: r.XScore, created: r.CreatedAt.UnixMicro(), id: r.ID, end: r.EndDate})
 	}
-	slices.SortFunc(keys, func(a, b ruleKey) int { return compareRule(q.SortBy, &a, &b) })
+	slices.SortFunc(keys, func(a, b sortKey) int { return compareKeys(Order(q.SortBy), &a, &b) })
 	v := &view{ids: make([]int32, len(keys))}
 	for n := range keys {
 		v.ids[n] = keys[n].idx
