@@ -188,66 +188,51 @@ func (r *Repo) FindAPIKey(_ context.Context, hash []byte) (studio.KeyRecord, err
 	return studio.KeyRecord{}, studio.ErrKeyUnknown
 }
 
-// SetPurchaseBudget implements studio.Repo.
-func (r *Repo) SetPurchaseBudget(_ context.Context, gameID uuid.UUID, b studio.Budgets, set map[studio.Environment]bool) (studio.Game, error) {
+// changeGame applies change to the stored game, as the SQL adapter's one-row UPDATE … RETURNING does.
+func (r *Repo) changeGame(gameID uuid.UUID, change func(*studio.Game)) (studio.Game, error) {
 	st := r.tab.Lock()
 	defer r.tab.Unlock()
 	g, ok := st.games[gameID]
 	if !ok {
 		return studio.Game{}, studio.ErrGameNotFound
 	}
-	if set[studio.Live] {
-		g.PurchaseBudget.Live = b.Live
-	}
-	if set[studio.Test] {
-		g.PurchaseBudget.Test = b.Test
-	}
+	change(&g)
 	st.games[gameID] = g
 	return g, nil
+}
+
+// SetPurchaseBudget implements studio.Repo.
+func (r *Repo) SetPurchaseBudget(_ context.Context, gameID uuid.UUID, b studio.Budgets, set map[studio.Environment]bool) (studio.Game, error) {
+	return r.changeGame(gameID, func(g *studio.Game) {
+		if set[studio.Live] {
+			g.PurchaseBudget.Live = b.Live
+		}
+		if set[studio.Test] {
+			g.PurchaseBudget.Test = b.Test
+		}
+	})
 }
 
 // SetStoreURL implements studio.Repo.
 func (r *Repo) SetStoreURL(_ context.Context, gameID uuid.UUID, storeURL string) (studio.Game, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
-	g, ok := st.games[gameID]
-	if !ok {
-		return studio.Game{}, studio.ErrGameNotFound
-	}
-	g.StoreURL = storeURL
-	st.games[gameID] = g
-	return g, nil
+	return r.changeGame(gameID, func(g *studio.Game) { g.StoreURL = storeURL })
 }
 
 // SetServerOnlyCoinMovements implements studio.Repo.
 func (r *Repo) SetServerOnlyCoinMovements(_ context.Context, gameID uuid.UUID, on bool) (studio.Game, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
-	g, ok := st.games[gameID]
-	if !ok {
-		return studio.Game{}, studio.ErrGameNotFound
-	}
-	g.ServerOnlyCoinMovements = on
-	st.games[gameID] = g
-	return g, nil
+	return r.changeGame(gameID, func(g *studio.Game) { g.ServerOnlyCoinMovements = on })
 }
 
 // SetAllowedOrigins implements studio.Repo.
 func (r *Repo) SetAllowedOrigins(_ context.Context, gameID uuid.UUID, o studio.Origins, set map[studio.Environment]bool) (studio.Game, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
-	g, ok := st.games[gameID]
-	if !ok {
-		return studio.Game{}, studio.ErrGameNotFound
-	}
-	if set[studio.Live] {
-		g.AllowedOrigins.Live = o.Live
-	}
-	if set[studio.Test] {
-		g.AllowedOrigins.Test = o.Test
-	}
-	st.games[gameID] = g
-	return g, nil
+	return r.changeGame(gameID, func(g *studio.Game) {
+		if set[studio.Live] {
+			g.AllowedOrigins.Live = o.Live
+		}
+		if set[studio.Test] {
+			g.AllowedOrigins.Test = o.Test
+		}
+	})
 }
 
 // OriginAllowed implements studio.Repo.
