@@ -91,6 +91,26 @@ func (c CatalogueSnapshots) Load(ctx context.Context, now time.Time) (out catalo
 				}
 				out.Rewards[i] = r
 			}
+			search, err := q.CatalogueSnapshotSearch(ctx)
+			if err != nil {
+				return fmt.Errorf("search texts: %w", err)
+			}
+			out.Search = make(map[uuid.UUID]catalogue.SearchText, len(search))
+			for _, row := range search {
+				out.Search[row.ID] = catalogue.SearchText{Name: row.SearchName, Vector: row.SearchVector, LowerName: row.LowerName}
+			}
+			names, err := q.CatalogueSnapshotNames(ctx)
+			if err != nil {
+				return fmt.Errorf("names: %w", err)
+			}
+			out.BrandNames, out.CategoryNames = map[string]string{}, map[string]string{}
+			for _, row := range names {
+				if row.Kind == "brand" {
+					out.BrandNames[row.Code] = row.LowerName
+				} else {
+					out.CategoryNames[row.Code] = row.LowerName
+				}
+			}
 			games, err := q.CatalogueSnapshotGameRewards(ctx)
 			if err != nil {
 				return fmt.Errorf("game rewards: %w", err)

@@ -27,6 +27,12 @@ type SnapshotData struct {
 	Games []GameReward
 	// Orders count successful orders per reward (TRENDING, most-ordered).
 	Orders map[uuid.UUID]OrderCount
+	// Search holds each reward's search texts, by id; without them (nil) the snapshot does not
+	// search (Searches).
+	Search map[uuid.UUID]SearchText
+	// BrandNames and CategoryNames are every brand's and category's lower-case name (as the
+	// storage lowers it), by code, active or not: what search filters by name match.
+	BrandNames, CategoryNames map[string]string
 }
 
 // OrderCount is a reward's successful orders in the last 7 and 30 days.
@@ -123,7 +129,11 @@ func (m *ReadModel) Refresh(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("load the catalogue: %w", err)
 	}
-	m.cur.Store(newSnapshot(data, now))
+	snap, err := newSnapshot(data, now)
+	if err != nil {
+		return fmt.Errorf("load the catalogue: %w", err)
+	}
+	m.cur.Store(snap)
 	return nil
 }
 
@@ -209,6 +219,9 @@ type Snapshot struct {
 	mu      sync.Mutex
 	views   map[viewKey]*viewSlot
 	viewIDs int // reward indexes held by views
+
+	search      *searchIndex // nil: no search texts loaded
+	searchViews searchViews
 }
 
 type entry struct {
@@ -224,7 +237,7 @@ type gameView struct {
 	prices map[int32]map[uuid.UUID]int64
 }
 
-func newSnapshot(d SnapshotData, now time.Time) *Snapshot {
+func newSnapshot(d SnapshotData, now time.Time) (*Snapshot, error) {
 	s := &Snapshot{version: d.Version, loadedAt: now, byID: make(map[uuid.UUID]int32, len(d.Rewards)),
 		games: map[uuid.UUID]*gameView{}, views: map[viewKey]*viewSlot{}}
 	s.categories = slices.Clone(d.Categories)
@@ -275,7 +288,14 @@ func newSnapshot(d SnapshotData, now time.Time) *Snapshot {
 		}
 	}
 	s.orders = ordersByIndex(s, d.Orders)
-	return s
+	if d.Search != nil {
+		search, err := newSearchIndex(s, d.Search, d.BrandNames, d.CategoryNames)
+		if err != nil {
+			return nil, err
+		}
+		s.search = search
+	}
+	return s, nil
 }
 
 func ordersByIndex(s *Snapshot, counts map[uuid.UUID]OrderCount) []OrderCount {
@@ -296,7 +316,7 @@ func (s *Snapshot) withOrders(counts map[uuid.UUID]OrderCount) *Snapshot {
 		return s
 	}
 	out := &Snapshot{version: s.version, loadedAt: s.loadedAt, rewards: s.rewards, byID: s.byID, categories: s.categories,
-		games: s.games, orders: orders, views: map[viewKey]*viewSlot{}}
+		games: s.games, orders: orders, views: map[viewKey]*viewSlot{}, search: s.search}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for k, slot := range s.views {
@@ -411,13 +431,15 @@ type sortKey struct {
 	discount money.Pct
 	mode     int
 	xscore   float64
-	created  int64 // Unix microseconds: PostgreSQL's precision
-	id       uuid.UUID
-	brand    string
-	end      *time.Time
+	// relevance of a search's match (RELEVANCE, PRICING_MODE); zero in lists.
+	relevance float64
+	created   int64 // Unix microseconds: PostgreSQL's precision
+	id        uuid.UUID
+	brand     string
+	end       *time.Time
 }
 
-// compareKeys is Compare on sort keys (relevance, which lists never have, aside):
+// compareKeys is Compare on sort keys:
 // TestReadModelAgreesWithTheSQL holds the two to the same order.
 func compareKeys(o Order, a, b *sortKey) int {
 	var c int
@@ -432,8 +454,13 @@ func compareKeys(o Order, a, b *sortKey) int {
 		c = cmp.Compare(b.price, a.price)
 	case OrderDiscount:
 		c = cmp.Compare(b.discount, a.discount)
+	case OrderRelevance:
+		c = cmp.Compare(b.relevance, a.relevance)
 	case OrderPricingMode:
 		c = cmp.Compare(a.mode, b.mode)
+		if c == 0 {
+			c = cmp.Compare(b.relevance, a.relevance)
+		}
 	}
 	if c != 0 {
 		return c

@@ -691,24 +691,33 @@ func (s *Service) listVisible(ctx context.Context, q ListQuery) ([]Listed, int64
 		return nil, 0, err
 	}
 	list, total := snap.List(q)
+	if err := s.withFree(ctx, list); err != nil {
+		return nil, 0, err
+	}
+	return list, total, nil
+}
+
+// withFree counts the free codes of the pools of list (PoolStock).
+func (s *Service) withFree(ctx context.Context, list []Listed) error {
 	var pools []uuid.UUID
 	for _, l := range list {
 		if l.Reward.IsPool() {
 			pools = append(pools, l.Reward.ID)
 		}
 	}
-	if len(pools) > 0 {
-		free, err := s.freeCodesOf(ctx, pools)
-		if err != nil {
-			return nil, 0, err
-		}
-		for i := range list {
-			if n, ok := free[list[i].Reward.ID]; ok {
-				list[i].Free = &n
-			}
+	if len(pools) == 0 {
+		return nil
+	}
+	free, err := s.freeCodesOf(ctx, pools)
+	if err != nil {
+		return err
+	}
+	for i := range list {
+		if n, ok := free[list[i].Reward.ID]; ok {
+			list[i].Free = &n
 		}
 	}
-	return list, total, nil
+	return nil
 }
 
 // freeCodesOf is Repo.FreeCodesOf, through PoolStock when there is one.
@@ -839,6 +848,15 @@ func (s *Service) Search(ctx context.Context, q SearchQuery, kinds []string) (Se
 		return SearchResult{}, err
 	}
 	want := func(k string) bool { return len(kinds) == 0 || slices.Contains(kinds, k) }
+	if s.cfg.ReadModel != nil {
+		snap, err := s.cfg.ReadModel.Current(ctx)
+		if err != nil {
+			return SearchResult{}, err
+		}
+		if snap.Searches() {
+			return s.searchMemory(ctx, snap, q, want)
+		}
+	}
 	var res SearchResult
 	var err error
 	repo := s.repo.Repo()
@@ -854,6 +872,27 @@ func (s *Service) Search(ctx context.Context, q SearchQuery, kinds []string) (Se
 	}
 	if want("rewards") {
 		if res.Rewards, res.Total, err = repo.Search(ctx, q); err != nil {
+			return SearchResult{}, err
+		}
+		pricedIn(res.Rewards, q.CoinsPerUnit)
+		s.providerStock(ctx, q.Environment, res.Rewards)
+	}
+	return res, nil
+}
+
+// searchMemory is Search from the read model's snapshot (pool stock and the provider's stock
+// from their caches, as lists have them).
+func (s *Service) searchMemory(ctx context.Context, snap *Snapshot, q SearchQuery, want func(string) bool) (SearchResult, error) {
+	var res SearchResult
+	if want("brands") {
+		res.Brands = snap.SearchBrands(q.GameID, q.Text, 20, q.Now)
+	}
+	if want("categories") {
+		res.Categories = snap.SearchCategories(q.GameID, q.Text, 20, q.Now)
+	}
+	if want("rewards") {
+		res.Rewards, res.Total = snap.Search(q)
+		if err := s.withFree(ctx, res.Rewards); err != nil {
 			return SearchResult{}, err
 		}
 		pricedIn(res.Rewards, q.CoinsPerUnit)

@@ -370,6 +370,20 @@ FROM catalogue_rewards r
 JOIN catalogue_brands b ON b.code = r.brand_code AND b.is_active
 WHERE r.is_active;
 
+-- name: CatalogueSnapshotSearch :many
+-- The search texts of the active rewards of active brands, as CatalogueSearch matches them: the
+-- search name (trigrams), the full text vector in its text form, and lower(name).
+SELECT r.id, r.search_name, r.search_tsv::text AS search_vector, lower(r.name)::text AS lower_name
+FROM catalogue_rewards r
+JOIN catalogue_brands b ON b.code = r.brand_code AND b.is_active
+WHERE r.is_active;
+
+-- name: CatalogueSnapshotNames :many
+-- Every brand's and category's lower-case name, active or not (search filters by name).
+SELECT 'brand'::text AS kind, code, lower(name)::text AS lower_name FROM catalogue_brands
+UNION ALL
+SELECT 'category'::text, code, lower(name)::text FROM catalogue_categories;
+
 -- name: CatalogueSnapshotGameRewards :many
 -- What each game changed of the rewards (hidden, coin prices), for the active rewards.
 SELECT gr.game_id, gr.reward_id, gr.hidden, gr.coin_prices

@@ -1452,6 +1452,39 @@ func (q *Queries) CatalogueSnapshotGameRewards(ctx context.Context) ([]Catalogue
 	return items, nil
 }
 
+const catalogueSnapshotNames = `-- name: CatalogueSnapshotNames :many
+SELECT 'brand'::text AS kind, code, lower(name)::text AS lower_name FROM catalogue_brands
+UNION ALL
+SELECT 'category'::text, code, lower(name)::text FROM catalogue_categories
+`
+
+type CatalogueSnapshotNamesRow struct {
+	Kind      string
+	Code      string
+	LowerName string
+}
+
+// Every brand's and category's lower-case name, active or not (search filters by name).
+func (q *Queries) CatalogueSnapshotNames(ctx context.Context) ([]CatalogueSnapshotNamesRow, error) {
+	rows, err := q.db.Query(ctx, catalogueSnapshotNames)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CatalogueSnapshotNamesRow{}
+	for rows.Next() {
+		var i CatalogueSnapshotNamesRow
+		if err := rows.Scan(&i.Kind, &i.Code, &i.LowerName); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const catalogueSnapshotRewards = `-- name: CatalogueSnapshotRewards :many
 SELECT r.id, r.type, r.brand_code, r.name, r.description, r.campaign_title, r.campaign_sub_title, r.campaign_details,
     r.terms_and_conditions, r.how_to_redeem, r.cover_image, r.assets, r.countries, r.end_date, r.is_active,
@@ -1537,6 +1570,47 @@ func (q *Queries) CatalogueSnapshotRewards(ctx context.Context) ([]CatalogueSnap
 			&i.ProviderProductID,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const catalogueSnapshotSearch = `-- name: CatalogueSnapshotSearch :many
+SELECT r.id, r.search_name, r.search_tsv::text AS search_vector, lower(r.name)::text AS lower_name
+FROM catalogue_rewards r
+JOIN catalogue_brands b ON b.code = r.brand_code AND b.is_active
+WHERE r.is_active
+`
+
+type CatalogueSnapshotSearchRow struct {
+	ID           uuid.UUID
+	SearchName   string
+	SearchVector string
+	LowerName    string
+}
+
+// The search texts of the active rewards of active brands, as CatalogueSearch matches them: the
+// search name (trigrams), the full text vector in its text form, and lower(name).
+func (q *Queries) CatalogueSnapshotSearch(ctx context.Context) ([]CatalogueSnapshotSearchRow, error) {
+	rows, err := q.db.Query(ctx, catalogueSnapshotSearch)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CatalogueSnapshotSearchRow{}
+	for rows.Next() {
+		var i CatalogueSnapshotSearchRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.SearchName,
+			&i.SearchVector,
+			&i.LowerName,
 		); err != nil {
 			return nil, err
 		}

@@ -1,0 +1,47 @@
+package catalogue
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The values PostgreSQL's documentation gives for pg_trgm (F.35.2), and trigrams as
+// show_trgm('cat') lists them (sorted) and generate_trgm_only orders them.
+func TestTrigramsAsPgTrgm(t *testing.T) {
+	require.Equal(t, []string{"  c", " ca", "at ", "cat"}, uniqueTrigrams("cat"))
+	require.Equal(t, []string{"  c", " ca", "cat", "at ", "  d", " do", "dog", "og "}, appendTrigrams(nil, "cat, dog!"))
+	require.Equal(t, []string{"  é", " éa", "éa "}, appendTrigrams(nil, "éa"), "characters, not bytes")
+	require.Equal(t, float32(0.36363637), similarity(uniqueTrigrams("word"), uniqueTrigrams("two words")))
+	require.Equal(t, float32(0.8), wordSimilarity(appendTrigrams(nil, "word"), appendTrigrams(nil, "two words")))
+	require.Equal(t, float32(0), wordSimilarity(appendTrigrams(nil, "!!"), appendTrigrams(nil, "two words")))
+}
+
+// tsvector's text form, quotes and backslashes escaped, weights A to D.
+func TestParseTSVector(t *testing.T) {
+	lex, err := parseTSVector(`'a''b':1A,3 'back\\slash':2B 'c':4C,16383 'nopos'`)
+	require.NoError(t, err)
+	require.Equal(t, []tsLexeme{
+		{text: "a'b", pos: []tsPos{1 | 3<<14, 3}},
+		{text: `back\slash`, pos: []tsPos{2 | 2<<14}},
+		{text: "c", pos: []tsPos{4 | 1<<14, 16383}},
+		{text: "nopos"},
+	}, lex)
+	require.Equal(t, float32(1.0), lex[0].pos[0].weight())
+	require.Equal(t, int32(16383), lex[2].pos[1].at())
+	_, err = parseTSVector(`'open`)
+	require.Error(t, err)
+	_, err = parseTSVector(`bare`)
+	require.Error(t, err)
+}
+
+// ts_rank's values for one word and for two (PostgreSQL 15:
+// SELECT ts_rank('a:1A b:3B'::tsvector, q) for each q below).
+func TestTSRank(t *testing.T) {
+	a := [][]tsPos{{1 | 3<<14}}
+	b := [][]tsPos{{3 | 2<<14}}
+	require.Equal(t, float32(0.6079271), tsRank([][][]tsPos{a}, false))
+	require.Equal(t, float32(0.6229741), tsRank([][][]tsPos{a, b}, true))
+	require.Equal(t, float32(0.30396354), tsRank([][][]tsPos{a, nil}, false), "an OR divides by the words asked (a:* | c:*)")
+	require.Equal(t, float32(1e-20), tsRank([][][]tsPos{a, nil}, true), "an AND with one word found (a:* & c:*)")
+}

@@ -1,0 +1,523 @@
+package catalogue
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode"
+
+	"github.com/google/uuid"
+	lru "github.com/hashicorp/golang-lru/v2"
+)
+
+// SearchText is what a reward is searched by, as the storage computes it (migration 00006):
+// Name (search_name: the reward's and brand's names and their translations, lower case),
+// Vector (search_tsv in its text form: the lexemes of the names, weight A, and of the
+// descriptions and category names, weight B) and LowerName (lower(name)).
+type SearchText struct {
+	Name, Vector, LowerName string
+}
+
+// Bounds of the search views a snapshot keeps: the sorted matches of a query, for its pages.
+const (
+	maxSearchViews   = 1024
+	maxSearchViewIDs = 1 << 20 // reward indexes held by all of them (12 bytes each with relevance)
+)
+
+// searchIndex is the snapshot's search: an inverted index of the rewards' lexemes (full text,
+// every word as a prefix) and of their names' trigrams (typos), with what ts_rank and
+// word_similarity need to rank a match exactly as the SQL does.
+type searchIndex struct {
+	// lexemes are every lexeme of every reward, sorted: a prefix is a range of ids.
+	lexemes []string
+	// lexPost[lexPostOff[l]:lexPostOff[l+1]] are the rewards (indexes, ascending) with lexeme l.
+	lexPostOff, lexPost []int32
+	// entLex[entOff[r]:entOff[r+1]] are reward r's lexemes (ids, ascending), and
+	// pos[posOff[e]:posOff[e+1]] the positions of its entry e.
+	entOff, entLex, posOff []int32
+	pos                    []tsPos
+
+	// trigrams numbers every trigram of the rewards' names (and of the brand and category names).
+	trigrams map[string]int32
+	// nameTrg[nameOff[r]:nameOff[r+1]] are the trigrams of reward r's search name, in order.
+	nameOff, nameTrg []int32
+	// trgPost[trgPostOff[t]:trgPostOff[t+1]] are the rewards whose names have trigram t, each once.
+	trgPostOff, trgPost []int32
+	lowerName           []string
+
+	// brandNames and categoryNames are every brand's and category's lower(name), by code,
+	// active or not: the filters by name match them, and a filter naming none is ignored.
+	brandNames, categoryNames map[string]string
+	// names holds the trigrams of each brand and category name, by lower(name).
+	names map[string]nameTrigrams
+}
+
+// searchViews are the sorted matches of the searches a snapshot answered, most recent kept.
+type searchViews struct {
+	once  sync.Once
+	cache *lru.Cache[searchKey, *searchView]
+	ids   atomic.Int64
+}
+
+// nameTrigrams are a short name's trigrams, in order and as a sorted set.
+type nameTrigrams struct{ seq, set []string }
+
+func trigramsOfName(s string) nameTrigrams {
+	return nameTrigrams{seq: appendTrigrams(nil, s), set: uniqueTrigrams(s)}
+}
+
+// newSearchIndex indexes the rewards of s; texts are their SearchTexts by id.
+func newSearchIndex(s *Snapshot, texts map[uuid.UUID]SearchText, brandNames, categoryNames map[string]string) (*searchIndex, error) {
+	x := &searchIndex{trigrams: map[string]int32{}, brandNames: brandNames, categoryNames: categoryNames,
+		names: map[string]nameTrigrams{}, lowerName: make([]string, len(s.rewards))}
+	parsed := make([][]tsLexeme, len(s.rewards))
+	ids := map[string]int32{}
+	for i := range s.rewards {
+		t := texts[s.rewards[i].reward.ID]
+		lex, err := parseTSVector(t.Vector)
+		if err != nil {
+			return nil, fmt.Errorf("reward %s: %w", s.rewards[i].reward.ID, err)
+		}
+		parsed[i] = lex
+		for _, l := range lex {
+			ids[l.text] = 0
+		}
+		x.lowerName[i] = t.LowerName
+	}
+	x.lexemes = make([]string, 0, len(ids))
+	for l := range ids {
+		x.lexemes = append(x.lexemes, l)
+	}
+	slices.Sort(x.lexemes)
+	for n, l := range x.lexemes {
+		ids[l] = int32(n)
+	}
+	x.entOff = make([]int32, len(s.rewards)+1)
+	counts := make([]int32, len(x.lexemes)+1)
+	for i, lex := range parsed {
+		for _, l := range lex {
+			id := ids[l.text]
+			x.entLex = append(x.entLex, id)
+			x.posOff = append(x.posOff, int32(len(x.pos)))
+			x.pos = append(x.pos, l.pos...)
+			counts[id+1]++
+		}
+		x.entOff[i+1] = int32(len(x.entLex))
+	}
+	x.posOff = append(x.posOff, int32(len(x.pos)))
+	x.lexPostOff, x.lexPost = postings(counts, len(x.entLex), func(add func(key, r int32)) {
+		for r := range parsed {
+			for _, e := range x.entLex[x.entOff[r]:x.entOff[r+1]] {
+				add(e, int32(r))
+			}
+		}
+	})
+
+	x.nameOff = make([]int32, len(s.rewards)+1)
+	var buf []string
+	for i := range s.rewards {
+		buf = appendTrigrams(buf[:0], texts[s.rewards[i].reward.ID].Name)
+		for _, t := range buf {
+			id, ok := x.trigrams[t]
+			if !ok {
+				id = int32(len(x.trigrams))
+				x.trigrams[t] = id
+			}
+			x.nameTrg = append(x.nameTrg, id)
+		}
+		x.nameOff[i+1] = int32(len(x.nameTrg))
+	}
+	counts = make([]int32, len(x.trigrams)+1)
+	last := make([]int32, len(x.trigrams))
+	for i := range last {
+		last[i] = -1
+	}
+	eachName := func(add func(key, r int32)) {
+		for r := range s.rewards {
+			for _, t := range x.nameTrg[x.nameOff[r]:x.nameOff[r+1]] {
+				if last[t] != int32(r) {
+					last[t] = int32(r)
+					add(t, int32(r))
+				}
+			}
+		}
+	}
+	n := 0
+	eachName(func(t, _ int32) { counts[t+1]++; n++ })
+	for i := range last {
+		last[i] = -1
+	}
+	x.trgPostOff, x.trgPost = postings(counts, n, eachName)
+	for _, name := range brandNames {
+		x.names[name] = trigramsOfName(name)
+	}
+	for _, name := range categoryNames {
+		x.names[name] = trigramsOfName(name)
+	}
+	return x, nil
+}
+
+// postings lays out lists by key in one slice: counts[k+1] is how many key k has; each calls add
+// for every (key, reward) in reward order.
+func postings(counts []int32, n int, each func(add func(key, r int32))) (off, post []int32) {
+	off = make([]int32, len(counts))
+	for k := 1; k < len(counts); k++ {
+		off[k] = off[k-1] + counts[k]
+	}
+	post = make([]int32, n)
+	next := slices.Clone(off[:len(off)-1])
+	each(func(key, r int32) {
+		post[next[key]] = r
+		next[key]++
+	})
+	return off, post
+}
+
+// tsWords are the words of a search as CatalogueSearch's tsquery has them (each a prefix):
+// PostgreSQL's order, each once. many says there were two or more before duplicates went.
+func tsWords(text string) (words []string, many bool) {
+	words = strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	many = len(words) >= 2
+	slices.Sort(words)
+	return slices.Compact(words), many
+}
+
+// searchKey is what a search's sorted matches depend on: everything but its page and clock.
+type searchKey struct {
+	game, coin   uuid.UUID
+	coinsPerUnit int64
+	country      string
+	order        Order
+	text         string
+	brands       string
+	categories   string
+}
+
+// searchView is a query's matches, sorted, with their relevance, valid until the first end date
+// among them.
+type searchView struct {
+	ids        []int32
+	relevance  []float64
+	validUntil time.Time
+}
+
+// Searches reports whether the snapshot holds the search texts, so Search can answer.
+func (s *Snapshot) Searches() bool { return s.search != nil }
+
+// Search returns a page of the visible rewards matching q.Text, and the total: what
+// Repo.Search returns, from memory (Free left unset). Full text first, every word as a prefix
+// of a word of the names, descriptions or categories; when that finds nothing, the closest names
+// (word similarity), as a typo.
+func (s *Snapshot) Search(q SearchQuery) ([]Listed, int64) {
+	text := strings.ToLower(strings.TrimSpace(q.Text))
+	k := searchKey{game: q.GameID, coin: q.CoinID, coinsPerUnit: q.CoinsPerUnit, country: q.Country, order: q.Order, text: text,
+		brands: strings.Join(q.Brands, "\x00"), categories: strings.Join(q.Categories, "\x00")}
+	views := &s.searchViews
+	views.once.Do(func() {
+		views.cache, _ = lru.NewWithEvict(maxSearchViews, func(_ searchKey, v *searchView) { views.ids.Add(-int64(len(v.ids))) })
+	})
+	v, ok := views.cache.Get(k)
+	if !ok || !(v.validUntil.IsZero() || q.Now.Before(v.validUntil)) {
+		v = s.searchView(q, text)
+		if len(v.ids) <= maxSearchViewIDs/4 {
+			views.ids.Add(int64(len(v.ids)))
+			views.cache.Add(k, v)
+			for views.ids.Load() > maxSearchViewIDs {
+				if _, _, ok := views.cache.RemoveOldest(); !ok {
+					break
+				}
+			}
+		}
+	}
+	game := s.games[q.GameID]
+	total := int64(len(v.ids))
+	lo := min(max(q.Offset, 0), len(v.ids))
+	hi := min(lo+max(q.Limit, 0), len(v.ids))
+	out := make([]Listed, 0, hi-lo)
+	for n := lo; n < hi; n++ {
+		l := s.listed(game, v.ids[n], q.CoinID, q.CoinsPerUnit)
+		l.Relevance = v.relevance[n]
+		if q.Order != OrderMostOrdered {
+			l.Orders30d = 0
+		}
+		l.Orders7d = 0
+		out = append(out, l)
+	}
+	return out, total
+}
+
+// searchView finds and sorts the matches of q.
+func (s *Snapshot) searchView(q SearchQuery, text string) *searchView {
+	x := s.search
+	game := s.games[q.GameID]
+	keep := s.searchFilter(q, game)
+	keys := s.fullText(text, keep)
+	if len(keys) == 0 {
+		keys = s.closestNames(text, keep)
+	}
+	exact := func(i int32) float64 {
+		if x.lowerName[i] == text || x.brandNames[s.rewards[i].reward.BrandCode] == text {
+			return 2
+		}
+		return 0
+	}
+	for n := range keys {
+		i := keys[n].idx
+		r := &s.rewards[i].reward
+		keys[n].relevance += exact(i)
+		keys[n].price = r.CoinPrice(r.MinFace(), q.CoinsPerUnit, s.override(game, i, q.CoinID))
+		keys[n].discount, keys[n].mode, keys[n].xscore = r.DiscountOnMRP(), modeRank(*r), r.XScore
+		keys[n].created, keys[n].id, keys[n].end = r.CreatedAt.UnixMicro(), r.ID, r.EndDate
+		keys[n].orders = s.orders[i].Last30d
+	}
+	slices.SortFunc(keys, func(a, b sortKey) int { return compareKeys(q.Order, &a, &b) })
+	v := &searchView{ids: make([]int32, len(keys)), relevance: make([]float64, len(keys))}
+	for n := range keys {
+		v.ids[n], v.relevance[n] = keys[n].idx, keys[n].relevance
+		if end := keys[n].end; end != nil && (v.validUntil.IsZero() || end.Before(v.validUntil)) {
+			v.validUntil = *end
+		}
+	}
+	return v
+}
+
+// searchFilter is which rewards a search may find: visible to the game's players (in the
+// country, if any), of the brands and categories asked for by code or name, each filter ignored
+// when it names nothing known (CatalogueSearch).
+func (s *Snapshot) searchFilter(q SearchQuery, game *gameView) func(i int32) bool {
+	x := s.search
+	matches := func(asked []string, names map[string]string) func(code string) bool {
+		if len(asked) == 0 {
+			return nil
+		}
+		codes, lower := map[string]bool{}, map[string]bool{}
+		for _, a := range asked {
+			codes[a], lower[strings.ToLower(a)] = true, true
+		}
+		is := func(code string) bool { return codes[code] || lower[names[code]] }
+		for code := range names {
+			if is(code) {
+				return is
+			}
+		}
+		return nil // none known: ignored
+	}
+	brand := matches(q.Brands, x.brandNames)
+	category := matches(q.Categories, x.categoryNames)
+	return func(i int32) bool {
+		if !s.visible(game, i, q.Country, q.Now) {
+			return false
+		}
+		e := &s.rewards[i]
+		if brand != nil && !brand(e.brand.Code) {
+			return false
+		}
+		if category != nil && !slices.ContainsFunc(e.categories, func(ci int) bool { return category(s.categories[ci].Code) }) {
+			return false
+		}
+		return true
+	}
+}
+
+// fullText is the rewards keep allows with every word of text as a prefix of one of their
+// lexemes, each with its ts_rank as relevance.
+func (s *Snapshot) fullText(text string, keep func(int32) bool) []sortKey {
+	x := s.search
+	words, many := tsWords(text)
+	if len(words) == 0 {
+		return nil
+	}
+	type span struct{ lo, hi int32 }
+	spans := make([]span, len(words))
+	rarest := 0
+	for n, w := range words {
+		lo := sort.SearchStrings(x.lexemes, w)
+		hi := lo
+		for hi < len(x.lexemes) && strings.HasPrefix(x.lexemes[hi], w) {
+			hi++
+		}
+		if lo == hi {
+			return nil
+		}
+		spans[n] = span{int32(lo), int32(hi)}
+		if x.lexPostOff[hi]-x.lexPostOff[lo] < x.lexPostOff[spans[rarest].hi]-x.lexPostOff[spans[rarest].lo] {
+			rarest = n
+		}
+	}
+	// entries of reward r whose lexemes are in sp
+	entries := func(r int32, sp span) (int32, int32) {
+		ent := x.entLex[x.entOff[r]:x.entOff[r+1]]
+		lo, _ := slices.BinarySearch(ent, sp.lo)
+		hi, _ := slices.BinarySearch(ent, sp.hi)
+		return x.entOff[r] + int32(lo), x.entOff[r] + int32(hi)
+	}
+	seen := map[int32]bool{}
+	var keys []sortKey
+	items := make([][][]tsPos, len(words))
+	for _, r := range x.lexPost[x.lexPostOff[spans[rarest].lo]:x.lexPostOff[spans[rarest].hi]] {
+		if seen[r] {
+			continue
+		}
+		seen[r] = true
+		all := true
+		for n, sp := range spans {
+			lo, hi := entries(r, sp)
+			if lo == hi {
+				all = false
+				break
+			}
+			items[n] = items[n][:0]
+			for e := lo; e < hi; e++ {
+				items[n] = append(items[n], x.pos[x.posOff[e]:x.posOff[e+1]])
+			}
+		}
+		if !all || !keep(r) {
+			continue
+		}
+		keys = append(keys, sortKey{idx: r, relevance: float64(tsRank(items, many))})
+	}
+	return keys
+}
+
+// closestNames is the rewards keep allows whose search name is like text (text <% name), each
+// with its word similarity as relevance.
+func (s *Snapshot) closestNames(text string, keep func(int32) bool) []sortKey {
+	x := s.search
+	query := appendTrigrams(nil, text)
+	identity := map[string]int32{}
+	for _, t := range query {
+		if _, ok := identity[t]; !ok {
+			identity[t] = int32(len(identity))
+		}
+	}
+	ulen1 := len(identity)
+	if ulen1 == 0 {
+		return nil
+	}
+	// A name can reach the threshold only with enough of the query's trigrams: similarity is at
+	// most the share of them it has (float4 rounding aside, hence the margin).
+	count := map[int32]int{}
+	byGlobal := map[int32]int32{}
+	for t, id := range identity {
+		g, ok := x.trigrams[t]
+		if !ok {
+			continue
+		}
+		byGlobal[g] = id
+		for _, r := range x.trgPost[x.trgPostOff[g]:x.trgPostOff[g+1]] {
+			count[r]++
+		}
+	}
+	var keys []sortKey
+	var seq []int32
+	var found []bool
+	var lastpos []int32
+	local := map[int32]int32{}
+	for r, c := range count {
+		if float64(c)/float64(ulen1) < wordSimilarityThreshold-1e-6 || !keep(r) {
+			continue
+		}
+		clear(local)
+		seq = seq[:0]
+		for _, g := range x.nameTrg[x.nameOff[r]:x.nameOff[r+1]] {
+			id, ok := byGlobal[g]
+			if !ok {
+				if id, ok = local[g]; !ok {
+					id = int32(ulen1 + len(local))
+					local[g] = id
+				}
+			}
+			seq = append(seq, id)
+		}
+		n := ulen1 + len(local)
+		found = slices.Grow(found[:0], n)[:n]
+		for i := range found {
+			found[i] = i < ulen1
+		}
+		lastpos = slices.Grow(lastpos[:0], n)[:n]
+		if sim := iterateWordSimilarity(seq, found, ulen1, lastpos); float64(sim) >= wordSimilarityThreshold {
+			keys = append(keys, sortKey{idx: r, relevance: float64(sim)})
+		}
+	}
+	return keys
+}
+
+// nameMatch is how CatalogueBrands and CatalogueCategories match a name against a search: a
+// prefix, or similar (%), or like a word of it (<%); and the similarity they sort by.
+func (x *searchIndex) nameMatch(name, text string, q nameTrigrams) (bool, float32) {
+	n, ok := x.names[name]
+	if !ok {
+		n = trigramsOfName(name)
+	}
+	sim := similarity(n.set, q.set)
+	if strings.HasPrefix(name, text) || float64(sim) >= similarityThreshold {
+		return true, sim
+	}
+	// word_similarity is at most the share of the query's trigrams the name has.
+	common := commonTrigrams(n.set, q.set)
+	if len(q.set) == 0 || float64(common)/float64(len(q.set)) < wordSimilarityThreshold-1e-6 {
+		return false, sim
+	}
+	return float64(wordSimilarity(q.seq, n.seq)) >= wordSimilarityThreshold, sim
+}
+
+// SearchBrands returns up to limit brands with rewards the game's players see whose names match
+// text, most similar first: what Repo.SearchBrands returns, from memory.
+func (s *Snapshot) SearchBrands(gameID uuid.UUID, text string, limit int, now time.Time) []BrandMeta {
+	text = strings.ToLower(text)
+	q := trigramsOfName(text)
+	type match struct {
+		BrandMeta
+		sim float32
+	}
+	var out []match
+	for _, m := range s.Brands(gameID, nil, "", now) {
+		if ok, sim := s.search.nameMatch(s.search.brandNames[m.Brand.Code], text, q); ok || text == "" {
+			out = append(out, match{m, sim})
+		}
+	}
+	if text == "" {
+		for i := range out {
+			out[i].sim = 0
+		}
+	}
+	slices.SortStableFunc(out, func(a, b match) int { return cmp.Compare(b.sim, a.sim) }) // Brands: by name, code
+	res := make([]BrandMeta, 0, min(limit, len(out)))
+	for _, m := range out[:min(limit, len(out))] {
+		res = append(res, m.BrandMeta)
+	}
+	return res
+}
+
+// SearchCategories returns up to limit categories with rewards the game's players see whose
+// names match text, most similar first: what Repo.SearchCategories returns, from memory.
+func (s *Snapshot) SearchCategories(gameID uuid.UUID, text string, limit int, now time.Time) []CategoryMeta {
+	text = strings.ToLower(text)
+	q := trigramsOfName(text)
+	type match struct {
+		CategoryMeta
+		sim float32
+	}
+	var out []match
+	for _, m := range s.Categories(gameID, now) {
+		if ok, sim := s.search.nameMatch(s.search.categoryNames[m.Category.Code], text, q); ok || text == "" {
+			out = append(out, match{m, sim})
+		}
+	}
+	if text == "" {
+		for i := range out {
+			out[i].sim = 0
+		}
+	}
+	slices.SortStableFunc(out, func(a, b match) int { return cmp.Compare(b.sim, a.sim) }) // Categories: display order, name, code
+	res := make([]CategoryMeta, 0, min(limit, len(out)))
+	for _, m := range out[:min(limit, len(out))] {
+		res = append(res, m.CategoryMeta)
+	}
+	return res
+}
