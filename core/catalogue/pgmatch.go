@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -208,8 +207,20 @@ func parseTSVector(s string) ([]tsLexeme, error) {
 		if s[i] != '\'' {
 			return nil, fmt.Errorf("tsvector %q: a lexeme at %d", s, i)
 		}
-		var lex strings.Builder
 		i++
+		// Most lexemes have no quote or backslash: then the lexeme is cut from s.
+		if end := strings.IndexByte(s[i:], '\''); end >= 0 && !strings.ContainsRune(s[i:i+end], '\\') &&
+			(i+end+1 >= len(s) || s[i+end+1] != '\'') {
+			l := tsLexeme{text: s[i : i+end]}
+			i += end + 1
+			var err error
+			if l.pos, i, err = parsePositions(s, i); err != nil {
+				return nil, err
+			}
+			out = append(out, l)
+			continue
+		}
+		var lex strings.Builder
 		for {
 			if i >= len(s) {
 				return nil, fmt.Errorf("tsvector %q: an unclosed lexeme", s)
@@ -232,34 +243,46 @@ func parseTSVector(s string) ([]tsLexeme, error) {
 			i++
 		}
 		l := tsLexeme{text: lex.String()}
-		if i < len(s) && s[i] == ':' {
-			i++
-			for {
-				j := i
-				for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-					j++
-				}
-				n, err := strconv.Atoi(s[i:j])
-				if err != nil {
-					return nil, fmt.Errorf("tsvector %q: a position at %d", s, i)
-				}
-				p := tsPos(n)
-				if j < len(s) && s[j] >= 'A' && s[j] <= 'D' {
-					p |= tsPos('D'-s[j]) << 14
-					j++
-				}
-				l.pos = append(l.pos, p)
-				i = j
-				if i < len(s) && s[i] == ',' {
-					i++
-					continue
-				}
-				break
-			}
+		var err error
+		if l.pos, i, err = parsePositions(s, i); err != nil {
+			return nil, err
 		}
 		out = append(out, l)
 	}
 	return out, nil
+}
+
+// parsePositions reads the positions after a lexeme at s[i:] (":1A,2"), if any, and returns
+// where they end.
+func parsePositions(s string, i int) ([]tsPos, int, error) {
+	if i >= len(s) || s[i] != ':' {
+		return nil, i, nil
+	}
+	i++
+	var pos []tsPos
+	for {
+		j := i
+		n := 0
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' && j-i < 6 {
+			n = n*10 + int(s[j]-'0')
+			j++
+		}
+		if j == i {
+			return nil, i, fmt.Errorf("tsvector %q: a position at %d", s, i)
+		}
+		p := tsPos(n)
+		if j < len(s) && s[j] >= 'A' && s[j] <= 'D' {
+			p |= tsPos('D'-s[j]) << 14
+			j++
+		}
+		pos = append(pos, p)
+		i = j
+		if i < len(s) && s[i] == ',' {
+			i++
+			continue
+		}
+		return pos, i, nil
+	}
 }
 
 // wordDistance is tsrank.c's word_distance, in float4.

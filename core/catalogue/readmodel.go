@@ -219,6 +219,7 @@ type Snapshot struct {
 	mu      sync.Mutex
 	views   map[viewKey]*viewSlot
 	viewIDs int // reward indexes held by views
+	metas   map[uuid.UUID]*gameMeta
 
 	search      *searchIndex // nil: no search texts loaded
 	searchViews searchViews
@@ -591,9 +592,55 @@ func (s *Snapshot) Get(q ListQuery, id uuid.UUID) (Listed, error) {
 	return l, nil
 }
 
+// maxGameMetas bounds the games whose brand and category counts a snapshot keeps.
+const maxGameMetas = 10_000
+
+// gameMeta is the brands and categories with rewards a game's players see, with how many,
+// valid until the first end date among them.
+type gameMeta struct {
+	brands     []BrandMeta
+	categories []CategoryMeta
+	validUntil time.Time
+}
+
+// meta returns the game's brand and category counts, counted once per snapshot (and again
+// once a reward among them ends).
+func (s *Snapshot) meta(gameID uuid.UUID, now time.Time) *gameMeta {
+	s.mu.Lock()
+	m := s.metas[gameID]
+	s.mu.Unlock()
+	if m != nil && (m.validUntil.IsZero() || now.Before(m.validUntil)) {
+		return m
+	}
+	m = &gameMeta{brands: s.countBrands(gameID, nil, "", now), categories: s.countCategories(gameID, now)}
+	game := s.games[gameID]
+	for i := range s.rewards {
+		if end := s.rewards[i].reward.EndDate; end != nil && end.After(now) && (m.validUntil.IsZero() || end.Before(m.validUntil)) &&
+			s.visible(game, int32(i), "", now) {
+			m.validUntil = *end
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.metas == nil {
+		s.metas = map[uuid.UUID]*gameMeta{}
+	}
+	if len(s.metas) < maxGameMetas {
+		s.metas[gameID] = m
+	}
+	return m
+}
+
 // Brands returns the brands with rewards the game's players see (in any country), by name, with
 // how many: what Repo.Brands returns, from memory.
 func (s *Snapshot) Brands(gameID uuid.UUID, giftCard *bool, category string, now time.Time) []BrandMeta {
+	if giftCard == nil && category == "" {
+		return append([]BrandMeta{}, s.meta(gameID, now).brands...)
+	}
+	return s.countBrands(gameID, giftCard, category, now)
+}
+
+func (s *Snapshot) countBrands(gameID uuid.UUID, giftCard *bool, category string, now time.Time) []BrandMeta {
 	game := s.games[gameID]
 	counts := map[*Brand]int64{}
 	for i := range s.rewards {
@@ -622,6 +669,10 @@ func (s *Snapshot) Brands(gameID uuid.UUID, giftCard *bool, category string, now
 // Categories returns the categories with rewards the game's players see, in display order, with
 // how many: what Repo.Categories returns, from memory.
 func (s *Snapshot) Categories(gameID uuid.UUID, now time.Time) []CategoryMeta {
+	return append([]CategoryMeta{}, s.meta(gameID, now).categories...)
+}
+
+func (s *Snapshot) countCategories(gameID uuid.UUID, now time.Time) []CategoryMeta {
 	game := s.games[gameID]
 	counts := make([]int64, len(s.categories))
 	for i := range s.rewards {

@@ -62,6 +62,28 @@ type searchViews struct {
 	once  sync.Once
 	cache *lru.Cache[searchKey, *searchView]
 	ids   atomic.Int64
+	// names are the brands and categories searches found, by game and text.
+	names *lru.Cache[nameKey, *nameMatches]
+}
+
+type nameKey struct {
+	game uuid.UUID
+	text string
+}
+
+// nameMatches are the brands and categories matching a search, valid as long as the game's
+// counts (gameMeta) they come from.
+type nameMatches struct {
+	brands     []BrandMeta
+	categories []CategoryMeta
+	validUntil time.Time
+}
+
+func (v *searchViews) init() {
+	v.once.Do(func() {
+		v.cache, _ = lru.NewWithEvict(maxSearchViews, func(_ searchKey, sv *searchView) { v.ids.Add(-int64(len(sv.ids))) })
+		v.names, _ = lru.New[nameKey, *nameMatches](maxSearchViews)
+	})
 }
 
 // nameTrigrams are a short name's trigrams, in order and as a sorted set.
@@ -85,7 +107,9 @@ func newSearchIndex(s *Snapshot, texts map[uuid.UUID]SearchText, brandNames, cat
 		}
 		parsed[i] = lex
 		for _, l := range lex {
-			ids[l.text] = 0
+			if _, ok := ids[l.text]; !ok {
+				ids[strings.Clone(l.text)] = 0 // not the vector's text it was cut from
+			}
 		}
 		x.lowerName[i] = t.LowerName
 	}
@@ -218,9 +242,7 @@ func (s *Snapshot) Search(q SearchQuery) ([]Listed, int64) {
 	k := searchKey{game: q.GameID, coin: q.CoinID, coinsPerUnit: q.CoinsPerUnit, country: q.Country, order: q.Order, text: text,
 		brands: strings.Join(q.Brands, "\x00"), categories: strings.Join(q.Categories, "\x00")}
 	views := &s.searchViews
-	views.once.Do(func() {
-		views.cache, _ = lru.NewWithEvict(maxSearchViews, func(_ searchKey, v *searchView) { views.ids.Add(-int64(len(v.ids))) })
-	})
+	views.init()
 	v, ok := views.cache.Get(k)
 	if !ok || !(v.validUntil.IsZero() || q.Now.Before(v.validUntil)) {
 		v = s.searchView(q, text)
@@ -466,58 +488,68 @@ func (x *searchIndex) nameMatch(name, text string, q nameTrigrams) (bool, float3
 	return float64(wordSimilarity(q.seq, n.seq)) >= wordSimilarityThreshold, sim
 }
 
+// names returns the brands and categories matching text (nameMatch), the most similar first,
+// each list as its metadata orders ties; found once per snapshot, game and text.
+func (s *Snapshot) names(gameID uuid.UUID, text string, now time.Time) *nameMatches {
+	views := &s.searchViews
+	views.init()
+	text = strings.ToLower(text)
+	k := nameKey{gameID, text}
+	if m, ok := views.names.Get(k); ok && (m.validUntil.IsZero() || now.Before(m.validUntil)) {
+		return m
+	}
+	meta := s.meta(gameID, now)
+	q := trigramsOfName(text)
+	type scored[T any] struct {
+		meta T
+		sim  float32
+	}
+	var brands []scored[BrandMeta]
+	for _, m := range meta.brands {
+		if ok, sim := s.search.nameMatch(s.search.brandNames[m.Brand.Code], text, q); ok || text == "" {
+			brands = append(brands, scored[BrandMeta]{m, sim})
+		}
+	}
+	var cats []scored[CategoryMeta]
+	for _, m := range meta.categories {
+		if ok, sim := s.search.nameMatch(s.search.categoryNames[m.Category.Code], text, q); ok || text == "" {
+			cats = append(cats, scored[CategoryMeta]{m, sim})
+		}
+	}
+	if text == "" { // no similarity: the metadata's order alone
+		brands, cats = nil, nil
+		for _, m := range meta.brands {
+			brands = append(brands, scored[BrandMeta]{meta: m})
+		}
+		for _, m := range meta.categories {
+			cats = append(cats, scored[CategoryMeta]{meta: m})
+		}
+	}
+	// Stable: ties keep the metadata's order (brands by name and code; categories by display
+	// order, name and code), as the statements break them.
+	slices.SortStableFunc(brands, func(a, b scored[BrandMeta]) int { return cmp.Compare(b.sim, a.sim) })
+	slices.SortStableFunc(cats, func(a, b scored[CategoryMeta]) int { return cmp.Compare(b.sim, a.sim) })
+	out := &nameMatches{validUntil: meta.validUntil}
+	for _, b := range brands {
+		out.brands = append(out.brands, b.meta)
+	}
+	for _, c := range cats {
+		out.categories = append(out.categories, c.meta)
+	}
+	views.names.Add(k, out)
+	return out
+}
+
 // SearchBrands returns up to limit brands with rewards the game's players see whose names match
 // text, most similar first: what Repo.SearchBrands returns, from memory.
 func (s *Snapshot) SearchBrands(gameID uuid.UUID, text string, limit int, now time.Time) []BrandMeta {
-	text = strings.ToLower(text)
-	q := trigramsOfName(text)
-	type match struct {
-		BrandMeta
-		sim float32
-	}
-	var out []match
-	for _, m := range s.Brands(gameID, nil, "", now) {
-		if ok, sim := s.search.nameMatch(s.search.brandNames[m.Brand.Code], text, q); ok || text == "" {
-			out = append(out, match{m, sim})
-		}
-	}
-	if text == "" {
-		for i := range out {
-			out[i].sim = 0
-		}
-	}
-	slices.SortStableFunc(out, func(a, b match) int { return cmp.Compare(b.sim, a.sim) }) // Brands: by name, code
-	res := make([]BrandMeta, 0, min(limit, len(out)))
-	for _, m := range out[:min(limit, len(out))] {
-		res = append(res, m.BrandMeta)
-	}
-	return res
+	b := s.names(gameID, text, now).brands
+	return append([]BrandMeta{}, b[:min(limit, len(b))]...)
 }
 
 // SearchCategories returns up to limit categories with rewards the game's players see whose
 // names match text, most similar first: what Repo.SearchCategories returns, from memory.
 func (s *Snapshot) SearchCategories(gameID uuid.UUID, text string, limit int, now time.Time) []CategoryMeta {
-	text = strings.ToLower(text)
-	q := trigramsOfName(text)
-	type match struct {
-		CategoryMeta
-		sim float32
-	}
-	var out []match
-	for _, m := range s.Categories(gameID, now) {
-		if ok, sim := s.search.nameMatch(s.search.categoryNames[m.Category.Code], text, q); ok || text == "" {
-			out = append(out, match{m, sim})
-		}
-	}
-	if text == "" {
-		for i := range out {
-			out[i].sim = 0
-		}
-	}
-	slices.SortStableFunc(out, func(a, b match) int { return cmp.Compare(b.sim, a.sim) }) // Categories: display order, name, code
-	res := make([]CategoryMeta, 0, min(limit, len(out)))
-	for _, m := range out[:min(limit, len(out))] {
-		res = append(res, m.CategoryMeta)
-	}
-	return res
+	c := s.names(gameID, text, now).categories
+	return append([]CategoryMeta{}, c[:min(limit, len(c))]...)
 }
