@@ -199,67 +199,76 @@ type tsLexeme struct {
 // sorted as PostgreSQL sorts them.
 func parseTSVector(s string) ([]tsLexeme, error) {
 	var out []tsLexeme
+	err := scanTSVector(s, nil, func(lex string, pos []tsPos) {
+		l := tsLexeme{text: strings.Clone(lex)}
+		if len(pos) > 0 {
+			l.pos = slices.Clone(pos)
+		}
+		out = append(out, l)
+	})
+	return out, err
+}
+
+// scanTSVector calls fn with each lexeme of a tsvector's text form and its positions, in
+// order; the lexeme may be cut from s, the positions are buf's (reused). Nothing is allocated
+// but for a lexeme with a quote or backslash.
+func scanTSVector(s string, buf []tsPos, fn func(lex string, pos []tsPos)) error {
 	for i := 0; i < len(s); {
 		if s[i] == ' ' {
 			i++
 			continue
 		}
 		if s[i] != '\'' {
-			return nil, fmt.Errorf("tsvector %q: a lexeme at %d", s, i)
+			return fmt.Errorf("tsvector %q: a lexeme at %d", s, i)
 		}
 		i++
+		var lex string
 		// Most lexemes have no quote or backslash: then the lexeme is cut from s.
 		if end := strings.IndexByte(s[i:], '\''); end >= 0 && !strings.ContainsRune(s[i:i+end], '\\') &&
 			(i+end+1 >= len(s) || s[i+end+1] != '\'') {
-			l := tsLexeme{text: s[i : i+end]}
+			lex = s[i : i+end]
 			i += end + 1
-			var err error
-			if l.pos, i, err = parsePositions(s, i); err != nil {
-				return nil, err
-			}
-			out = append(out, l)
-			continue
-		}
-		var lex strings.Builder
-		for {
-			if i >= len(s) {
-				return nil, fmt.Errorf("tsvector %q: an unclosed lexeme", s)
-			}
-			c := s[i]
-			if c == '\'' && i+1 < len(s) && s[i+1] == '\'' {
-				lex.WriteByte('\'')
-				i += 2
-				continue
-			}
-			if c == '\'' {
+		} else {
+			var b strings.Builder
+			for {
+				if i >= len(s) {
+					return fmt.Errorf("tsvector %q: an unclosed lexeme", s)
+				}
+				c := s[i]
+				if c == '\'' && i+1 < len(s) && s[i+1] == '\'' {
+					b.WriteByte('\'')
+					i += 2
+					continue
+				}
+				if c == '\'' {
+					i++
+					break
+				}
+				if c == '\\' && i+1 < len(s) {
+					i++
+					c = s[i]
+				}
+				b.WriteByte(c)
 				i++
-				break
 			}
-			if c == '\\' && i+1 < len(s) {
-				i++
-				c = s[i]
-			}
-			lex.WriteByte(c)
-			i++
+			lex = b.String()
 		}
-		l := tsLexeme{text: lex.String()}
 		var err error
-		if l.pos, i, err = parsePositions(s, i); err != nil {
-			return nil, err
+		if buf, i, err = parsePositions(s, i, buf[:0]); err != nil {
+			return err
 		}
-		out = append(out, l)
+		fn(lex, buf)
 	}
-	return out, nil
+	return nil
 }
 
 // parsePositions reads the positions after a lexeme at s[i:] (":1A,2"), if any, and returns
 // where they end.
-func parsePositions(s string, i int) ([]tsPos, int, error) {
+func parsePositions(s string, i int, pos []tsPos) ([]tsPos, int, error) {
 	if i >= len(s) || s[i] != ':' {
-		return nil, i, nil
+		return pos, i, nil
 	}
 	i++
-	var pos []tsPos
 	for {
 		j := i
 		n := 0

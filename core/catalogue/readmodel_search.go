@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -97,45 +98,63 @@ func trigramsOfName(s string) nameTrigrams {
 func newSearchIndex(s *Snapshot, texts map[uuid.UUID]SearchText, brandNames, categoryNames map[string]string) (*searchIndex, error) {
 	x := &searchIndex{trigrams: map[string]int32{}, brandNames: brandNames, categoryNames: categoryNames,
 		names: map[string]nameTrigrams{}, lowerName: make([]string, len(s.rewards))}
-	parsed := make([][]tsLexeme, len(s.rewards))
+	// One pass over the vectors: lexemes numbered as they come (then renumbered in sorted
+	// order, which keeps each reward's entries ascending), positions laid out as they are.
 	ids := map[string]int32{}
+	x.entOff = make([]int32, len(s.rewards)+1)
+	entries, positions := 0, 0 // about: room for them at once
+	for i := range s.rewards {
+		v := texts[s.rewards[i].reward.ID].Vector
+		n := strings.Count(v, "':")
+		entries, positions = entries+n, positions+n+strings.Count(v, ",")
+	}
+	x.entLex = make([]int32, 0, entries)
+	x.posOff = make([]int32, 0, entries+1)
+	x.pos = make([]tsPos, 0, positions)
+	posBuf := make([]tsPos, 0, 64)
 	for i := range s.rewards {
 		t := texts[s.rewards[i].reward.ID]
-		lex, err := parseTSVector(t.Vector)
-		if err != nil {
-			return nil, fmt.Errorf("reward %s: %w", s.rewards[i].reward.ID, err)
-		}
-		parsed[i] = lex
-		for _, l := range lex {
-			if _, ok := ids[l.text]; !ok {
-				ids[strings.Clone(l.text)] = 0 // not the vector's text it was cut from
-			}
-		}
 		x.lowerName[i] = t.LowerName
-	}
-	x.lexemes = make([]string, 0, len(ids))
-	for l := range ids {
-		x.lexemes = append(x.lexemes, l)
-	}
-	slices.Sort(x.lexemes)
-	for n, l := range x.lexemes {
-		ids[l] = int32(n)
-	}
-	x.entOff = make([]int32, len(s.rewards)+1)
-	counts := make([]int32, len(x.lexemes)+1)
-	for i, lex := range parsed {
-		for _, l := range lex {
-			id := ids[l.text]
+		err := scanTSVector(t.Vector, posBuf, func(lex string, pos []tsPos) {
+			id, ok := ids[lex]
+			if !ok {
+				id = int32(len(ids))
+				ids[strings.Clone(lex)] = id // not the vector's text it was cut from
+			}
 			x.entLex = append(x.entLex, id)
 			x.posOff = append(x.posOff, int32(len(x.pos)))
-			x.pos = append(x.pos, l.pos...)
-			counts[id+1]++
+			x.pos = append(x.pos, pos...)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("reward %s: %w", s.rewards[i].reward.ID, err)
 		}
 		x.entOff[i+1] = int32(len(x.entLex))
 	}
 	x.posOff = append(x.posOff, int32(len(x.pos)))
+	x.entLex, x.posOff, x.pos = slices.Clip(x.entLex), slices.Clip(x.posOff), slices.Clip(x.pos)
+	x.lexemes = make([]string, len(ids))
+	for l, id := range ids {
+		x.lexemes[id] = l
+	}
+	order := make([]int32, len(x.lexemes)) // sorted place → first number
+	for n := range order {
+		order[n] = int32(n)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(x.lexemes[a], x.lexemes[b]) })
+	renumber := make([]int32, len(order))
+	sorted := make([]string, len(order))
+	for n, id := range order {
+		renumber[id] = int32(n)
+		sorted[n] = x.lexemes[id]
+	}
+	x.lexemes = sorted
+	counts := make([]int32, len(x.lexemes)+1)
+	for e, id := range x.entLex {
+		x.entLex[e] = renumber[id]
+		counts[renumber[id]+1]++
+	}
 	x.lexPostOff, x.lexPost = postings(counts, len(x.entLex), func(add func(key, r int32)) {
-		for r := range parsed {
+		for r := range s.rewards {
 			for _, e := range x.entLex[x.entOff[r]:x.entOff[r+1]] {
 				add(e, int32(r))
 			}
@@ -143,6 +162,11 @@ func newSearchIndex(s *Snapshot, texts map[uuid.UUID]SearchText, brandNames, cat
 	})
 
 	x.nameOff = make([]int32, len(s.rewards)+1)
+	trigrams := 0
+	for i := range s.rewards {
+		trigrams += utf8.RuneCountInString(texts[s.rewards[i].reward.ID].Name) + 1 // at most
+	}
+	x.nameTrg = make([]int32, 0, trigrams)
 	var buf []string
 	for i := range s.rewards {
 		buf = appendTrigrams(buf[:0], texts[s.rewards[i].reward.ID].Name)
@@ -156,6 +180,7 @@ func newSearchIndex(s *Snapshot, texts map[uuid.UUID]SearchText, brandNames, cat
 		}
 		x.nameOff[i+1] = int32(len(x.nameTrg))
 	}
+	x.nameTrg = slices.Clip(x.nameTrg)
 	counts = make([]int32, len(x.trigrams)+1)
 	last := make([]int32, len(x.trigrams))
 	for i := range last {
@@ -297,11 +322,16 @@ func (s *Snapshot) searchView(q SearchQuery, text string) *searchView {
 		keys[n].created, keys[n].id, keys[n].end = r.CreatedAt.UnixMicro(), r.ID, r.EndDate
 		keys[n].orders = s.orders[i].Last30d
 	}
-	slices.SortFunc(keys, func(a, b sortKey) int { return compareKeys(q.Order, &a, &b) })
+	perm := make([]int32, len(keys)) // sorted by place: the keys are large to move
+	for n := range perm {
+		perm[n] = int32(n)
+	}
+	slices.SortFunc(perm, func(a, b int32) int { return compareKeys(q.Order, &keys[a], &keys[b]) })
 	v := &searchView{ids: make([]int32, len(keys)), relevance: make([]float64, len(keys))}
-	for n := range keys {
-		v.ids[n], v.relevance[n] = keys[n].idx, keys[n].relevance
-		if end := keys[n].end; end != nil && (v.validUntil.IsZero() || end.Before(v.validUntil)) {
+	for n, p := range perm {
+		k := &keys[p]
+		v.ids[n], v.relevance[n] = k.idx, k.relevance
+		if end := k.end; end != nil && (v.validUntil.IsZero() || end.Before(v.validUntil)) {
 			v.validUntil = *end
 		}
 	}
@@ -378,14 +408,20 @@ func (s *Snapshot) fullText(text string, keep func(int32) bool) []sortKey {
 		hi, _ := slices.BinarySearch(ent, sp.hi)
 		return x.entOff[r] + int32(lo), x.entOff[r] + int32(hi)
 	}
-	seen := map[int32]bool{}
+	// A reward is listed once for each of its lexemes in the span: seen keeps the first.
+	var seen []uint64
+	if spans[rarest].hi-spans[rarest].lo > 1 {
+		seen = make([]uint64, (len(s.rewards)+63)/64)
+	}
 	var keys []sortKey
 	items := make([][][]tsPos, len(words))
 	for _, r := range x.lexPost[x.lexPostOff[spans[rarest].lo]:x.lexPostOff[spans[rarest].hi]] {
-		if seen[r] {
-			continue
+		if seen != nil {
+			if seen[r/64]&(1<<(r%64)) != 0 {
+				continue
+			}
+			seen[r/64] |= 1 << (r % 64)
 		}
-		seen[r] = true
 		all := true
 		for n, sp := range spans {
 			lo, hi := entries(r, sp)
