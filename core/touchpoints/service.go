@@ -387,10 +387,10 @@ func (s *Service) pick(ctx context.Context, repo Repo, gameID uuid.UUID, env stu
 	return nil, nil
 }
 
-// servableRewards returns the rewards of ids the game's players may be served, as Repo.Rewards
-// does, from Config.Reads when it answers: what it does not hold is a reward nobody sees (an
-// inactive reward or brand, or none), which serving leaves out, so memory answers the whole
-// read. When Reads fails (no snapshot yet), the Repo answers.
+// servableRewards returns the rewards of ids as Repo.Rewards does, but for those nobody sees:
+// from Config.Reads when it answers, where a reward it does not hold (an inactive reward or
+// brand, or none) is left out, as serving would leave it, so memory answers the whole read.
+// When Reads fails (no snapshot yet), the Repo answers.
 func (s *Service) servableRewards(ctx context.Context, repo Repo, gameID, coinID uuid.UUID, ids []uuid.UUID) ([]RewardItem, error) {
 	if s.cfg.Reads != nil {
 		if list, _, err := s.cfg.Reads.Rewards(ctx, gameID, coinID, ids); err == nil {
