@@ -77,8 +77,8 @@ type Stock interface {
 	ProviderAvailable(ctx context.Context, env studio.Environment, r catalogue.Reward) bool
 }
 
-// Reads answers the reward reads of serving trees from memory (the catalogue's read model)
-// where it holds what they ask, so that they cost no round trip to the database.
+// Reads answers the reward reads of serving trees and placements from memory (the catalogue's
+// read model) where it holds what they ask, so that they cost no round trip to the database.
 type Reads interface {
 	// Rewards returns the rewards of ids it holds, as Repo.Rewards does, and missing: the ids it
 	// does not hold (an inactive reward or brand, or none), which only Repo.Rewards can answer.

@@ -34,8 +34,9 @@ type Config struct {
 	// AllowHTTPURLs lets image addresses be plain http (outside production); otherwise they
 	// are https (weburl).
 	AllowHTTPURLs bool
-	// Reads, when set, answers the reward reads of trees (STATIC rewards, rewards rules) from
-	// memory; what it does not hold, and every read when it fails, goes to the Repo.
+	// Reads, when set, answers the reward reads of trees (STATIC rewards, rewards rules) and of
+	// serving placements (the configured reward, the rule) from memory; what trees need that it
+	// does not hold, and every read when it fails, goes to the Repo.
 	Reads Reads
 }
 
@@ -357,7 +358,7 @@ func (s *Service) pick(ctx context.Context, repo Repo, gameID uuid.UUID, env stu
 		return s.productItem(list[0], coin, now), nil
 	}
 	if p.RewardID != nil {
-		list, err := repo.Rewards(ctx, gameID, coinID, []uuid.UUID{*p.RewardID})
+		list, err := s.servableRewards(ctx, repo, gameID, coinID, []uuid.UUID{*p.RewardID})
 		if err != nil {
 			return nil, err
 		}
@@ -373,7 +374,7 @@ func (s *Service) pick(ctx context.Context, repo Repo, gameID uuid.UUID, env stu
 		typ = catalogue.GiftCard
 	}
 	// A few candidates: the best one the provider can issue now is served.
-	list, err := repo.BestRewards(ctx, RewardQuery{GameID: gameID, CoinID: coinID, Type: typ, Category: p.Rule.Category,
+	list, err := s.bestRewards(ctx, repo, RewardQuery{GameID: gameID, CoinID: coinID, Type: typ, Category: p.Rule.Category,
 		Brand: p.Rule.Brand, SortBy: p.Rule.SortBy, InStock: true, Limit: serveCandidates, Now: now})
 	if err != nil {
 		return nil, err
@@ -384,6 +385,30 @@ func (s *Service) pick(ctx context.Context, repo Repo, gameID uuid.UUID, env stu
 		}
 	}
 	return nil, nil
+}
+
+// servableRewards returns the rewards of ids as Repo.Rewards does, but for those nobody sees:
+// from Config.Reads when it answers, where a reward it does not hold (an inactive reward or
+// brand, or none) is left out, as serving would leave it, so memory answers the whole read.
+// When Reads fails (no snapshot yet), the Repo answers.
+func (s *Service) servableRewards(ctx context.Context, repo Repo, gameID, coinID uuid.UUID, ids []uuid.UUID) ([]RewardItem, error) {
+	if s.cfg.Reads != nil {
+		if list, _, err := s.cfg.Reads.Rewards(ctx, gameID, coinID, ids); err == nil {
+			return list, nil
+		}
+	}
+	return repo.Rewards(ctx, gameID, coinID, ids)
+}
+
+// bestRewards answers q as Repo.BestRewards does, from Config.Reads when it answers, else from
+// the Repo.
+func (s *Service) bestRewards(ctx context.Context, repo Repo, q RewardQuery) ([]RewardItem, error) {
+	if s.cfg.Reads != nil {
+		if list, err := s.cfg.Reads.BestRewards(ctx, q); err == nil {
+			return list, nil
+		}
+	}
+	return repo.BestRewards(ctx, q)
 }
 
 // serveCandidates is how many best rewards a placement's rule reads, for when the first ones

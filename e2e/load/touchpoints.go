@@ -6,12 +6,14 @@ package main
 // statements the endpoint runs (read from the sqlc code, catalogue_sql.go), as the rewards
 // store scenarios do.
 //
-// Serve runs: the API key, the player, the screen's active placements, the game's store address,
-// touchpoint coin and the player's balance, then the placement's configured gift card. The tree
-// runs: the API key, the coin (coinId) and the tree's version, the STATIC nodes' rewards in one
-// statement, then one statement per DYNAMIC node. (The service sends the placements and the game
-// context in one round trip, and the rewards and the DYNAMIC statements in one; pgbench runs
-// each statement in a round trip of its own.)
+// pgbench runs the statements of the SQL path of each request. Serve: the API key, the player,
+// the screen's active placements, the game's store address, touchpoint coin and the player's
+// balance, then the placement's configured gift card. The tree: the API key, the coin (coinId)
+// and the tree's version, the STATIC nodes' rewards in one statement, then one statement per
+// DYNAMIC node. The service sends the placements and the game context in one round trip and
+// reads the rewards (configured, STATIC, DYNAMIC) from the catalogue's read model, with pool
+// stock cached for catalogue.PoolStockTTL; pgbench runs each statement in a round trip of its
+// own.
 
 import (
 	"bytes"
