@@ -80,13 +80,32 @@ func (c *catalogueInstances) listed(t *testing.T, m app.Modules) map[uuid.UUID]c
 	return out
 }
 
+// searched returns what m's search for text finds for the game's players, by reward id.
+func (c *catalogueInstances) searched(t *testing.T, m app.Modules, text string) map[uuid.UUID]catalogue.Listed {
+	t.Helper()
+	res, err := m.Catalogue.Search(context.Background(), catalogue.SearchQuery{ListQuery: c.q, Text: text}, []string{"rewards"})
+	require.NoError(t, err)
+	out := make(map[uuid.UUID]catalogue.Listed, len(res.Rewards))
+	for _, l := range res.Rewards {
+		out[l.Reward.ID] = l
+	}
+	return out
+}
+
 // seen checks that a change made through instance a is served by a at its next request and by
 // b within otherInstanceBound.
 func (c *catalogueInstances) seen(t *testing.T, what string, ok func(map[uuid.UUID]catalogue.Listed) bool) {
 	t.Helper()
-	require.True(t, ok(c.listed(t, c.a)), "%s: not served at once by the instance that made it", what)
+	c.seenBy(t, what, c.listed, ok)
+}
+
+// seenBy is seen for what read returns.
+func (c *catalogueInstances) seenBy(t *testing.T, what string, read func(*testing.T, app.Modules) map[uuid.UUID]catalogue.Listed,
+	ok func(map[uuid.UUID]catalogue.Listed) bool) {
+	t.Helper()
+	require.True(t, ok(read(t, c.a)), "%s: not served at once by the instance that made it", what)
 	start := time.Now()
-	require.Eventually(t, func() bool { return ok(c.listed(t, c.b)) }, otherInstanceBound, 10*time.Millisecond,
+	require.Eventually(t, func() bool { return ok(read(t, c.b)) }, otherInstanceBound, 10*time.Millisecond,
 		"%s: not served by the other instance within %s", what, otherInstanceBound)
 	t.Logf("%s: on the other instance after %s", what, time.Since(start).Round(time.Millisecond))
 }
@@ -114,9 +133,13 @@ func TestCatalogueChangesReachEveryInstance(t *testing.T) {
 	hidden, priced, gone := ids[0], ids[1], ids[2]
 
 	yes := true
+	hiddenName := c.listed(t, c.a)[hidden].Reward.Name
+	searchHidden := func(t *testing.T, m app.Modules) map[uuid.UUID]catalogue.Listed { return c.searched(t, m, hiddenName) }
+	require.Contains(t, searchHidden(t, c.b), hidden, "search finds the reward by its name")
 	_, err = c.a.Catalogue.ChangeGameReward(ctx, c.q.GameID, hidden, catalogue.GameRewardChange{Hidden: &yes})
 	require.NoError(t, err)
 	c.seen(t, "hide", func(l map[uuid.UUID]catalogue.Listed) bool { _, ok := l[hidden]; return !ok })
+	c.seenBy(t, "hide (search)", searchHidden, func(l map[uuid.UUID]catalogue.Listed) bool { _, ok := l[hidden]; return !ok })
 
 	_, err = c.a.Catalogue.ChangeReward(ctx, priced, catalogue.RewardChange{Apply: func(r *catalogue.Reward) { r.FlagAllowStudioEditPrice = true }})
 	require.NoError(t, err)
@@ -140,6 +163,9 @@ func TestCatalogueChangesReachEveryInstance(t *testing.T) {
 	c.seen(t, "new coupon", func(l map[uuid.UUID]catalogue.Listed) bool {
 		return l[coupon.ID].Free != nil && *l[coupon.ID].Free == 0
 	})
+	c.seenBy(t, "new coupon (search, a typo)", func(t *testing.T, m app.Modules) map[uuid.UUID]catalogue.Listed {
+		return c.searched(t, m, "house coupn")
+	}, func(l map[uuid.UUID]catalogue.Listed) bool { _, ok := l[coupon.ID]; return ok })
 	_, _, err = c.a.Catalogue.AddCodes(ctx, coupon.ID, []catalogue.Code{{Code: "HOUSE-1"}, {Code: "HOUSE-2"}})
 	require.NoError(t, err)
 	c.seen(t, "new coupon codes", func(l map[uuid.UUID]catalogue.Listed) bool {
