@@ -456,23 +456,34 @@ func compareKeys(o Order, a, b *sortKey) int {
 	case OrderDiscount:
 		c = cmp.Compare(b.discount, a.discount)
 	case OrderRelevance:
-		c = cmp.Compare(b.relevance, a.relevance)
+		c = compareFloats(b.relevance, a.relevance)
 	case OrderPricingMode:
 		c = cmp.Compare(a.mode, b.mode)
 		if c == 0 {
-			c = cmp.Compare(b.relevance, a.relevance)
+			c = compareFloats(b.relevance, a.relevance)
 		}
 	}
 	if c != 0 {
 		return c
 	}
-	if c = cmp.Compare(b.xscore, a.xscore); c != 0 {
+	if c = compareFloats(b.xscore, a.xscore); c != 0 {
 		return c
 	}
 	if c = cmp.Compare(b.created, a.created); c != 0 {
 		return c
 	}
 	return slices.Compare(a.id[:], b.id[:])
+}
+
+// compareFloats is cmp.Compare for numbers that are never NaN (scores), without its NaN checks.
+func compareFloats(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // view returns the view of k, built once by the first of the requests that ask for it (the

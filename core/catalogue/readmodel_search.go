@@ -413,7 +413,7 @@ func (s *Snapshot) fullText(text string, keep func(int32) bool) []sortKey {
 	if spans[rarest].hi-spans[rarest].lo > 1 {
 		seen = make([]uint64, (len(s.rewards)+63)/64)
 	}
-	var keys []sortKey
+	keys := make([]sortKey, 0, x.lexPostOff[spans[rarest].hi]-x.lexPostOff[spans[rarest].lo])
 	items := make([][][]tsPos, len(words))
 	for _, r := range x.lexPost[x.lexPostOff[spans[rarest].lo]:x.lexPostOff[spans[rarest].hi]] {
 		if seen != nil {
