@@ -2,6 +2,7 @@ package catalogue
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -44,4 +45,20 @@ func TestTSRank(t *testing.T) {
 	require.Equal(t, float32(0.6229741), tsRank([][][]tsPos{a, b}, true))
 	require.Equal(t, float32(0.30396354), tsRank([][][]tsPos{a, nil}, false), "an OR divides by the words asked (a:* | c:*)")
 	require.Equal(t, float32(1e-20), tsRank([][][]tsPos{a, nil}, true), "an AND with one word found (a:* & c:*)")
+}
+
+// A snapshot whose search texts cannot be read serves everything but search, which it leaves to
+// the storage (Searches false), and says why.
+func TestSnapshotWithUnreadableSearchTexts(t *testing.T) {
+	d := syntheticSearchCatalogue(10)
+	good := newSnapshot(d, time.Now())
+	require.NoError(t, good.SearchIndexErr())
+	require.True(t, good.Searches())
+	d.Search[d.Rewards[3].ID] = SearchText{Vector: "'unclosed"}
+	bad := newSnapshot(d, time.Now())
+	require.ErrorContains(t, bad.SearchIndexErr(), "unclosed")
+	require.False(t, bad.Searches())
+	list, total := bad.List(ListQuery{Order: OrderDefault, Limit: 20, Now: time.Now()})
+	require.Len(t, list, 10)
+	require.Equal(t, int64(10), total)
 }

@@ -129,11 +129,13 @@ func (m *ReadModel) Refresh(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("load the catalogue: %w", err)
 	}
-	snap, err := newSnapshot(data, now)
-	if err != nil {
-		return fmt.Errorf("load the catalogue: %w", err)
-	}
+	snap := newSnapshot(data, now)
 	m.cur.Store(snap)
+	go func() {
+		if err := snap.SearchIndexErr(); err != nil {
+			m.fail(fmt.Errorf("index the catalogue's search texts (searches read the storage): %w", err))
+		}
+	}()
 	return nil
 }
 
@@ -221,7 +223,7 @@ type Snapshot struct {
 	viewIDs int // reward indexes held by views
 	metas   map[uuid.UUID]*gameMeta
 
-	search      *searchIndex // nil: no search texts loaded
+	search      *searchBuild // nil: no search texts loaded
 	searchViews searchViews
 }
 
@@ -238,7 +240,7 @@ type gameView struct {
 	prices map[int32]map[uuid.UUID]int64
 }
 
-func newSnapshot(d SnapshotData, now time.Time) (*Snapshot, error) {
+func newSnapshot(d SnapshotData, now time.Time) *Snapshot {
 	s := &Snapshot{version: d.Version, loadedAt: now, byID: make(map[uuid.UUID]int32, len(d.Rewards)),
 		games: map[uuid.UUID]*gameView{}, views: map[viewKey]*viewSlot{}}
 	s.categories = slices.Clone(d.Categories)
@@ -290,13 +292,16 @@ func newSnapshot(d SnapshotData, now time.Time) (*Snapshot, error) {
 	}
 	s.orders = ordersByIndex(s, d.Orders)
 	if d.Search != nil {
-		search, err := newSearchIndex(s, d.Search, d.BrandNames, d.CategoryNames)
-		if err != nil {
-			return nil, err
-		}
-		s.search = search
+		// The search index is built once the snapshot serves everything else: until it is,
+		// searches read the storage (Searches).
+		b := &searchBuild{done: make(chan struct{})}
+		s.search = b
+		go func() {
+			defer close(b.done)
+			b.idx, b.err = newSearchIndex(s, d.Search, d.BrandNames, d.CategoryNames)
+		}()
 	}
-	return s, nil
+	return s
 }
 
 func ordersByIndex(s *Snapshot, counts map[uuid.UUID]OrderCount) []OrderCount {

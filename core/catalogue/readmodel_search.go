@@ -255,8 +255,45 @@ type searchView struct {
 	validUntil time.Time
 }
 
-// Searches reports whether the snapshot holds the search texts, so Search can answer.
-func (s *Snapshot) Searches() bool { return s.search != nil }
+// searchBuild is a snapshot's search index, built in the background.
+type searchBuild struct {
+	done chan struct{}
+	idx  *searchIndex
+	err  error // a search text the index could not read: the snapshot does not search
+}
+
+// Searches reports whether the snapshot's search index is built, so Search answers at once; until
+// then (a second or two after a load of 100,000 rewards) searches are the storage's to answer.
+func (s *Snapshot) Searches() bool {
+	if s.search == nil {
+		return false
+	}
+	select {
+	case <-s.search.done:
+		return s.search.idx != nil
+	default:
+		return false
+	}
+}
+
+// SearchIndexErr waits for the search index and returns why it could not be built, if it could
+// not (nil too when the snapshot was loaded without search texts).
+func (s *Snapshot) SearchIndexErr() error {
+	if s.search == nil {
+		return nil
+	}
+	<-s.search.done
+	return s.search.err
+}
+
+// index waits for the search index (Search and its kin are called once Searches says so).
+func (s *Snapshot) index() *searchIndex {
+	<-s.search.done
+	if s.search.idx == nil {
+		panic(fmt.Sprintf("catalogue: a snapshot without a search index searched: %v", s.search.err))
+	}
+	return s.search.idx
+}
 
 // Search returns a page of the visible rewards matching q.Text, and the total: what
 // Repo.Search returns, from memory (Free left unset). Full text first, every word as a prefix
@@ -300,7 +337,7 @@ func (s *Snapshot) Search(q SearchQuery) ([]Listed, int64) {
 
 // searchView finds and sorts the matches of q.
 func (s *Snapshot) searchView(q SearchQuery, text string) *searchView {
-	x := s.search
+	x := s.index()
 	game := s.games[q.GameID]
 	keep := s.searchFilter(q, game)
 	keys := s.fullText(text, keep)
@@ -342,7 +379,7 @@ func (s *Snapshot) searchView(q SearchQuery, text string) *searchView {
 // country, if any), of the brands and categories asked for by code or name, each filter ignored
 // when it names nothing known (CatalogueSearch).
 func (s *Snapshot) searchFilter(q SearchQuery, game *gameView) func(i int32) bool {
-	x := s.search
+	x := s.index()
 	matches := func(asked []string, names map[string]string) func(code string) bool {
 		if len(asked) == 0 {
 			return nil
@@ -379,7 +416,7 @@ func (s *Snapshot) searchFilter(q SearchQuery, game *gameView) func(i int32) boo
 // fullText is the rewards keep allows with every word of text as a prefix of one of their
 // lexemes, each with its ts_rank as relevance.
 func (s *Snapshot) fullText(text string, keep func(int32) bool) []sortKey {
-	x := s.search
+	x := s.index()
 	words, many := tsWords(text)
 	if len(words) == 0 {
 		return nil
@@ -445,7 +482,7 @@ func (s *Snapshot) fullText(text string, keep func(int32) bool) []sortKey {
 // closestNames is the rewards keep allows whose search name is like text (text <% name), each
 // with its word similarity as relevance.
 func (s *Snapshot) closestNames(text string, keep func(int32) bool) []sortKey {
-	x := s.search
+	x := s.index()
 	query := appendTrigrams(nil, text)
 	identity := map[string]int32{}
 	for _, t := range query {
@@ -535,6 +572,7 @@ func (s *Snapshot) names(gameID uuid.UUID, text string, now time.Time) *nameMatc
 		return m
 	}
 	meta := s.meta(gameID, now)
+	x := s.index()
 	q := trigramsOfName(text)
 	type scored[T any] struct {
 		meta T
@@ -542,13 +580,13 @@ func (s *Snapshot) names(gameID uuid.UUID, text string, now time.Time) *nameMatc
 	}
 	var brands []scored[BrandMeta]
 	for _, m := range meta.brands {
-		if ok, sim := s.search.nameMatch(s.search.brandNames[m.Brand.Code], text, q); ok || text == "" {
+		if ok, sim := x.nameMatch(x.brandNames[m.Brand.Code], text, q); ok || text == "" {
 			brands = append(brands, scored[BrandMeta]{m, sim})
 		}
 	}
 	var cats []scored[CategoryMeta]
 	for _, m := range meta.categories {
-		if ok, sim := s.search.nameMatch(s.search.categoryNames[m.Category.Code], text, q); ok || text == "" {
+		if ok, sim := x.nameMatch(x.categoryNames[m.Category.Code], text, q); ok || text == "" {
 			cats = append(cats, scored[CategoryMeta]{m, sim})
 		}
 	}

@@ -82,8 +82,8 @@ func BenchmarkSnapshotSearchIndex(b *testing.B) {
 		runtime.GC()
 		runtime.ReadMemStats(&before)
 		b.StartTimer()
-		s, err := newSnapshot(d, time.Now())
-		if err != nil {
+		s := newSnapshot(d, time.Now())
+		if err := s.SearchIndexErr(); err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()
@@ -98,8 +98,8 @@ func BenchmarkSnapshotSearchIndex(b *testing.B) {
 // An uncached search (a query no one asked before on this snapshot) of 100,000 rewards.
 func BenchmarkSnapshotSearchUncached(b *testing.B) {
 	d := syntheticSearchCatalogue(100_000)
-	s, err := newSnapshot(d, time.Now())
-	if err != nil {
+	s := newSnapshot(d, time.Now())
+	if err := s.SearchIndexErr(); err != nil {
 		b.Fatal(err)
 	}
 	words := []string{"gift", s.rewards[7].reward.Name, s.rewards[9].brand.Name, s.rewards[11].brand.Name[:3]}
