@@ -27,6 +27,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -42,6 +43,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/rewardsco/rewards/core/catalogue"
 	"github.com/rewardsco/rewards/core/studio"
 )
 
@@ -61,7 +63,10 @@ const (
 	searchScenario = "rewards-search"
 	searchBaseline = "pgbench-search"
 	typoScenario   = "rewards-search-typo"
-	typoBaseline   = "pgbench-search-typo"
+	// uncachedScenario searches more distinct texts, in more orders, than the read model keeps
+	// the matches of: every search is found and ranked afresh.
+	uncachedScenario = "rewards-search-uncached"
+	typoBaseline     = "pgbench-search-typo"
 
 	// How the service runs the catalogue's statements (adapters/postgres customPlans: unnamed
 	// statements, planned for their values at every execution): pgbench -M prepared gets the same
@@ -506,6 +511,42 @@ func rewardsSearchTypo(ctx context.Context, env *environment, clients int) (resu
 		return result{}, err
 	}
 	return fx.searchHTTP(ctx, env, clients, fx.typoCalls, typoBaseline)
+}
+
+// rewardsSearchUncached searches each brand's word and its first 3 and 4 letters (about 1,500
+// texts) in each of the 8 sortBys, the texts in turn: the read model keeps the last 1,024
+// searches and the names matched for the last 1,024 texts, so none is found in them.
+func rewardsSearchUncached(ctx context.Context, env *environment, clients int) (result, error) {
+	if _, err := env.storeFixture(ctx); err != nil {
+		return result{}, err
+	}
+	tokens, err := env.playerTokens(ctx, clients)
+	if err != nil {
+		return result{}, err
+	}
+	seen := map[string]bool{}
+	var texts []string
+	for _, b := range seedBrands() {
+		for _, t := range []string{b.word, b.word[:min(3, len(b.word))], b.word[:min(4, len(b.word))]} {
+			if !seen[t] {
+				seen[t] = true
+				texts = append(texts, t)
+			}
+		}
+	}
+	sorts := slices.Sorted(maps.Keys(catalogue.SortBys))
+	base := env.baseURL + "/rewards/search?coinId=" + url.QueryEscape(env.coinID) + "&limit=" + strconv.Itoa(storePageSize) + "&page=1"
+	var n atomic.Int64
+	return driveHTTP(ctx, env, clients, func(ctx context.Context, client int) (int, []byte, error) {
+		k := int(n.Add(1))
+		text, sort := texts[k%len(texts)], sorts[(k/len(texts))%len(sorts)]
+		return env.storeGet(ctx, base+"&sortBy="+url.QueryEscape(sort)+"&q="+url.QueryEscape(text), tokens[client], func(body []byte) error {
+			if _, ok := lastTotal(body); !ok {
+				return fmt.Errorf("GET /rewards/search: no rewards total at the end of %.200q", body)
+			}
+			return nil
+		})
+	})
 }
 
 // searchHTTP has each client go round the search terms of calls.

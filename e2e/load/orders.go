@@ -118,7 +118,7 @@ func (env *environment) orderFixture(ctx context.Context) (*orderFixture, error)
 	// run, it is seeded first (whatever the order of the scenarios), and what this fixture adds to
 	// the shared catalogue is hidden from their game.
 	storeInRun := slices.ContainsFunc(env.opts.scenarios, func(s string) bool {
-		return slices.Contains([]string{listScenario, listBaseline, searchScenario, searchBaseline, typoScenario, typoBaseline}, s)
+		return slices.Contains([]string{listScenario, listBaseline, searchScenario, searchBaseline, typoScenario, typoBaseline, uncachedScenario}, s)
 	})
 	if storeInRun {
 		if _, err := env.storeFixture(ctx); err != nil {
