@@ -57,6 +57,8 @@ type options struct {
 	webhookBurst   int
 	webhookDrain   time.Duration
 	webhookWorkers int
+
+	serviceHeapProfile string
 }
 
 func main() {
@@ -67,6 +69,9 @@ func main() {
 }
 
 func run() error {
+	if os.Getenv(childEnv) != "" {
+		return serveChild() // measureService's child: the service alone (servicemem.go)
+	}
 	var opts options
 	var clients, names string
 	flag.DurationVar(&opts.duration, "duration", 10*time.Second, "measured time of each run")
@@ -83,6 +88,8 @@ func run() error {
 		"for the last deliveries")
 	flag.IntVar(&opts.webhookWorkers, "webhook-workers", 0, "the service's REWARDS_WEBHOOK_WORKERS; 0 keeps its default (50)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process (load generator and in-process service) to this file")
+	flag.StringVar(&opts.serviceHeapProfile, "service-heapprofile", "", "write the heap profile of the service alone (the child "+
+		"process measureService starts at each catalogue size) to this prefix-<rewards>.pb.gz")
 	flag.Parse()
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
