@@ -173,6 +173,7 @@ func run() error {
 	}
 	failed := report(os.Stdout, results, opts)
 	reportRoundTrips(os.Stdout, results)
+	reportCPU(os.Stdout, results)
 	reportMoneyWrites(os.Stdout, results, mem)
 	reportReadModel(os.Stdout, results)
 	if failed > 0 {

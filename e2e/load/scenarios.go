@@ -159,6 +159,7 @@ func runClients(ctx context.Context, clients int, do request, more func() bool) 
 	tallies := make([]tally, clients)
 	var wg sync.WaitGroup
 	trips := postgres.RoundTrips()
+	cpu := processCPU()
 	begin := time.Now()
 	for c := range clients {
 		wg.Go(func() {
@@ -182,7 +183,7 @@ func runClients(ctx context.Context, clients int, do request, more func() bool) 
 		})
 	}
 	wg.Wait()
-	r := result{elapsed: time.Since(begin), roundTrips: postgres.RoundTrips() - trips}
+	r := result{elapsed: time.Since(begin), roundTrips: postgres.RoundTrips() - trips, cpu: processCPU() - cpu}
 	var all []time.Duration
 	for _, t := range tallies {
 		all = append(all, t.lat...)
