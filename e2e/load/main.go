@@ -59,6 +59,7 @@ type options struct {
 	webhookWorkers int
 
 	serviceHeapProfile string
+	serviceEnv         []string
 }
 
 func main() {
@@ -90,7 +91,18 @@ func run() error {
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process (load generator and in-process service) to this file")
 	flag.StringVar(&opts.serviceHeapProfile, "service-heapprofile", "", "write the heap profile of the service alone (the child "+
 		"process measureService starts at each catalogue size) to this prefix-<rewards>.pb.gz")
+	serviceEnv := flag.String("service-env", "", "comma list of KEY=VALUE set for the service alone (its child process) only, "+
+		"e.g. GOMEMLIMIT=180MiB,GOGC=50 to see what the runtime's settings do to its resident memory")
 	flag.Parse()
+	for _, kv := range strings.Split(*serviceEnv, ",") {
+		if kv = strings.TrimSpace(kv); kv == "" {
+			continue
+		}
+		if !strings.Contains(kv, "=") {
+			return fmt.Errorf("-service-env: %q is not KEY=VALUE", kv)
+		}
+		opts.serviceEnv = append(opts.serviceEnv, kv)
+	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err != nil {

@@ -22,6 +22,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -205,6 +206,9 @@ func reportReadModel(w io.Writer, results []result) {
 		fmt.Fprintf(w, "Read model: %d rewards loaded in %s, the snapshot holds %s of heap; this process's resident memory %s (the service and the load generator).\n",
 			f.rewards, f.took.Round(time.Millisecond), mib(f.heap), mib(f.rss))
 		if s := f.service; s != nil {
+			if len(s.env) > 0 {
+				fmt.Fprintf(w, "The service alone runs with %s (-service-env).\n", strings.Join(s.env, " "))
+			}
 			fmt.Fprintf(w, "The service alone (a child process on the same database, %d rewards listed): first list served %s after its start; "+
 				"resident memory %s (peak %s, Go heap in use %s) after %d lists, %s (peak %s) after %s of rewards-list at %d clients (%d lists).\n",
 				s.rewards, s.firstList.Round(time.Millisecond), mib(s.rss), mib(s.hwm), mib(s.heap), s.lists,

@@ -54,6 +54,7 @@ type serviceFigures struct {
 	loadRSS   int64         // VmRSS after serviceLoad of rewards-list at serviceLoadClients
 	loadHWM   int64         // VmHWM then: the peak of the process's life
 	loadOK    int           // lists served during that load
+	env       []string      // -service-env
 }
 
 // serveChild runs the service alone from the environment (DATABASE_URL, REWARDS_*), until
@@ -112,6 +113,7 @@ func measureService(ctx context.Context, env *environment, want int64) (*service
 	}
 	vars = append(vars, fmt.Sprintf("REWARDS_HTTP_ADDR=127.0.0.1:%d", port), "REWARDS_DATA_DIR="+filepath.Join(env.tmp, "data-alone"), childEnv+"=1",
 		fmt.Sprintf("%s=127.0.0.1:%d", childPprofEnv, pprofPort))
+	vars = append(vars, env.opts.serviceEnv...)
 	cmd := exec.Command(exe)
 	cmd.Env = vars
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
@@ -132,7 +134,7 @@ func measureService(ctx context.Context, env *environment, want int64) (*service
 	}()
 
 	base := fmt.Sprintf("http://127.0.0.1:%d/rewards?coinId=%s&limit=%d", port, url.QueryEscape(env.coinID), storePageSize)
-	f := &serviceFigures{}
+	f := &serviceFigures{env: env.opts.serviceEnv}
 	list := func(ord string, page int) error {
 		status, sample, err := env.storeGet(ctx, base+"&contentLogic="+ord+"&page="+strconv.Itoa(page), tokens[0], func(body []byte) error {
 			var p struct {
