@@ -19,6 +19,13 @@ type EncodedAs interface {
 	EncodedAs() any
 }
 
+// PreEncoded is an EncodedAs item that may have its JSON at hand: EncodedJSON returns the very
+// bytes json.Marshal gives for EncodedAs() (what an Encoder writes, without its newline), or nil
+// when it has none (the page's encoder writes the item then).
+type PreEncoded interface {
+	EncodedJSON() []byte
+}
+
 // jsonPage is a body the API's JSON format writes itself.
 type jsonPage interface {
 	writeJSON(buf *bytes.Buffer) (bool, error)
@@ -38,6 +45,12 @@ func (p Page[T]) writeJSON(buf *bytes.Buffer) (bool, error) {
 		for i, item := range p.Items {
 			if i > 0 {
 				buf.WriteByte(',')
+			}
+			if pre, ok := any(item).(PreEncoded); ok {
+				if b := pre.EncodedJSON(); b != nil {
+					buf.Write(b)
+					continue
+				}
 			}
 			if err := enc.Encode(any(item).(EncodedAs).EncodedAs()); err != nil {
 				return false, err

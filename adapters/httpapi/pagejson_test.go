@@ -26,6 +26,14 @@ type item struct{ shape any }
 func (i item) MarshalJSON() ([]byte, error) { return json.Marshal(i.shape) }
 func (i item) EncodedAs() any               { return i.shape }
 
+// preItem is an item with its JSON at hand, or not (nil).
+type preItem struct {
+	item
+	json []byte
+}
+
+func (i preItem) EncodedJSON() []byte { return i.json }
+
 // A page of EncodedAs items is written in the very bytes encoding/json writes through their
 // MarshalJSON, HTML escaping and all; other bodies are left to encoding/json.
 func TestPageJSONWritesWhatEncodingJSONWrites(t *testing.T) {
@@ -41,6 +49,10 @@ func TestPageJSONWritesWhatEncodingJSONWrites(t *testing.T) {
 			{shape: shapeTwo{Code: "X", Extra: map[string]int{"b": 2, "a": 1}}},
 			{shape: shapeOne{Name: "no price"}},
 		}, Page: 3, Limit: 20, Total: 1234567890123},
+		"pre-encoded": Page[preItem]{Items: []preItem{
+			{item: item{shape: shapeOne{Name: "<a>"}}, json: []byte(`{"name":"\u003ca\u003e","price":null}`)},
+			{item: item{shape: shapeTwo{Code: "Z", Extra: map[string]int{"z": 1}}}},
+		}, Page: 2, Limit: 2, Total: 9},
 		"one item":   Page[item]{Items: []item{{shape: shapeTwo{Code: "Y"}}}, Page: 1, Limit: 1, Total: 1},
 		"no items":   Page[item]{Items: []item{}, Page: 1, Limit: 10},
 		"nil items":  Page[item]{Page: 1, Limit: 10},

@@ -57,6 +57,9 @@ type options struct {
 	webhookBurst   int
 	webhookDrain   time.Duration
 	webhookWorkers int
+
+	serviceHeapProfile string
+	serviceEnv         []string
 }
 
 func main() {
@@ -67,6 +70,9 @@ func main() {
 }
 
 func run() error {
+	if os.Getenv(childEnv) != "" {
+		return serveChild() // measureService's child: the service alone (servicemem.go)
+	}
 	var opts options
 	var clients, names string
 	flag.DurationVar(&opts.duration, "duration", 10*time.Second, "measured time of each run")
@@ -83,7 +89,20 @@ func run() error {
 		"for the last deliveries")
 	flag.IntVar(&opts.webhookWorkers, "webhook-workers", 0, "the service's REWARDS_WEBHOOK_WORKERS; 0 keeps its default (50)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process (load generator and in-process service) to this file")
+	flag.StringVar(&opts.serviceHeapProfile, "service-heapprofile", "", "write the heap profile of the service alone (the child "+
+		"process measureService starts at each catalogue size) to this prefix-<rewards>.pb.gz")
+	serviceEnv := flag.String("service-env", "", "comma list of KEY=VALUE set for the service alone (its child process) only, "+
+		"e.g. GOMEMLIMIT=180MiB,GOGC=50 to see what the runtime's settings do to its resident memory")
 	flag.Parse()
+	for _, kv := range strings.Split(*serviceEnv, ",") {
+		if kv = strings.TrimSpace(kv); kv == "" {
+			continue
+		}
+		if !strings.Contains(kv, "=") {
+			return fmt.Errorf("-service-env: %q is not KEY=VALUE", kv)
+		}
+		opts.serviceEnv = append(opts.serviceEnv, kv)
+	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err != nil {
@@ -166,6 +185,7 @@ func run() error {
 	}
 	failed := report(os.Stdout, results, opts)
 	reportRoundTrips(os.Stdout, results)
+	reportCPU(os.Stdout, results)
 	reportMoneyWrites(os.Stdout, results, mem)
 	reportReadModel(os.Stdout, results)
 	if failed > 0 {

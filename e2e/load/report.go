@@ -29,6 +29,9 @@ type result struct {
 	// roundTrips is how many round trips the service's pool made to PostgreSQL during the run
 	// (HTTP scenarios; the job queue's background work included).
 	roundTrips int64
+	// cpu is the CPU time this process (the service and the load generator) spent during the run
+	// (HTTP scenarios).
+	cpu time.Duration
 }
 
 // background is the service's round trips per second when no request comes (the job queue's

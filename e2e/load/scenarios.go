@@ -37,7 +37,7 @@ var scenarios = []scenario{
 	{baseline, "pgbench -N (simple update) on the same PostgreSQL", pgbenchSimpleUpdate},
 	// The rewards store (catalogue.go), on a catalogue of 10,000 rewards seeded on first use.
 	{listScenario, "GET /rewards: a page of 20 (page 1–5, any contentLogic) of a 10,000-reward catalogue", rewardsList},
-	{listBaseline, "pgbench -M prepared running the statements GET /rewards runs, on the service's database", pgbenchList},
+	{listBaseline, "pgbench -M prepared running the statements GET /rewards ran before the read model (the baseline of today's statements), on the service's database", pgbenchList},
 	{searchScenario, "GET /rewards/search: real words and 3–4-letter prefixes in rotation (full text)", rewardsSearch},
 	{searchBaseline, "pgbench -M prepared running the statements GET /rewards/search runs for them, on the service's database", pgbenchSearch},
 	{typoScenario, "GET /rewards/search: one-edit typos in rotation (full text finds nothing, then trigram similarity)", rewardsSearchTypo},
@@ -47,7 +47,7 @@ var scenarios = []scenario{
 	{serveScenario, "GET /v2/touchpoints/serve with a player token: a gift-card placement and its configured reward", touchpointsServe},
 	{serveBaseline, "pgbench -M prepared running the statements GET /v2/touchpoints/serve runs", pgbenchServe},
 	{treeScenario, "GET /touchpoints/name/{name}?coinId=: a 50-node tree, 10 STATIC rewards, 2 DYNAMIC nodes", touchpointsTree},
-	{treeBaseline, "pgbench -M prepared running the statements GET /touchpoints/name/{name} runs", pgbenchTree},
+	{treeBaseline, "pgbench -M prepared running the statements GET /touchpoints/name/{name} ran before its rewards came from the read model (the baseline of today's statements)", pgbenchTree},
 	// The read path's ceiling and scale (readmodel.go): GET /healthz, then rewards-list on a catalogue
 	// grown to 100,000 rewards (it stays that large for the rest of the run).
 	{healthzScenario, "GET /healthz: the HTTP stack alone, the ceiling the list's goal is a share of", healthz},
@@ -160,6 +160,7 @@ func runClients(ctx context.Context, clients int, do request, more func() bool) 
 	tallies := make([]tally, clients)
 	var wg sync.WaitGroup
 	trips := postgres.RoundTrips()
+	cpu := processCPU()
 	begin := time.Now()
 	for c := range clients {
 		wg.Go(func() {
@@ -183,7 +184,7 @@ func runClients(ctx context.Context, clients int, do request, more func() bool) 
 		})
 	}
 	wg.Wait()
-	r := result{elapsed: time.Since(begin), roundTrips: postgres.RoundTrips() - trips}
+	r := result{elapsed: time.Since(begin), roundTrips: postgres.RoundTrips() - trips, cpu: processCPU() - cpu}
 	var all []time.Duration
 	for _, t := range tallies {
 		all = append(all, t.lat...)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
@@ -44,6 +45,9 @@ type environment struct {
 	dropPgbench func()
 
 	stopService func()
+	// serviceVars are the service's configuration (its environment, the HTTP address aside), for
+	// the service alone (measureService) to run as the in-process one does.
+	serviceVars map[string]string
 
 	// The webhooks-burst scenario pauses River's webhook queue through a client of its own.
 	river          *river.Client[pgx.Tx]
@@ -112,6 +116,8 @@ func (env *environment) startService(ctx context.Context) error {
 	if env.opts.webhookWorkers > 0 {
 		vars["REWARDS_WEBHOOK_WORKERS"] = strconv.Itoa(env.opts.webhookWorkers)
 	}
+	env.serviceVars = maps.Clone(vars)
+	delete(env.serviceVars, "REWARDS_HTTP_ADDR")
 	cfg, err := app.LoadConfig(func(k string) string { return vars[k] })
 	if err != nil {
 		return err

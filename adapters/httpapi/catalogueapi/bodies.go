@@ -213,13 +213,20 @@ type RewardShapeB struct {
 
 // RewardListItem is an item of GET /rewards: a RewardShapeA, or a RewardShapeB when
 // api-version 2 is asked for.
-type RewardListItem struct{ shape any }
+type RewardListItem struct {
+	shape any
+	key   itemKey // what listItems holds its JSON under (itemcache.go)
+}
 
 // MarshalJSON writes the shape the item holds.
 func (i RewardListItem) MarshalJSON() ([]byte, error) { return json.Marshal(i.shape) }
 
 // EncodedAs implements httpapi.EncodedAs: a page of items is written with one encoder.
 func (i RewardListItem) EncodedAs() any { return i.shape }
+
+// EncodedJSON implements httpapi.PreEncoded: the item's JSON, from listItems when it holds it
+// for this very shape (itemcache.go).
+func (i RewardListItem) EncodedJSON() []byte { return listItems.encoded(i.key, i.shape) }
 
 // Schema documents the item as one of the two shapes.
 func (RewardListItem) Schema(r huma.Registry) *huma.Schema {

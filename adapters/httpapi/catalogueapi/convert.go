@@ -384,10 +384,11 @@ func (v storeView) shapeB(l catalogue.Listed, p catalogue.Prices) RewardShapeB {
 // listItem shows a listed reward in shape A, or in shape B when b.
 func (v storeView) listItem(b bool) func(catalogue.Listed) RewardListItem {
 	return func(l catalogue.Listed) RewardListItem {
+		key := itemKey{reward: l.Reward.ID, coin: v.coinID, lang: v.lang, b: b}
 		if b {
-			return RewardListItem{shape: v.shapeB(l, listedPrices(l))}
+			return RewardListItem{shape: v.shapeB(l, listedPrices(l)), key: key}
 		}
-		return RewardListItem{shape: v.shapeA(l, listedPrices(l))}
+		return RewardListItem{shape: v.shapeA(l, listedPrices(l)), key: key}
 	}
 }
 
