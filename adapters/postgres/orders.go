@@ -276,10 +276,11 @@ func (r *OrdersRepo) Transitions(ctx context.Context, id uuid.UUID) ([]orders.Tr
 	return out, nil
 }
 
-// LockPlayerReward implements orders.Repo with a transaction-scoped advisory lock.
-// In a transaction the lock is taken with the transaction's next statement.
-func (r *OrdersRepo) LockPlayerReward(ctx context.Context, playerID, rewardID uuid.UUID) error {
-	if err := r.deferredQueries(nil).OrdersLockPlayerReward(ctx, db.OrdersLockPlayerRewardParams{PlayerID: playerID.String(), RewardID: rewardID.String()}); err != nil {
+// LockPlayerReward implements orders.Repo with transaction-scoped advisory locks.
+// In a transaction the locks are taken with the transaction's next statement.
+func (r *OrdersRepo) LockPlayerReward(ctx context.Context, gameID, playerID, rewardID uuid.UUID) error {
+	if err := r.deferredQueries(nil).OrdersLockPlayerReward(ctx, db.OrdersLockPlayerRewardParams{PlayerID: playerID.String(),
+		RewardID: rewardID.String(), GameID: gameID.String()}); err != nil {
 		return fmt.Errorf("lock purchases of %s by %s: %w", rewardID, playerID, err)
 	}
 	return nil

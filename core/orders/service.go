@@ -253,7 +253,7 @@ func inStock(levels []vouchers.Stock, r catalogue.Reward, f money.Amount, quanti
 // the codes of a pool the second, the rest goes with the commit.
 func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, coin coins.Coin) (View, error) {
 	repo, cat := s.orders.WithTx(t), s.catalogue.WithTx(t)
-	if err := repo.LockPlayerReward(ctx, p.Player.ID, p.RewardID); err != nil {
+	if err := repo.LockPlayerReward(ctx, p.Caller.GameID, p.Player.ID, p.RewardID); err != nil {
 		return View{}, err
 	}
 	if pl.reward.PurchaseCooldown > 0 {
