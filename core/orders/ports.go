@@ -13,10 +13,12 @@ import (
 
 // Repo is the storage the orders module needs.
 type Repo interface {
-	// Insert creates o with its first transition (to o.Status) and returns it with its id. In a
+	// Insert creates o with its first transition (to o.Status) and returns it with its id. The
+	// moves in then, when given, are made at once by the same transaction: the order is stored
+	// in the last one's status, with every transition (no second write of the order). In a
 	// transaction the statement may travel with the transaction's next one, whose error is then
 	// also the insert's.
-	Insert(ctx context.Context, o Order, reason string) (Order, error)
+	Insert(ctx context.Context, o Order, reason string, then ...Step) (Order, error)
 	// Move changes an order's status from one to another, recording the transition, and sets
 	// refundTxID and the failure reason when given; moved is false (and nothing changes) when
 	// the order is no longer in from, so two workers racing on one order apply a move once.

@@ -613,15 +613,15 @@ func (s *Service) inStock(ctx context.Context, env studio.Environment, b Brand, 
 func (s *Service) placeWallet(ctx context.Context, po *orders.Order, quoteID string) error {
 	placed := *po
 	err := s.runner.InTx(ctx, func(t store.Tx) error {
-		o, err := s.orders.WithTx(t).Insert(ctx, placed, "wallet debited")
+		// Stored as sent and its job scheduled here; Place sends it once this commits.
+		o, err := s.orders.WithTx(t).Insert(ctx, placed, "wallet debited", orders.SentStep)
 		if err != nil {
 			return err
 		}
 		if err := s.useQuote(ctx, t, quoteID, o.ID); err != nil {
 			return err
 		}
-		// Marked as sent and its job scheduled here; Place sends it once this commits.
-		if err := s.saga.MarkSent(ctx, t, &o); err != nil {
+		if err := s.saga.ScheduleSent(ctx, t, o); err != nil {
 			return err
 		}
 		*po = o

@@ -89,8 +89,10 @@ WHERE t.total > 0
 ON CONFLICT (game_id, environment, day, shard) DO UPDATE SET spent = d.spent + EXCLUDED.spent;
 
 -- name: OrdersInsertInTx :exec
--- OrdersInsert and its first transition in one statement, for a transaction that sends it with
--- its next statement: the creation time is the caller's (the time it answers with).
+-- OrdersInsert and its transitions in one statement, for a transaction that sends it with its
+-- next statement: the creation time is the caller's (the time it answers with). The order is
+-- stored in its last transition's status (@status), and the transitions in their order (an
+-- empty from is none).
 WITH o AS (
   INSERT INTO orders (id, game_id, environment, player_id, user_ref, reward_id, reward_type, coin_id, status,
       denomination, quantity, face_value, coins_spent, debit_tx_id, provider_product, address, deadline_at,
@@ -98,10 +100,15 @@ WITH o AS (
   VALUES (@id, @game_id, @environment, @player_id, @user_ref, @reward_id, @reward_type, @coin_id, @status,
       @denomination, @quantity, @face_value, @coins_spent, sqlc.narg(debit_tx_id), sqlc.narg(provider_product),
       sqlc.narg(address), @deadline_at, @created_at, @created_at)
-  RETURNING id, status
+  RETURNING id
 )
-INSERT INTO order_transitions (order_id, to_status, reason, at)
-SELECT o.id, o.status, @reason, @created_at FROM o;
+INSERT INTO order_transitions (order_id, from_status, to_status, reason, at)
+SELECT o.id, nullif(unnest(@froms::text[]), ''), unnest(@tos::text[]), unnest(@reasons::text[]), @created_at FROM o;
+
+-- name: OrdersAddTransitions :exec
+-- Transitions of one order in their order (an empty from is none).
+INSERT INTO order_transitions (order_id, from_status, to_status, reason)
+SELECT @order_id, nullif(unnest(@froms::text[]), ''), unnest(@tos::text[]), unnest(@reasons::text[]);
 
 -- name: OrdersMoveInTx :exec
 -- OrdersMove and its transition in one statement, for a transaction that sends it with its next

@@ -66,6 +66,29 @@ func (q *Queries) OrdersAddTransition(ctx context.Context, arg OrdersAddTransiti
 	return err
 }
 
+const ordersAddTransitions = `-- name: OrdersAddTransitions :exec
+INSERT INTO order_transitions (order_id, from_status, to_status, reason)
+SELECT $1, nullif(unnest($2::text[]), ''), unnest($3::text[]), unnest($4::text[])
+`
+
+type OrdersAddTransitionsParams struct {
+	OrderID uuid.UUID
+	Froms   []string
+	Tos     []string
+	Reasons []string
+}
+
+// Transitions of one order in their order (an empty from is none).
+func (q *Queries) OrdersAddTransitions(ctx context.Context, arg OrdersAddTransitionsParams) error {
+	_, err := q.db.Exec(ctx, ordersAddTransitions,
+		arg.OrderID,
+		arg.Froms,
+		arg.Tos,
+		arg.Reasons,
+	)
+	return err
+}
+
 const ordersByClientOrderID = `-- name: OrdersByClientOrderID :one
 SELECT id, game_id, environment, player_id, user_ref, reward_id, reward_type, coin_id, status, denomination, quantity, face_value, coins_spent, debit_tx_id, refund_tx_id, provider_product, address, failure_reason, deadline_at, created_at, updated_at, channel, client_order_id, customer, settlement, amount, currency, brand_code, brand_name, payment_status, payment_provider, payment_session, payer_token, payment_id, payment_expires_at, return_url, payment_checked_at FROM orders
 WHERE channel = 'PARTNER' AND game_id = $1 AND environment = $2 AND client_order_id = $3
@@ -278,17 +301,19 @@ WITH o AS (
   INSERT INTO orders (id, game_id, environment, player_id, user_ref, reward_id, reward_type, coin_id, status,
       denomination, quantity, face_value, coins_spent, debit_tx_id, provider_product, address, deadline_at,
       created_at, updated_at)
-  VALUES ($3, $4, $5, $6, $7, $8, $9, $10, $11,
-      $12, $13, $14, $15, $16, $17,
-      $18, $19, $2, $2)
-  RETURNING id, status
+  VALUES ($5, $6, $7, $8, $9, $10, $11, $12, $13,
+      $14, $15, $16, $17, $18, $19,
+      $20, $21, $4, $4)
+  RETURNING id
 )
-INSERT INTO order_transitions (order_id, to_status, reason, at)
-SELECT o.id, o.status, $1, $2 FROM o
+INSERT INTO order_transitions (order_id, from_status, to_status, reason, at)
+SELECT o.id, nullif(unnest($1::text[]), ''), unnest($2::text[]), unnest($3::text[]), $4 FROM o
 `
 
 type OrdersInsertInTxParams struct {
-	Reason          string
+	Froms           []string
+	Tos             []string
+	Reasons         []string
 	CreatedAt       time.Time
 	ID              uuid.UUID
 	GameID          uuid.UUID
@@ -309,11 +334,15 @@ type OrdersInsertInTxParams struct {
 	DeadlineAt      time.Time
 }
 
-// OrdersInsert and its first transition in one statement, for a transaction that sends it with
-// its next statement: the creation time is the caller's (the time it answers with).
+// OrdersInsert and its transitions in one statement, for a transaction that sends it with its
+// next statement: the creation time is the caller's (the time it answers with). The order is
+// stored in its last transition's status (@status), and the transitions in their order (an
+// empty from is none).
 func (q *Queries) OrdersInsertInTx(ctx context.Context, arg OrdersInsertInTxParams) error {
 	_, err := q.db.Exec(ctx, ordersInsertInTx,
-		arg.Reason,
+		arg.Froms,
+		arg.Tos,
+		arg.Reasons,
 		arg.CreatedAt,
 		arg.ID,
 		arg.GameID,
