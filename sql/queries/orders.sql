@@ -150,7 +150,7 @@ WITH budget AS (
 ), spent AS (
     INSERT INTO purchase_budget_days AS d (game_id, environment, day, shard, spent)
     SELECT @game_id, @environment::text, @day::date,
-        CASE WHEN budget.cap IS NULL THEN floor(random() * 16)::smallint ELSE 0 END, @amount::bigint
+        CASE WHEN budget.cap IS NULL THEN floor(random() * 64)::smallint ELSE 0 END, @amount::bigint
     FROM budget
     WHERE budget.cap IS NULL OR (SELECT spent FROM others) + @amount::bigint <= budget.cap
     ON CONFLICT (game_id, environment, day, shard) DO UPDATE SET spent = d.spent + EXCLUDED.spent

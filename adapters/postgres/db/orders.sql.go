@@ -782,7 +782,7 @@ WITH budget AS (
 ), spent AS (
     INSERT INTO purchase_budget_days AS d (game_id, environment, day, shard, spent)
     SELECT $2, $1::text, $3::date,
-        CASE WHEN budget.cap IS NULL THEN floor(random() * 16)::smallint ELSE 0 END, $4::bigint
+        CASE WHEN budget.cap IS NULL THEN floor(random() * 64)::smallint ELSE 0 END, $4::bigint
     FROM budget
     WHERE budget.cap IS NULL OR (SELECT spent FROM others) + $4::bigint <= budget.cap
     ON CONFLICT (game_id, environment, day, shard) DO UPDATE SET spent = d.spent + EXCLUDED.spent
