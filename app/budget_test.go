@@ -177,3 +177,37 @@ func TestPurchaseBudgetSettings(t *testing.T) {
 	r = a.admin("PATCH", "/admin/v1/games/"+g.id, `{}`)
 	require.Equal(t, map[string]any{"live": nil, "test": float64(0)}, r.Body["purchaseBudgetPerDay"], "a refused change changed nothing")
 }
+
+// Purchases made while the game has no budget (spread over the day's shards) count towards one
+// set later that day, with the purchases made since.
+func TestPurchaseBudgetCountsPurchasesWithoutOne(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupSaga(t, time.Hour)
+	face := budgetFace(t, b, "AMAZON")
+	ps := budgetPlayers(t, b, 16)
+	buy := func(p players.Player) error {
+		_, _, err := b.m.Orders.Buy(ctx, orders.Purchase{Caller: b.caller, Player: p, RewardID: b.products["AMAZON"], CoinID: b.coin.ID, Denomination: &face})
+		return err
+	}
+	setBudget := func(faces int64) {
+		budget := face.Times(faces)
+		_, err := b.m.Studios.SetPurchaseBudget(ctx, b.caller.GameID, studio.Budgets{Test: &budget}, map[studio.Environment]bool{studio.Test: true})
+		require.NoError(t, err)
+	}
+	var wg sync.WaitGroup
+	for _, p := range ps[:12] {
+		wg.Go(func() { require.NoError(t, buy(p)) })
+	}
+	wg.Wait()
+
+	setBudget(14)
+	require.NoError(t, buy(ps[12]))
+	require.NoError(t, buy(ps[13]))
+	require.ErrorIs(t, buy(ps[14]), orders.ErrBudgetExceeded, "14 faces spent of 14")
+	setBudget(10)
+	require.ErrorIs(t, buy(ps[14]), orders.ErrBudgetExceeded, "14 faces spent of 10")
+	setBudget(15)
+	require.NoError(t, buy(ps[14]))
+	require.ErrorIs(t, buy(ps[15]), orders.ErrBudgetExceeded, "15 faces spent of 15")
+}

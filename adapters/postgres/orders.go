@@ -85,10 +85,35 @@ func orNil[T comparable](v T) *T {
 	return &v
 }
 
+// transitions are an order's first transition (to o.Status) and the steps after it, as the
+// arrays of OrdersInsertInTx and OrdersAddTransitions (an empty from is none), and the status
+// they leave it in.
+func transitions(o orders.Order, reason string, then []orders.Step) (froms, tos, reasons []string, last orders.Status) {
+	froms, tos, reasons, last = []string{""}, []string{string(o.Status)}, []string{reason}, o.Status
+	for _, st := range then {
+		froms, tos, reasons = append(froms, string(last)), append(tos, string(st.To)), append(reasons, st.Reason)
+		last = st.To
+	}
+	return froms, tos, reasons, last
+}
+
 // Insert implements orders.Repo.
-func (r *OrdersRepo) Insert(ctx context.Context, o orders.Order, reason string) (orders.Order, error) {
+func (r *OrdersRepo) Insert(ctx context.Context, o orders.Order, reason string, then ...orders.Step) (orders.Order, error) {
+	froms, tos, reasons, last := transitions(o, reason, then)
+	o.Status = last
+	// Counted as Move counts moves: every transition of a store order, the moves of a partner
+	// order (its first transition is not counted).
+	counted := tos
 	if o.Channel == orders.Partner {
-		return r.insertPartner(ctx, o, reason)
+		counted = tos[1:]
+	}
+	record := func() {
+		for _, to := range counted {
+			r.metrics.OrderTransition(to)
+		}
+	}
+	if o.Channel == orders.Partner {
+		return r.insertPartner(ctx, o, froms, tos, reasons, record)
 	}
 	var provider *string
 	if o.ProviderProduct != "" {
@@ -106,10 +131,11 @@ func (r *OrdersRepo) Insert(ctx context.Context, o orders.Order, reason string) 
 			Environment: string(o.Environment), PlayerID: &o.PlayerID, UserRef: o.UserRef, RewardID: o.RewardID,
 			RewardType: string(o.RewardType), CoinID: &o.CoinID, Status: string(o.Status), Denomination: int64(o.Denomination),
 			Quantity: int32(o.Quantity), FaceValue: int64(o.FaceValue), CoinsSpent: o.CoinsSpent, DebitTxID: o.DebitTxID,
-			ProviderProduct: provider, Address: address, DeadlineAt: o.DeadlineAt, CreatedAt: o.CreatedAt, Reason: reason}); err != nil {
+			ProviderProduct: provider, Address: address, DeadlineAt: o.DeadlineAt, CreatedAt: o.CreatedAt,
+			Froms: froms, Tos: tos, Reasons: reasons}); err != nil {
 			return orders.Order{}, fmt.Errorf("insert order: %w", err)
 		}
-		r.onCommit(func() { r.metrics.OrderTransition(string(o.Status)) })
+		r.onCommit(record)
 		return o, nil
 	}
 	row, err := r.q.OrdersInsert(ctx, db.OrdersInsertParams{ID: o.ID, GameID: o.GameID, Environment: string(o.Environment),
@@ -120,10 +146,10 @@ func (r *OrdersRepo) Insert(ctx context.Context, o orders.Order, reason string) 
 		return orders.Order{}, fmt.Errorf("insert order: %w", err)
 	}
 	o.CreatedAt, o.UpdatedAt = row.CreatedAt, row.UpdatedAt
-	if err := r.q.OrdersAddTransition(ctx, db.OrdersAddTransitionParams{OrderID: o.ID, ToStatus: string(o.Status), Reason: reason}); err != nil {
-		return orders.Order{}, fmt.Errorf("record the first transition of %s: %w", o.ID, err)
+	if err := r.q.OrdersAddTransitions(ctx, db.OrdersAddTransitionsParams{OrderID: o.ID, Froms: froms, Tos: tos, Reasons: reasons}); err != nil {
+		return orders.Order{}, fmt.Errorf("record the transitions of %s: %w", o.ID, err)
 	}
-	r.onCommit(func() { r.metrics.OrderTransition(string(o.Status)) })
+	r.onCommit(record)
 	return o, nil
 }
 
@@ -276,10 +302,11 @@ func (r *OrdersRepo) Transitions(ctx context.Context, id uuid.UUID) ([]orders.Tr
 	return out, nil
 }
 
-// LockPlayerReward implements orders.Repo with a transaction-scoped advisory lock.
-// In a transaction the lock is taken with the transaction's next statement.
-func (r *OrdersRepo) LockPlayerReward(ctx context.Context, playerID, rewardID uuid.UUID) error {
-	if err := r.deferredQueries(nil).OrdersLockPlayerReward(ctx, db.OrdersLockPlayerRewardParams{PlayerID: playerID.String(), RewardID: rewardID.String()}); err != nil {
+// LockPlayerReward implements orders.Repo with transaction-scoped advisory locks.
+// In a transaction the locks are taken with the transaction's next statement.
+func (r *OrdersRepo) LockPlayerReward(ctx context.Context, gameID, playerID, rewardID uuid.UUID) error {
+	if err := r.deferredQueries(nil).OrdersLockPlayerReward(ctx, db.OrdersLockPlayerRewardParams{PlayerID: playerID.String(),
+		RewardID: rewardID.String(), GameID: gameID.String()}); err != nil {
 		return fmt.Errorf("lock purchases of %s by %s: %w", rewardID, playerID, err)
 	}
 	return nil
@@ -323,7 +350,7 @@ func (r *OrdersRepo) LastPurchase(ctx context.Context, playerID, rewardID uuid.U
 	return &at, nil
 }
 
-func (r *OrdersRepo) insertPartner(ctx context.Context, o orders.Order, reason string) (orders.Order, error) {
+func (r *OrdersRepo) insertPartner(ctx context.Context, o orders.Order, froms, tos, reasons []string, record func()) (orders.Order, error) {
 	t := o.Partner
 	customer, _ := json.Marshal(t.Customer)
 	amount := int64(t.Amount)
@@ -341,10 +368,11 @@ func (r *OrdersRepo) insertPartner(ctx context.Context, o orders.Order, reason s
 		return orders.Order{}, fmt.Errorf("insert partner order: %w", err)
 	}
 	o.CreatedAt, o.UpdatedAt = row.CreatedAt, row.UpdatedAt
-	// In a transaction the transition goes with its next statement.
-	if err := r.deferredQueries(nil).OrdersAddTransition(ctx, db.OrdersAddTransitionParams{OrderID: o.ID, ToStatus: string(o.Status), Reason: reason}); err != nil {
-		return orders.Order{}, fmt.Errorf("record the first transition of %s: %w", o.ID, err)
+	// In a transaction the transitions go with its next statement.
+	if err := r.deferredQueries(nil).OrdersAddTransitions(ctx, db.OrdersAddTransitionsParams{OrderID: o.ID, Froms: froms, Tos: tos, Reasons: reasons}); err != nil {
+		return orders.Order{}, fmt.Errorf("record the transitions of %s: %w", o.ID, err)
 	}
+	r.onCommit(record)
 	return o, nil
 }
 

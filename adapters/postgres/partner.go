@@ -169,6 +169,17 @@ func (r *PartnerRepo) Apply(ctx context.Context, e partner.Entry) (partner.Entry
 	return e, nil
 }
 
+// DebitAtCommit implements partner.Repo: one statement that raises RWWAL when the wallet does
+// not cover the amount, sent with the transaction's commit.
+func (r *PartnerRepo) DebitAtCommit(ctx context.Context, gameID uuid.UUID, env studio.Environment, orderID uuid.UUID, amount money.Amount) error {
+	return r.deferredQueries(func(err error) error {
+		if pgCode(err) == "RWWAL" {
+			return partner.ErrInsufficientBalance
+		}
+		return fmt.Errorf("debit the wallet: %w", err)
+	}).PartnerDebitInTx(ctx, db.PartnerDebitInTxParams{GameID: gameID, Environment: string(env), OrderID: orderID, Amount: int64(amount)})
+}
+
 // CreditExists implements partner.Repo.
 func (r *PartnerRepo) CreditExists(ctx context.Context, gameID uuid.UUID, env studio.Environment, reference string) (bool, error) {
 	ok, err := r.q.PartnerCreditExists(ctx, db.PartnerCreditExistsParams{GameID: gameID, Environment: string(env), Reference: &reference})

@@ -184,6 +184,12 @@ type Payment struct {
 	ReturnURL                                  string
 }
 
+// Step is a move that the transaction creating an order makes at once (Repo.Insert).
+type Step struct {
+	To     Status
+	Reason string
+}
+
 // Transition is one recorded change of an order's status.
 type Transition struct {
 	From   *Status

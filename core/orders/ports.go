@@ -13,10 +13,12 @@ import (
 
 // Repo is the storage the orders module needs.
 type Repo interface {
-	// Insert creates o with its first transition (to o.Status) and returns it with its id. In a
+	// Insert creates o with its first transition (to o.Status) and returns it with its id. The
+	// moves in then, when given, are made at once by the same transaction: the order is stored
+	// in the last one's status, with every transition (no second write of the order). In a
 	// transaction the statement may travel with the transaction's next one, whose error is then
 	// also the insert's.
-	Insert(ctx context.Context, o Order, reason string) (Order, error)
+	Insert(ctx context.Context, o Order, reason string, then ...Step) (Order, error)
 	// Move changes an order's status from one to another, recording the transition, and sets
 	// refundTxID and the failure reason when given; moved is false (and nothing changes) when
 	// the order is no longer in from, so two workers racing on one order apply a move once.
@@ -35,12 +37,14 @@ type Repo interface {
 	// Transitions returns an order's history, oldest first.
 	Transitions(ctx context.Context, id uuid.UUID) ([]Transition, error)
 	// LockPlayerReward serialises purchases of one reward by one player until the transaction
-	// ends, so that a cooldown holds under concurrency.
-	LockPlayerReward(ctx context.Context, playerID, rewardID uuid.UUID) error
+	// ends, so that a cooldown holds under concurrency; it also holds off a change of the game's
+	// purchase budget until then (SpendBudget), and must come before SpendBudget.
+	LockPlayerReward(ctx context.Context, gameID, playerID, rewardID uuid.UUID) error
 	// SpendBudget adds amount to the purchase total of the game's environment on day (UTC),
 	// only while it stays within the game's budget; when it would not, the transaction fails
-	// with ErrBudgetExceeded (its Retry-After the next UTC day) and nothing commits. The day's
-	// total stays locked until the transaction ends; the statement may travel with the commit.
+	// with ErrBudgetExceeded (its Retry-After the next UTC day) and nothing commits. With a
+	// budget, the day's total stays locked until the transaction ends (without one, purchases
+	// need not wait for each other); the statement may travel with the commit.
 	SpendBudget(ctx context.Context, gameID uuid.UUID, env studio.Environment, day time.Time, amount money.Amount) error
 	// ReturnBudget takes amount back from the purchase total of day.
 	ReturnBudget(ctx context.Context, gameID uuid.UUID, env studio.Environment, day time.Time, amount money.Amount) error

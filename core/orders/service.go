@@ -249,11 +249,11 @@ func inStock(levels []vouchers.Stock, r catalogue.Reward, f money.Amount, quanti
 
 // place is the purchase's transaction; it returns the order as the transaction leaves it, with
 // its codes opened and the balance after the debit. Its statements travel together where they
-// can (see the storage's MoveAtCommit, SpendBudget): the debit is the first round trip, taking
+// can (see the storage's Insert, SpendBudget): the debit is the first round trip, taking
 // the codes of a pool the second, the rest goes with the commit.
 func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, coin coins.Coin) (View, error) {
 	repo, cat := s.orders.WithTx(t), s.catalogue.WithTx(t)
-	if err := repo.LockPlayerReward(ctx, p.Player.ID, p.RewardID); err != nil {
+	if err := repo.LockPlayerReward(ctx, p.Caller.GameID, p.Player.ID, p.RewardID); err != nil {
 		return View{}, err
 	}
 	if pl.reward.PurchaseCooldown > 0 {
@@ -281,23 +281,29 @@ func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, co
 	o.DebitTxID = &debit.ID
 	// The order is created at the transaction's time, which the debit read.
 	o.CreatedAt = debit.CreatedAt
-	if o, err = repo.Insert(ctx, o, "coins debited"); err != nil {
+	// The order is stored as this transaction leaves it, in one write: SUCCESS for what is
+	// delivered here (a coupon's codes, which roll everything back when there are none left; a
+	// physical good), PROCESSING for what the provider sends (SentStep).
+	then := Step{To: Success, Reason: "delivered at purchase"}
+	if o.ProviderProduct != "" {
+		then = SentStep
+	}
+	if o, err = repo.Insert(ctx, o, "coins debited", then); err != nil {
 		return View{}, err
 	}
 	switch {
 	case o.ProviderProduct != "":
-		// Marked as sent in this transaction and sent after it (fulfilPlaced); the job takes
-		// over if this process cannot, asking the provider before placing it again.
-		err = s.MarkSent(ctx, t, &o)
+		// Sent after this transaction (fulfilPlaced); the job takes over if this process
+		// cannot, asking the provider before placing it again.
+		err = s.ScheduleSent(ctx, t, o)
 	case pl.reward.Type == catalogue.Coupon || pl.reward.IsPool():
 		if o.Codes, err = s.couponCodes(ctx, cat, pl.reward, o); err == nil {
 			err = repo.AddCodes(ctx, o.ID, o.Codes)
 		}
 	}
 	if err == nil && o.ProviderProduct == "" {
-		if err = s.succeedAtCommit(ctx, t, o, Initiated, "delivered at purchase"); err == nil {
-			o.Status = Success
-		}
+		// Counted for the catalogue's trending orders with the commit.
+		err = cat.RecordOrder(ctx, o.RewardID, s.now())
 	}
 	if err != nil {
 		return View{}, err
@@ -311,6 +317,10 @@ func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, co
 
 // sentReason is the reason of an order's move to PROCESSING.
 const sentReason = "sent to the voucher provider"
+
+// SentStep is the move to PROCESSING of an order that the transaction creating it marks as sent
+// to the voucher provider (Repo.Insert), before ScheduleSent.
+var SentStep = Step{To: Processing, Reason: sentReason}
 
 func (s *Service) movement(o Order, amount int64, reason string) coins.Movement {
 	return coins.Movement{GameID: o.GameID, Environment: o.Environment, PlayerID: o.PlayerID, UserUUID: o.UserRef,
@@ -343,16 +353,6 @@ func (s *Service) couponCodes(ctx context.Context, cat catalogue.Repo, r catalog
 		out[i] = SealedCode{Code: c.Code, Pin: c.Pin, Value: o.Denomination, Expiry: c.Expiry}
 	}
 	return out, nil
-}
-
-// succeedAtCommit moves an order to SUCCESS and counts it for the catalogue's trending orders,
-// both with the transaction's commit (ErrMovedElsewhere fails the transaction when the order is
-// no longer in from).
-func (s *Service) succeedAtCommit(ctx context.Context, t store.Tx, o Order, from Status, reason string) error {
-	if err := s.orders.WithTx(t).MoveAtCommit(ctx, o.ID, from, Success, reason); err != nil {
-		return err
-	}
-	return s.catalogue.WithTx(t).RecordOrder(ctx, o.RewardID, s.now())
 }
 
 // ErrMovedElsewhere means another worker moved the order first; the transaction rolls back.
@@ -411,7 +411,7 @@ func (s *Service) FulfilWithin(ctx context.Context, id uuid.UUID) {
 }
 
 // FulfilSent is fulfilPlaced for a partner order (no balance): o was marked PROCESSING by
-// the transaction that placed it (MarkSent), which has committed.
+// the transaction that placed it (SentStep, ScheduleSent), which has committed.
 func (s *Service) FulfilSent(ctx context.Context, o Order) View {
 	v, err := s.open(o, nil)
 	if err != nil {
@@ -420,13 +420,9 @@ func (s *Service) FulfilSent(ctx context.Context, o Order) View {
 	return s.fulfilPlaced(ctx, v)
 }
 
-// MarkSent marks a new order PROCESSING in the transaction that places it, and schedules its
-// fulfilment job there, for FulfilSent once it commits.
-func (s *Service) MarkSent(ctx context.Context, t store.Tx, o *Order) error {
-	if err := s.orders.WithTx(t).MoveAtCommit(ctx, o.ID, o.Status, Processing, sentReason); err != nil {
-		return err
-	}
-	o.Status = Processing
+// ScheduleSent schedules the fulfilment job of a new order that the transaction placing it
+// stored PROCESSING (Insert with SentStep), for FulfilSent once it commits.
+func (s *Service) ScheduleSent(ctx context.Context, t store.Tx, o Order) error {
 	return s.cfg.Jobs.ScheduleFulfilment(ctx, t, o.ID, s.now().Add(s.cfg.Wait))
 }
 

@@ -44,6 +44,11 @@ type Repo interface {
 	Wallet(ctx context.Context, gameID uuid.UUID, env studio.Environment) (money.Amount, error)
 	// Apply records an entry of a locked wallet and sets the balance to e.BalanceAfter.
 	Apply(ctx context.Context, e Entry) (Entry, error)
+	// DebitAtCommit debits a wallet by amount for an order and records the entry (a DEBIT of
+	// -amount), with the transaction's commit, so that the wallet is locked only while the
+	// commit runs: a wallet that does not cover the amount fails the transaction with
+	// ErrInsufficientBalance and nothing commits.
+	DebitAtCommit(ctx context.Context, gameID uuid.UUID, env studio.Environment, orderID uuid.UUID, amount money.Amount) error
 	// CreditExists reports whether the wallet has a credit with the reference.
 	CreditExists(ctx context.Context, gameID uuid.UUID, env studio.Environment, reference string) (bool, error)
 	// OrderEntryExists reports whether an order has an entry of the kind.

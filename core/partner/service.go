@@ -608,37 +608,34 @@ func (s *Service) inStock(ctx context.Context, env studio.Environment, b Brand, 
 }
 
 // placeWallet is a WALLET order's transaction: create the order and queue its fulfilment, then
-// lock the wallet and debit it. The wallet row, which every order of the partner contends on, is
-// locked last, so that it is held only for the debit and the commit.
+// debit the wallet. The wallet row, which every order of the partner contends on, is debited
+// with the commit (DebitAtCommit), so that it is held only while the commit runs.
 func (s *Service) placeWallet(ctx context.Context, po *orders.Order, quoteID string) error {
 	placed := *po
 	err := s.runner.InTx(ctx, func(t store.Tx) error {
-		o, err := s.orders.WithTx(t).Insert(ctx, placed, "wallet debited")
+		// Stored as sent and its job scheduled here; Place sends it once this commits.
+		o, err := s.orders.WithTx(t).Insert(ctx, placed, "wallet debited", orders.SentStep)
 		if err != nil {
 			return err
 		}
 		if err := s.useQuote(ctx, t, quoteID, o.ID); err != nil {
 			return err
 		}
-		// Marked as sent and its job scheduled here; Place sends it once this commits.
-		if err := s.saga.MarkSent(ctx, t, &o); err != nil {
+		if err := s.saga.ScheduleSent(ctx, t, o); err != nil {
 			return err
 		}
 		*po = o
-		wallet := s.partner.WithTx(t)
-		bal, err := wallet.LockWallet(ctx, o.GameID, o.Environment)
-		if err != nil {
-			return err
-		}
-		if bal < o.Partner.Amount {
-			return ErrInsufficientBalance.Withf("studio wallet balance too low: the order costs %s %s and the wallet holds %s",
-				o.Partner.Amount, s.cfg.Currency, bal)
-		}
-		id := o.ID
-		_, err = wallet.Apply(ctx, Entry{GameID: o.GameID, Environment: o.Environment, Kind: Debit, Amount: -o.Partner.Amount,
-			BalanceAfter: bal - o.Partner.Amount, OrderID: &id})
-		return err
+		return s.partner.WithTx(t).DebitAtCommit(ctx, o.GameID, o.Environment, o.ID, o.Partner.Amount)
 	})
+	if errs.CodeOf(err) == ErrInsufficientBalance.Code {
+		// Rolled back; the balance, read now, is for the message only.
+		bal, berr := s.partner.Repo().Wallet(ctx, po.GameID, po.Environment)
+		if berr != nil {
+			return ErrInsufficientBalance
+		}
+		return ErrInsufficientBalance.Withf("studio wallet balance too low: the order costs %s %s and the wallet holds %s",
+			po.Partner.Amount, s.cfg.Currency, bal)
+	}
 	return err
 }
 

@@ -342,7 +342,7 @@ RETURNING c.code, c.pin, c.expiry;
 SELECT shared_code FROM catalogue_rewards WHERE id = $1 AND shared_code IS NOT NULL;
 
 -- name: CatalogueRecordOrder :exec
-INSERT INTO catalogue_reward_orders (reward_id, day, shard, orders) VALUES (@reward_id, @day, floor(random() * 16)::smallint, 1)
+INSERT INTO catalogue_reward_orders (reward_id, day, shard, orders) VALUES (@reward_id, @day, floor(random() * 64)::smallint, 1)
 ON CONFLICT (reward_id, day, shard) DO UPDATE SET orders = catalogue_reward_orders.orders + 1;
 
 -- name: CatalogueVersion :one

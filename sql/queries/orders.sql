@@ -34,7 +34,10 @@ LIMIT @lim OFFSET @off;
 SELECT * FROM order_transitions WHERE order_id = $1 ORDER BY id;
 
 -- name: OrdersLockPlayerReward :exec
-SELECT pg_advisory_xact_lock(hashtextextended(@player_id::text || '/' || @reward_id::text, 0));
+-- The player's purchases of the reward, exclusively; the game's purchase budget, shared (setting
+-- one waits for the purchases under way: see StudioSetPurchaseBudget).
+SELECT pg_advisory_xact_lock(hashtextextended(@player_id::text || '/' || @reward_id::text, 0)),
+    pg_advisory_xact_lock_shared(hashtextextended('purchase_budget/' || @game_id::text, 0));
 
 -- name: OrdersLastPurchase :one
 SELECT created_at FROM orders
@@ -76,13 +79,20 @@ RETURNING id;
 SELECT id FROM orders WHERE payment_session = @payment_session;
 
 -- name: OrdersReturnBudget :exec
--- Gives a failed purchase's face value back to the total of the day it was made.
-UPDATE purchase_budget_days SET spent = greatest(spent - @amount::bigint, 0)
-WHERE game_id = @game_id AND environment = @environment AND day = @day::date;
+-- Gives a failed purchase's face value back to the total of the day it was made (the sum of its
+-- shards), through shard 0, never below a zero total.
+INSERT INTO purchase_budget_days AS d (game_id, environment, day, shard, spent)
+SELECT @game_id, @environment::text, @day::date, 0, -least(@amount::bigint, t.total)
+FROM (SELECT sum(s.spent) AS total FROM purchase_budget_days s
+      WHERE s.game_id = @game_id AND s.environment = @environment::text AND s.day = @day::date) t
+WHERE t.total > 0
+ON CONFLICT (game_id, environment, day, shard) DO UPDATE SET spent = d.spent + EXCLUDED.spent;
 
 -- name: OrdersInsertInTx :exec
--- OrdersInsert and its first transition in one statement, for a transaction that sends it with
--- its next statement: the creation time is the caller's (the time it answers with).
+-- OrdersInsert and its transitions in one statement, for a transaction that sends it with its
+-- next statement: the creation time is the caller's (the time it answers with). The order is
+-- stored in its last transition's status (@status), and the transitions in their order (an
+-- empty from is none).
 WITH o AS (
   INSERT INTO orders (id, game_id, environment, player_id, user_ref, reward_id, reward_type, coin_id, status,
       denomination, quantity, face_value, coins_spent, debit_tx_id, provider_product, address, deadline_at,
@@ -90,10 +100,15 @@ WITH o AS (
   VALUES (@id, @game_id, @environment, @player_id, @user_ref, @reward_id, @reward_type, @coin_id, @status,
       @denomination, @quantity, @face_value, @coins_spent, sqlc.narg(debit_tx_id), sqlc.narg(provider_product),
       sqlc.narg(address), @deadline_at, @created_at, @created_at)
-  RETURNING id, status
+  RETURNING id
 )
-INSERT INTO order_transitions (order_id, to_status, reason, at)
-SELECT o.id, o.status, @reason, @created_at FROM o;
+INSERT INTO order_transitions (order_id, from_status, to_status, reason, at)
+SELECT o.id, nullif(unnest(@froms::text[]), ''), unnest(@tos::text[]), unnest(@reasons::text[]), @created_at FROM o;
+
+-- name: OrdersAddTransitions :exec
+-- Transitions of one order in their order (an empty from is none).
+INSERT INTO order_transitions (order_id, from_status, to_status, reason)
+SELECT @order_id, nullif(unnest(@froms::text[]), ''), unnest(@tos::text[]), unnest(@reasons::text[]);
 
 -- name: OrdersMoveInTx :exec
 -- OrdersMove and its transition in one statement, for a transaction that sends it with its next
@@ -120,16 +135,27 @@ SELECT @order_id::uuid, unnest(@positions::int[]), unnest(@codes::bytea[]), unne
 
 -- name: OrdersSpendBudgetInTx :exec
 -- OrdersSpendBudget for a transaction that sends it with its COMMIT: when the budget would be
--- passed it raises RWBDG, which aborts the transaction.
+-- passed it raises RWBDG, which aborts the transaction. The day's total is the sum of its shards:
+-- without a budget the face value goes to a shard picked at random, so that purchases do not
+-- wait for each other; with one it goes to shard 0, whose lock serialises the purchases that
+-- check the budget, and the other shards (written only by purchases that found no budget, all
+-- committed before a budget is set: OrdersLockPlayerReward) count as they are.
 WITH budget AS (
     SELECT CASE WHEN @environment::text = 'live' THEN g.purchase_budget_live ELSE g.purchase_budget_test END AS cap
     FROM games g WHERE g.id = @game_id
+), others AS (
+    SELECT coalesce(sum(o.spent), 0)::bigint AS spent FROM purchase_budget_days o
+    WHERE o.game_id = @game_id AND o.environment = @environment::text AND o.day = @day::date AND o.shard <> 0
+        AND (SELECT cap FROM budget) IS NOT NULL
 ), spent AS (
-    INSERT INTO purchase_budget_days AS d (game_id, environment, day, spent)
-    SELECT @game_id, @environment::text, @day::date, @amount::bigint FROM budget
-    WHERE budget.cap IS NULL OR @amount::bigint <= budget.cap
-    ON CONFLICT (game_id, environment, day) DO UPDATE SET spent = d.spent + EXCLUDED.spent
-    WHERE (SELECT cap FROM budget) IS NULL OR d.spent + EXCLUDED.spent <= (SELECT cap FROM budget)
+    INSERT INTO purchase_budget_days AS d (game_id, environment, day, shard, spent)
+    SELECT @game_id, @environment::text, @day::date,
+        CASE WHEN budget.cap IS NULL THEN floor(random() * 64)::smallint ELSE 0 END, @amount::bigint
+    FROM budget
+    WHERE budget.cap IS NULL OR (SELECT spent FROM others) + @amount::bigint <= budget.cap
+    ON CONFLICT (game_id, environment, day, shard) DO UPDATE SET spent = d.spent + EXCLUDED.spent
+    WHERE (SELECT cap FROM budget) IS NULL
+        OR (SELECT spent FROM others) + d.spent + EXCLUDED.spent <= (SELECT cap FROM budget)
     RETURNING d.spent
 )
 SELECT CASE WHEN EXISTS (SELECT 1 FROM spent) THEN 1 ELSE rewards_raise('RWBDG', 'purchase budget exceeded') END;

@@ -119,3 +119,19 @@ ON CONFLICT (quote_id) DO NOTHING;
 -- less than @every_seconds ago.
 UPDATE orders SET payment_checked_at = now()
 WHERE id = @id AND (payment_checked_at IS NULL OR payment_checked_at <= now() - make_interval(secs => @every_seconds::float8));
+
+-- name: PartnerDebitInTx :exec
+-- Debits a wallet for an order and records the entry, in one statement for a transaction that
+-- sends it with its COMMIT, so that the wallet row every order of the partner contends on is
+-- locked only while the commit runs: a wallet that does not cover @amount raises RWWAL, which
+-- aborts the transaction.
+WITH w AS (
+    UPDATE partner_wallets p SET balance = p.balance - @amount::bigint, updated_at = now()
+    WHERE p.game_id = @game_id AND p.environment = @environment AND p.balance >= @amount::bigint
+    RETURNING p.balance
+), e AS (
+    INSERT INTO partner_wallet_entries (game_id, environment, kind, amount, balance_after, order_id)
+    SELECT @game_id, @environment, 'DEBIT', 0 - @amount::bigint, w.balance, @order_id::uuid FROM w
+    RETURNING 1
+)
+SELECT CASE WHEN EXISTS (SELECT 1 FROM e) THEN 1 ELSE rewards_raise('RWWAL', 'the wallet does not cover the order') END;

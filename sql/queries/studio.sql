@@ -33,11 +33,17 @@ FROM api_keys k JOIN games g ON g.id = k.game_id
 WHERE k.key_hash = $1;
 
 -- name: StudioSetPurchaseBudget :one
--- Sets the budget of the environments asked (set_live, set_test); NULL is unlimited.
+-- Sets the budget of the environments asked (set_live, set_test); NULL is unlimited. It first
+-- waits for the game's purchases under way (the lock they hold shared: OrdersLockPlayerReward),
+-- so that those that found no budget have committed what they added to the day's total before
+-- any purchase can read the new budget (OrdersSpendBudgetInTx).
+WITH gate AS (
+    SELECT pg_advisory_xact_lock(hashtextextended('purchase_budget/' || (sqlc.arg(id)::uuid)::text, 0)) AS locked
+)
 UPDATE games SET
     purchase_budget_live = CASE WHEN @set_live::boolean THEN sqlc.narg(live)::bigint ELSE purchase_budget_live END,
     purchase_budget_test = CASE WHEN @set_test::boolean THEN sqlc.narg(test)::bigint ELSE purchase_budget_test END
-WHERE id = @id RETURNING *;
+WHERE id = @id AND EXISTS (SELECT 1 FROM gate) RETURNING *;
 
 -- name: StudioSetStoreURL :one
 UPDATE games SET store_url = @store_url WHERE id = @id RETURNING *;

@@ -1016,7 +1016,7 @@ func (q *Queries) CatalogueOrderCounts(ctx context.Context, now time.Time) ([]Ca
 }
 
 const catalogueRecordOrder = `-- name: CatalogueRecordOrder :exec
-INSERT INTO catalogue_reward_orders (reward_id, day, shard, orders) VALUES ($1, $2, floor(random() * 16)::smallint, 1)
+INSERT INTO catalogue_reward_orders (reward_id, day, shard, orders) VALUES ($1, $2, floor(random() * 64)::smallint, 1)
 ON CONFLICT (reward_id, day, shard) DO UPDATE SET orders = catalogue_reward_orders.orders + 1
 `
 

@@ -386,6 +386,7 @@ type PurchaseBudgetDay struct {
 	Environment string
 	Day         pgtype.Date
 	Spent       int64
+	Shard       int16
 }
 
 type SandboxPaymentSession struct {

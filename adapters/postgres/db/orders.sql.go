@@ -66,6 +66,29 @@ func (q *Queries) OrdersAddTransition(ctx context.Context, arg OrdersAddTransiti
 	return err
 }
 
+const ordersAddTransitions = `-- name: OrdersAddTransitions :exec
+INSERT INTO order_transitions (order_id, from_status, to_status, reason)
+SELECT $1, nullif(unnest($2::text[]), ''), unnest($3::text[]), unnest($4::text[])
+`
+
+type OrdersAddTransitionsParams struct {
+	OrderID uuid.UUID
+	Froms   []string
+	Tos     []string
+	Reasons []string
+}
+
+// Transitions of one order in their order (an empty from is none).
+func (q *Queries) OrdersAddTransitions(ctx context.Context, arg OrdersAddTransitionsParams) error {
+	_, err := q.db.Exec(ctx, ordersAddTransitions,
+		arg.OrderID,
+		arg.Froms,
+		arg.Tos,
+		arg.Reasons,
+	)
+	return err
+}
+
 const ordersByClientOrderID = `-- name: OrdersByClientOrderID :one
 SELECT id, game_id, environment, player_id, user_ref, reward_id, reward_type, coin_id, status, denomination, quantity, face_value, coins_spent, debit_tx_id, refund_tx_id, provider_product, address, failure_reason, deadline_at, created_at, updated_at, channel, client_order_id, customer, settlement, amount, currency, brand_code, brand_name, payment_status, payment_provider, payment_session, payer_token, payment_id, payment_expires_at, return_url, payment_checked_at FROM orders
 WHERE channel = 'PARTNER' AND game_id = $1 AND environment = $2 AND client_order_id = $3
@@ -278,17 +301,19 @@ WITH o AS (
   INSERT INTO orders (id, game_id, environment, player_id, user_ref, reward_id, reward_type, coin_id, status,
       denomination, quantity, face_value, coins_spent, debit_tx_id, provider_product, address, deadline_at,
       created_at, updated_at)
-  VALUES ($3, $4, $5, $6, $7, $8, $9, $10, $11,
-      $12, $13, $14, $15, $16, $17,
-      $18, $19, $2, $2)
-  RETURNING id, status
+  VALUES ($5, $6, $7, $8, $9, $10, $11, $12, $13,
+      $14, $15, $16, $17, $18, $19,
+      $20, $21, $4, $4)
+  RETURNING id
 )
-INSERT INTO order_transitions (order_id, to_status, reason, at)
-SELECT o.id, o.status, $1, $2 FROM o
+INSERT INTO order_transitions (order_id, from_status, to_status, reason, at)
+SELECT o.id, nullif(unnest($1::text[]), ''), unnest($2::text[]), unnest($3::text[]), $4 FROM o
 `
 
 type OrdersInsertInTxParams struct {
-	Reason          string
+	Froms           []string
+	Tos             []string
+	Reasons         []string
 	CreatedAt       time.Time
 	ID              uuid.UUID
 	GameID          uuid.UUID
@@ -309,11 +334,15 @@ type OrdersInsertInTxParams struct {
 	DeadlineAt      time.Time
 }
 
-// OrdersInsert and its first transition in one statement, for a transaction that sends it with
-// its next statement: the creation time is the caller's (the time it answers with).
+// OrdersInsert and its transitions in one statement, for a transaction that sends it with its
+// next statement: the creation time is the caller's (the time it answers with). The order is
+// stored in its last transition's status (@status), and the transitions in their order (an
+// empty from is none).
 func (q *Queries) OrdersInsertInTx(ctx context.Context, arg OrdersInsertInTxParams) error {
 	_, err := q.db.Exec(ctx, ordersInsertInTx,
-		arg.Reason,
+		arg.Froms,
+		arg.Tos,
+		arg.Reasons,
 		arg.CreatedAt,
 		arg.ID,
 		arg.GameID,
@@ -606,16 +635,20 @@ func (q *Queries) OrdersListForPlayer(ctx context.Context, arg OrdersListForPlay
 }
 
 const ordersLockPlayerReward = `-- name: OrdersLockPlayerReward :exec
-SELECT pg_advisory_xact_lock(hashtextextended($1::text || '/' || $2::text, 0))
+SELECT pg_advisory_xact_lock(hashtextextended($1::text || '/' || $2::text, 0)),
+    pg_advisory_xact_lock_shared(hashtextextended('purchase_budget/' || $3::text, 0))
 `
 
 type OrdersLockPlayerRewardParams struct {
 	PlayerID string
 	RewardID string
+	GameID   string
 }
 
+// The player's purchases of the reward, exclusively; the game's purchase budget, shared (setting
+// one waits for the purchases under way: see StudioSetPurchaseBudget).
 func (q *Queries) OrdersLockPlayerReward(ctx context.Context, arg OrdersLockPlayerRewardParams) error {
-	_, err := q.db.Exec(ctx, ordersLockPlayerReward, arg.PlayerID, arg.RewardID)
+	_, err := q.db.Exec(ctx, ordersLockPlayerReward, arg.PlayerID, arg.RewardID, arg.GameID)
 	return err
 }
 
@@ -684,24 +717,29 @@ func (q *Queries) OrdersMoveInTx(ctx context.Context, arg OrdersMoveInTxParams) 
 }
 
 const ordersReturnBudget = `-- name: OrdersReturnBudget :exec
-UPDATE purchase_budget_days SET spent = greatest(spent - $1::bigint, 0)
-WHERE game_id = $2 AND environment = $3 AND day = $4::date
+INSERT INTO purchase_budget_days AS d (game_id, environment, day, shard, spent)
+SELECT $1, $2::text, $3::date, 0, -least($4::bigint, t.total)
+FROM (SELECT sum(s.spent) AS total FROM purchase_budget_days s
+      WHERE s.game_id = $1 AND s.environment = $2::text AND s.day = $3::date) t
+WHERE t.total > 0
+ON CONFLICT (game_id, environment, day, shard) DO UPDATE SET spent = d.spent + EXCLUDED.spent
 `
 
 type OrdersReturnBudgetParams struct {
-	Amount      int64
 	GameID      uuid.UUID
 	Environment string
 	Day         pgtype.Date
+	Amount      int64
 }
 
-// Gives a failed purchase's face value back to the total of the day it was made.
+// Gives a failed purchase's face value back to the total of the day it was made (the sum of its
+// shards), through shard 0, never below a zero total.
 func (q *Queries) OrdersReturnBudget(ctx context.Context, arg OrdersReturnBudgetParams) error {
 	_, err := q.db.Exec(ctx, ordersReturnBudget,
-		arg.Amount,
 		arg.GameID,
 		arg.Environment,
 		arg.Day,
+		arg.Amount,
 	)
 	return err
 }
@@ -737,12 +775,19 @@ const ordersSpendBudgetInTx = `-- name: OrdersSpendBudgetInTx :exec
 WITH budget AS (
     SELECT CASE WHEN $1::text = 'live' THEN g.purchase_budget_live ELSE g.purchase_budget_test END AS cap
     FROM games g WHERE g.id = $2
+), others AS (
+    SELECT coalesce(sum(o.spent), 0)::bigint AS spent FROM purchase_budget_days o
+    WHERE o.game_id = $2 AND o.environment = $1::text AND o.day = $3::date AND o.shard <> 0
+        AND (SELECT cap FROM budget) IS NOT NULL
 ), spent AS (
-    INSERT INTO purchase_budget_days AS d (game_id, environment, day, spent)
-    SELECT $2, $1::text, $3::date, $4::bigint FROM budget
-    WHERE budget.cap IS NULL OR $4::bigint <= budget.cap
-    ON CONFLICT (game_id, environment, day) DO UPDATE SET spent = d.spent + EXCLUDED.spent
-    WHERE (SELECT cap FROM budget) IS NULL OR d.spent + EXCLUDED.spent <= (SELECT cap FROM budget)
+    INSERT INTO purchase_budget_days AS d (game_id, environment, day, shard, spent)
+    SELECT $2, $1::text, $3::date,
+        CASE WHEN budget.cap IS NULL THEN floor(random() * 64)::smallint ELSE 0 END, $4::bigint
+    FROM budget
+    WHERE budget.cap IS NULL OR (SELECT spent FROM others) + $4::bigint <= budget.cap
+    ON CONFLICT (game_id, environment, day, shard) DO UPDATE SET spent = d.spent + EXCLUDED.spent
+    WHERE (SELECT cap FROM budget) IS NULL
+        OR (SELECT spent FROM others) + d.spent + EXCLUDED.spent <= (SELECT cap FROM budget)
     RETURNING d.spent
 )
 SELECT CASE WHEN EXISTS (SELECT 1 FROM spent) THEN 1 ELSE rewards_raise('RWBDG', 'purchase budget exceeded') END
@@ -756,7 +801,11 @@ type OrdersSpendBudgetInTxParams struct {
 }
 
 // OrdersSpendBudget for a transaction that sends it with its COMMIT: when the budget would be
-// passed it raises RWBDG, which aborts the transaction.
+// passed it raises RWBDG, which aborts the transaction. The day's total is the sum of its shards:
+// without a budget the face value goes to a shard picked at random, so that purchases do not
+// wait for each other; with one it goes to shard 0, whose lock serialises the purchases that
+// check the budget, and the other shards (written only by purchases that found no budget, all
+// committed before a budget is set: OrdersLockPlayerReward) count as they are.
 func (q *Queries) OrdersSpendBudgetInTx(ctx context.Context, arg OrdersSpendBudgetInTxParams) error {
 	_, err := q.db.Exec(ctx, ordersSpendBudgetInTx,
 		arg.Environment,

@@ -182,6 +182,40 @@ func (q *Queries) PartnerCreditExists(ctx context.Context, arg PartnerCreditExis
 	return exists, err
 }
 
+const partnerDebitInTx = `-- name: PartnerDebitInTx :exec
+WITH w AS (
+    UPDATE partner_wallets p SET balance = p.balance - $1::bigint, updated_at = now()
+    WHERE p.game_id = $2 AND p.environment = $3 AND p.balance >= $1::bigint
+    RETURNING p.balance
+), e AS (
+    INSERT INTO partner_wallet_entries (game_id, environment, kind, amount, balance_after, order_id)
+    SELECT $2, $3, 'DEBIT', 0 - $1::bigint, w.balance, $4::uuid FROM w
+    RETURNING 1
+)
+SELECT CASE WHEN EXISTS (SELECT 1 FROM e) THEN 1 ELSE rewards_raise('RWWAL', 'the wallet does not cover the order') END
+`
+
+type PartnerDebitInTxParams struct {
+	Amount      int64
+	GameID      uuid.UUID
+	Environment string
+	OrderID     uuid.UUID
+}
+
+// Debits a wallet for an order and records the entry, in one statement for a transaction that
+// sends it with its COMMIT, so that the wallet row every order of the partner contends on is
+// locked only while the commit runs: a wallet that does not cover @amount raises RWWAL, which
+// aborts the transaction.
+func (q *Queries) PartnerDebitInTx(ctx context.Context, arg PartnerDebitInTxParams) error {
+	_, err := q.db.Exec(ctx, partnerDebitInTx,
+		arg.Amount,
+		arg.GameID,
+		arg.Environment,
+		arg.OrderID,
+	)
+	return err
+}
+
 const partnerDeleteTokens = `-- name: PartnerDeleteTokens :exec
 DELETE FROM partner_tokens WHERE game_id = $1 AND environment = $2
 `

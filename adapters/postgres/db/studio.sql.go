@@ -322,10 +322,13 @@ func (q *Queries) StudioSetAllowedOrigins(ctx context.Context, arg StudioSetAllo
 }
 
 const studioSetPurchaseBudget = `-- name: StudioSetPurchaseBudget :one
+WITH gate AS (
+    SELECT pg_advisory_xact_lock(hashtextextended('purchase_budget/' || ($5::uuid)::text, 0)) AS locked
+)
 UPDATE games SET
     purchase_budget_live = CASE WHEN $1::boolean THEN $2::bigint ELSE purchase_budget_live END,
     purchase_budget_test = CASE WHEN $3::boolean THEN $4::bigint ELSE purchase_budget_test END
-WHERE id = $5 RETURNING id, studio_id, name, store_url, created_at, server_only_coin_movements, purchase_budget_live, purchase_budget_test, allowed_origins_live, allowed_origins_test
+WHERE id = $5 AND EXISTS (SELECT 1 FROM gate) RETURNING id, studio_id, name, store_url, created_at, server_only_coin_movements, purchase_budget_live, purchase_budget_test, allowed_origins_live, allowed_origins_test
 `
 
 type StudioSetPurchaseBudgetParams struct {
@@ -336,7 +339,10 @@ type StudioSetPurchaseBudgetParams struct {
 	ID      uuid.UUID
 }
 
-// Sets the budget of the environments asked (set_live, set_test); NULL is unlimited.
+// Sets the budget of the environments asked (set_live, set_test); NULL is unlimited. It first
+// waits for the game's purchases under way (the lock they hold shared: OrdersLockPlayerReward),
+// so that those that found no budget have committed what they added to the day's total before
+// any purchase can read the new budget (OrdersSpendBudgetInTx).
 func (q *Queries) StudioSetPurchaseBudget(ctx context.Context, arg StudioSetPurchaseBudgetParams) (Game, error) {
 	row := q.db.QueryRow(ctx, studioSetPurchaseBudget,
 		arg.SetLive,
