@@ -98,7 +98,7 @@ func TestReadModelAgreesWithTheSQL(t *testing.T) {
 	b := setupCatalogue(t)
 	b.seedRandomCatalogue(t, rand.New(rand.NewPCG(seed, 18)))
 	ctx := context.Background()
-	reads := catalogue.NewReadModel(postgres.NewCatalogueSnapshots(postgres.NewDB(b.pool)), nil)
+	reads := catalogue.NewReadModel(postgres.NewCatalogueSnapshots(postgres.NewDB(b.pool)).InSlicesOf(7), nil) // loaded 7 rewards a statement
 	snap, err := reads.Current(ctx)
 	require.NoError(t, err)
 

@@ -137,7 +137,7 @@ func TestReadModelSearchesAsTheSQL(t *testing.T) {
 	b := setupCatalogue(t)
 	brands := b.seedRandomSearchCatalogue(t, rng)
 	ctx := context.Background()
-	reads := catalogue.NewReadModel(postgres.NewCatalogueSnapshots(postgres.NewDB(b.pool)), nil)
+	reads := catalogue.NewReadModel(postgres.NewCatalogueSnapshots(postgres.NewDB(b.pool)).InSlicesOf(7), nil) // loaded 7 rewards a statement
 	snap, err := reads.Current(ctx)
 	require.NoError(t, err)
 	require.NoError(t, snap.SearchIndexErr())

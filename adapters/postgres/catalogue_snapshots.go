@@ -19,12 +19,21 @@ const CatalogueChannel = "catalogue_changed"
 
 // CatalogueSnapshots loads the catalogue's read model (catalogue.SnapshotSource) and listens
 // for its changes.
-type CatalogueSnapshots struct{ d *DB }
+type CatalogueSnapshots struct {
+	d     *DB
+	slice int32 // rewards per statement of a load
+}
 
 var _ catalogue.SnapshotSource = CatalogueSnapshots{}
 
 // NewCatalogueSnapshots returns the read model's source on d.
-func NewCatalogueSnapshots(d *DB) CatalogueSnapshots { return CatalogueSnapshots{d: d} }
+func NewCatalogueSnapshots(d *DB) CatalogueSnapshots { return CatalogueSnapshots{d: d, slice: snapshotSlice} }
+
+// InSlicesOf returns c reading n rewards per statement of a load (snapshotSlice by default).
+func (c CatalogueSnapshots) InSlicesOf(n int32) CatalogueSnapshots {
+	c.slice = n
+	return c
+}
 
 // Version implements catalogue.SnapshotSource.
 func (c CatalogueSnapshots) Version(ctx context.Context) (int64, error) {
@@ -66,38 +75,52 @@ func (c CatalogueSnapshots) Load(ctx context.Context, now time.Time) (out catalo
 			for i, row := range brands {
 				out.Brands[i] = toCoreBrand(row)
 			}
-			rewards, err := q.CatalogueSnapshotRewards(ctx)
-			if err != nil {
-				return fmt.Errorf("rewards: %w", err)
-			}
-			out.Rewards = make([]catalogue.Reward, len(rewards))
 			texts := interner{}
-			for i, row := range rewards {
-				r := toCoreReward(db.CatalogueReward{ID: row.ID, Type: row.Type, BrandCode: row.BrandCode, Name: row.Name,
-					Description: row.Description, CampaignTitle: row.CampaignTitle, CampaignSubTitle: row.CampaignSubTitle,
-					CampaignDetails: row.CampaignDetails, TermsAndConditions: row.TermsAndConditions, HowToRedeem: row.HowToRedeem,
-					CoverImage: row.CoverImage, Assets: row.Assets, Countries: row.Countries, EndDate: row.EndDate,
-					IsActive: row.IsActive, ValueType: row.ValueType, Denominations: row.Denominations, MinFace: row.MinFace,
-					MaxFace: row.MaxFace, DiscountBps: row.DiscountBps, MinSelling: row.MinSelling, MaxSelling: row.MaxSelling,
-					PurchaseCooldown: row.PurchaseCooldown, XScore: row.XScore, FlagAllowStudioEditPrice: row.FlagAllowStudioEditPrice,
-					Translations: row.Translations, ProviderProductID: row.ProviderProductID, CreatedAt: row.CreatedAt,
-					UpdatedAt: row.UpdatedAt})
-				r.HasSharedCode = row.HasSharedCode
-				// Rewards of one brand often share their texts (a synced brand's terms, how to
-				// redeem, description and logo): one copy each in memory.
-				for _, f := range []*string{&r.BrandCode, &r.Description, &r.CampaignTitle, &r.CampaignSubTitle,
-					&r.CampaignDetails, &r.TermsAndConditions, &r.HowToRedeem, &r.CoverImage} {
-					*f = texts.intern(*f)
+			for after := uuid.Nil; ; {
+				rewards, err := q.CatalogueSnapshotRewards(ctx, db.CatalogueSnapshotRewardsParams{After: after, Lim: c.slice})
+				if err != nil {
+					return fmt.Errorf("rewards: %w", err)
 				}
-				out.Rewards[i] = r
+				for _, row := range rewards {
+					r := toCoreReward(db.CatalogueReward{ID: row.ID, Type: row.Type, BrandCode: row.BrandCode, Name: row.Name,
+						Description: row.Description, CampaignTitle: row.CampaignTitle, CampaignSubTitle: row.CampaignSubTitle,
+						CampaignDetails: row.CampaignDetails, TermsAndConditions: row.TermsAndConditions, HowToRedeem: row.HowToRedeem,
+						CoverImage: row.CoverImage, Assets: row.Assets, Countries: row.Countries, EndDate: row.EndDate,
+						IsActive: row.IsActive, ValueType: row.ValueType, Denominations: row.Denominations, MinFace: row.MinFace,
+						MaxFace: row.MaxFace, DiscountBps: row.DiscountBps, MinSelling: row.MinSelling, MaxSelling: row.MaxSelling,
+						PurchaseCooldown: row.PurchaseCooldown, XScore: row.XScore, FlagAllowStudioEditPrice: row.FlagAllowStudioEditPrice,
+						Translations: row.Translations, ProviderProductID: row.ProviderProductID, CreatedAt: row.CreatedAt,
+						UpdatedAt: row.UpdatedAt})
+					r.HasSharedCode = row.HasSharedCode
+					// Rewards of one brand often share their texts (a synced brand's terms, how to
+					// redeem, description and logo): one copy each in memory.
+					for _, f := range []*string{&r.BrandCode, &r.Description, &r.CampaignTitle, &r.CampaignSubTitle,
+						&r.CampaignDetails, &r.TermsAndConditions, &r.HowToRedeem, &r.CoverImage} {
+						*f = texts.intern(*f)
+					}
+					if len(r.Translations) == 0 {
+						r.Translations = nil // no empty map per reward
+					}
+					out.Rewards = append(out.Rewards, r)
+				}
+				if len(rewards) < int(c.slice) {
+					break
+				}
+				after = rewards[len(rewards)-1].ID
 			}
-			search, err := q.CatalogueSnapshotSearch(ctx)
-			if err != nil {
-				return fmt.Errorf("search texts: %w", err)
-			}
-			out.Search = make(map[uuid.UUID]catalogue.SearchText, len(search))
-			for _, row := range search {
-				out.Search[row.ID] = catalogue.SearchText{Name: row.SearchName, Vector: row.SearchVector, LowerName: row.LowerName}
+			out.Search = make(map[uuid.UUID]catalogue.SearchText, len(out.Rewards))
+			for after := uuid.Nil; ; {
+				search, err := q.CatalogueSnapshotSearch(ctx, db.CatalogueSnapshotSearchParams{After: after, Lim: c.slice})
+				if err != nil {
+					return fmt.Errorf("search texts: %w", err)
+				}
+				for _, row := range search {
+					out.Search[row.ID] = catalogue.SearchText{Name: row.SearchName, Vector: row.SearchVector, LowerName: row.LowerName}
+				}
+				if len(search) < int(c.slice) {
+					break
+				}
+				after = search[len(search)-1].ID
 			}
 			names, err := q.CatalogueSnapshotNames(ctx)
 			if err != nil {
@@ -175,6 +198,9 @@ func (c CatalogueSnapshots) Watch(ctx context.Context, changed func()) error {
 		changed()
 	}
 }
+
+// snapshotSlice is how many rewards the load reads per statement.
+const snapshotSlice = 5_000
 
 // interner keeps one copy of each text.
 type interner map[string]string

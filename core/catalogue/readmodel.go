@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -61,6 +62,8 @@ const (
 	VersionCheckInterval = 300 * time.Millisecond
 	// OrderCountsInterval is how often order counts (TRENDING, most-ordered) are read again.
 	OrderCountsInterval = 5 * time.Second
+	// freeMemoryInterval spaces the returns of a load's garbage to the system.
+	freeMemoryInterval = 5 * time.Second
 	// maxCachedIDs bounds the sorted views a snapshot keeps (one per game, coin, filters and
 	// order asked for), counted in reward indexes (4 bytes each): 16 MiB.
 	maxCachedIDs = 4 << 20
@@ -77,7 +80,8 @@ type ReadModel struct {
 	now func() time.Time
 
 	cur      atomic.Pointer[Snapshot]
-	load     sync.Mutex // one load at a time
+	freed    atomic.Int64 // when memory was last given back (UnixNano)
+	load     sync.Mutex   // one load at a time
 	watching atomic.Bool
 	// OnError, when set, hears every failed load of Run (the last snapshot stays).
 	OnError func(error)
@@ -134,6 +138,13 @@ func (m *ReadModel) Refresh(ctx context.Context) error {
 	go func() {
 		if err := snap.SearchIndexErr(); err != nil {
 			m.fail(fmt.Errorf("index the catalogue's search texts (searches read the storage): %w", err))
+		}
+		// A load makes several times the snapshot's size in garbage (the rows, their texts, the
+		// index's first numbering); the runtime would keep those pages for minutes. Giving
+		// them back once the new snapshot stands keeps the service's resident memory near what
+		// it holds. At most every few seconds: each is a whole collection.
+		if last := m.freed.Load(); time.Since(time.Unix(0, last)) >= freeMemoryInterval && m.freed.CompareAndSwap(last, time.Now().UnixNano()) {
+			debug.FreeOSMemory()
 		}
 	}()
 	return nil
@@ -228,7 +239,7 @@ type Snapshot struct {
 }
 
 type entry struct {
-	reward Reward
+	reward *Reward // in SnapshotData.Rewards, which the snapshot keeps rather than copies
 	brand  *Brand
 	// categories are the indexes in Snapshot.categories of the brand's categories, each once.
 	categories []int
@@ -265,7 +276,8 @@ func newSnapshot(d SnapshotData, now time.Time) *Snapshot {
 		brandCats[b.Code] = cats
 	}
 	s.rewards = make([]entry, 0, len(d.Rewards))
-	for _, r := range d.Rewards {
+	for i := range d.Rewards {
+		r := &d.Rewards[i]
 		b, ok := brands[r.BrandCode]
 		if !ok {
 			continue
@@ -355,13 +367,13 @@ func (s *Snapshot) override(game *gameView, i int32, coinID uuid.UUID) *int64 {
 // visible reports whether the game's players see reward i now (Visible), in country if set.
 func (s *Snapshot) visible(game *gameView, i int32, country string, now time.Time) bool {
 	e := &s.rewards[i]
-	return Visible(e.reward, *e.brand, s.hidden(game, i), country, now)
+	return Visible(*e.reward, *e.brand, s.hidden(game, i), country, now)
 }
 
 // listed is reward i as q lists it.
 func (s *Snapshot) listed(game *gameView, i int32, coinID uuid.UUID, coinsPerUnit int64) Listed {
 	e := &s.rewards[i]
-	return Listed{Reward: e.reward, Brand: *e.brand, Override: s.override(game, i, coinID),
+	return Listed{Reward: *e.reward, Brand: *e.brand, Override: s.override(game, i, coinID),
 		Orders7d: s.orders[i].Last7d, Orders30d: s.orders[i].Last30d, CoinsPerUnit: coinsPerUnit}
 }
 
@@ -540,7 +552,7 @@ func (s *Snapshot) build(q ListQuery, game *gameView, only []uuid.UUID) *view {
 		if !keep(i) {
 			return
 		}
-		r := &s.rewards[i].reward
+		r := s.rewards[i].reward
 		k := sortKey{idx: i, price: r.CoinPrice(r.MinFace(), q.CoinsPerUnit, s.override(game, i, q.CoinID)),
 			discount: r.DiscountOnMRP(), mode: modeRank(*r), xscore: r.XScore, created: r.CreatedAt.UnixMicro(), id: r.ID,
 			brand: r.BrandCode, end: r.EndDate}

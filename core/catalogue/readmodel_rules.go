@@ -38,7 +38,7 @@ func (r Ranked) Len() int { return len(r.ids) }
 func (r Ranked) At(i int) Listed {
 	idx := r.ids[i]
 	e := &r.s.rewards[idx]
-	return Listed{Reward: e.reward, Brand: *e.brand, Override: r.s.override(r.game, idx, r.coinID)}
+	return Listed{Reward: *e.reward, Brand: *e.brand, Override: r.s.override(r.game, idx, r.coinID)}
 }
 
 // Seen returns reward id as the game sees it (whether it hides it, its price override for
@@ -51,7 +51,7 @@ func (s *Snapshot) Seen(gameID, coinID, id uuid.UUID) (l Listed, hidden bool, ok
 	}
 	game := s.games[gameID]
 	e := &s.rewards[i]
-	return Listed{Reward: e.reward, Brand: *e.brand, Override: s.override(game, i, coinID)}, s.hidden(game, i), true
+	return Listed{Reward: *e.reward, Brand: *e.brand, Override: s.override(game, i, coinID)}, s.hidden(game, i), true
 }
 
 // Rank returns the rewards q picks, best first: what TouchpointsBestRewards selects before its
@@ -70,7 +70,7 @@ func (s *Snapshot) buildRule(q RuleQuery, game *gameView) *view {
 	for i := range s.rewards {
 		idx := int32(i)
 		e := &s.rewards[i]
-		r := &e.reward
+		r := e.reward
 		if !s.visible(game, idx, "", q.Now) || (q.Type != "" && r.Type != q.Type) ||
 			(q.Category != "" && !slices.Contains(e.brand.Categories, q.Category)) || (q.Brand != "" && r.BrandCode != q.Brand) {
 			continue

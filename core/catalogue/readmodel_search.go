@@ -352,7 +352,7 @@ func (s *Snapshot) searchView(q SearchQuery, text string) *searchView {
 	}
 	for n := range keys {
 		i := keys[n].idx
-		r := &s.rewards[i].reward
+		r := s.rewards[i].reward
 		keys[n].relevance += exact(i)
 		keys[n].price = r.CoinPrice(r.MinFace(), q.CoinsPerUnit, s.override(game, i, q.CoinID))
 		keys[n].discount, keys[n].mode, keys[n].xscore = r.DiscountOnMRP(), modeRank(*r), r.XScore

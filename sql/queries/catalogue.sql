@@ -360,7 +360,9 @@ SELECT * FROM catalogue_categories;
 SELECT * FROM catalogue_brands WHERE is_active;
 
 -- name: CatalogueSnapshotRewards :many
--- Active rewards of active brands, without their sealed shared code or search columns.
+-- Active rewards of active brands, without their sealed shared code or search columns; @lim of
+-- them after @after, by id (the load reads them a slice at a time, so that it never holds every
+-- row at once beside what it makes of them).
 SELECT r.id, r.type, r.brand_code, r.name, r.description, r.campaign_title, r.campaign_sub_title, r.campaign_details,
     r.terms_and_conditions, r.how_to_redeem, r.cover_image, r.assets, r.countries, r.end_date, r.is_active,
     r.value_type, r.denominations, r.min_face, r.max_face, r.discount_bps, r.min_selling, r.max_selling,
@@ -368,15 +370,20 @@ SELECT r.id, r.type, r.brand_code, r.name, r.description, r.campaign_title, r.ca
     (r.shared_code IS NOT NULL)::boolean AS has_shared_code, r.provider_product_id, r.created_at, r.updated_at
 FROM catalogue_rewards r
 JOIN catalogue_brands b ON b.code = r.brand_code AND b.is_active
-WHERE r.is_active;
+WHERE r.is_active AND r.id > @after
+ORDER BY r.id
+LIMIT @lim;
 
 -- name: CatalogueSnapshotSearch :many
 -- The search texts of the active rewards of active brands, as CatalogueSearch matches them: the
--- search name (trigrams), the full text vector in its text form, and lower(name).
+-- search name (trigrams), the full text vector in its text form, and lower(name); @lim of them
+-- after @after, by id, as CatalogueSnapshotRewards.
 SELECT r.id, r.search_name, r.search_tsv::text AS search_vector, lower(r.name)::text AS lower_name
 FROM catalogue_rewards r
 JOIN catalogue_brands b ON b.code = r.brand_code AND b.is_active
-WHERE r.is_active;
+WHERE r.is_active AND r.id > @after
+ORDER BY r.id
+LIMIT @lim;
 
 -- name: CatalogueSnapshotNames :many
 -- Every brand's and category's lower-case name, active or not (search filters by name).

@@ -1493,8 +1493,15 @@ SELECT r.id, r.type, r.brand_code, r.name, r.description, r.campaign_title, r.ca
     (r.shared_code IS NOT NULL)::boolean AS has_shared_code, r.provider_product_id, r.created_at, r.updated_at
 FROM catalogue_rewards r
 JOIN catalogue_brands b ON b.code = r.brand_code AND b.is_active
-WHERE r.is_active
+WHERE r.is_active AND r.id > $1
+ORDER BY r.id
+LIMIT $2
 `
+
+type CatalogueSnapshotRewardsParams struct {
+	After uuid.UUID
+	Lim   int32
+}
 
 type CatalogueSnapshotRewardsRow struct {
 	ID                       uuid.UUID
@@ -1529,9 +1536,11 @@ type CatalogueSnapshotRewardsRow struct {
 	UpdatedAt                time.Time
 }
 
-// Active rewards of active brands, without their sealed shared code or search columns.
-func (q *Queries) CatalogueSnapshotRewards(ctx context.Context) ([]CatalogueSnapshotRewardsRow, error) {
-	rows, err := q.db.Query(ctx, catalogueSnapshotRewards)
+// Active rewards of active brands, without their sealed shared code or search columns; @lim of
+// them after @after, by id (the load reads them a slice at a time, so that it never holds every
+// row at once beside what it makes of them).
+func (q *Queries) CatalogueSnapshotRewards(ctx context.Context, arg CatalogueSnapshotRewardsParams) ([]CatalogueSnapshotRewardsRow, error) {
+	rows, err := q.db.Query(ctx, catalogueSnapshotRewards, arg.After, arg.Lim)
 	if err != nil {
 		return nil, err
 	}
@@ -1585,8 +1594,15 @@ const catalogueSnapshotSearch = `-- name: CatalogueSnapshotSearch :many
 SELECT r.id, r.search_name, r.search_tsv::text AS search_vector, lower(r.name)::text AS lower_name
 FROM catalogue_rewards r
 JOIN catalogue_brands b ON b.code = r.brand_code AND b.is_active
-WHERE r.is_active
+WHERE r.is_active AND r.id > $1
+ORDER BY r.id
+LIMIT $2
 `
+
+type CatalogueSnapshotSearchParams struct {
+	After uuid.UUID
+	Lim   int32
+}
 
 type CatalogueSnapshotSearchRow struct {
 	ID           uuid.UUID
@@ -1596,9 +1612,10 @@ type CatalogueSnapshotSearchRow struct {
 }
 
 // The search texts of the active rewards of active brands, as CatalogueSearch matches them: the
-// search name (trigrams), the full text vector in its text form, and lower(name).
-func (q *Queries) CatalogueSnapshotSearch(ctx context.Context) ([]CatalogueSnapshotSearchRow, error) {
-	rows, err := q.db.Query(ctx, catalogueSnapshotSearch)
+// search name (trigrams), the full text vector in its text form, and lower(name); @lim of them
+// after @after, by id, as CatalogueSnapshotRewards.
+func (q *Queries) CatalogueSnapshotSearch(ctx context.Context, arg CatalogueSnapshotSearchParams) ([]CatalogueSnapshotSearchRow, error) {
+	rows, err := q.db.Query(ctx, catalogueSnapshotSearch, arg.After, arg.Lim)
 	if err != nil {
 		return nil, err
 	}
