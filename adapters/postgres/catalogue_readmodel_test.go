@@ -58,15 +58,7 @@ func (b catalogueBundle) seedRandomCatalogue(t *testing.T, rng *rand.Rand) {
 		case 1:
 			r.Countries = []string{"US"}
 		}
-		face := inr(int64(10 * (1 + rng.IntN(5)))) // few prices: ties
-		switch {
-		case r.Type == catalogue.Coupon || r.Type == catalogue.Physical:
-			r.MRP, r.SellingPrice = face, face-money.Amount(rng.IntN(3))*inr(5)
-		case rng.IntN(3) == 0:
-			r.ValueType, r.MinValue, r.MaxValue, r.DiscountPct = catalogue.Range, face, face*10, money.Pct(rng.IntN(3)*500)
-		default:
-			r.ValueType, r.Denominations, r.DiscountPct = catalogue.Fixed, []money.Amount{face, face * 2}, money.Pct(rng.IntN(3)*500)
-		}
+		randomPrices(rng, &r, 5)
 		created, err := b.svc.CreateReward(ctx, catalogue.NewReward{Reward: r})
 		require.NoError(t, err)
 		b.ids[fmt.Sprint(n)] = created.ID
@@ -85,6 +77,20 @@ func (b catalogueBundle) seedRandomCatalogue(t *testing.T, rng *rand.Rand) {
 			}
 		}
 		require.NoError(t, err)
+	}
+}
+
+// randomPrices prices r from few face values (one of faces: ties), as its type is priced: a
+// selling price under the mrp, or a range or denominations with a discount.
+func randomPrices(rng *rand.Rand, r *catalogue.Reward, faces int) {
+	face := inr(int64(10 * (1 + rng.IntN(faces))))
+	switch {
+	case r.Type == catalogue.Coupon || r.Type == catalogue.Physical:
+		r.MRP, r.SellingPrice = face, face-money.Amount(rng.IntN(3))*inr(5)
+	case rng.IntN(3) == 0:
+		r.ValueType, r.MinValue, r.MaxValue, r.DiscountPct = catalogue.Range, face, face*10, money.Pct(rng.IntN(3)*500)
+	default:
+		r.ValueType, r.Denominations, r.DiscountPct = catalogue.Fixed, []money.Amount{face, face * 2}, money.Pct(rng.IntN(3)*500)
 	}
 }
 

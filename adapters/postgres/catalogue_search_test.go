@@ -13,7 +13,6 @@ import (
 
 	"github.com/rewardsco/rewards/adapters/postgres"
 	"github.com/rewardsco/rewards/core/catalogue"
-	"github.com/rewardsco/rewards/core/money"
 )
 
 // searchWords are the words the random search catalogue is written in: repeated across names,
@@ -75,15 +74,7 @@ func (b catalogueBundle) seedRandomSearchCatalogue(t *testing.T, rng *rand.Rand)
 		if rng.IntN(5) == 0 {
 			r.Countries = []string{"US"}
 		}
-		face := inr(int64(10 * (1 + rng.IntN(4))))
-		switch {
-		case r.Type == catalogue.Coupon || r.Type == catalogue.Physical:
-			r.MRP, r.SellingPrice = face, face-money.Amount(rng.IntN(3))*inr(5)
-		case rng.IntN(3) == 0:
-			r.ValueType, r.MinValue, r.MaxValue, r.DiscountPct = catalogue.Range, face, face*10, money.Pct(rng.IntN(3)*500)
-		default:
-			r.ValueType, r.Denominations, r.DiscountPct = catalogue.Fixed, []money.Amount{face, face * 2}, money.Pct(rng.IntN(3)*500)
-		}
+		randomPrices(rng, &r, 4)
 		created, err := b.svc.CreateReward(ctx, catalogue.NewReward{Reward: r})
 		require.NoError(t, err)
 		b.ids[fmt.Sprint(n)] = created.ID

@@ -27,7 +27,9 @@ type CatalogueSnapshots struct {
 var _ catalogue.SnapshotSource = CatalogueSnapshots{}
 
 // NewCatalogueSnapshots returns the read model's source on d.
-func NewCatalogueSnapshots(d *DB) CatalogueSnapshots { return CatalogueSnapshots{d: d, slice: snapshotSlice} }
+func NewCatalogueSnapshots(d *DB) CatalogueSnapshots {
+	return CatalogueSnapshots{d: d, slice: snapshotSlice}
+}
 
 // InSlicesOf returns c reading n rewards per statement of a load (snapshotSlice by default).
 func (c CatalogueSnapshots) InSlicesOf(n int32) CatalogueSnapshots {
