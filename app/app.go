@@ -175,7 +175,7 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 			return nil
 		}
 		if _, builtIn := p.(*sandbox.Provider); builtIn {
-			return p // in-process: nothing to save
+			return p // in-process, and it keeps its products' lookups itself (sandbox.WithProductTTL)
 		}
 		return voucherhttp.NewStockCache(p, ext.StockCacheTTL)
 	}

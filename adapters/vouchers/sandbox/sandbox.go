@@ -9,6 +9,9 @@
 // SANDBOX_FAIL refuses at once, SANDBOX_SLOW issues after the delay, SANDBOX_SLOW_FAIL refuses
 // after the delay, and SANDBOX_NO_STOCK has no stock and refuses every order.
 //
+// A product's lookup is kept for ProductTTL (WithProductTTL), so that a purchase's stock check
+// and its order, moments apart, read the catalogue once between them.
+//
 // Orders are kept in memory, by reference. An instance that never saw an order (another
 // instance placed it, or this one restarted) answers vouchers.ErrOrderNotFound, and the orders
 // saga places it again with the same reference, as it does with a real provider.
@@ -58,14 +61,30 @@ type Lookup func(ctx context.Context, productID string) (Product, error)
 // ErrUnknownProduct is what Lookup returns for a product the catalogue does not have.
 var ErrUnknownProduct = errors.New("sandbox: no such product in the catalogue")
 
+// DefaultProductTTL is how long a product's lookup is kept unless WithProductTTL says otherwise.
+const DefaultProductTTL = 5 * time.Second
+
+// maxProducts bounds the products kept; past it, expired ones are dropped, then all of them.
+const maxProducts = 10_000
+
 // Provider is the sandbox voucher provider. Use New.
 type Provider struct {
-	lookup Lookup
-	delay  time.Duration
-	now    func() time.Time
+	lookup     Lookup
+	delay      time.Duration
+	productTTL time.Duration
+	now        func() time.Time
 
 	mu     sync.Mutex
 	orders map[string]*order
+
+	productsMu sync.Mutex
+	products   map[string]keptProduct
+}
+
+// keptProduct is a product as a lookup found it, at a time.
+type keptProduct struct {
+	product Product
+	at      time.Time
 }
 
 var _ core.Provider = (*Provider)(nil)
@@ -83,12 +102,17 @@ type Option func(*Provider)
 // WithDelay sets how long the slow sandbox brands stay pending (default DefaultDelay).
 func WithDelay(d time.Duration) Option { return func(p *Provider) { p.delay = d } }
 
+// WithProductTTL sets how long a product's lookup is kept (default DefaultProductTTL); zero or
+// less looks every product up on every call.
+func WithProductTTL(d time.Duration) Option { return func(p *Provider) { p.productTTL = d } }
+
 // WithClock sets the clock (default time.Now).
 func WithClock(now func() time.Time) Option { return func(p *Provider) { p.now = now } }
 
 // New returns a sandbox provider that finds products with lookup.
 func New(lookup Lookup, opts ...Option) *Provider {
-	p := &Provider{lookup: lookup, delay: DefaultDelay, now: time.Now, orders: map[string]*order{}}
+	p := &Provider{lookup: lookup, delay: DefaultDelay, productTTL: DefaultProductTTL, now: time.Now,
+		orders: map[string]*order{}, products: map[string]keptProduct{}}
 	for _, o := range opts {
 		o(p)
 	}
@@ -104,7 +128,7 @@ func (p *Provider) Catalogue(context.Context, string) ([]core.Brand, error) {
 // Stock implements vouchers.Provider: unlimited stock of every denomination, none of
 // SANDBOX_NO_STOCK.
 func (p *Provider) Stock(ctx context.Context, productID string) ([]core.Stock, error) {
-	pr, err := p.lookup(ctx, productID)
+	pr, err := p.product(ctx, productID)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox stock of %s: %w", productID, err)
 	}
@@ -139,7 +163,7 @@ func (p *Provider) PlaceOrder(ctx context.Context, o core.Order) (core.Result, e
 	}
 	p.mu.Unlock()
 
-	pr, err := p.lookup(ctx, o.ProductID)
+	pr, err := p.product(ctx, o.ProductID)
 	if err != nil {
 		return core.Result{}, fmt.Errorf("sandbox order of %s: %w", o.ProductID, err)
 	}
@@ -171,6 +195,47 @@ func (p *Provider) PlaceOrder(ctx context.Context, o core.Order) (core.Result, e
 	}
 	p.orders[o.Reference] = rec
 	return p.settle(rec), nil
+}
+
+// product looks a product up, or answers the lookup of less than productTTL ago. A product is
+// found by its provider product id, which is unique in the catalogue, and only what the lookup
+// found is kept (never an error, so a product the catalogue gains is seen at once): a kept
+// product is the one the catalogue held under that id at most productTTL ago. The
+// purchase itself checks the reward and its face value against the catalogue in PostgreSQL
+// before any order, so an answer up to productTTL old can never let through a purchase the
+// catalogue refuses; it only decides the sandbox's own outcome, as the product was when the
+// purchase checked its stock.
+func (p *Provider) product(ctx context.Context, productID string) (Product, error) {
+	if p.productTTL <= 0 {
+		return p.lookup(ctx, productID)
+	}
+	p.productsMu.Lock()
+	k, ok := p.products[productID]
+	p.productsMu.Unlock()
+	if ok && p.now().Sub(k.at) < p.productTTL {
+		return k.product, nil
+	}
+	at := p.now()
+	pr, err := p.lookup(ctx, productID)
+	if err != nil {
+		return Product{}, err
+	}
+	pr.Denominations = slices.Clip(slices.Clone(pr.Denominations))
+	p.productsMu.Lock()
+	defer p.productsMu.Unlock()
+	if len(p.products) >= maxProducts {
+		now := p.now()
+		for id, old := range p.products {
+			if now.Sub(old.at) >= p.productTTL {
+				delete(p.products, id)
+			}
+		}
+		if len(p.products) >= maxProducts {
+			clear(p.products)
+		}
+	}
+	p.products[productID] = keptProduct{product: pr, at: at}
+	return pr, nil
 }
 
 // GetOrder implements vouchers.Provider.

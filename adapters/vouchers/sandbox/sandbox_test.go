@@ -116,3 +116,60 @@ func TestSandboxBrandsForceOutcomes(t *testing.T) {
 	require.Equal(t, vouchers.Refused, r.Status)
 	require.Contains(t, r.Reason, "SANDBOX_SLOW_FAIL")
 }
+
+func TestSandboxKeepsAProductLookupForItsTTL(t *testing.T) {
+	t.Parallel()
+	clk := &clock{now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
+	var mu sync.Mutex
+	calls := map[string]int{}
+	products := map[string]sandbox.Product{"P-AMAZON": {Brand: "AMAZON", Denominations: []money.Amount{100_00}}}
+	lookup := func(_ context.Context, id string) (sandbox.Product, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		calls[id]++
+		p, ok := products[id]
+		if !ok {
+			return sandbox.Product{}, sandbox.ErrUnknownProduct
+		}
+		return p, nil
+	}
+	count := func(id string) int { mu.Lock(); defer mu.Unlock(); return calls[id] }
+	p := sandbox.New(lookup, sandbox.WithProductTTL(5*time.Second), sandbox.WithClock(clk.Now))
+	ctx := context.Background()
+
+	// A purchase's stock check and its order read the product once.
+	_, err := p.Stock(ctx, "P-AMAZON")
+	require.NoError(t, err)
+	r, err := p.PlaceOrder(ctx, vouchers.Order{Reference: "o-1", ProductID: "P-AMAZON", Denomination: 100_00, Quantity: 1})
+	require.NoError(t, err)
+	require.Equal(t, vouchers.Issued, r.Status)
+	require.Equal(t, 1, count("P-AMAZON"))
+
+	// Past the TTL the catalogue is read again, and its change is seen.
+	mu.Lock()
+	products["P-AMAZON"] = sandbox.Product{Brand: sandbox.BrandFail, Denominations: []money.Amount{100_00}}
+	mu.Unlock()
+	clk.Advance(5 * time.Second)
+	r, err = p.PlaceOrder(ctx, vouchers.Order{Reference: "o-2", ProductID: "P-AMAZON", Denomination: 100_00, Quantity: 1})
+	require.NoError(t, err)
+	require.Equal(t, vouchers.Refused, r.Status)
+	require.Equal(t, 2, count("P-AMAZON"))
+
+	// A product the catalogue does not know is not kept: once synced, it is found at once.
+	_, err = p.Stock(ctx, "P-NEW")
+	require.ErrorIs(t, err, sandbox.ErrUnknownProduct)
+	mu.Lock()
+	products["P-NEW"] = sandbox.Product{Brand: "AMAZON", Denominations: []money.Amount{100_00}}
+	mu.Unlock()
+	_, err = p.Stock(ctx, "P-NEW")
+	require.NoError(t, err)
+	require.Equal(t, 2, count("P-NEW"))
+
+	// Without a TTL every call reads the catalogue.
+	p = sandbox.New(lookup, sandbox.WithProductTTL(0), sandbox.WithClock(clk.Now))
+	for range 2 {
+		_, err = p.Stock(ctx, "P-NEW")
+		require.NoError(t, err)
+	}
+	require.Equal(t, 4, count("P-NEW"))
+}
