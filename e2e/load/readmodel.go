@@ -133,7 +133,7 @@ func rewardsList100k(ctx context.Context, env *environment, clients int) (result
 	if err := pool.QueryRow(ctx, `SELECT count(*) FROM catalogue_rewards`).Scan(&have); err != nil {
 		return result{}, err
 	}
-	if copies := (scaleRewards - have) / have; copies > 0 {
+	if copies := (scaleRewards - have + have - 1) / have; copies > 0 { // at least scaleRewards in all
 		fmt.Fprintf(os.Stderr, "growing the catalogue from %d to %d rewards…\n", have, have*(copies+1))
 		if _, err := pool.Exec(ctx, `
 			INSERT INTO catalogue_rewards (type, brand_code, name, description, campaign_title, campaign_sub_title,
