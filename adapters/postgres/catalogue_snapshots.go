@@ -2,8 +2,11 @@ package postgres
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -11,6 +14,7 @@ import (
 
 	"github.com/rewardsco/rewards/adapters/postgres/db"
 	"github.com/rewardsco/rewards/core/catalogue"
+	"github.com/rewardsco/rewards/core/money"
 )
 
 // CatalogueChannel is the channel on which the catalogue's triggers (migration 00020) notify
@@ -77,7 +81,14 @@ func (c CatalogueSnapshots) Load(ctx context.Context, now time.Time) (out catalo
 			for i, row := range brands {
 				out.Brands[i] = toCoreBrand(row)
 			}
-			texts := interner{}
+			// Room for every reward at once: grown by appends, the slice of the largest part of
+			// the snapshot would keep up to a quarter more than it holds.
+			count, err := q.CatalogueSnapshotRewardCount(ctx)
+			if err != nil {
+				return fmt.Errorf("rewards: %w", err)
+			}
+			out.Rewards = make([]catalogue.Reward, 0, count)
+			texts := newInterner()
 			for after := uuid.Nil; ; {
 				rewards, err := q.CatalogueSnapshotRewards(ctx, db.CatalogueSnapshotRewardsParams{After: after, Lim: c.slice})
 				if err != nil {
@@ -87,22 +98,13 @@ func (c CatalogueSnapshots) Load(ctx context.Context, now time.Time) (out catalo
 					r := toCoreReward(db.CatalogueReward{ID: row.ID, Type: row.Type, BrandCode: row.BrandCode, Name: row.Name,
 						Description: row.Description, CampaignTitle: row.CampaignTitle, CampaignSubTitle: row.CampaignSubTitle,
 						CampaignDetails: row.CampaignDetails, TermsAndConditions: row.TermsAndConditions, HowToRedeem: row.HowToRedeem,
-						CoverImage: row.CoverImage, Assets: row.Assets, Countries: row.Countries, EndDate: row.EndDate,
+						CoverImage: row.CoverImage, EndDate: row.EndDate,
 						IsActive: row.IsActive, ValueType: row.ValueType, Denominations: row.Denominations, MinFace: row.MinFace,
 						MaxFace: row.MaxFace, DiscountBps: row.DiscountBps, MinSelling: row.MinSelling, MaxSelling: row.MaxSelling,
 						PurchaseCooldown: row.PurchaseCooldown, XScore: row.XScore, FlagAllowStudioEditPrice: row.FlagAllowStudioEditPrice,
-						Translations: row.Translations, ProviderProductID: row.ProviderProductID, CreatedAt: row.CreatedAt,
-						UpdatedAt: row.UpdatedAt})
+						ProviderProductID: row.ProviderProductID, CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt})
 					r.HasSharedCode = row.HasSharedCode
-					// Rewards of one brand often share their texts (a synced brand's terms, how to
-					// redeem, description and logo): one copy each in memory.
-					for _, f := range []*string{&r.BrandCode, &r.Description, &r.CampaignTitle, &r.CampaignSubTitle,
-						&r.CampaignDetails, &r.TermsAndConditions, &r.HowToRedeem, &r.CoverImage} {
-						*f = texts.intern(*f)
-					}
-					if len(r.Translations) == 0 {
-						r.Translations = nil // no empty map per reward
-					}
+					texts.shareReward(&r, row.Assets, row.Translations, row.Countries)
 					out.Rewards = append(out.Rewards, r)
 				}
 				if len(rewards) < int(c.slice) {
@@ -204,16 +206,83 @@ func (c CatalogueSnapshots) Watch(ctx context.Context, changed func()) error {
 // snapshotSlice is how many rewards the load reads per statement.
 const snapshotSlice = 5_000
 
-// interner keeps one copy of each text.
-type interner map[string]string
+// interner keeps one copy of each text, and of each set of assets, translations, countries and
+// face values, for the rewards of one load: rewards of one brand often share them (a synced
+// brand's terms, how to redeem, description, logo and countries), and the snapshot never
+// changes what it holds, so its rewards can share them too.
+type interner struct {
+	texts        map[string]string
+	assets       map[string]map[string]string
+	translations map[string]catalogue.Translations
+	countries    map[string][]string
+	faces        map[string][]money.Amount
+}
 
-func (in interner) intern(s string) string {
+func newInterner() *interner {
+	return &interner{texts: map[string]string{}, assets: map[string]map[string]string{},
+		translations: map[string]catalogue.Translations{}, countries: map[string][]string{}, faces: map[string][]money.Amount{}}
+}
+
+func (in *interner) intern(s string) string {
 	if s == "" {
 		return s
 	}
-	if t, ok := in[s]; ok {
+	if t, ok := in.texts[s]; ok {
 		return t
 	}
-	in[s] = s
+	in.texts[s] = s
 	return s
+}
+
+// shareReward makes r's texts, face values and countries, and the assets and translations it
+// decodes from their JSON, the copies other rewards of the load already hold. An empty set is
+// nil.
+func (in *interner) shareReward(r *catalogue.Reward, assets, translations []byte, countries []string) {
+	for _, f := range []*string{&r.BrandCode, &r.Description, &r.CampaignTitle, &r.CampaignSubTitle,
+		&r.CampaignDetails, &r.TermsAndConditions, &r.HowToRedeem, &r.CoverImage, &r.ProviderProductID} {
+		*f = in.intern(*f)
+	}
+	r.Type, r.ValueType = catalogue.Type(in.intern(string(r.Type))), catalogue.ValueType(in.intern(string(r.ValueType)))
+	r.Assets = shared(in.assets, string(assets), func() (a map[string]string) {
+		if _ = json.Unmarshal(assets, &a); len(a) == 0 { // as toCoreReward reads them
+			return nil
+		}
+		return a
+	})
+	r.Translations = shared(in.translations, string(translations), func() catalogue.Translations {
+		if t := toTranslations(translations); len(t) > 0 {
+			return t
+		}
+		return nil
+	})
+	r.Countries = shared(in.countries, strings.Join(countries, ","), func() []string {
+		if len(countries) == 0 {
+			return nil
+		}
+		out := make([]string, len(countries))
+		for i, c := range countries {
+			out[i] = in.intern(c)
+		}
+		return out
+	})
+	key := make([]byte, 0, 8*len(r.Denominations))
+	for _, d := range r.Denominations {
+		key = binary.LittleEndian.AppendUint64(key, uint64(d))
+	}
+	r.Denominations = shared(in.faces, string(key), func() []money.Amount {
+		if len(r.Denominations) == 0 {
+			return nil
+		}
+		return slices.Clip(r.Denominations)
+	})
+}
+
+// shared returns the value kept under key, making and keeping it first.
+func shared[V any](kept map[string]V, key string, make func() V) V {
+	if v, ok := kept[key]; ok {
+		return v
+	}
+	v := make()
+	kept[key] = v
+	return v
 }

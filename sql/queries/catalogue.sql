@@ -359,6 +359,13 @@ SELECT * FROM catalogue_categories;
 -- Active brands only: the rewards of others are seen by no one.
 SELECT * FROM catalogue_brands WHERE is_active;
 
+-- name: CatalogueSnapshotRewardCount :one
+-- How many rewards CatalogueSnapshotRewards reads in all (in the load's repeatable-read
+-- transaction, exactly): the load makes room for them at once.
+SELECT count(*) FROM catalogue_rewards r
+JOIN catalogue_brands b ON b.code = r.brand_code AND b.is_active
+WHERE r.is_active;
+
 -- name: CatalogueSnapshotRewards :many
 -- Active rewards of active brands, without their sealed shared code or search columns; @lim of
 -- them after @after, by id (the load reads them a slice at a time, so that it never holds every

@@ -1485,6 +1485,21 @@ func (q *Queries) CatalogueSnapshotNames(ctx context.Context) ([]CatalogueSnapsh
 	return items, nil
 }
 
+const catalogueSnapshotRewardCount = `-- name: CatalogueSnapshotRewardCount :one
+SELECT count(*) FROM catalogue_rewards r
+JOIN catalogue_brands b ON b.code = r.brand_code AND b.is_active
+WHERE r.is_active
+`
+
+// How many rewards CatalogueSnapshotRewards reads in all (in the load's repeatable-read
+// transaction, exactly): the load makes room for them at once.
+func (q *Queries) CatalogueSnapshotRewardCount(ctx context.Context) (int64, error) {
+	row := q.db.QueryRow(ctx, catalogueSnapshotRewardCount)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const catalogueSnapshotRewards = `-- name: CatalogueSnapshotRewards :many
 SELECT r.id, r.type, r.brand_code, r.name, r.description, r.campaign_title, r.campaign_sub_title, r.campaign_details,
     r.terms_and_conditions, r.how_to_redeem, r.cover_image, r.assets, r.countries, r.end_date, r.is_active,
