@@ -31,6 +31,9 @@ type CoinsRepo struct {
 	// queue, so that their movements outside a transaction go straight to one (see
 	// ApplyMovement); shared by every CoinsRepo of the store.
 	hooked *sync.Map
+	// hot queues the movements of a player's coin that arrive while another of them runs on
+	// this instance, to run them together (coins_hot.go); shared by every CoinsRepo of the store.
+	hot *hotLines
 }
 
 // hookedFor is how long a game whose movement had deliveries skips the one-statement attempt.
@@ -40,8 +43,10 @@ var _ coins.Repo = (*CoinsRepo)(nil)
 
 // NewCoinsStore returns the coins module's storage on d, queueing webhook deliveries on jobs.
 func NewCoinsStore(d *DB, jobs DeliveryEnqueuer) store.Of[coins.Repo] {
-	hooked := &sync.Map{}
-	return newModuleStore(d, func(c conn) coins.Repo { return &CoinsRepo{conn: c, jobs: jobs, db: d, hooked: hooked} })
+	hooked, hot := &sync.Map{}, newHotLines()
+	return newModuleStore(d, func(c conn) coins.Repo {
+		return &CoinsRepo{conn: c, jobs: jobs, db: d, hooked: hooked, hot: hot}
+	})
 }
 
 func toCoreCoin(r db.Coin) coins.Coin {
@@ -145,11 +150,22 @@ var errHooked = errors.New("the movement has webhook deliveries to queue")
 // apply runs CoinsApplyMovement; alone, it refuses a movement with deliveries (errHooked,
 // nothing changed).
 func (r *CoinsRepo) apply(ctx context.Context, m coins.Movement, typ coins.TxType, event coins.EventType, alone bool) (coins.Transaction, []uuid.UUID, error) {
-	row, err := r.q.CoinsApplyMovement(ctx, db.CoinsApplyMovementParams{
+	row, err := r.q.CoinsApplyMovement(ctx, movementParams(m, typ, event, alone))
+	return movementResult(m, typ, row, err)
+}
+
+// movementParams are CoinsApplyMovement's parameters for m.
+func movementParams(m coins.Movement, typ coins.TxType, event coins.EventType, alone bool) db.CoinsApplyMovementParams {
+	return db.CoinsApplyMovementParams{
 		Type: string(typ), CoinID: m.CoinID, GameID: m.GameID, PlayerID: m.PlayerID, Amount: m.Amount,
 		Environment: string(m.Environment), Reason: m.Reason, ReferenceID: m.ReferenceID, Description: m.Description,
 		Metadata: m.Metadata, EventType: string(event), UserUuid: m.UserUUID, Alone: alone,
-	})
+	}
+}
+
+// movementResult turns CoinsApplyMovement's answer for m into the movement's outcome: its
+// journal entry and deliveries, or why it did not happen.
+func movementResult(m coins.Movement, typ coins.TxType, row db.CoinsApplyMovementRow, err error) (coins.Transaction, []uuid.UUID, error) {
 	switch {
 	case pgCode(err) == "RWHOK":
 		return coins.Transaction{}, nil, errHooked
@@ -170,29 +186,40 @@ func (r *CoinsRepo) apply(ctx context.Context, m coins.Movement, typ coins.TxTyp
 // applyAlone makes a movement outside a caller's transaction: first as one statement that
 // commits by itself, which refuses (RWHOK, nothing changed) when the movement has webhook
 // deliveries; then, and for a while for the game's next movements, in a transaction of its own
-// with the deliveries queued.
+// with the deliveries queued. The one-statement attempt waits its turn behind a movement of the
+// same player's coin already running on this instance, and then runs with the others that
+// waited, in one transaction (applyQueued).
 func (r *CoinsRepo) applyAlone(ctx context.Context, m coins.Movement, typ coins.TxType, event coins.EventType) (coins.Transaction, error) {
 	if at, ok := r.hooked.Load(m.GameID); !ok || time.Since(at.(time.Time)) > hookedFor {
-		// A transaction of one statement, traced as one.
-		sctx, end := r.db.span(ctx)
-		out, _, err := r.apply(sctx, m, typ, event, true)
-		if errors.Is(err, errHooked) {
-			end(nil) // refused by design: the transaction below makes it
-			r.hooked.Store(m.GameID, time.Now())
-		} else {
-			end(err)
-			if err == nil {
-				r.metrics.CoinMovement(m.Reason, typ, m.Amount)
-			}
+		out, err := r.applyQueued(ctx, m, typ, event)
+		if !errors.Is(err, errHooked) {
 			return out, err
 		}
+		// Refused by design: the transaction below makes it.
+		r.hooked.Store(m.GameID, time.Now())
 	}
 	var out coins.Transaction
 	err := r.db.InTx(ctx, func(t store.Tx) error {
 		var err error
-		out, err = (&CoinsRepo{conn: r.db.txConn(t), jobs: r.jobs, db: r.db, hooked: r.hooked}).ApplyMovement(ctx, m, typ, event)
+		out, err = (&CoinsRepo{conn: r.db.txConn(t), jobs: r.jobs, db: r.db, hooked: r.hooked, hot: r.hot}).ApplyMovement(ctx, m, typ, event)
 		return err
 	})
+	return out, err
+}
+
+// applyOne makes a movement as one statement that commits by itself (a transaction of one
+// statement, traced as one); errHooked when it has webhook deliveries to queue.
+func (r *CoinsRepo) applyOne(ctx context.Context, m coins.Movement, typ coins.TxType, event coins.EventType) (coins.Transaction, error) {
+	sctx, end := r.db.span(ctx)
+	out, _, err := r.apply(sctx, m, typ, event, true)
+	if errors.Is(err, errHooked) {
+		end(nil) // refused by design
+		return out, err
+	}
+	end(err)
+	if err == nil {
+		r.metrics.CoinMovement(m.Reason, typ, m.Amount)
+	}
 	return out, err
 }
 

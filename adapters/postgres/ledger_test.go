@@ -16,6 +16,7 @@ import (
 	"github.com/rewardsco/rewards/core/coins"
 	"github.com/rewardsco/rewards/core/idempotency"
 	"github.com/rewardsco/rewards/core/players"
+	"github.com/rewardsco/rewards/core/store"
 	"github.com/rewardsco/rewards/core/studio"
 )
 
@@ -24,6 +25,7 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 type ledgerBundle struct {
 	pool   *pgxpool.Pool
 	coins  *coins.Service
+	store  store.Of[coins.Repo]
 	caller studio.Caller
 	coin   coins.Coin
 	player players.Player
@@ -37,7 +39,8 @@ func setupLedger(t *testing.T) ledgerBundle {
 	games := postgres.NewStudioStore(database)
 	keeper := idempotency.NewKeeper(database, postgres.NewIdempotencyStore(database))
 	studios := studio.NewService(games)
-	coinSvc := coins.NewService(database, postgres.NewCoinsStore(database, nil), games, keeper)
+	coinStore := postgres.NewCoinsStore(database, nil)
+	coinSvc := coins.NewService(database, coinStore, games, keeper)
 	playerSvc := players.NewService(database, postgres.NewPlayersStore(database), games, players.Config{})
 	s, err := studios.CreateStudio(ctx, "Pixel Forge")
 	require.NoError(t, err)
@@ -48,7 +51,7 @@ func setupLedger(t *testing.T) ledgerBundle {
 	caller := studio.Caller{GameID: g.ID, StudioID: s.ID, Environment: studio.Test}
 	p, err := playerSvc.CreateWithUUID(ctx, caller, "player-1")
 	require.NoError(t, err)
-	return ledgerBundle{pool: pool, coins: coinSvc, caller: caller, coin: c, player: p.Player}
+	return ledgerBundle{pool: pool, coins: coinSvc, store: coinStore, caller: caller, coin: c, player: p.Player}
 }
 
 func (b ledgerBundle) movement(amount int64) coins.Movement {

@@ -71,10 +71,13 @@ WITH coin AS (
 ), bal AS (
     SELECT balance FROM credited UNION ALL SELECT balance FROM debited
 ), tx AS (
+    -- clock_timestamp(), taken once the balance row is locked, rather than the transaction's
+    -- now(): the movements of one transaction (CoinsRepo's batch of one player's movements) get
+    -- times in the order they were made, and so does the history, newest first.
     INSERT INTO coin_transactions (game_id, environment, player_id, coin_id, type, amount, balance_after,
-                                   reason, reference_id, description, metadata)
+                                   reason, reference_id, description, metadata, created_at)
     SELECT @game_id, @environment, @player_id, @coin_id, @type::text, @amount::bigint, bal.balance,
-           @reason, @reference_id, @description, @metadata
+           @reason, @reference_id, @description, @metadata, clock_timestamp()
     FROM bal
     RETURNING id, created_at, balance_after
 ), ev AS (

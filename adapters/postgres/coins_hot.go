@@ -1,0 +1,285 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/rewardsco/rewards/adapters/postgres/db"
+	"github.com/rewardsco/rewards/core/coins"
+)
+
+// Group commit of one player's movements.
+//
+// A movement without an idempotency key is one statement that commits by itself, and its lock
+// on the player's balance row lasts until its commit's WAL flush: the movements of one player
+// (a hot balance) are serialized at one flush each. So on each instance, a movement of a
+// (player, coin) that arrives while another one of it is running waits in that pair's queue;
+// when the running one finishes, the first waiter leads the next turn: it takes everything
+// queued (at most maxHotBatch) and runs it as one transaction sent in one pgx batch (BEGIN, the
+// movements' statements in arrival order, COMMIT): one round trip and one flush for all of
+// them. A movement that finds nothing running goes at once, alone, as before; so does a turn of
+// one. Each movement keeps its own outcome: its journal entry and coin event, its balance
+// after (each statement sees the ones before it), and a debit that does not fit fails alone
+// (the statement changes nothing and the others commit).
+//
+// A batch that PostgreSQL refused (a statement's error, RWHOK for a game that has webhook
+// deliveries to queue, a failed COMMIT) committed nothing: each of its movements is then made
+// by its own caller as if it had never waited, one statement alone (and for RWHOK the
+// transaction with the deliveries), so each gets exactly the answer it would have had without
+// the queue. A batch whose outcome is unknown (the connection was lost or timed out after it
+// was sent) answers its error to each movement, as a lone statement's would be: nothing is made
+// again that may have committed. Games known to have webhook deliveries (CoinsRepo.hooked) do
+// not queue: their movements go straight to their transaction.
+//
+// A waiter whose context ends before its turn is taken leaves the queue with the context's
+// error; once taken, it waits for its batch's outcome (the batch runs detached from the callers'
+// contexts), so a movement that committed is never reported as failed.
+
+// maxHotBatch bounds the movements of one batch.
+const maxHotBatch = 64
+
+// hotBatchTimeout bounds a batch, which no caller's context can cancel.
+const hotBatchTimeout = 10 * time.Second
+
+// hotKey is what movements queue by: one balance row.
+type hotKey struct{ player, coin uuid.UUID }
+
+// hotLines are the queues of the balances with a movement running on this instance.
+type hotLines struct {
+	mu sync.Mutex
+	// lines holds a queue for each balance with a movement (or a batch) running.
+	lines map[hotKey][]*hotWaiter
+
+	// batches counts the batches sent (two movements or more), batched their movements, and
+	// failed the batches that did not commit.
+	batches, batched, failed atomic.Int64
+	// beforeSend, when set (tests), runs in the leader once a batch is taken, before it is sent.
+	beforeSend func(n int)
+}
+
+func newHotLines() *hotLines { return &hotLines{lines: map[hotKey][]*hotWaiter{}} }
+
+// hotWaiter is a queued movement.
+type hotWaiter struct {
+	ctx   context.Context
+	m     coins.Movement
+	typ   coins.TxType
+	event coins.EventType
+	// lead hands the waiter its turn to run: the batch it leads (itself first).
+	lead chan []*hotWaiter
+	// done is closed once out and err, or alone, are set.
+	done chan struct{}
+	out  coins.Transaction
+	err  error
+	// alone: the batch committed nothing; the caller makes the movement by itself.
+	alone bool
+	// taken (under hotLines.mu): out of the queue, in a batch or dropped.
+	taken bool
+}
+
+// applyQueued makes m as one statement that commits by itself, or, when a movement of the same
+// balance is running on this instance, in the batch of the next turn (see above). errHooked:
+// the movement has webhook deliveries to queue, nothing changed.
+func (r *CoinsRepo) applyQueued(ctx context.Context, m coins.Movement, typ coins.TxType, event coins.EventType) (coins.Transaction, error) {
+	h, key := r.hot, hotKey{m.PlayerID, m.CoinID}
+	h.mu.Lock()
+	queue, running := h.lines[key]
+	if !running {
+		h.lines[key] = nil
+		h.mu.Unlock()
+		out, err := r.applyOne(ctx, m, typ, event)
+		r.nextTurn(key)
+		return out, err
+	}
+	w := &hotWaiter{ctx: ctx, m: m, typ: typ, event: event, lead: make(chan []*hotWaiter, 1), done: make(chan struct{})}
+	h.lines[key] = append(queue, w)
+	h.mu.Unlock()
+
+	select {
+	case batch := <-w.lead:
+		r.runTurn(key, batch)
+	case <-w.done:
+	case <-ctx.Done():
+		h.mu.Lock()
+		if !w.taken {
+			h.lines[key] = slices.DeleteFunc(h.lines[key], func(o *hotWaiter) bool { return o == w })
+			h.mu.Unlock()
+			return coins.Transaction{}, ctx.Err()
+		}
+		h.mu.Unlock()
+		select {
+		case batch := <-w.lead:
+			r.runTurn(key, batch)
+		case <-w.done:
+		}
+	}
+	<-w.done
+	if w.alone {
+		return r.applyOne(ctx, m, typ, event)
+	}
+	return w.out, w.err
+}
+
+// nextTurn hands the balance's next turn to the first of its waiters, with every waiter (at
+// most maxHotBatch) as its batch, or forgets the balance when none waits. A waiter whose
+// context has ended is dropped with its context's error.
+func (r *CoinsRepo) nextTurn(key hotKey) {
+	h := r.hot
+	h.mu.Lock()
+	queue := h.lines[key]
+	var batch []*hotWaiter
+	for len(queue) > 0 && len(batch) < maxHotBatch {
+		w := queue[0]
+		queue = queue[1:]
+		w.taken = true
+		if err := w.ctx.Err(); err != nil {
+			w.err = err
+			close(w.done)
+			continue
+		}
+		batch = append(batch, w)
+	}
+	if len(batch) == 0 {
+		delete(h.lines, key)
+		h.mu.Unlock()
+		return
+	}
+	h.lines[key] = queue
+	h.mu.Unlock()
+	batch[0].lead <- batch
+}
+
+// runTurn runs a turn's movements, gives each waiter its outcome, and hands the next turn on.
+func (r *CoinsRepo) runTurn(key hotKey, batch []*hotWaiter) {
+	defer r.nextTurn(key)
+	if len(batch) == 1 {
+		w := batch[0]
+		w.out, w.err = r.applyOne(w.ctx, w.m, w.typ, w.event)
+		close(w.done)
+		return
+	}
+	if f := r.hot.beforeSend; f != nil {
+		f(len(batch))
+	}
+	r.hot.batches.Add(1)
+	r.hot.batched.Add(int64(len(batch)))
+	ends := make([]func(error), len(batch))
+	for i, w := range batch {
+		_, ends[i] = r.db.span(w.ctx)
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(batch[0].ctx), hotBatchTimeout)
+	defer cancel()
+	results, err := r.sendBatch(ctx, batch)
+	for i, w := range batch {
+		switch {
+		case err == nil:
+			w.out, _, w.err = movementResult(w.m, w.typ, results[i], nil)
+			if w.err == nil {
+				r.metrics.CoinMovement(w.m.Reason, w.typ, w.m.Amount)
+			}
+			ends[i](w.err)
+		case errors.Is(err, errNotCommitted):
+			w.alone = true
+			ends[i](err)
+		default:
+			w.err = unavailable(err)
+			ends[i](w.err)
+		}
+		close(w.done)
+	}
+	if err != nil {
+		r.hot.failed.Add(1)
+	}
+}
+
+// errNotCommitted marks a batch that PostgreSQL refused, or that was never sent: nothing of it
+// committed.
+var errNotCommitted = errors.New("the batch of movements did not commit")
+
+// sendBatch runs the movements in one transaction, sent as one batch, and returns each
+// movement's row. Its error wraps errNotCommitted when nothing committed for sure; any other
+// error leaves the outcome unknown.
+func (r *CoinsRepo) sendBatch(ctx context.Context, batch []*hotWaiter) ([]db.CoinsApplyMovementRow, error) {
+	c, err := r.db.pool.Acquire(ctx)
+	if err != nil {
+		return nil, errors.Join(errNotCommitted, err)
+	}
+	// A connection left in a failed transaction is rolled back below, or destroyed on release.
+	defer c.Release()
+	b := &pgx.Batch{}
+	b.Queue("begin")
+	for _, w := range batch {
+		// The generated query queues itself (its statement and arguments) on b.
+		_, _ = db.New(batchQueuer{b}).CoinsApplyMovement(ctx, movementParams(w.m, w.typ, w.event, true))
+	}
+	b.Queue("commit")
+	br := c.SendBatch(ctx, b)
+	_, beginErr := br.Exec()
+	rows := make([]db.CoinsApplyMovementRow, len(batch))
+	errs := []error{beginErr}
+	for i, w := range batch {
+		// The generated query reads the next result of br as its own.
+		row, err := db.New(batchReader{br}).CoinsApplyMovement(ctx, movementParams(w.m, w.typ, w.event, true))
+		rows[i] = row
+		errs = append(errs, err)
+	}
+	tag, commitErr := br.Exec()
+	errs = append(errs, commitErr, br.Close())
+	err = errors.Join(errs...)
+	if err == nil && tag.String() == "COMMIT" {
+		return rows, nil
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) || (err == nil && tag.String() == "ROLLBACK") {
+		// PostgreSQL aborted the transaction: nothing committed.
+		if c.Conn().PgConn().TxStatus() != 'I' {
+			_, _ = c.Exec(ctx, "rollback")
+		}
+		return nil, errors.Join(errNotCommitted, err, errors.New("the transaction rolled back"))
+	}
+	if err == nil {
+		err = errors.New("COMMIT answered " + tag.String())
+	}
+	return nil, err
+}
+
+// batchQueuer is a db.DBTX that queues the statement a generated query runs on a batch; the
+// row it answers scans as an error.
+type batchQueuer struct{ b *pgx.Batch }
+
+var errQueued = errors.New("queued on a batch")
+
+func (q batchQueuer) QueryRow(_ context.Context, sql string, args ...any) pgx.Row {
+	q.b.Queue(sql, args...)
+	return errRow{errQueued}
+}
+
+func (q batchQueuer) Exec(context.Context, string, ...any) (pgconn.CommandTag, error) {
+	return pgconn.CommandTag{}, errQueued
+}
+
+func (q batchQueuer) Query(context.Context, string, ...any) (pgx.Rows, error) { return nil, errQueued }
+
+func (q batchQueuer) SendBatch(context.Context, *pgx.Batch) pgx.BatchResults { return nil }
+
+// batchReader is a db.DBTX that answers a generated query with the next result of a batch
+// (the statement it queued through batchQueuer).
+type batchReader struct{ br pgx.BatchResults }
+
+func (q batchReader) QueryRow(context.Context, string, ...any) pgx.Row { return q.br.QueryRow() }
+
+func (q batchReader) Exec(context.Context, string, ...any) (pgconn.CommandTag, error) {
+	return q.br.Exec()
+}
+
+func (q batchReader) Query(context.Context, string, ...any) (pgx.Rows, error) { return q.br.Query() }
+
+func (q batchReader) SendBatch(context.Context, *pgx.Batch) pgx.BatchResults { return nil }

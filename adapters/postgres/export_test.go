@@ -1,0 +1,30 @@
+package postgres
+
+import (
+	"github.com/google/uuid"
+
+	"github.com/rewardsco/rewards/core/coins"
+	"github.com/rewardsco/rewards/core/store"
+)
+
+// CoinBatchCounts returns how many batches of two movements or more the coins store s sent, how
+// many movements they held, and how many of the batches did not commit.
+func CoinBatchCounts(s store.Of[coins.Repo]) (batches, batched, failed int64) {
+	h := s.Repo().(*CoinsRepo).hot
+	return h.batches.Load(), h.batched.Load(), h.failed.Load()
+}
+
+// CoinLine reports whether a movement of the player's coin is running on s, and how many wait.
+func CoinLine(s store.Of[coins.Repo], playerID, coinID uuid.UUID) (running bool, queued int) {
+	h := s.Repo().(*CoinsRepo).hot
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	q, ok := h.lines[hotKey{playerID, coinID}]
+	return ok, len(q)
+}
+
+// SetCoinBatchHook makes s call f with a batch's size once it is taken, before it is sent; set
+// it before any movement runs.
+func SetCoinBatchHook(s store.Of[coins.Repo], f func(n int)) {
+	s.Repo().(*CoinsRepo).hot.beforeSend = f
+}
