@@ -112,14 +112,16 @@ func (c CatalogueSnapshots) Load(ctx context.Context, now time.Time) (out catalo
 				}
 				after = rewards[len(rewards)-1].ID
 			}
-			out.Search = make(map[uuid.UUID]catalogue.SearchText, len(out.Rewards))
+			// Each slice of texts goes into the index's first pass as it is read: the texts of
+			// 100,000 rewards are about 50 MB, their first pass a third less.
+			out.SearchTexts = catalogue.NewSearchTexts(len(out.Rewards))
 			for after := uuid.Nil; ; {
 				search, err := q.CatalogueSnapshotSearch(ctx, db.CatalogueSnapshotSearchParams{After: after, Lim: c.slice})
 				if err != nil {
 					return fmt.Errorf("search texts: %w", err)
 				}
 				for _, row := range search {
-					out.Search[row.ID] = catalogue.SearchText{Name: row.SearchName, Vector: row.SearchVector, LowerName: row.LowerName}
+					out.SearchTexts.Add(row.ID, catalogue.SearchText{Name: row.SearchName, Vector: row.SearchVector, LowerName: row.LowerName})
 				}
 				if len(search) < int(c.slice) {
 					break

@@ -1,8 +1,11 @@
 package catalogue
 
 import (
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/stretchr/testify/require"
 )
@@ -61,4 +64,44 @@ func TestSnapshotWithUnreadableSearchTexts(t *testing.T) {
 	list, total := bad.List(ListQuery{Order: OrderDefault, Limit: 20, Now: time.Now()})
 	require.Len(t, list, 10)
 	require.Equal(t, int64(10), total)
+}
+
+// Search texts streamed into the index's first pass (as the storage's load does) index exactly
+// as the same texts by id; texts added out of the snapshot's order, or too few, leave the
+// snapshot without its index (searches read the storage) rather than matching wrong rewards.
+func TestSnapshotWithStreamedSearchTexts(t *testing.T) {
+	d := syntheticSearchCatalogue(50)
+	byID := newSnapshot(d, time.Now())
+	require.NoError(t, byID.SearchIndexErr())
+
+	stream := func(ids []uuid.UUID) SnapshotData {
+		s := d
+		s.Search, s.SearchTexts = nil, NewSearchTexts(len(ids))
+		for _, id := range ids {
+			s.SearchTexts.Add(id, d.Search[id])
+		}
+		return s
+	}
+	ids := make([]uuid.UUID, len(d.Rewards))
+	for i, r := range d.Rewards {
+		ids[i] = r.ID
+	}
+	streamed := newSnapshot(stream(ids), time.Now())
+	require.NoError(t, streamed.SearchIndexErr())
+	require.True(t, streamed.Searches())
+	for _, text := range []string{"gift", d.Rewards[7].Name, d.Brands[0].Name, d.Rewards[9].Name[:3], d.Rewards[13].Name + "x"} {
+		q := SearchQuery{ListQuery: ListQuery{Order: OrderRelevance, Limit: 100, Now: time.Now(), CoinsPerUnit: 10}, Text: text}
+		want, wantTotal := byID.Search(q)
+		got, gotTotal := streamed.Search(q)
+		require.Equal(t, wantTotal, gotTotal, text)
+		require.Equal(t, want, got, text)
+	}
+
+	swapped := slices.Clone(ids)
+	swapped[3], swapped[4] = swapped[4], swapped[3]
+	for name, ids := range map[string][]uuid.UUID{"out of order": swapped, "too few": ids[:49]} {
+		s := newSnapshot(stream(ids), time.Now())
+		require.Error(t, s.SearchIndexErr(), name)
+		require.False(t, s.Searches(), name)
+	}
 }

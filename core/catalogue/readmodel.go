@@ -28,9 +28,11 @@ type SnapshotData struct {
 	Games []GameReward
 	// Orders count successful orders per reward (TRENDING, most-ordered).
 	Orders map[uuid.UUID]OrderCount
-	// Search holds each reward's search texts, by id; without them (nil) the snapshot does not
-	// search (Searches).
-	Search map[uuid.UUID]SearchText
+	// SearchTexts is the first pass of the search index over each reward's search texts, made
+	// as they were read, in the order of Rewards; or Search holds the texts by id. Without
+	// either (nil) the snapshot does not search (Searches).
+	SearchTexts *SearchTexts
+	Search      map[uuid.UUID]SearchText
 	// BrandNames and CategoryNames are every brand's and category's lower-case name (as the
 	// storage lowers it), by code, active or not: what search filters by name match.
 	BrandNames, CategoryNames map[string]string
@@ -303,14 +305,18 @@ func newSnapshot(d SnapshotData, now time.Time) *Snapshot {
 		}
 	}
 	s.orders = ordersByIndex(s, d.Orders)
-	if d.Search != nil {
-		// The search index is built once the snapshot serves everything else: until it is,
+	if d.SearchTexts != nil || d.Search != nil {
+		// The search index is finished once the snapshot serves everything else: until it is,
 		// searches read the storage (Searches).
 		b := &searchBuild{done: make(chan struct{})}
 		s.search = b
 		go func() {
 			defer close(b.done)
-			b.idx, b.err = newSearchIndex(s, d.Search, d.BrandNames, d.CategoryNames)
+			texts := d.SearchTexts
+			if texts == nil {
+				texts = searchTextsOf(s, d.Search)
+			}
+			b.idx, b.err = newSearchIndex(s, texts, d.BrandNames, d.CategoryNames)
 		}()
 	}
 	return s

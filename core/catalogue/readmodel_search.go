@@ -2,6 +2,7 @@ package catalogue
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -10,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -94,48 +94,115 @@ func trigramsOfName(s string) nameTrigrams {
 	return nameTrigrams{seq: appendTrigrams(nil, s), set: uniqueTrigrams(s)}
 }
 
-// newSearchIndex indexes the rewards of s; texts are their SearchTexts by id.
-func newSearchIndex(s *Snapshot, texts map[uuid.UUID]SearchText, brandNames, categoryNames map[string]string) (*searchIndex, error) {
-	x := &searchIndex{trigrams: map[string]int32{}, brandNames: brandNames, categoryNames: categoryNames,
-		names: map[string]nameTrigrams{}, lowerName: make([]string, len(s.rewards))}
-	// One pass over the vectors: lexemes numbered as they come (then renumbered in sorted
-	// order, which keeps each reward's entries ascending), positions laid out as they are.
-	ids := map[string]int32{}
-	x.entOff = make([]int32, len(s.rewards)+1)
+// SearchTexts is the first pass of a snapshot's search index over its rewards' search texts,
+// made reward by reward as a load reads them (Add), so that the texts are never all held at
+// once: each vector's lexemes numbered as they come and its positions laid out, each search
+// name's trigrams numbered. The snapshot finishes the index in the background (lexemes in
+// sorted order, postings). Its rewards must be added in the snapshot's order (the load's, by
+// id); a snapshot whose rewards differ does not search from memory.
+type SearchTexts struct {
+	ids    []uuid.UUID
+	lexIDs map[string]int32 // first numbering, in order of appearance
+	// entLex[entOff[r]:entOff[r+1]] are reward r's lexemes (first numbers, ascending in the
+	// vector's order, which is the lexemes' sorted order), and pos[posOff[e]:posOff[e+1]] the
+	// positions of its entry e.
+	entOff, entLex, posOff []int32
+	pos                    []tsPos
+	trigrams               map[string]int32
+	nameOff, nameTrg       []int32
+	lowerName              []string
+	err                    error // the first text that could not be read: the rest are skipped
+
+	posBuf []tsPos
+	trgBuf []string
+}
+
+// NewSearchTexts returns an empty first pass with room for n rewards.
+func NewSearchTexts(n int) *SearchTexts {
+	return &SearchTexts{ids: make([]uuid.UUID, 0, n), lexIDs: map[string]int32{}, trigrams: map[string]int32{},
+		entOff: append(make([]int32, 0, n+1), 0), nameOff: append(make([]int32, 0, n+1), 0),
+		lowerName: make([]string, 0, n), posBuf: make([]tsPos, 0, 64)}
+}
+
+// Add indexes the search texts of the next reward, id. After a text that cannot be read, Add
+// does nothing: Err says why.
+func (t *SearchTexts) Add(id uuid.UUID, text SearchText) {
+	if t.err != nil {
+		return
+	}
+	err := scanTSVector(text.Vector, t.posBuf, func(lex string, pos []tsPos) {
+		n, ok := t.lexIDs[lex]
+		if !ok {
+			n = int32(len(t.lexIDs))
+			t.lexIDs[strings.Clone(lex)] = n // not the vector's text it was cut from
+		}
+		t.entLex = append(t.entLex, n)
+		t.posOff = append(t.posOff, int32(len(t.pos)))
+		t.pos = append(t.pos, pos...)
+	})
+	if err != nil {
+		t.err = fmt.Errorf("reward %s: %w", id, err)
+		return
+	}
+	t.trgBuf = appendTrigrams(t.trgBuf[:0], text.Name)
+	for _, g := range t.trgBuf {
+		n, ok := t.trigrams[g]
+		if !ok {
+			n = int32(len(t.trigrams))
+			t.trigrams[g] = n
+		}
+		t.nameTrg = append(t.nameTrg, n)
+	}
+	t.ids = append(t.ids, id)
+	t.entOff = append(t.entOff, int32(len(t.entLex)))
+	t.nameOff = append(t.nameOff, int32(len(t.nameTrg)))
+	t.lowerName = append(t.lowerName, text.LowerName)
+}
+
+// Err is the first text Add could not read, if any.
+func (t *SearchTexts) Err() error { return t.err }
+
+// searchTextsOf is the first pass over texts (by id) in the order of s's rewards; a reward
+// without texts matches nothing.
+func searchTextsOf(s *Snapshot, texts map[uuid.UUID]SearchText) *SearchTexts {
+	t := NewSearchTexts(len(s.rewards))
 	entries, positions := 0, 0 // about: room for them at once
 	for i := range s.rewards {
 		v := texts[s.rewards[i].reward.ID].Vector
 		n := strings.Count(v, "':")
 		entries, positions = entries+n, positions+n+strings.Count(v, ",")
 	}
-	x.entLex = make([]int32, 0, entries)
-	x.posOff = make([]int32, 0, entries+1)
-	x.pos = make([]tsPos, 0, positions)
-	posBuf := make([]tsPos, 0, 64)
+	t.entLex, t.posOff, t.pos = make([]int32, 0, entries), make([]int32, 0, entries+1), make([]tsPos, 0, positions)
 	for i := range s.rewards {
-		t := texts[s.rewards[i].reward.ID]
-		x.lowerName[i] = t.LowerName
-		err := scanTSVector(t.Vector, posBuf, func(lex string, pos []tsPos) {
-			id, ok := ids[lex]
-			if !ok {
-				id = int32(len(ids))
-				ids[strings.Clone(lex)] = id // not the vector's text it was cut from
-			}
-			x.entLex = append(x.entLex, id)
-			x.posOff = append(x.posOff, int32(len(x.pos)))
-			x.pos = append(x.pos, pos...)
-		})
-		if err != nil {
-			return nil, fmt.Errorf("reward %s: %w", s.rewards[i].reward.ID, err)
-		}
-		x.entOff[i+1] = int32(len(x.entLex))
+		t.Add(s.rewards[i].reward.ID, texts[s.rewards[i].reward.ID])
 	}
-	x.posOff = append(x.posOff, int32(len(x.pos)))
-	x.entLex, x.posOff, x.pos = slices.Clip(x.entLex), slices.Clip(x.posOff), slices.Clip(x.pos)
-	x.lexemes = make([]string, len(ids))
-	for l, id := range ids {
+	return t
+}
+
+// newSearchIndex finishes the index of s's rewards from the first pass t (which it takes over:
+// its arrays become the index's).
+func newSearchIndex(s *Snapshot, t *SearchTexts, brandNames, categoryNames map[string]string) (*searchIndex, error) {
+	if t.err != nil {
+		return nil, t.err
+	}
+	if len(t.ids) != len(s.rewards) {
+		return nil, fmt.Errorf("search texts of %d rewards for a snapshot of %d", len(t.ids), len(s.rewards))
+	}
+	for i := range s.rewards {
+		if t.ids[i] != s.rewards[i].reward.ID {
+			return nil, fmt.Errorf("search texts out of the snapshot's order at reward %s", s.rewards[i].reward.ID)
+		}
+	}
+	// Appends leave room beyond what they hold: the index keeps its arrays at their size.
+	t.posOff = append(t.posOff, int32(len(t.pos)))
+	x := &searchIndex{entOff: t.entOff, entLex: exact(t.entLex), posOff: exact(t.posOff),
+		pos: exact(t.pos), trigrams: t.trigrams, nameOff: t.nameOff, nameTrg: exact(t.nameTrg), lowerName: t.lowerName,
+		brandNames: brandNames, categoryNames: categoryNames, names: map[string]nameTrigrams{}}
+	x.lexemes = make([]string, len(t.lexIDs))
+	for l, id := range t.lexIDs {
 		x.lexemes[id] = l
 	}
+	*t = SearchTexts{err: errors.New("taken by a snapshot's index")}
 	order := make([]int32, len(x.lexemes)) // sorted place → first number
 	for n := range order {
 		order[n] = int32(n)
@@ -161,26 +228,6 @@ func newSearchIndex(s *Snapshot, texts map[uuid.UUID]SearchText, brandNames, cat
 		}
 	})
 
-	x.nameOff = make([]int32, len(s.rewards)+1)
-	trigrams := 0
-	for i := range s.rewards {
-		trigrams += utf8.RuneCountInString(texts[s.rewards[i].reward.ID].Name) + 1 // at most
-	}
-	x.nameTrg = make([]int32, 0, trigrams)
-	var buf []string
-	for i := range s.rewards {
-		buf = appendTrigrams(buf[:0], texts[s.rewards[i].reward.ID].Name)
-		for _, t := range buf {
-			id, ok := x.trigrams[t]
-			if !ok {
-				id = int32(len(x.trigrams))
-				x.trigrams[t] = id
-			}
-			x.nameTrg = append(x.nameTrg, id)
-		}
-		x.nameOff[i+1] = int32(len(x.nameTrg))
-	}
-	x.nameTrg = slices.Clip(x.nameTrg)
 	counts = make([]int32, len(x.trigrams)+1)
 	last := make([]int32, len(x.trigrams))
 	for i := range last {
@@ -209,6 +256,14 @@ func newSearchIndex(s *Snapshot, texts map[uuid.UUID]SearchText, brandNames, cat
 		x.names[name] = trigramsOfName(name)
 	}
 	return x, nil
+}
+
+// exact is s in an array of its length: s itself when it has no room beyond it.
+func exact[E any](s []E) []E {
+	if cap(s)-len(s) <= len(s)/16 {
+		return s
+	}
+	return slices.Clone(s)
 }
 
 // postings lays out lists by key in one slice: counts[k+1] is how many key k has; each calls add
