@@ -2,6 +2,8 @@ package catalogue
 
 import (
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -104,4 +106,34 @@ func TestSnapshotWithStreamedSearchTexts(t *testing.T) {
 		require.Error(t, s.SearchIndexErr(), name)
 		require.False(t, s.Searches(), name)
 	}
+}
+
+// A lexeme's positions are found by their counts, one byte each, and counts a byte cannot hold
+// (PostgreSQL keeps up to 256 positions of a lexeme) are found too.
+func TestSearchTextPositions(t *testing.T) {
+	many := make([]string, 256)
+	for i := range many {
+		many[i] = strconv.Itoa(i+1) + "A"
+	}
+	texts := NewSearchTexts(2)
+	texts.Add(uuid.New(), SearchText{Vector: "'a':3B 'b':" + strings.Join(many, ",") + " 'c':9,10"})
+	texts.Add(uuid.New(), SearchText{Vector: "'a' 'c':" + strings.Join(many[:255], ",") + " 'd':7C"})
+	require.NoError(t, texts.Err())
+	p := texts.positions
+	at := func(pos []tsPos) (out []int32) {
+		for _, q := range pos {
+			out = append(out, q.at())
+		}
+		return out
+	}
+	got := p.of(nil, 0, 0, 0, 3)
+	require.Equal(t, []int32{3}, at(got[0]))
+	require.Len(t, got[1], 256)
+	require.Equal(t, int32(256), got[1][255].at())
+	require.Equal(t, []int32{9, 10}, at(got[2]))
+	got = p.of(nil, 1, 3, 0+3, 3+3)
+	require.Empty(t, got[0], "a lexeme without positions")
+	require.Len(t, got[1], 255)
+	require.Equal(t, []int32{7}, at(got[2]))
+	require.Equal(t, []int32{7}, at(p.of(nil, 1, 3, 5, 6)[0]), "an entry after others of its reward")
 }

@@ -38,10 +38,10 @@ type searchIndex struct {
 	lexemes []string
 	// lexPost[lexPostOff[l]:lexPostOff[l+1]] are the rewards (indexes, ascending) with lexeme l.
 	lexPostOff, lexPost []int32
-	// entLex[entOff[r]:entOff[r+1]] are reward r's lexemes (ids, ascending), and
-	// pos[posOff[e]:posOff[e+1]] the positions of its entry e.
-	entOff, entLex, posOff []int32
-	pos                    []tsPos
+	// entLex[entOff[r]:entOff[r+1]] are reward r's lexemes (ids, ascending), and positions
+	// their positions.
+	entOff, entLex []int32
+	positions      tsPositions
 
 	// trigrams numbers every trigram of the rewards' names (and of the brand and category names).
 	trigrams map[string]int32
@@ -104,14 +104,13 @@ type SearchTexts struct {
 	ids    []uuid.UUID
 	lexIDs map[string]int32 // first numbering, in order of appearance
 	// entLex[entOff[r]:entOff[r+1]] are reward r's lexemes (first numbers, ascending in the
-	// vector's order, which is the lexemes' sorted order), and pos[posOff[e]:posOff[e+1]] the
-	// positions of its entry e.
-	entOff, entLex, posOff []int32
-	pos                    []tsPos
-	trigrams               map[string]int32
-	nameOff, nameTrg       []int32
-	lowerName              []string
-	err                    error // the first text that could not be read: the rest are skipped
+	// vector's order, which is the lexemes' sorted order), and positions their positions.
+	entOff, entLex   []int32
+	positions        tsPositions
+	trigrams         map[string]int32
+	nameOff, nameTrg []int32
+	lowerName        []string
+	err              error // the first text that could not be read: the rest are skipped
 
 	posBuf []tsPos
 	trgBuf []string
@@ -121,7 +120,7 @@ type SearchTexts struct {
 func NewSearchTexts(n int) *SearchTexts {
 	return &SearchTexts{ids: make([]uuid.UUID, 0, n), lexIDs: map[string]int32{}, trigrams: map[string]int32{},
 		entOff: append(make([]int32, 0, n+1), 0), nameOff: append(make([]int32, 0, n+1), 0),
-		lowerName: make([]string, 0, n), posBuf: make([]tsPos, 0, 64)}
+		lowerName: make([]string, 0, n), posBuf: make([]tsPos, 0, 64), positions: tsPositions{at: make([]int32, 0, n+1)}}
 }
 
 // Add indexes the search texts of the next reward, id. After a text that cannot be read, Add
@@ -130,15 +129,15 @@ func (t *SearchTexts) Add(id uuid.UUID, text SearchText) {
 	if t.err != nil {
 		return
 	}
+	t.positions.at = append(t.positions.at, int32(len(t.positions.pos)))
 	err := scanTSVector(text.Vector, t.posBuf, func(lex string, pos []tsPos) {
 		n, ok := t.lexIDs[lex]
 		if !ok {
 			n = int32(len(t.lexIDs))
 			t.lexIDs[strings.Clone(lex)] = n // not the vector's text it was cut from
 		}
+		t.positions.add(int32(len(t.entLex)), pos)
 		t.entLex = append(t.entLex, n)
-		t.posOff = append(t.posOff, int32(len(t.pos)))
-		t.pos = append(t.pos, pos...)
 	})
 	if err != nil {
 		t.err = fmt.Errorf("reward %s: %w", id, err)
@@ -172,7 +171,7 @@ func searchTextsOf(s *Snapshot, texts map[uuid.UUID]SearchText) *SearchTexts {
 		n := strings.Count(v, "':")
 		entries, positions = entries+n, positions+n+strings.Count(v, ",")
 	}
-	t.entLex, t.posOff, t.pos = make([]int32, 0, entries), make([]int32, 0, entries+1), make([]tsPos, 0, positions)
+	t.entLex, t.positions.n, t.positions.pos = make([]int32, 0, entries), make([]uint8, 0, entries), make([]tsPos, 0, positions)
 	for i := range s.rewards {
 		t.Add(s.rewards[i].reward.ID, texts[s.rewards[i].reward.ID])
 	}
@@ -194,9 +193,9 @@ func newSearchIndex(s *Snapshot, t *SearchTexts, brandNames, categoryNames map[s
 		}
 	}
 	// Appends leave room beyond what they hold: the index keeps its arrays at their size.
-	t.posOff = append(t.posOff, int32(len(t.pos)))
-	x := &searchIndex{entOff: t.entOff, entLex: exact(t.entLex), posOff: exact(t.posOff),
-		pos: exact(t.pos), trigrams: t.trigrams, nameOff: t.nameOff, nameTrg: exact(t.nameTrg), lowerName: t.lowerName,
+	p := t.positions
+	x := &searchIndex{entOff: t.entOff, entLex: exact(t.entLex),
+		positions: tsPositions{pos: exact(p.pos), at: append(p.at, int32(len(p.pos))), n: exact(p.n), many: p.many}, trigrams: t.trigrams, nameOff: t.nameOff, nameTrg: exact(t.nameTrg), lowerName: t.lowerName,
 		brandNames: brandNames, categoryNames: categoryNames, names: map[string]nameTrigrams{}}
 	x.lexemes = make([]string, len(t.lexIDs))
 	for l, id := range t.lexIDs {
@@ -256,6 +255,53 @@ func newSearchIndex(s *Snapshot, t *SearchTexts, brandNames, categoryNames map[s
 		x.names[name] = trigramsOfName(name)
 	}
 	return x, nil
+}
+
+// tsPositions are the positions of every entry of every reward in one slice: reward r's from
+// at[r], its entries' one after the other, entry e having n[e] of them. PostgreSQL keeps at most
+// 256 positions of a lexeme; the few counts a byte cannot hold (255 or more) are in many.
+type tsPositions struct {
+	pos  []tsPos
+	at   []int32 // by reward
+	n    []uint8 // by entry
+	many map[int32]int32
+}
+
+const manyPositions = 255
+
+// add appends entry e's positions; e is the next entry.
+func (p *tsPositions) add(e int32, pos []tsPos) {
+	n := uint8(min(len(pos), manyPositions))
+	if n == manyPositions {
+		if p.many == nil {
+			p.many = map[int32]int32{}
+		}
+		p.many[e] = int32(len(pos))
+	}
+	p.n = append(p.n, n)
+	p.pos = append(p.pos, pos...)
+}
+
+func (p *tsPositions) count(e int32) int32 {
+	if n := p.n[e]; n != manyPositions {
+		return int32(n)
+	}
+	return p.many[e]
+}
+
+// of appends to dst the positions of each entry from lo to hi of reward r, whose entries begin
+// at first.
+func (p *tsPositions) of(dst [][]tsPos, r, first, lo, hi int32) [][]tsPos {
+	at := p.at[r]
+	for e := first; e < lo; e++ {
+		at += p.count(e)
+	}
+	for e := lo; e < hi; e++ {
+		n := p.count(e)
+		dst = append(dst, p.pos[at:at+n])
+		at += n
+	}
+	return dst
 }
 
 // exact is s in an array of its length: s itself when it has no room beyond it.
@@ -521,10 +567,7 @@ func (s *Snapshot) fullText(text string, keep func(int32) bool) []sortKey {
 				all = false
 				break
 			}
-			items[n] = items[n][:0]
-			for e := lo; e < hi; e++ {
-				items[n] = append(items[n], x.pos[x.posOff[e]:x.posOff[e+1]])
-			}
+			items[n] = x.positions.of(items[n][:0], r, x.entOff[r], lo, hi)
 		}
 		if !all || !keep(r) {
 			continue
