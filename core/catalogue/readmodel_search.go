@@ -2,8 +2,10 @@ package catalogue
 
 import (
 	"cmp"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 	"sort"
 	"strings"
@@ -36,8 +38,10 @@ const (
 type searchIndex struct {
 	// lexemes are every lexeme of every reward, sorted: a prefix is a range of ids.
 	lexemes []string
-	// lexPost[lexPostOff[l]:lexPostOff[l+1]] are the rewards (indexes, ascending) with lexeme l.
-	lexPostOff, lexPost []int32
+	// lexPost's list l are the rewards (indexes, ascending) with lexeme l, lexPostN[l] how many
+	// rewards the lists before l hold.
+	lexPost  uvarintLists
+	lexPostN []int32
 	// entLex[entOff[r]:entOff[r+1]] are reward r's lexemes (ids, ascending), and positions
 	// their positions.
 	entOff, entLex []int32
@@ -45,11 +49,11 @@ type searchIndex struct {
 
 	// trigrams numbers every trigram of the rewards' names (and of the brand and category names).
 	trigrams map[string]int32
-	// nameTrg[nameOff[r]:nameOff[r+1]] are the trigrams of reward r's search name, in order.
-	nameOff, nameTrg []int32
-	// trgPost[trgPostOff[t]:trgPostOff[t+1]] are the rewards whose names have trigram t, each once.
-	trgPostOff, trgPost []int32
-	lowerName           []string
+	// nameTrg's list r are the trigrams of reward r's search name, in order.
+	nameTrg uvarintLists
+	// trgPost's list t are the rewards whose names have trigram t, each once, ascending.
+	trgPost   uvarintLists
+	lowerName []string
 
 	// brandNames and categoryNames are every brand's and category's lower(name), by code,
 	// active or not: the filters by name match them, and a filter naming none is ignored.
@@ -105,12 +109,12 @@ type SearchTexts struct {
 	lexIDs map[string]int32 // first numbering, in order of appearance
 	// entLex[entOff[r]:entOff[r+1]] are reward r's lexemes (first numbers, ascending in the
 	// vector's order, which is the lexemes' sorted order), and positions their positions.
-	entOff, entLex   []int32
-	positions        tsPositions
-	trigrams         map[string]int32
-	nameOff, nameTrg []int32
-	lowerName        []string
-	err              error // the first text that could not be read: the rest are skipped
+	entOff, entLex []int32
+	positions      tsPositions
+	trigrams       map[string]int32
+	nameTrg        uvarintLists
+	lowerName      []string
+	err            error // the first text that could not be read: the rest are skipped
 
 	posBuf []tsPos
 	trgBuf []string
@@ -119,7 +123,7 @@ type SearchTexts struct {
 // NewSearchTexts returns an empty first pass with room for n rewards.
 func NewSearchTexts(n int) *SearchTexts {
 	return &SearchTexts{ids: make([]uuid.UUID, 0, n), lexIDs: map[string]int32{}, trigrams: map[string]int32{},
-		entOff: append(make([]int32, 0, n+1), 0), nameOff: append(make([]int32, 0, n+1), 0),
+		entOff: append(make([]int32, 0, n+1), 0), nameTrg: uvarintLists{at: append(make([]int32, 0, n+1), 0)},
 		lowerName: make([]string, 0, n), posBuf: make([]tsPos, 0, 64), positions: tsPositions{at: make([]int32, 0, n+1)}}
 }
 
@@ -150,11 +154,11 @@ func (t *SearchTexts) Add(id uuid.UUID, text SearchText) {
 			n = int32(len(t.trigrams))
 			t.trigrams[g] = n
 		}
-		t.nameTrg = append(t.nameTrg, n)
+		t.nameTrg.data = binary.AppendUvarint(t.nameTrg.data, uint64(n))
 	}
 	t.ids = append(t.ids, id)
 	t.entOff = append(t.entOff, int32(len(t.entLex)))
-	t.nameOff = append(t.nameOff, int32(len(t.nameTrg)))
+	t.nameTrg.at = append(t.nameTrg.at, int32(len(t.nameTrg.data)))
 	t.lowerName = append(t.lowerName, text.LowerName)
 }
 
@@ -195,7 +199,7 @@ func newSearchIndex(s *Snapshot, t *SearchTexts, brandNames, categoryNames map[s
 	// Appends leave room beyond what they hold: the index keeps its arrays at their size.
 	p := t.positions
 	x := &searchIndex{entOff: t.entOff, entLex: exact(t.entLex),
-		positions: tsPositions{pos: exact(p.pos), at: append(p.at, int32(len(p.pos))), n: exact(p.n), many: p.many}, trigrams: t.trigrams, nameOff: t.nameOff, nameTrg: exact(t.nameTrg), lowerName: t.lowerName,
+		positions: tsPositions{pos: exact(p.pos), at: append(p.at, int32(len(p.pos))), n: exact(p.n), many: p.many}, trigrams: t.trigrams, nameTrg: uvarintLists{data: exact(t.nameTrg.data), at: t.nameTrg.at}, lowerName: t.lowerName,
 		brandNames: brandNames, categoryNames: categoryNames, names: map[string]nameTrigrams{}}
 	x.lexemes = make([]string, len(t.lexIDs))
 	for l, id := range t.lexIDs {
@@ -214,12 +218,10 @@ func newSearchIndex(s *Snapshot, t *SearchTexts, brandNames, categoryNames map[s
 		sorted[n] = x.lexemes[id]
 	}
 	x.lexemes = sorted
-	counts := make([]int32, len(x.lexemes)+1)
 	for e, id := range x.entLex {
 		x.entLex[e] = renumber[id]
-		counts[renumber[id]+1]++
 	}
-	x.lexPostOff, x.lexPost = postings(counts, len(x.entLex), func(add func(key, r int32)) {
+	x.lexPost, x.lexPostN = postings(len(x.lexemes), func(add func(key, r int32)) {
 		for r := range s.rewards {
 			for _, e := range x.entLex[x.entOff[r]:x.entOff[r+1]] {
 				add(e, int32(r))
@@ -227,27 +229,24 @@ func newSearchIndex(s *Snapshot, t *SearchTexts, brandNames, categoryNames map[s
 		}
 	})
 
-	counts = make([]int32, len(x.trigrams)+1)
 	last := make([]int32, len(x.trigrams))
-	for i := range last {
-		last[i] = -1
-	}
-	eachName := func(add func(key, r int32)) {
+	x.trgPost, _ = postings(len(x.trigrams), func(add func(key, r int32)) {
+		for i := range last {
+			last[i] = -1
+		}
 		for r := range s.rewards {
-			for _, t := range x.nameTrg[x.nameOff[r]:x.nameOff[r+1]] {
+			for it := x.nameTrg.list(int32(r), false); ; {
+				t, ok := it.next()
+				if !ok {
+					break
+				}
 				if last[t] != int32(r) {
 					last[t] = int32(r)
 					add(t, int32(r))
 				}
 			}
 		}
-	}
-	n := 0
-	eachName(func(t, _ int32) { counts[t+1]++; n++ })
-	for i := range last {
-		last[i] = -1
-	}
-	x.trgPostOff, x.trgPost = postings(counts, n, eachName)
+	})
 	for _, name := range brandNames {
 		x.names[name] = trigramsOfName(name)
 	}
@@ -312,21 +311,71 @@ func exact[E any](s []E) []E {
 	return slices.Clone(s)
 }
 
-// postings lays out lists by key in one slice: counts[k+1] is how many key k has; each calls add
-// for every (key, reward) in reward order.
-func postings(counts []int32, n int, each func(add func(key, r int32))) (off, post []int32) {
-	off = make([]int32, len(counts))
-	for k := 1; k < len(counts); k++ {
-		off[k] = off[k-1] + counts[k]
-	}
-	post = make([]int32, n)
-	next := slices.Clone(off[:len(off)-1])
-	each(func(key, r int32) {
-		post[next[key]] = r
-		next[key]++
+// postings lays out the ascending lists of keys keys (uvarintLists of differences): each calls
+// add for every (key, reward) in reward order, and is called twice. n[k] is how many rewards
+// the lists before key k hold.
+func postings(keys int, each func(add func(key, r int32))) (lists uvarintLists, n []int32) {
+	at, n := make([]int32, keys+1), make([]int32, keys+1)
+	last := make([]int32, keys) // each list's last reward (0 before its first)
+	each(func(k, r int32) {
+		at[k+1] += int32(uvarintLen(uint32(r - last[k])))
+		n[k+1]++
+		last[k] = r
 	})
-	return off, post
+	for k := 1; k <= keys; k++ {
+		at[k] += at[k-1]
+		n[k] += n[k-1]
+	}
+	data := make([]byte, at[keys])
+	next := slices.Clone(at[:keys])
+	clear(last)
+	each(func(k, r int32) {
+		next[k] += int32(binary.PutUvarint(data[next[k]:], uint64(r-last[k])))
+		last[k] = r
+	})
+	return uvarintLists{data: data, at: at}, n
 }
+
+// uvarintLists are lists of whole numbers laid out in one slice of bytes as uvarints (most of
+// them one or two bytes, where an int32 is four): list i is data[at[i]:at[i+1]]. An ascending
+// list holds each number's difference from the one before it (the first's from 0).
+type uvarintLists struct {
+	data []byte
+	at   []int32
+}
+
+// list reads list i; ascending: it holds differences.
+func (l uvarintLists) list(i int32, ascending bool) listReader {
+	return listReader{data: l.data[l.at[i]:l.at[i+1]], ascending: ascending}
+}
+
+// listReader reads one list of uvarintLists.
+type listReader struct {
+	data      []byte
+	last      int32
+	ascending bool
+}
+
+// next is the list's next number; false at its end.
+func (r *listReader) next() (int32, bool) {
+	if len(r.data) == 0 {
+		return 0, false
+	}
+	var v int32
+	if b := r.data[0]; b < 0x80 {
+		v, r.data = int32(b), r.data[1:]
+	} else {
+		u, n := binary.Uvarint(r.data)
+		v, r.data = int32(u), r.data[n:]
+	}
+	if r.ascending {
+		r.last += v
+		return r.last, true
+	}
+	return v, true
+}
+
+func uvarintLen(v uint32) int { return (bits.Len32(v|1) + 6) / 7 }
 
 // tsWords are the words of a search as CatalogueSearch's tsquery has them (each a prefix):
 // PostgreSQL's order, each once. many says there were two or more before duplicates went.
@@ -535,7 +584,7 @@ func (s *Snapshot) fullText(text string, keep func(int32) bool) []sortKey {
 			return nil
 		}
 		spans[n] = span{int32(lo), int32(hi)}
-		if x.lexPostOff[hi]-x.lexPostOff[lo] < x.lexPostOff[spans[rarest].hi]-x.lexPostOff[spans[rarest].lo] {
+		if x.lexPostN[hi]-x.lexPostN[lo] < x.lexPostN[spans[rarest].hi]-x.lexPostN[spans[rarest].lo] {
 			rarest = n
 		}
 	}
@@ -551,28 +600,32 @@ func (s *Snapshot) fullText(text string, keep func(int32) bool) []sortKey {
 	if spans[rarest].hi-spans[rarest].lo > 1 {
 		seen = make([]uint64, (len(s.rewards)+63)/64)
 	}
-	keys := make([]sortKey, 0, x.lexPostOff[spans[rarest].hi]-x.lexPostOff[spans[rarest].lo])
+	keys := make([]sortKey, 0, x.lexPostN[spans[rarest].hi]-x.lexPostN[spans[rarest].lo])
 	items := make([][][]tsPos, len(words))
-	for _, r := range x.lexPost[x.lexPostOff[spans[rarest].lo]:x.lexPostOff[spans[rarest].hi]] {
-		if seen != nil {
-			if seen[r/64]&(1<<(r%64)) != 0 {
-				continue
-			}
-			seen[r/64] |= 1 << (r % 64)
-		}
-		all := true
-		for n, sp := range spans {
-			lo, hi := entries(r, sp)
-			if lo == hi {
-				all = false
+	for l := spans[rarest].lo; l < spans[rarest].hi; l++ {
+	rewards:
+		for it := x.lexPost.list(l, true); ; {
+			r, ok := it.next()
+			if !ok {
 				break
 			}
-			items[n] = x.positions.of(items[n][:0], r, x.entOff[r], lo, hi)
+			if seen != nil {
+				if seen[r/64]&(1<<(r%64)) != 0 {
+					continue
+				}
+				seen[r/64] |= 1 << (r % 64)
+			}
+			for n, sp := range spans {
+				lo, hi := entries(r, sp)
+				if lo == hi {
+					continue rewards
+				}
+				items[n] = x.positions.of(items[n][:0], r, x.entOff[r], lo, hi)
+			}
+			if keep(r) {
+				keys = append(keys, sortKey{idx: r, relevance: float64(tsRank(items, many))})
+			}
 		}
-		if !all || !keep(r) {
-			continue
-		}
-		keys = append(keys, sortKey{idx: r, relevance: float64(tsRank(items, many))})
 	}
 	return keys
 }
@@ -602,7 +655,11 @@ func (s *Snapshot) closestNames(text string, keep func(int32) bool) []sortKey {
 			continue
 		}
 		byGlobal[g] = id
-		for _, r := range x.trgPost[x.trgPostOff[g]:x.trgPostOff[g+1]] {
+		for it := x.trgPost.list(g, true); ; {
+			r, ok := it.next()
+			if !ok {
+				break
+			}
 			count[r]++
 		}
 	}
@@ -617,7 +674,11 @@ func (s *Snapshot) closestNames(text string, keep func(int32) bool) []sortKey {
 		}
 		clear(local)
 		seq = seq[:0]
-		for _, g := range x.nameTrg[x.nameOff[r]:x.nameOff[r+1]] {
+		for it := x.nameTrg.list(r, false); ; {
+			g, ok := it.next()
+			if !ok {
+				break
+			}
 			id, ok := byGlobal[g]
 			if !ok {
 				if id, ok = local[g]; !ok {
