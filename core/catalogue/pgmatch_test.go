@@ -1,6 +1,7 @@
 package catalogue
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -136,4 +137,37 @@ func TestSearchTextPositions(t *testing.T) {
 	require.Len(t, got[1], 255)
 	require.Equal(t, []int32{7}, at(got[2]))
 	require.Equal(t, []int32{7}, at(p.of(nil, 1, 3, 5, 6)[0]), "an entry after others of its reward")
+}
+
+// Posting lists read back what was added, whatever the gaps (one to five bytes a number).
+func TestPostingLists(t *testing.T) {
+	want := [][]int32{{0, 1, 2, 127, 128, 16383, 16384, 2097151, 2097152, 1 << 30}, {}, {5}, {0}, {1<<31 - 1}}
+	type pair struct{ key, r int32 }
+	var pairs []pair
+	for k, l := range want {
+		for _, r := range l {
+			pairs = append(pairs, pair{int32(k), r})
+		}
+	}
+	slices.SortFunc(pairs, func(a, b pair) int { return cmp.Compare(a.r, b.r) }) // in reward order, as an index adds them
+	lists, n := postings(len(want), func(add func(key, r int32)) {
+		for _, p := range pairs {
+			add(p.key, p.r)
+		}
+	})
+	for k, l := range want {
+		var got []int32
+		for it := lists.list(int32(k), true); ; {
+			v, ok := it.next()
+			if !ok {
+				break
+			}
+			got = append(got, v)
+		}
+		require.Equal(t, len(l), len(got), "list %d", k)
+		if len(l) > 0 {
+			require.Equal(t, l, got, "list %d", k)
+		}
+		require.Equal(t, int32(len(l)), n[k+1]-n[k])
+	}
 }
