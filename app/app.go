@@ -636,6 +636,7 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) err
 	if cfg.Mode == Development {
 		log.Warn("running in development mode: local defaults are on; set REWARDS_MODE=production in production")
 	}
+	defer tuneGC(os.Getenv, log)()
 	tracing, err := SetupTracing(ctx, os.Getenv, log)
 	if err != nil {
 		return err

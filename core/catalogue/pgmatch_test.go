@@ -73,7 +73,7 @@ func TestSnapshotWithUnreadableSearchTexts(t *testing.T) {
 // as the same texts by id; texts added out of the snapshot's order, or too few, leave the
 // snapshot without its index (searches read the storage) rather than matching wrong rewards.
 func TestSnapshotWithStreamedSearchTexts(t *testing.T) {
-	d := syntheticSearchCatalogue(50)
+	d := syntheticSearchCatalogue(2*sampleTexts + 500) // room made from the first sampleTexts
 	byID := newSnapshot(d, time.Now())
 	require.NoError(t, byID.SearchIndexErr())
 
@@ -102,7 +102,7 @@ func TestSnapshotWithStreamedSearchTexts(t *testing.T) {
 
 	swapped := slices.Clone(ids)
 	swapped[3], swapped[4] = swapped[4], swapped[3]
-	for name, ids := range map[string][]uuid.UUID{"out of order": swapped, "too few": ids[:49]} {
+	for name, ids := range map[string][]uuid.UUID{"out of order": swapped, "too few": ids[:len(ids)-1]} {
 		s := newSnapshot(stream(ids), time.Now())
 		require.Error(t, s.SearchIndexErr(), name)
 		require.False(t, s.Searches(), name)

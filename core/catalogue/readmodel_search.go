@@ -115,6 +115,7 @@ type SearchTexts struct {
 	nameTrg        uvarintLists
 	lowerName      []string
 	err            error // the first text that could not be read: the rest are skipped
+	expect         int   // rewards to come in all (NewSearchTexts)
 
 	posBuf []tsPos
 	trgBuf []string
@@ -122,7 +123,7 @@ type SearchTexts struct {
 
 // NewSearchTexts returns an empty first pass with room for n rewards.
 func NewSearchTexts(n int) *SearchTexts {
-	return &SearchTexts{ids: make([]uuid.UUID, 0, n), lexIDs: map[string]int32{}, trigrams: map[string]int32{},
+	return &SearchTexts{expect: n, ids: make([]uuid.UUID, 0, n), lexIDs: map[string]int32{}, trigrams: map[string]int32{},
 		entOff: append(make([]int32, 0, n+1), 0), nameTrg: uvarintLists{at: append(make([]int32, 0, n+1), 0)},
 		lowerName: make([]string, 0, n), posBuf: make([]tsPos, 0, 64), positions: tsPositions{at: make([]int32, 0, n+1)}}
 }
@@ -157,9 +158,27 @@ func (t *SearchTexts) Add(id uuid.UUID, text SearchText) {
 		t.nameTrg.data = binary.AppendUvarint(t.nameTrg.data, uint64(n))
 	}
 	t.ids = append(t.ids, id)
+	if len(t.ids) == sampleTexts && t.expect > 2*sampleTexts {
+		t.makeRoom()
+	}
 	t.entOff = append(t.entOff, int32(len(t.entLex)))
 	t.nameTrg.at = append(t.nameTrg.at, int32(len(t.nameTrg.data)))
 	t.lowerName = append(t.lowerName, text.LowerName)
+}
+
+// sampleTexts is how many rewards' texts tell how much room the rest will take.
+const sampleTexts = 2000
+
+// makeRoom makes room at once for the texts of every reward to come, from what the first took
+// (a few percent more), rather than growing the arrays as they fill: each growth copies the
+// array and leaves the old one as garbage, and at the end the arrays hold up to a quarter more
+// than they use (which newSearchIndex then copies away).
+func (t *SearchTexts) makeRoom() {
+	room := func(have int) int { return int(float64(have) / float64(len(t.ids)) * float64(t.expect) * 1.03) }
+	t.entLex = slices.Grow(t.entLex, room(len(t.entLex))-len(t.entLex))
+	t.positions.n = slices.Grow(t.positions.n, room(len(t.positions.n))-len(t.positions.n))
+	t.positions.pos = slices.Grow(t.positions.pos, room(len(t.positions.pos))-len(t.positions.pos))
+	t.nameTrg.data = slices.Grow(t.nameTrg.data, room(len(t.nameTrg.data))-len(t.nameTrg.data))
 }
 
 // Err is the first text Add could not read, if any.
@@ -176,6 +195,7 @@ func searchTextsOf(s *Snapshot, texts map[uuid.UUID]SearchText) *SearchTexts {
 		entries, positions = entries+n, positions+n+strings.Count(v, ",")
 	}
 	t.entLex, t.positions.n, t.positions.pos = make([]int32, 0, entries), make([]uint8, 0, entries), make([]tsPos, 0, positions)
+	t.expect = 0 // room made for them all: none to guess
 	for i := range s.rewards {
 		t.Add(s.rewards[i].reward.ID, texts[s.rewards[i].reward.ID])
 	}
