@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
@@ -311,6 +312,9 @@ func apiConfig(version string) huma.Config {
 		version = "dev"
 	}
 	cfg := huma.DefaultConfig("Rewards API", version)
+	// The default formats are huma's package-wide map: ours are added to a copy (servers made
+	// at once, as parallel tests make them, wrote the shared map concurrently).
+	cfg.Formats = maps.Clone(cfg.Formats)
 	// Forms are accepted as request bodies where an operation documents them (the partner
 	// token exchange takes JSON or a form, as OAuth clients send); answers are never forms.
 	cfg.Formats["application/x-www-form-urlencoded"] = huma.Format{
