@@ -29,7 +29,13 @@ func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) 
 // consecutive characters, repeats kept. s is already lower case (pg_trgm lowers each word again,
 // which changes nothing then).
 func appendTrigrams(dst []string, s string) []string {
-	var buf []byte
+	eachTrigram(nil, s, func(t []byte) { dst = append(dst, string(t)) })
+	return dst
+}
+
+// eachTrigram calls fn with each trigram of s in appendTrigrams's order, in a slice of buf
+// (reused: fn must copy what it keeps), and returns buf for the next call.
+func eachTrigram(buf []byte, s string, fn func([]byte)) []byte {
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if !isWordRune(r) {
@@ -51,7 +57,7 @@ func appendTrigrams(dst []string, s string) []string {
 		for p := 0; p < len(buf); {
 			_, n := utf8.DecodeRune(buf[p:])
 			if k >= 2 {
-				dst = append(dst, string(buf[at[(k-2)%3]:p+n]))
+				fn(buf[at[(k-2)%3] : p+n])
 			}
 			at[k%3] = p
 			k++
@@ -59,7 +65,7 @@ func appendTrigrams(dst []string, s string) []string {
 		}
 		i = j
 	}
-	return dst
+	return buf
 }
 
 // uniqueTrigrams is pg_trgm's generate_trgm: the trigrams of s, each once, sorted.

@@ -118,7 +118,7 @@ type SearchTexts struct {
 	expect         int   // rewards to come in all (NewSearchTexts)
 
 	posBuf []tsPos
-	trgBuf []string
+	trgBuf []byte
 }
 
 // NewSearchTexts returns an empty first pass with room for n rewards.
@@ -148,15 +148,14 @@ func (t *SearchTexts) Add(id uuid.UUID, text SearchText) {
 		t.err = fmt.Errorf("reward %s: %w", id, err)
 		return
 	}
-	t.trgBuf = appendTrigrams(t.trgBuf[:0], text.Name)
-	for _, g := range t.trgBuf {
-		n, ok := t.trigrams[g]
+	t.trgBuf = eachTrigram(t.trgBuf, text.Name, func(g []byte) {
+		n, ok := t.trigrams[string(g)] // no copy of g to look it up
 		if !ok {
 			n = int32(len(t.trigrams))
-			t.trigrams[g] = n
+			t.trigrams[string(g)] = n
 		}
 		t.nameTrg.data = binary.AppendUvarint(t.nameTrg.data, uint64(n))
-	}
+	})
 	t.ids = append(t.ids, id)
 	if len(t.ids) == sampleTexts && t.expect > 2*sampleTexts {
 		t.makeRoom()
