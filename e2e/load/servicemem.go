@@ -26,10 +26,13 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/rewardsco/rewards/app"
 )
@@ -54,7 +57,12 @@ type serviceFigures struct {
 	loadRSS   int64         // VmRSS after serviceLoad of rewards-list at serviceLoadClients
 	loadHWM   int64         // VmHWM then: the peak of the process's life
 	loadOK    int           // lists served during that load
-	env       []string      // -service-env
+	// change is how long a change committed elsewhere (a reward renamed by SQL, as another
+	// instance's write commits it) took to be served by this one; reloadHWM is VmHWM after it,
+	// the peak through a reload (two snapshots, the served and the loading one).
+	change    time.Duration
+	reloadHWM int64
+	env       []string // -service-env
 }
 
 // serveChild runs the service alone from the environment (DATABASE_URL, REWARDS_*), until
@@ -199,6 +207,12 @@ func measureService(ctx context.Context, env *environment, want int64) (*service
 	if f.loadRSS, f.loadHWM, err = procMemory(pid); err != nil {
 		return nil, err
 	}
+	if f.change, err = changeReaches(ctx, env, base, tokens[0]); err != nil {
+		return nil, fmt.Errorf("the service alone: %w", err)
+	}
+	if _, f.reloadHWM, err = procMemory(pid); err != nil {
+		return nil, err
+	}
 	if prefix := env.opts.serviceHeapProfile; prefix != "" {
 		path := fmt.Sprintf("%s-%d.pb.gz", prefix, f.rewards)
 		if err := fetchTo(ctx, env, pprofURL+"?gc=1", path); err != nil {
@@ -207,6 +221,57 @@ func measureService(ctx context.Context, env *environment, want int64) (*service
 		fmt.Fprintf(os.Stderr, "the service's heap profile at %d rewards: %s (go tool pprof -sample_index=inuse_space -top %s)\n", f.rewards, path, path)
 	}
 	return f, nil
+}
+
+// changeReaches renames the first reward of the list at base (appending " ·" to its name) in the
+// database, as another instance's committed write would, and returns how long after the commit
+// the list's first page served the new name.
+func changeReaches(ctx context.Context, env *environment, base, token string) (time.Duration, error) {
+	type item struct {
+		ID   string `json:"id"`
+		Name string `json:"name"`
+	}
+	firstPage := func() ([]item, error) {
+		var p struct {
+			Items []item `json:"items"`
+		}
+		status, sample, err := env.storeGet(ctx, base+"&contentLogic=DEFAULT&page=1", token, func(body []byte) error { return json.Unmarshal(body, &p) })
+		if err == nil && status != http.StatusCreated {
+			err = fmt.Errorf("GET /rewards: %d %s", status, sample)
+		}
+		if err == nil && len(p.Items) == 0 {
+			err = errors.New("GET /rewards: an empty page")
+		}
+		return p.Items, err
+	}
+	items, err := firstPage()
+	if err != nil {
+		return 0, err
+	}
+	id := items[0].ID
+	conn, err := pgx.Connect(ctx, env.dbURL)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close(context.Background())
+	var renamed string
+	if err := conn.QueryRow(ctx, `UPDATE catalogue_rewards SET name = name || ' ·' WHERE id = $1 RETURNING name`, id).Scan(&renamed); err != nil {
+		return 0, fmt.Errorf("rename reward %s: %w", id, err)
+	}
+	committed := time.Now()
+	for deadline := committed.Add(time.Minute); ; {
+		items, err := firstPage()
+		if err != nil {
+			return 0, err
+		}
+		if slices.Contains(items, item{id, renamed}) {
+			return time.Since(committed), nil
+		}
+		if time.Now().After(deadline) {
+			return 0, fmt.Errorf("reward %s renamed to %q was not on the first page a minute later", id, renamed)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // procMemory reads VmRSS and VmHWM of process pid, in bytes.
