@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -273,4 +275,78 @@ func TestReadModelRanksTouchpointRulesAsTheSQL(t *testing.T) {
 		require.Equal(t, it.Active(now), catalogue.Visible(l.Reward, l.Brand, hidden, "", now), "reward %s", id)
 	}
 	require.NotZero(t, held)
+}
+
+// A change of what a game changed of the rewards alone (hiding, coin prices) is loaded alone, the
+// rest of the snapshot kept; any other change since the snapshot (a reward renamed, the version
+// moved by hand) asks for a whole load.
+func TestReadModelLoadsAGamesChangeAlone(t *testing.T) {
+	t.Parallel()
+	b := setupCatalogue(t)
+	b.seedRandomCatalogue(t, rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 20)))
+	ctx := context.Background()
+	src := postgres.NewCatalogueSnapshots(postgres.NewDB(b.pool))
+	reads := catalogue.NewReadModel(src, nil)
+	first, err := reads.Current(ctx)
+	require.NoError(t, err)
+	q := b.q
+	q.CoinsPerUnit, q.Now, q.Order, q.Limit = b.coin.CoinsPerUnit, time.Now(), catalogue.OrderDefault, 1000
+	listed, total := first.List(q)
+	require.NotEmpty(t, listed)
+	id := listed[0].Reward.ID
+	loadGames := func(after int64) (int64, []catalogue.GameReward, bool) {
+		v, games, ok, err := src.LoadGames(ctx, after)
+		require.NoError(t, err)
+		return v, games, ok
+	}
+	hidden := func(games []catalogue.GameReward) bool {
+		return slices.ContainsFunc(games, func(g catalogue.GameReward) bool { return g.GameID == b.game.ID && g.RewardID == id && g.Hidden })
+	}
+
+	yes, no := true, false
+	_, err = b.svc.ChangeGameReward(ctx, b.game.ID, id, catalogue.GameRewardChange{Hidden: &yes})
+	require.NoError(t, err)
+	v, games, ok := loadGames(first.Version())
+	require.True(t, ok, "a game's hiding alone")
+	require.Greater(t, v, first.Version())
+	require.True(t, hidden(games))
+	second, err := reads.Current(ctx) // no watcher: it compares the version first
+	require.NoError(t, err)
+	require.Equal(t, v, second.Version())
+	_, hiddenTotal := second.List(q)
+	require.Equal(t, total-1, hiddenTotal, "the hidden reward is not listed")
+	other := q
+	other.GameID = uuid.New()
+	_, otherBefore := first.List(other)
+	_, otherTotal := second.List(other)
+	require.Equal(t, otherBefore, otherTotal, "for another game it is")
+	_, err = second.Get(q, id)
+	require.Error(t, err)
+
+	_, err = b.svc.ChangeGameReward(ctx, b.game.ID, id, catalogue.GameRewardChange{Hidden: &no})
+	require.NoError(t, err)
+	_, games, ok = loadGames(first.Version())
+	require.True(t, ok, "two changes of the games alone since the first snapshot")
+	require.False(t, hidden(games))
+
+	b.exec(`UPDATE catalogue_rewards SET name = name || ' renamed' WHERE id = $1`, id)
+	renamed, err := src.Version(ctx)
+	require.NoError(t, err)
+	_, _, ok = loadGames(second.Version())
+	require.False(t, ok, "a reward renamed since")
+	_, err = b.svc.ChangeGameReward(ctx, b.game.ID, id, catalogue.GameRewardChange{Hidden: &yes})
+	require.NoError(t, err)
+	_, _, ok = loadGames(second.Version())
+	require.False(t, ok, "a reward renamed between the games' changes")
+	_, _, ok = loadGames(renamed)
+	require.True(t, ok, "only the games changed since the rename")
+	third, err := reads.Current(ctx)
+	require.NoError(t, err)
+	got, err := third.Get(other, id)
+	require.NoError(t, err)
+	require.True(t, strings.HasSuffix(got.Reward.Name, " renamed"), "the whole load took the rename")
+
+	b.exec(`UPDATE catalogue_version SET version = version + 1`)
+	_, _, ok = loadGames(third.Version())
+	require.False(t, ok, "a version moved by hand")
 }

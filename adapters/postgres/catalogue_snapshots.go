@@ -140,23 +140,51 @@ func (c CatalogueSnapshots) Load(ctx context.Context, now time.Time) (out catalo
 					out.CategoryNames[row.Code] = row.LowerName
 				}
 			}
-			games, err := q.CatalogueSnapshotGameRewards(ctx)
-			if err != nil {
-				return fmt.Errorf("game rewards: %w", err)
-			}
-			out.Games = make([]catalogue.GameReward, len(games))
-			for i, row := range games {
-				g := catalogue.GameReward{GameID: row.GameID, RewardID: row.RewardID, Hidden: row.Hidden}
-				if err := json.Unmarshal(row.CoinPrices, &g.CoinPrices); err != nil {
-					return fmt.Errorf("coin prices of %s in game %s: %w", row.RewardID, row.GameID, err)
-				}
-				out.Games[i] = g
+			if out.Games, err = gameRewards(ctx, q); err != nil {
+				return err
 			}
 			out.Orders, err = orderCounts(ctx, q, now)
 			return err
 		}))
 	if err != nil {
 		return catalogue.SnapshotData{}, fmt.Errorf("load the catalogue: %w", err)
+	}
+	return out, nil
+}
+
+// LoadGames implements catalogue.SnapshotSource: the version and the games' rewards in one
+// read-only repeatable-read transaction, when the version's steps after after all changed
+// catalogue_game_rewards alone (migration 00023).
+func (c CatalogueSnapshots) LoadGames(ctx context.Context, after int64) (version int64, games []catalogue.GameReward, ok bool, err error) {
+	err = unavailable(pgx.BeginTxFunc(ctx, c.d.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+		func(tx pgx.Tx) error {
+			q := db.New(tx)
+			since, err := q.CatalogueGamesSince(ctx, after)
+			if err != nil || !since.GamesOnly {
+				return err
+			}
+			version, ok = since.Version, true
+			games, err = gameRewards(ctx, q)
+			return err
+		}))
+	if err != nil {
+		return 0, nil, false, fmt.Errorf("load the games' rewards: %w", err)
+	}
+	return version, games, ok, nil
+}
+
+func gameRewards(ctx context.Context, q *db.Queries) ([]catalogue.GameReward, error) {
+	rows, err := q.CatalogueSnapshotGameRewards(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("game rewards: %w", err)
+	}
+	out := make([]catalogue.GameReward, len(rows))
+	for i, row := range rows {
+		g := catalogue.GameReward{GameID: row.GameID, RewardID: row.RewardID, Hidden: row.Hidden}
+		if err := json.Unmarshal(row.CoinPrices, &g.CoinPrices); err != nil {
+			return nil, fmt.Errorf("coin prices of %s in game %s: %w", row.RewardID, row.GameID, err)
+		}
+		out[i] = g
 	}
 	return out, nil
 }

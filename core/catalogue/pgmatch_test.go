@@ -2,6 +2,7 @@ package catalogue
 
 import (
 	"cmp"
+	"context"
 	"slices"
 	"strconv"
 	"strings"
@@ -170,4 +171,60 @@ func TestPostingLists(t *testing.T) {
 		}
 		require.Equal(t, int32(len(l)), n[k+1]-n[k])
 	}
+}
+
+// gamesSource is a snapshot source that can say only the games' rewards changed.
+type gamesSource struct {
+	data      SnapshotData
+	gamesOnly bool
+	loads     int
+}
+
+func (g *gamesSource) Version(context.Context) (int64, error) { return g.data.Version, nil }
+func (g *gamesSource) Load(context.Context, time.Time) (SnapshotData, error) {
+	g.loads++
+	return g.data, nil
+}
+func (g *gamesSource) LoadGames(_ context.Context, after int64) (int64, []GameReward, bool, error) {
+	return g.data.Version, g.data.Games, g.gamesOnly, nil
+}
+func (g *gamesSource) OrderCounts(context.Context, time.Time) (map[uuid.UUID]OrderCount, error) {
+	return nil, nil
+}
+func (g *gamesSource) Watch(context.Context, func()) error { return nil }
+
+// A change of the games' rewards alone makes a snapshot of the same rewards and search index
+// with the games' new hiding; any other change loads the whole catalogue.
+func TestReadModelTakesTheGamesAlone(t *testing.T) {
+	src := &gamesSource{data: syntheticSearchCatalogue(30)}
+	m := NewReadModel(src, nil)
+	ctx := context.Background()
+	first, err := m.Current(ctx)
+	require.NoError(t, err)
+	require.NoError(t, first.SearchIndexErr())
+	game := uuid.New()
+	q := ListQuery{GameID: game, Order: OrderDefault, Limit: 100, Now: time.Now(), CoinsPerUnit: 10}
+	_, total := first.List(q)
+
+	src.data.Version++
+	src.data.Games = []GameReward{{GameID: game, RewardID: src.data.Rewards[0].ID, Hidden: true}}
+	src.gamesOnly = true
+	second, err := m.Current(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, src.loads, "no whole load")
+	require.Equal(t, src.data.Version, second.Version())
+	require.Same(t, first.search, second.search, "the search index stands")
+	require.Same(t, &first.rewards[0], &second.rewards[0], "the rewards stand")
+	_, hiddenTotal := second.List(q)
+	require.Equal(t, total-1, hiddenTotal)
+	found, _ := second.Search(SearchQuery{ListQuery: q, Text: src.data.Rewards[0].Name})
+	require.False(t, slices.ContainsFunc(found, func(l Listed) bool { return l.Reward.ID == src.data.Rewards[0].ID }),
+		"search hides it too")
+
+	src.data.Version++
+	src.gamesOnly = false
+	third, err := m.Current(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 2, src.loads, "a whole load")
+	require.NotSame(t, first.search, third.search)
 }

@@ -48,6 +48,10 @@ type SnapshotSource interface {
 	Version(ctx context.Context) (int64, error)
 	// Load reads the whole catalogue; order counts are those of the days before now.
 	Load(ctx context.Context, now time.Time) (SnapshotData, error)
+	// LoadGames reads what the games changed of the rewards (SnapshotData.Games) and the
+	// catalogue's version, in one consistent view, when no other change of the catalogue
+	// came after version after; ok is false when one did (a whole Load is needed).
+	LoadGames(ctx context.Context, after int64) (version int64, games []GameReward, ok bool, err error)
 	// OrderCounts reads the order counts alone.
 	OrderCounts(ctx context.Context, now time.Time) (map[uuid.UUID]OrderCount, error)
 	// Watch listens for changes of the catalogue until ctx ends or the connection fails,
@@ -127,6 +131,16 @@ func (m *ReadModel) Refresh(ctx context.Context) error {
 			return fmt.Errorf("catalogue version: %w", err)
 		}
 		if v <= s.version {
+			return nil
+		}
+		// A game's hiding or coin prices alone changed (the change studios make most): the
+		// rest of the snapshot, its search index included, stands as it is.
+		version, games, ok, err := m.src.LoadGames(ctx, s.version)
+		if err != nil {
+			return fmt.Errorf("load the games' changes: %w", err)
+		}
+		if ok {
+			m.cur.Store(s.withGames(version, games))
 			return nil
 		}
 	}
@@ -287,23 +301,7 @@ func newSnapshot(d SnapshotData, now time.Time) *Snapshot {
 		s.byID[r.ID] = int32(len(s.rewards))
 		s.rewards = append(s.rewards, entry{reward: r, brand: b, categories: brandCats[b.Code]})
 	}
-	for _, g := range d.Games {
-		i, ok := s.byID[g.RewardID]
-		if !ok {
-			continue
-		}
-		gv := s.games[g.GameID]
-		if gv == nil {
-			gv = &gameView{hidden: map[int32]bool{}, prices: map[int32]map[uuid.UUID]int64{}}
-			s.games[g.GameID] = gv
-		}
-		if g.Hidden {
-			gv.hidden[i] = true
-		}
-		if len(g.CoinPrices) > 0 {
-			gv.prices[i] = g.CoinPrices
-		}
-	}
+	s.games = gameViews(s.byID, d.Games)
 	s.orders = ordersByIndex(s, d.Orders)
 	if d.SearchTexts != nil || d.Search != nil {
 		// The search index is finished once the snapshot serves everything else: until it is,
@@ -320,6 +318,37 @@ func newSnapshot(d SnapshotData, now time.Time) *Snapshot {
 		}()
 	}
 	return s
+}
+
+// gameViews are what each game changed of the rewards, by reward index.
+func gameViews(byID map[uuid.UUID]int32, games []GameReward) map[uuid.UUID]*gameView {
+	out := map[uuid.UUID]*gameView{}
+	for _, g := range games {
+		i, ok := byID[g.RewardID]
+		if !ok {
+			continue
+		}
+		gv := out[g.GameID]
+		if gv == nil {
+			gv = &gameView{hidden: map[int32]bool{}, prices: map[int32]map[uuid.UUID]int64{}}
+			out[g.GameID] = gv
+		}
+		if g.Hidden {
+			gv.hidden[i] = true
+		}
+		if len(g.CoinPrices) > 0 {
+			gv.prices[i] = g.CoinPrices
+		}
+	}
+	return out
+}
+
+// withGames is the same catalogue at version with what the games changed of its rewards being
+// games: its rewards, categories, order counts and search index are s's; its views are made
+// anew (they depend on the games' hiding and prices).
+func (s *Snapshot) withGames(version int64, games []GameReward) *Snapshot {
+	return &Snapshot{version: version, loadedAt: s.loadedAt, rewards: s.rewards, byID: s.byID, categories: s.categories,
+		games: gameViews(s.byID, games), orders: s.orders, views: map[viewKey]*viewSlot{}, search: s.search}
 }
 
 func ordersByIndex(s *Snapshot, counts map[uuid.UUID]OrderCount) []OrderCount {

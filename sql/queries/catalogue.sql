@@ -350,6 +350,12 @@ ON CONFLICT (reward_id, day, shard) DO UPDATE SET orders = catalogue_reward_orde
 -- model holds.
 SELECT version FROM catalogue_version;
 
+-- name: CatalogueGamesSince :one
+-- The catalogue's version, and whether every change after @after changed only what games
+-- changed of the rewards (migration 00023).
+SELECT version, (version = games_version AND version - games_run <= @after::bigint)::boolean AS games_only
+FROM catalogue_version;
+
 -- name: CatalogueSnapshotCategories :many
 -- The read model's load (core/catalogue ReadModel), one statement per table in one
 -- repeatable-read transaction, so that the version read with them labels exactly what they say.

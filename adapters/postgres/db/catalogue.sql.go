@@ -294,6 +294,25 @@ func (q *Queries) CatalogueGameReward(ctx context.Context, arg CatalogueGameRewa
 	return i, err
 }
 
+const catalogueGamesSince = `-- name: CatalogueGamesSince :one
+SELECT version, (version = games_version AND version - games_run <= $1::bigint)::boolean AS games_only
+FROM catalogue_version
+`
+
+type CatalogueGamesSinceRow struct {
+	Version   int64
+	GamesOnly bool
+}
+
+// The catalogue's version, and whether every change after @after changed only what games
+// changed of the rewards (migration 00023).
+func (q *Queries) CatalogueGamesSince(ctx context.Context, after int64) (CatalogueGamesSinceRow, error) {
+	row := q.db.QueryRow(ctx, catalogueGamesSince, after)
+	var i CatalogueGamesSinceRow
+	err := row.Scan(&i.Version, &i.GamesOnly)
+	return i, err
+}
+
 const catalogueGetBrand = `-- name: CatalogueGetBrand :one
 SELECT code, name, description, logo_url, website_url, issuer, categories, countries, is_active, translations, provider_code, created_at, updated_at FROM catalogue_brands WHERE code = $1
 `

@@ -145,8 +145,10 @@ type CatalogueShortLink struct {
 }
 
 type CatalogueVersion struct {
-	ID      bool
-	Version int64
+	ID           bool
+	Version      int64
+	GamesVersion int64
+	GamesRun     int64
 }
 
 type Coin struct {
