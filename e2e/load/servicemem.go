@@ -62,7 +62,10 @@ type serviceFigures struct {
 	// the peak through a reload (two snapshots, the served and the loading one).
 	change    time.Duration
 	reloadHWM int64
-	env       []string // -service-env
+	// hide is how long a reward hidden for the game by SQL (what games change of the rewards,
+	// loaded alone) took to leave this one's list.
+	hide time.Duration
+	env  []string // -service-env
 }
 
 // serveChild runs the service alone from the environment (DATABASE_URL, REWARDS_*), until
@@ -207,7 +210,7 @@ func measureService(ctx context.Context, env *environment, want int64) (*service
 	if f.loadRSS, f.loadHWM, err = procMemory(pid); err != nil {
 		return nil, err
 	}
-	if f.change, err = changeReaches(ctx, env, base, tokens[0]); err != nil {
+	if f.change, f.hide, err = changeReaches(ctx, env, base, tokens[0]); err != nil {
 		return nil, fmt.Errorf("the service alone: %w", err)
 	}
 	if _, f.reloadHWM, err = procMemory(pid); err != nil {
@@ -225,8 +228,9 @@ func measureService(ctx context.Context, env *environment, want int64) (*service
 
 // changeReaches renames the first reward of the list at base (appending " ·" to its name) in the
 // database, as another instance's committed write would, and returns how long after the commit
-// the list's first page served the new name.
-func changeReaches(ctx context.Context, env *environment, base, token string) (time.Duration, error) {
+// the list's first page served the new name; then it hides that reward for the game, and returns
+// how long it took to leave the page (it is shown again after).
+func changeReaches(ctx context.Context, env *environment, base, token string) (rename, hide time.Duration, err error) {
 	type item struct {
 		ID   string `json:"id"`
 		Name string `json:"name"`
@@ -246,32 +250,56 @@ func changeReaches(ctx context.Context, env *environment, base, token string) (t
 	}
 	items, err := firstPage()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	id := items[0].ID
 	conn, err := pgx.Connect(ctx, env.dbURL)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer conn.Close(context.Background())
+	// served waits until the first page shows what is wanted, and returns how long after committed.
+	served := func(committed time.Time, what string, want func([]item) bool) (time.Duration, error) {
+		for deadline := committed.Add(time.Minute); ; {
+			items, err := firstPage()
+			if err != nil {
+				return 0, err
+			}
+			if want(items) {
+				return time.Since(committed), nil
+			}
+			if time.Now().After(deadline) {
+				return 0, fmt.Errorf("reward %s %s: not served a minute later", id, what)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 	var renamed string
 	if err := conn.QueryRow(ctx, `UPDATE catalogue_rewards SET name = name || ' ·' WHERE id = $1 RETURNING name`, id).Scan(&renamed); err != nil {
-		return 0, fmt.Errorf("rename reward %s: %w", id, err)
+		return 0, 0, fmt.Errorf("rename reward %s: %w", id, err)
 	}
-	committed := time.Now()
-	for deadline := committed.Add(time.Minute); ; {
-		items, err := firstPage()
-		if err != nil {
-			return 0, err
-		}
-		if slices.Contains(items, item{id, renamed}) {
-			return time.Since(committed), nil
-		}
-		if time.Now().After(deadline) {
-			return 0, fmt.Errorf("reward %s renamed to %q was not on the first page a minute later", id, renamed)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if rename, err = served(time.Now(), "renamed", func(items []item) bool { return slices.Contains(items, item{id, renamed}) }); err != nil {
+		return 0, 0, err
 	}
+	hideFor := func(hidden bool) error {
+		_, err := conn.Exec(ctx, `INSERT INTO catalogue_game_rewards (game_id, reward_id, hidden)
+			SELECT game_id, $2, $3 FROM coins WHERE id = $1
+			ON CONFLICT (game_id, reward_id) DO UPDATE SET hidden = excluded.hidden`, env.coinID, id, hidden)
+		return err
+	}
+	if err := hideFor(true); err != nil {
+		return 0, 0, fmt.Errorf("hide reward %s: %w", id, err)
+	}
+	hide, err = served(time.Now(), "hidden", func(items []item) bool {
+		return !slices.ContainsFunc(items, func(it item) bool { return it.ID == id })
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := hideFor(false); err != nil {
+		return 0, 0, fmt.Errorf("show reward %s again: %w", id, err)
+	}
+	return rename, hide, nil
 }
 
 // procMemory reads VmRSS and VmHWM of process pid, in bytes.
