@@ -368,6 +368,10 @@ func TestPartnerWalletOrders(t *testing.T) {
 	require.Equal(t, amount, o["amountDebited"])
 	require.Len(t, o["codes"], 2)
 	require.Nil(t, o["cashAmount"])
+	var queued int
+	require.NoError(t, p.pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job WHERE kind = 'fulfil_order'
+		AND args->>'order_id' = $1 AND state IN ('scheduled', 'available')`, o["orderId"]).Scan(&queued))
+	require.Zero(t, queued, "an order final within the placement's wait needs no fulfilment job")
 	wallet := p.as(tok, "GET", "/partner/v1/gift-cards/wallet", nil)
 	require.InDelta(t, 10000-amount, data(wallet)["balance"].(float64), 0.001)
 

@@ -72,5 +72,10 @@ type Refunder interface {
 // Scheduler queues an order's fulfilment job inside a transaction, to run at a time: the job
 // exists if and only if the order does.
 type Scheduler interface {
-	ScheduleFulfilment(ctx context.Context, t store.Tx, orderID uuid.UUID, at time.Time) error
+	// ScheduleFulfilment queues the job and returns its id.
+	ScheduleFulfilment(ctx context.Context, t store.Tx, orderID uuid.UUID, at time.Time) (int64, error)
+	// DropFulfilment deletes a queued job that no worker has taken yet, inside the transaction
+	// that makes its order final: the job would only have found the order final. The statement
+	// may travel with the transaction's commit; a job already taken is left to run.
+	DropFulfilment(ctx context.Context, t store.Tx, jobID int64) error
 }

@@ -548,11 +548,12 @@ func (s *Service) Place(ctx context.Context, c Caller, r PlaceRequest) (orders.V
 		DeadlineAt: now.Add(s.saga.Deadline()),
 		Partner: &orders.Terms{ClientOrderID: r.ClientOrderID, Customer: r.Customer, Settlement: c.Settings.Settlement,
 			Amount: amount, Currency: s.cfg.Currency, BrandCode: b.Code, BrandName: b.Name}}
+	var job int64 // a WALLET order's fulfilment job
 	if c.Settings.Settlement == orders.Cash {
 		err = s.placeCash(ctx, &o, r, quoteID)
 	} else {
 		o.Status, o.Partner.Payment.Status = orders.Initiated, orders.NotRequired
-		err = s.placeWallet(ctx, &o, quoteID)
+		job, err = s.placeWallet(ctx, &o, quoteID)
 	}
 	if errs.CodeOf(err) == orders.ErrClientOrderTaken.Code {
 		// A concurrent placement with the same clientOrderId won; this one rolled back.
@@ -567,7 +568,7 @@ func (s *Service) Place(ctx context.Context, c Caller, r PlaceRequest) (orders.V
 	}
 	if o.Status == orders.Processing {
 		// Sent to the provider now that it is placed; the answer within the wait is the result.
-		return s.saga.FulfilSent(ctx, o), false, nil
+		return s.saga.FulfilSent(ctx, o, job), false, nil
 	}
 	v, err := s.view(ctx, o.ID)
 	return v, false, err
@@ -610,9 +611,9 @@ func (s *Service) inStock(ctx context.Context, env studio.Environment, b Brand, 
 // placeWallet is a WALLET order's transaction: create the order and queue its fulfilment, then
 // debit the wallet. The wallet row, which every order of the partner contends on, is debited
 // with the commit (DebitAtCommit), so that it is held only while the commit runs.
-func (s *Service) placeWallet(ctx context.Context, po *orders.Order, quoteID string) error {
+func (s *Service) placeWallet(ctx context.Context, po *orders.Order, quoteID string) (job int64, err error) {
 	placed := *po
-	err := s.runner.InTx(ctx, func(t store.Tx) error {
+	err = s.runner.InTx(ctx, func(t store.Tx) error {
 		// Stored as sent and its job scheduled here; Place sends it once this commits.
 		o, err := s.orders.WithTx(t).Insert(ctx, placed, "wallet debited", orders.SentStep)
 		if err != nil {
@@ -621,7 +622,7 @@ func (s *Service) placeWallet(ctx context.Context, po *orders.Order, quoteID str
 		if err := s.useQuote(ctx, t, quoteID, o.ID); err != nil {
 			return err
 		}
-		if err := s.saga.ScheduleSent(ctx, t, o); err != nil {
+		if job, err = s.saga.ScheduleSent(ctx, t, o); err != nil {
 			return err
 		}
 		*po = o
@@ -631,12 +632,12 @@ func (s *Service) placeWallet(ctx context.Context, po *orders.Order, quoteID str
 		// Rolled back; the balance, read now, is for the message only.
 		bal, berr := s.partner.Repo().Wallet(ctx, po.GameID, po.Environment)
 		if berr != nil {
-			return ErrInsufficientBalance
+			return 0, ErrInsufficientBalance
 		}
-		return ErrInsufficientBalance.Withf("studio wallet balance too low: the order costs %s %s and the wallet holds %s",
+		return 0, ErrInsufficientBalance.Withf("studio wallet balance too low: the order costs %s %s and the wallet holds %s",
 			po.Partner.Amount, s.cfg.Currency, bal)
 	}
-	return err
+	return job, err
 }
 
 // placeCash opens the order's payment session and records the order PENDING_PAYMENT with a
@@ -900,7 +901,8 @@ func (s *Service) confirmPaid(ctx context.Context, o orders.Order, sess payments
 		if _, err := repo.SetPayment(ctx, o.ID, orders.PaymentPending, orders.PaymentPaid, sess.PaymentID); err != nil {
 			return err
 		}
-		return s.cfg.OrderJobs.ScheduleFulfilment(ctx, t, o.ID, s.now().Add(s.saga.Wait()))
+		_, err = s.cfg.OrderJobs.ScheduleFulfilment(ctx, t, o.ID, s.now().Add(s.saga.Wait()))
+		return err
 	})
 	if err != nil {
 		return err
