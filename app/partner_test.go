@@ -381,6 +381,13 @@ func TestPartnerWalletOrders(t *testing.T) {
 	require.Equal(t, "true", replay.Header.Get("x-idempotent-replay"))
 	require.Equal(t, o["orderId"], data(replay)["orderId"])
 	requireError(t, p.order(tok, orderBody("o-1", "AMAZON", d, 1)), 422, "IDEMPOTENCY_KEY_REUSED")
+	// A retry answers the order placed even when no order could be placed now (the provider down).
+	p.vouchers.SetBehaviour(fakevouchers.Behaviour{Status: 503})
+	down := p.order(tok, orderBody("o-1", "AMAZON", d, 2))
+	p.vouchers.SetBehaviour(fakevouchers.Behaviour{})
+	require.Equal(t, 200, down.Status, string(down.Raw))
+	require.Equal(t, "true", down.Header.Get("x-idempotent-replay"))
+	require.Equal(t, o["orderId"], data(down)["orderId"])
 	mismatch := orderBody("o-q", "AMAZON", d, 1)
 	mismatch["quoteId"] = data(pv)["quoteId"]
 	requireError(t, p.order(tok, mismatch), 400, "QUOTE_MISMATCH")

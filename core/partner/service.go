@@ -527,9 +527,29 @@ func (s *Service) Place(ctx context.Context, c Caller, r PlaceRequest) (orders.V
 	if err := weburl.Check("returnUrl", r.ReturnURL, s.cfg.AllowHTTPURLs, false); err != nil {
 		return orders.View{}, false, err
 	}
-	if v, found, err := s.existing(ctx, c, r); found || err != nil {
-		return v, found, err
+	// A WALLET order is looked up by its clientOrderId only when it is not placed: the insert of
+	// its transaction finds an order placed with it (the unique index: ErrClientOrderTaken), and
+	// a check that refuses a retry (its quote used or expired since, the stock, the wallet) does
+	// not hide the order the first try placed. A new order, nearly every one, saves the round
+	// trip. A CASH order opens its payment session before its transaction, so it looks first.
+	if c.Settings.Settlement == orders.Cash {
+		if v, found, err := s.existing(ctx, c, r); found || err != nil {
+			return v, found, err
+		}
+		return s.place(ctx, c, r)
 	}
+	v, replayed, err := s.place(ctx, c, r)
+	if err != nil {
+		if v, found, ferr := s.existing(ctx, c, r); found || ferr != nil {
+			return v, found, ferr
+		}
+	}
+	return v, replayed, err
+}
+
+// place is Place once the request is known to be new (CASH), or to be placed unless its
+// clientOrderId is taken (WALLET).
+func (s *Service) place(ctx context.Context, c Caller, r PlaceRequest) (orders.View, bool, error) {
 	b, err := s.orderable(ctx, r.BrandCode, r.Denomination)
 	if err != nil {
 		return orders.View{}, false, err
