@@ -372,6 +372,10 @@ func TestPartnerWalletOrders(t *testing.T) {
 	require.NoError(t, p.pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job WHERE kind = 'fulfil_order'
 		AND args->>'order_id' = $1 AND state IN ('scheduled', 'available')`, o["orderId"]).Scan(&queued))
 	require.Zero(t, queued, "an order final within the placement's wait needs no fulfilment job")
+	stored := p.as(tok, "GET", "/partner/v1/gift-cards/orders/"+o["orderId"].(string), nil)
+	require.Equal(t, 200, stored.Status, string(stored.Raw))
+	require.Equal(t, o["createdAt"], data(stored)["createdAt"], "the answer's creation time is the stored one")
+	require.NotEqual(t, "0001-01-01T00:00:00Z", o["createdAt"])
 	wallet := p.as(tok, "GET", "/partner/v1/gift-cards/wallet", nil)
 	require.InDelta(t, 10000-amount, data(wallet)["balance"].(float64), 0.001)
 

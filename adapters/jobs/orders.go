@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
+	"github.com/rewardsco/rewards/core/orders"
 	"github.com/rewardsco/rewards/core/store"
 )
 
@@ -72,20 +73,21 @@ type deferringTx interface {
 }
 
 // ScheduleFulfilment implements orders.Scheduler: the job is inserted in the order's own
-// transaction and becomes due at at; its id is returned for DropFulfilment.
-func (q *Queue) ScheduleFulfilment(ctx context.Context, t store.Tx, orderID uuid.UUID, at time.Time) (int64, error) {
+// transaction and becomes due at at; its id (for DropFulfilment) and its creation time, as
+// River stored it (the transaction's time, now(), unless River's clock is stubbed), are returned.
+func (q *Queue) ScheduleFulfilment(ctx context.Context, t store.Tx, orderID uuid.UUID, at time.Time) (orders.Scheduled, error) {
 	tx, ok := t.(pgxTx)
 	if !ok {
-		return 0, errors.New("jobs: the transaction is not a PostgreSQL one")
+		return orders.Scheduled{}, errors.New("jobs: the transaction is not a PostgreSQL one")
 	}
 	if q.client == nil {
-		return 0, errors.New("jobs: insert before Open")
+		return orders.Scheduled{}, errors.New("jobs: insert before Open")
 	}
 	res, err := q.client.InsertTx(ctx, tx.PgxTx(), FulfilOrderArgs{OrderID: orderID}, &river.InsertOpts{ScheduledAt: at})
 	if err != nil {
-		return 0, fmt.Errorf("schedule the fulfilment of %s: %w", orderID, err)
+		return orders.Scheduled{}, fmt.Errorf("schedule the fulfilment of %s: %w", orderID, err)
 	}
-	return res.Job.ID, nil
+	return orders.Scheduled{Job: res.Job.ID, Created: res.Job.CreatedAt}, nil
 }
 
 // dropFulfilment deletes a fulfilment job that no worker has taken. A job being fetched is

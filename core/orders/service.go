@@ -298,7 +298,9 @@ func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, co
 	case o.ProviderProduct != "":
 		// Sent after this transaction (fulfilPlaced); the job takes over if this process
 		// cannot, asking the provider before placing it again.
-		job, err = s.ScheduleSent(ctx, t, o)
+		var sch Scheduled
+		sch, err = s.ScheduleSent(ctx, t, o)
+		job = sch.Job
 	case pl.reward.Type == catalogue.Coupon || pl.reward.IsPool():
 		if o.Codes, err = s.couponCodes(ctx, cat, pl.reward, o); err == nil {
 			err = repo.AddCodes(ctx, o.ID, o.Codes)
@@ -443,9 +445,9 @@ func (s *Service) FulfilSent(ctx context.Context, o Order, job int64) View {
 }
 
 // ScheduleSent schedules the fulfilment job of a new order that the transaction placing it
-// stored PROCESSING (Insert with SentStep), for FulfilSent once it commits; it returns the
-// job's id, which FulfilSent takes.
-func (s *Service) ScheduleSent(ctx context.Context, t store.Tx, o Order) (int64, error) {
+// stores PROCESSING (Insert with SentStep), for FulfilSent once it commits, which takes the
+// job's id.
+func (s *Service) ScheduleSent(ctx context.Context, t store.Tx, o Order) (Scheduled, error) {
 	return s.cfg.Jobs.ScheduleFulfilment(ctx, t, o.ID, s.now().Add(s.cfg.Wait))
 }
 

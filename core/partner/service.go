@@ -628,21 +628,29 @@ func (s *Service) inStock(ctx context.Context, env studio.Environment, b Brand, 
 	return ErrOutOfStock
 }
 
-// placeWallet is a WALLET order's transaction: create the order and queue its fulfilment, then
-// debit the wallet. The wallet row, which every order of the partner contends on, is debited
-// with the commit (DebitAtCommit), so that it is held only while the commit runs.
+// placeWallet is a WALLET order's transaction: queue the order's fulfilment, create it, then
+// debit the wallet, in two round trips (BEGIN with the job; the order, its transitions and the
+// debit with the COMMIT; a quote's use adds one) and the job's id for FulfilSent. The wallet
+// row, which every order of the partner contends on, is debited with the commit
+// (DebitAtCommit), so that it is held only while the commit runs.
 func (s *Service) placeWallet(ctx context.Context, po *orders.Order, quoteID string) (job int64, err error) {
 	placed := *po
 	err = s.runner.InTx(ctx, func(t store.Tx) error {
-		// Stored as sent and its job scheduled here; Place sends it once this commits.
-		o, err := s.orders.WithTx(t).Insert(ctx, placed, "wallet debited", orders.SentStep)
+		// Stored as sent and its job scheduled here; Place sends it once this commits. The job
+		// comes first: its insert is the one statement whose answer the transaction reads (the
+		// job's id, and the transaction's time, which the order takes as its creation time), so
+		// that the order travels with the next statement (a quote's use) or the commit.
+		sch, err := s.saga.ScheduleSent(ctx, t, placed)
 		if err != nil {
 			return err
 		}
-		if err := s.useQuote(ctx, t, quoteID, o.ID); err != nil {
+		job = sch.Job
+		o := placed
+		o.CreatedAt = sch.Created
+		if o, err = s.orders.WithTx(t).Insert(ctx, o, "wallet debited", orders.SentStep); err != nil {
 			return err
 		}
-		if job, err = s.saga.ScheduleSent(ctx, t, o); err != nil {
+		if err := s.useQuote(ctx, t, quoteID, o.ID); err != nil {
 			return err
 		}
 		*po = o
