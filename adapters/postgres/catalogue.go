@@ -607,8 +607,13 @@ func (r *CatalogueRepo) FollowLink(ctx context.Context, code string) (string, er
 }
 
 // TakeCodes implements catalogue.Repo.
+//
+// The statement is prepared with a cached plan (the pool's free codes by their partial index,
+// whatever the reward), not planned afresh like the catalogue's other statements: a purchase's
+// transaction then sends it in one round trip with the statements queued before it (the order),
+// where a customPlans statement goes on its own after flushing them.
 func (r *CatalogueRepo) TakeCodes(ctx context.Context, rewardID, orderID uuid.UUID, n int) ([]catalogue.SealedCode, error) {
-	rows, err := r.q.CatalogueTakeCodes(ctx, db.CatalogueTakeCodesParams{OrderID: &orderID, RewardID: rewardID, N: int32(n)})
+	rows, err := db.New(r.dbtx).CatalogueTakeCodes(ctx, db.CatalogueTakeCodesParams{OrderID: &orderID, RewardID: rewardID, N: int32(n)})
 	if err != nil {
 		return nil, fmt.Errorf("take codes of %s: %w", rewardID, err)
 	}
