@@ -515,8 +515,13 @@ func (r *CatalogueRepo) GetVisible(ctx context.Context, q catalogue.ListQuery, i
 
 // GetVisibleWithCoin implements catalogue.Repo: one statement; when it finds nothing, a second
 // tells a missing coin from a reward the game's players cannot see.
+//
+// The statement is prepared with a cached plan, not planned afresh like the catalogue's other
+// statements: its rows are found by their primary keys whatever the parameters, and planning
+// its four-table join cost PostgreSQL 0.24 ms at every purchase in the benchmark, six times its
+// execution.
 func (r *CatalogueRepo) GetVisibleWithCoin(ctx context.Context, q catalogue.ListQuery, id uuid.UUID) (catalogue.Listed, coins.Coin, error) {
-	row, err := r.q.CatalogueGetVisibleWithCoin(ctx, db.CatalogueGetVisibleWithCoinParams{CoinKey: q.CoinID.String(),
+	row, err := db.New(r.dbtx).CatalogueGetVisibleWithCoin(ctx, db.CatalogueGetVisibleWithCoinParams{CoinKey: q.CoinID.String(),
 		ID: id, GameID: q.GameID, CoinID: q.CoinID, Now: q.Now, Country: q.Country})
 	if isNoRows(err) {
 		coin, cerr := (&CoinsRepo{conn: r.conn}).GetCoin(ctx, q.GameID, q.CoinID)

@@ -292,3 +292,33 @@ func TestPoolPurchaseRoundTrips(t *testing.T) {
 	}
 	require.EqualValues(t, 4, trips(t, buy))
 }
+
+// A purchase's check of its reward and coin (GetVisibleWithCoin) and the take of a pool's codes
+// run on prepared statements whose generic plans PostgreSQL keeps, rather than being planned at
+// each purchase (planning GetVisibleWithCoin's join cost six times its execution).
+func TestPurchaseStatementsKeepTheirPlans(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupOrders(t)
+	reward := b.coupon(t, 10, 20)
+	p := b.player(t, "planned", 100_000)
+	cfg := b.pool.Config().Copy()
+	cfg.MaxConns = 1 // every purchase on one connection, with its prepared statements
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	database := postgres.NewDB(pool)
+	keeper := idempotency.NewKeeper(database, postgres.NewIdempotencyStore(database))
+	svc := orders.NewService(database, postgres.NewOrdersStore(database), postgres.NewCoinsStore(database, nil),
+		postgres.NewCatalogueStore(database), keeper, orders.Config{Box: b.box})
+	for range 10 {
+		_, _, err := svc.Buy(ctx, orders.Purchase{Caller: b.caller, Player: p, RewardID: reward.ID, CoinID: b.coin.ID})
+		require.NoError(t, err)
+	}
+	for _, name := range []string{"CatalogueGetVisibleWithCoin", "CatalogueTakeCodes"} {
+		var generic int64
+		require.NoError(t, pool.QueryRow(ctx, `SELECT coalesce(sum(generic_plans), 0) FROM pg_prepared_statements
+			WHERE statement LIKE '-- name: ' || $1 || ' %'`, name).Scan(&generic))
+		require.GreaterOrEqual(t, generic, int64(5), "%s: runs of its kept plan", name)
+	}
+}
