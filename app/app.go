@@ -62,8 +62,8 @@ import (
 	fakevouchers "github.com/rewardsco/rewards/fakes/vouchers"
 )
 
-// defaultPoolSize is the database pool's size unless DATABASE_URL sets pool_max_conns.
-const defaultPoolSize = 20
+// DefaultPoolSize is the database pool's size unless DATABASE_URL sets pool_max_conns.
+const DefaultPoolSize = 20
 
 // Modules are the core use cases, wired to their adapters.
 type Modules struct {
@@ -594,7 +594,7 @@ func OpenDatabase(ctx context.Context, cfg Config, log *slog.Logger) (*Database,
 	if !strings.Contains(url, "pool_max_conns") {
 		// pgx's default (max(4, CPUs)) is too small once request handlers and the webhook
 		// workers share the pool; pool_max_conns in DATABASE_URL overrides this.
-		poolCfg.MaxConns = defaultPoolSize
+		poolCfg.MaxConns = DefaultPoolSize
 	}
 	// Migrations may run long on a large database: they get a pool of their own, without the
 	// request bounds below.

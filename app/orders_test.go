@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rewardsco/rewards/adapters/jobs"
@@ -28,6 +29,7 @@ import (
 // fulfilment job is run by hand (Fulfil) where a River worker would run it.
 type sagaBundle struct {
 	m        app.Modules
+	pool     *pgxpool.Pool
 	fake     *fakevouchers.Provider
 	caller   studio.Caller
 	coin     coins.Coin
@@ -59,7 +61,7 @@ func setupSaga(t *testing.T, deadline time.Duration) sagaBundle {
 	require.NoError(t, err)
 	g, err := m.Studios.CreateGame(ctx, studio.Game{StudioID: s.ID, Name: "Saga Game"})
 	require.NoError(t, err)
-	b := sagaBundle{m: m, fake: fake, caller: studio.Caller{GameID: g.ID, StudioID: s.ID, Environment: studio.Test}, products: map[string]uuid.UUID{}}
+	b := sagaBundle{m: m, pool: pool, fake: fake, caller: studio.Caller{GameID: g.ID, StudioID: s.ID, Environment: studio.Test}, products: map[string]uuid.UUID{}}
 	b.coin, err = m.Coins.CreateCoin(ctx, coins.Coin{GameID: g.ID, Name: "Gems", ImageURL: "https://cdn.example.com/g.png", CoinsPerUnit: 1})
 	require.NoError(t, err)
 	created, err := m.Players.CreateWithUUID(ctx, b.caller, "buyer")
@@ -100,6 +102,15 @@ func (b sagaBundle) balance(t *testing.T) int64 {
 	return funds[0].Balance
 }
 
+// jobs counts the fulfilment jobs of an order still queued (not taken by a worker).
+func (b sagaBundle) jobs(t *testing.T, id uuid.UUID) int {
+	t.Helper()
+	var n int
+	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job
+		WHERE kind = 'fulfil_order' AND args->>'order_id' = $1 AND state IN ('scheduled', 'available')`, id.String()).Scan(&n))
+	return n
+}
+
 // runJob works an order's fulfilment as its River job would, until it is final.
 func (b sagaBundle) runJob(t *testing.T, id uuid.UUID) orders.View {
 	t.Helper()
@@ -130,6 +141,7 @@ func TestSagaWithTheVoucherProvider(t *testing.T) {
 	require.NotEmpty(t, v.Codes[0].Code)
 	require.Equal(t, start-v.CoinsSpent, b.balance(t))
 	require.Equal(t, b.balance(t), v.Balance)
+	require.Zero(t, b.jobs(t, v.ID), "an order final within the purchase's wait needs no job")
 	spent := v.CoinsSpent
 
 	// Refused: FAILED in the answer, coins back.
@@ -138,11 +150,13 @@ func TestSagaWithTheVoucherProvider(t *testing.T) {
 	require.Equal(t, orders.Failed, v.Status)
 	require.NotNil(t, v.RefundTxID)
 	require.Equal(t, start-spent, b.balance(t), "a refused order costs nothing")
+	require.Zero(t, b.jobs(t, v.ID), "an order final within the purchase's wait needs no job")
 
 	// Slow: TIMEOUT in the answer, then SUCCESS through the job.
 	v, err = b.buy(t, "SANDBOX_SLOW")
 	require.NoError(t, err)
 	require.Equal(t, orders.Timeout, v.Status)
+	require.Equal(t, 1, b.jobs(t, v.ID), "an order unfinished after the purchase's wait keeps its job")
 	v = b.runJob(t, v.ID)
 	require.Equal(t, orders.Success, v.Status)
 	require.NotEmpty(t, v.Codes)

@@ -368,6 +368,14 @@ func TestPartnerWalletOrders(t *testing.T) {
 	require.Equal(t, amount, o["amountDebited"])
 	require.Len(t, o["codes"], 2)
 	require.Nil(t, o["cashAmount"])
+	var queued int
+	require.NoError(t, p.pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job WHERE kind = 'fulfil_order'
+		AND args->>'order_id' = $1 AND state IN ('scheduled', 'available')`, o["orderId"]).Scan(&queued))
+	require.Zero(t, queued, "an order final within the placement's wait needs no fulfilment job")
+	stored := p.as(tok, "GET", "/partner/v1/gift-cards/orders/"+o["orderId"].(string), nil)
+	require.Equal(t, 200, stored.Status, string(stored.Raw))
+	require.Equal(t, o["createdAt"], data(stored)["createdAt"], "the answer's creation time is the stored one")
+	require.NotEqual(t, "0001-01-01T00:00:00Z", o["createdAt"])
 	wallet := p.as(tok, "GET", "/partner/v1/gift-cards/wallet", nil)
 	require.InDelta(t, 10000-amount, data(wallet)["balance"].(float64), 0.001)
 
@@ -377,6 +385,13 @@ func TestPartnerWalletOrders(t *testing.T) {
 	require.Equal(t, "true", replay.Header.Get("x-idempotent-replay"))
 	require.Equal(t, o["orderId"], data(replay)["orderId"])
 	requireError(t, p.order(tok, orderBody("o-1", "AMAZON", d, 1)), 422, "IDEMPOTENCY_KEY_REUSED")
+	// A retry answers the order placed even when no order could be placed now (the provider down).
+	p.vouchers.SetBehaviour(fakevouchers.Behaviour{Status: 503})
+	down := p.order(tok, orderBody("o-1", "AMAZON", d, 2))
+	p.vouchers.SetBehaviour(fakevouchers.Behaviour{})
+	require.Equal(t, 200, down.Status, string(down.Raw))
+	require.Equal(t, "true", down.Header.Get("x-idempotent-replay"))
+	require.Equal(t, o["orderId"], data(down)["orderId"])
 	mismatch := orderBody("o-q", "AMAZON", d, 1)
 	mismatch["quoteId"] = data(pv)["quoteId"]
 	requireError(t, p.order(tok, mismatch), 400, "QUOTE_MISMATCH")

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
+	"github.com/rewardsco/rewards/core/orders"
 	"github.com/rewardsco/rewards/core/store"
 )
 
@@ -62,21 +63,46 @@ func (w *fulfilWorker) Work(ctx context.Context, job *river.Job[FulfilOrderArgs]
 // Timeout bounds one step: at most two provider calls (10 s each) and two transactions.
 func (w *fulfilWorker) Timeout(*river.Job[FulfilOrderArgs]) time.Duration { return 30 * time.Second }
 
-// pgxTx is what the postgres adapter's transactions offer to libraries that take part in them.
+// pgxTx is what the postgres adapter's transactions offer to libraries that take part in it.
 type pgxTx interface{ PgxTx() pgx.Tx }
 
+// deferringTx is a transaction that can send a statement with its next one or its COMMIT (the
+// postgres adapter's Defer).
+type deferringTx interface {
+	Defer(sql string, args ...any)
+}
+
 // ScheduleFulfilment implements orders.Scheduler: the job is inserted in the order's own
-// transaction and becomes due at at.
-func (q *Queue) ScheduleFulfilment(ctx context.Context, t store.Tx, orderID uuid.UUID, at time.Time) error {
+// transaction and becomes due at at; its id (for DropFulfilment) and its creation time, as
+// River stored it (the transaction's time, now(), unless River's clock is stubbed), are returned.
+func (q *Queue) ScheduleFulfilment(ctx context.Context, t store.Tx, orderID uuid.UUID, at time.Time) (orders.Scheduled, error) {
 	tx, ok := t.(pgxTx)
+	if !ok {
+		return orders.Scheduled{}, errors.New("jobs: the transaction is not a PostgreSQL one")
+	}
+	if q.client == nil {
+		return orders.Scheduled{}, errors.New("jobs: insert before Open")
+	}
+	res, err := q.client.InsertTx(ctx, tx.PgxTx(), FulfilOrderArgs{OrderID: orderID}, &river.InsertOpts{ScheduledAt: at})
+	if err != nil {
+		return orders.Scheduled{}, fmt.Errorf("schedule the fulfilment of %s: %w", orderID, err)
+	}
+	return orders.Scheduled{Job: res.Job.ID, Created: res.Job.CreatedAt}, nil
+}
+
+// dropFulfilment deletes a fulfilment job that no worker has taken. A job being fetched is
+// locked by the fetch (FOR UPDATE SKIP LOCKED): the delete then waits for it and finds it
+// running, which it leaves alone.
+const dropFulfilment = `DELETE FROM river_job WHERE id = $1 AND kind = 'fulfil_order' AND state IN ('scheduled', 'available')`
+
+// DropFulfilment implements orders.Scheduler: the delete travels with the transaction's next
+// statement or its COMMIT, so it costs no round trip; a job already taken (or gone) is left as
+// it is.
+func (q *Queue) DropFulfilment(_ context.Context, t store.Tx, jobID int64) error {
+	tx, ok := t.(deferringTx)
 	if !ok {
 		return errors.New("jobs: the transaction is not a PostgreSQL one")
 	}
-	if q.client == nil {
-		return errors.New("jobs: insert before Open")
-	}
-	if _, err := q.client.InsertTx(ctx, tx.PgxTx(), FulfilOrderArgs{OrderID: orderID}, &river.InsertOpts{ScheduledAt: at}); err != nil {
-		return fmt.Errorf("schedule the fulfilment of %s: %w", orderID, err)
-	}
+	tx.Defer(dropFulfilment, jobID)
 	return nil
 }

@@ -515,8 +515,13 @@ func (r *CatalogueRepo) GetVisible(ctx context.Context, q catalogue.ListQuery, i
 
 // GetVisibleWithCoin implements catalogue.Repo: one statement; when it finds nothing, a second
 // tells a missing coin from a reward the game's players cannot see.
+//
+// The statement is prepared with a cached plan, not planned afresh like the catalogue's other
+// statements: its rows are found by their primary keys whatever the parameters, and planning
+// its four-table join cost PostgreSQL 0.24 ms at every purchase in the benchmark, six times its
+// execution.
 func (r *CatalogueRepo) GetVisibleWithCoin(ctx context.Context, q catalogue.ListQuery, id uuid.UUID) (catalogue.Listed, coins.Coin, error) {
-	row, err := r.q.CatalogueGetVisibleWithCoin(ctx, db.CatalogueGetVisibleWithCoinParams{CoinKey: q.CoinID.String(),
+	row, err := db.New(r.dbtx).CatalogueGetVisibleWithCoin(ctx, db.CatalogueGetVisibleWithCoinParams{CoinKey: q.CoinID.String(),
 		ID: id, GameID: q.GameID, CoinID: q.CoinID, Now: q.Now, Country: q.Country})
 	if isNoRows(err) {
 		coin, cerr := (&CoinsRepo{conn: r.conn}).GetCoin(ctx, q.GameID, q.CoinID)
@@ -607,8 +612,13 @@ func (r *CatalogueRepo) FollowLink(ctx context.Context, code string) (string, er
 }
 
 // TakeCodes implements catalogue.Repo.
+//
+// The statement is prepared with a cached plan (the pool's free codes by their partial index,
+// whatever the reward), not planned afresh like the catalogue's other statements: a purchase's
+// transaction then sends it in one round trip with the statements queued before it (the order),
+// where a customPlans statement goes on its own after flushing them.
 func (r *CatalogueRepo) TakeCodes(ctx context.Context, rewardID, orderID uuid.UUID, n int) ([]catalogue.SealedCode, error) {
-	rows, err := r.q.CatalogueTakeCodes(ctx, db.CatalogueTakeCodesParams{OrderID: &orderID, RewardID: rewardID, N: int32(n)})
+	rows, err := db.New(r.dbtx).CatalogueTakeCodes(ctx, db.CatalogueTakeCodesParams{OrderID: &orderID, RewardID: rewardID, N: int32(n)})
 	if err != nil {
 		return nil, fmt.Errorf("take codes of %s: %w", rewardID, err)
 	}

@@ -354,6 +354,29 @@ func (r *OrdersRepo) insertPartner(ctx context.Context, o orders.Order, froms, t
 	t := o.Partner
 	customer, _ := json.Marshal(t.Customer)
 	amount := int64(t.Amount)
+	if r.owner != nil && !o.CreatedAt.IsZero() {
+		// In a transaction that knows its own time (read by an earlier statement): one
+		// statement with the transitions, sent with the next one or the COMMIT, whose error a
+		// taken clientOrderId then is.
+		o.UpdatedAt = o.CreatedAt
+		if err := r.deferredQueries(func(err error) error {
+			if pgCode(err) == "23505" {
+				return orders.ErrClientOrderTaken
+			}
+			return fmt.Errorf("insert partner order: %w", err)
+		}).OrdersInsertPartnerInTx(ctx, db.OrdersInsertPartnerInTxParams{ID: o.ID, GameID: o.GameID, Environment: string(o.Environment),
+			UserRef: o.UserRef, RewardID: o.RewardID, RewardType: string(o.RewardType), Status: string(o.Status),
+			Denomination: int64(o.Denomination), Quantity: int32(o.Quantity), FaceValue: int64(o.FaceValue),
+			ProviderProduct: &o.ProviderProduct, DeadlineAt: o.DeadlineAt, ClientOrderID: &t.ClientOrderID, Customer: customer,
+			Settlement: (*string)(&t.Settlement), Amount: &amount, Currency: &t.Currency, BrandCode: &t.BrandCode, BrandName: &t.BrandName,
+			PaymentStatus: (*string)(&t.Payment.Status), PaymentProvider: orNil(t.Payment.Provider), PaymentSession: orNil(t.Payment.SessionID),
+			PayerToken: orNil(t.Payment.PayerToken), PaymentExpiresAt: t.Payment.ExpiresAt, ReturnUrl: orNil(t.Payment.ReturnURL),
+			CreatedAt: o.CreatedAt, Froms: froms, Tos: tos, Reasons: reasons}); err != nil {
+			return orders.Order{}, err
+		}
+		r.onCommit(record)
+		return o, nil
+	}
 	row, err := r.q.OrdersInsertPartner(ctx, db.OrdersInsertPartnerParams{ID: o.ID, GameID: o.GameID, Environment: string(o.Environment),
 		UserRef: o.UserRef, RewardID: o.RewardID, RewardType: string(o.RewardType), Status: string(o.Status),
 		Denomination: int64(o.Denomination), Quantity: int32(o.Quantity), FaceValue: int64(o.FaceValue),

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rewardsco/rewards/adapters/postgres"
@@ -261,4 +262,63 @@ func TestPhysicalGoodNeedsAnAddress(t *testing.T) {
 	require.NotNil(t, v.Address)
 	require.Equal(t, "560001", v.Address.PinCode)
 	require.Equal(t, int64(1000-150), b.balance(t, p))
+}
+
+// A coupon purchase from a pool makes 4 round trips: the reward and coin, then BEGIN with the
+// player's lock and the debit, the order with the take of its code, and the rest with the
+// COMMIT. The take is a prepared statement, which a pipelined batch can carry; planned afresh
+// (customPlans, as the catalogue's lists are) it would go on its own after a flush of the
+// order, a round trip more.
+func TestPoolPurchaseRoundTrips(t *testing.T) {
+	ctx := context.Background()
+	b := setupOrders(t)
+	reward := b.coupon(t, 10, 10)
+	p := b.player(t, "counted", 100_000)
+	cfg := b.pool.Config().Copy()
+	cfg.MaxConns = 1
+	cfg.ConnConfig.Tracer = postgres.RoundTripCounter{}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	database := postgres.NewDB(pool)
+	keeper := idempotency.NewKeeper(database, postgres.NewIdempotencyStore(database))
+	svc := orders.NewService(database, postgres.NewOrdersStore(database), postgres.NewCoinsStore(database, nil),
+		postgres.NewCatalogueStore(database), keeper, orders.Config{Box: b.box})
+	buy := func() {
+		v, _, err := svc.Buy(ctx, orders.Purchase{Caller: b.caller, Player: p, RewardID: reward.ID, CoinID: b.coin.ID})
+		require.NoError(t, err)
+		require.Equal(t, orders.Success, v.Status)
+		require.Len(t, v.Codes, 1)
+	}
+	require.EqualValues(t, 4, trips(t, buy))
+}
+
+// A purchase's check of its reward and coin (GetVisibleWithCoin) and the take of a pool's codes
+// run on prepared statements whose generic plans PostgreSQL keeps, rather than being planned at
+// each purchase (planning GetVisibleWithCoin's join cost six times its execution).
+func TestPurchaseStatementsKeepTheirPlans(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupOrders(t)
+	reward := b.coupon(t, 10, 20)
+	p := b.player(t, "planned", 100_000)
+	cfg := b.pool.Config().Copy()
+	cfg.MaxConns = 1 // every purchase on one connection, with its prepared statements
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	database := postgres.NewDB(pool)
+	keeper := idempotency.NewKeeper(database, postgres.NewIdempotencyStore(database))
+	svc := orders.NewService(database, postgres.NewOrdersStore(database), postgres.NewCoinsStore(database, nil),
+		postgres.NewCatalogueStore(database), keeper, orders.Config{Box: b.box})
+	for range 10 {
+		_, _, err := svc.Buy(ctx, orders.Purchase{Caller: b.caller, Player: p, RewardID: reward.ID, CoinID: b.coin.ID})
+		require.NoError(t, err)
+	}
+	for _, name := range []string{"CatalogueGetVisibleWithCoin", "CatalogueTakeCodes"} {
+		var generic int64
+		require.NoError(t, pool.QueryRow(ctx, `SELECT coalesce(sum(generic_plans), 0) FROM pg_prepared_statements
+			WHERE statement LIKE '-- name: ' || $1 || ' %'`, name).Scan(&generic))
+		require.GreaterOrEqual(t, generic, int64(5), "%s: runs of its kept plan", name)
+	}
 }

@@ -17,7 +17,8 @@ type Repo interface {
 	// moves in then, when given, are made at once by the same transaction: the order is stored
 	// in the last one's status, with every transition (no second write of the order). In a
 	// transaction the statement may travel with the transaction's next one, whose error is then
-	// also the insert's.
+	// also the insert's: it does when o.CreatedAt is set (the transaction's time, read by an
+	// earlier statement), which the order then takes.
 	Insert(ctx context.Context, o Order, reason string, then ...Step) (Order, error)
 	// Move changes an order's status from one to another, recording the transition, and sets
 	// refundTxID and the failure reason when given; moved is false (and nothing changes) when
@@ -69,8 +70,22 @@ type Refunder interface {
 	RefundFailed(ctx context.Context, t store.Tx, o Order, reason string) error
 }
 
+// Scheduled is a fulfilment job a transaction queued.
+type Scheduled struct {
+	// Job is the job's id, which DropFulfilment takes.
+	Job int64
+	// Created is the job's creation time as stored, by the database's clock: the time of the
+	// transaction that queued it.
+	Created time.Time
+}
+
 // Scheduler queues an order's fulfilment job inside a transaction, to run at a time: the job
 // exists if and only if the order does.
 type Scheduler interface {
-	ScheduleFulfilment(ctx context.Context, t store.Tx, orderID uuid.UUID, at time.Time) error
+	// ScheduleFulfilment queues the job.
+	ScheduleFulfilment(ctx context.Context, t store.Tx, orderID uuid.UUID, at time.Time) (Scheduled, error)
+	// DropFulfilment deletes a queued job that no worker has taken yet, inside the transaction
+	// that makes its order final: the job would only have found the order final. The statement
+	// may travel with the transaction's commit; a job already taken is left to run.
+	DropFulfilment(ctx context.Context, t store.Tx, jobID int64) error
 }

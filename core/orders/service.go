@@ -158,9 +158,10 @@ func (s *Service) Buy(ctx context.Context, p Purchase) (View, bool, error) {
 	// The answer is what the transaction left (no read after it); a replay reads the order as it
 	// is now.
 	var placed View
+	var job int64 // the fulfilment job of a gift card or credit
 	id, replayed, err := idempotency.Do(ctx, s.keeper, req, func(ctx context.Context, t store.Tx) (uuid.UUID, error) {
 		var err error
-		placed, err = s.place(ctx, t, p, pl, coin)
+		placed, job, err = s.place(ctx, t, p, pl, coin)
 		return placed.ID, err
 	})
 	if s.cfg.PoolStock != nil && !replayed && pl.reward.ID != uuid.Nil && pl.reward.IsPool() {
@@ -175,7 +176,7 @@ func (s *Service) Buy(ctx context.Context, p Purchase) (View, bool, error) {
 	}
 	if pl.reward.ProviderProductID != "" {
 		// The provider's answer within the wait goes in the response.
-		placed = s.fulfilPlaced(ctx, placed)
+		placed = s.fulfilPlaced(ctx, placed, job)
 	}
 	return placed, false, nil
 }
@@ -248,22 +249,23 @@ func inStock(levels []vouchers.Stock, r catalogue.Reward, f money.Amount, quanti
 }
 
 // place is the purchase's transaction; it returns the order as the transaction leaves it, with
-// its codes opened and the balance after the debit. Its statements travel together where they
+// its codes opened and the balance after the debit, and the id of the fulfilment job it queued
+// (zero when none). Its statements travel together where they
 // can (see the storage's Insert, SpendBudget): the debit is the first round trip, taking
 // the codes of a pool the second, the rest goes with the commit.
-func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, coin coins.Coin) (View, error) {
+func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, coin coins.Coin) (View, int64, error) {
 	repo, cat := s.orders.WithTx(t), s.catalogue.WithTx(t)
 	if err := repo.LockPlayerReward(ctx, p.Caller.GameID, p.Player.ID, p.RewardID); err != nil {
-		return View{}, err
+		return View{}, 0, err
 	}
 	if pl.reward.PurchaseCooldown > 0 {
 		last, err := repo.LastPurchase(ctx, p.Player.ID, p.RewardID)
 		if err != nil {
-			return View{}, err
+			return View{}, 0, err
 		}
 		if last != nil {
 			if wait := last.Add(pl.reward.PurchaseCooldown).Sub(s.now()); wait > 0 {
-				return View{}, ErrCooldown.WithRetryAfter(wait)
+				return View{}, 0, ErrCooldown.WithRetryAfter(wait)
 			}
 		}
 	}
@@ -276,7 +278,7 @@ func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, co
 	}
 	debit, err := s.coins.WithTx(t).ApplyMovement(ctx, s.movement(o, pl.price, ReasonPurchaseDebit), coins.Debit, coins.EventDebited)
 	if err != nil {
-		return View{}, err
+		return View{}, 0, err
 	}
 	o.DebitTxID = &debit.ID
 	// The order is created at the transaction's time, which the debit read.
@@ -289,13 +291,16 @@ func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, co
 		then = SentStep
 	}
 	if o, err = repo.Insert(ctx, o, "coins debited", then); err != nil {
-		return View{}, err
+		return View{}, 0, err
 	}
+	var job int64
 	switch {
 	case o.ProviderProduct != "":
 		// Sent after this transaction (fulfilPlaced); the job takes over if this process
 		// cannot, asking the provider before placing it again.
-		err = s.ScheduleSent(ctx, t, o)
+		var sch Scheduled
+		sch, err = s.ScheduleSent(ctx, t, o)
+		job = sch.Job
 	case pl.reward.Type == catalogue.Coupon || pl.reward.IsPool():
 		if o.Codes, err = s.couponCodes(ctx, cat, pl.reward, o); err == nil {
 			err = repo.AddCodes(ctx, o.ID, o.Codes)
@@ -306,13 +311,14 @@ func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, co
 		err = cat.RecordOrder(ctx, o.RewardID, s.now())
 	}
 	if err != nil {
-		return View{}, err
+		return View{}, 0, err
 	}
 	// Last, so that the day's total is locked for as short a time as the commit takes.
 	if err := repo.SpendBudget(ctx, o.GameID, o.Environment, now, o.FaceValue); err != nil {
-		return View{}, err
+		return View{}, 0, err
 	}
-	return s.open(o, map[uuid.UUID]int64{o.CoinID: debit.BalanceAfter})
+	v, err := s.open(o, map[uuid.UUID]int64{o.CoinID: debit.BalanceAfter})
+	return v, job, err
 }
 
 // sentReason is the reason of an order's move to PROCESSING.
@@ -369,8 +375,8 @@ func errMoved(moved bool) error {
 }
 
 // fail moves an order to FAILED and refunds its coins (REFUND_CREDIT, a COINS_REFUNDED event)
-// in one transaction.
-func (s *Service) fail(ctx context.Context, o Order, from Status, reason string) error {
+// in one transaction, which also drops the order's fulfilment job when job names it.
+func (s *Service) fail(ctx context.Context, o Order, from Status, reason string, job int64) error {
 	if o.Channel == Partner {
 		return s.runner.InTx(ctx, func(t store.Tx) error {
 			moved, err := s.orders.WithTx(t).Move(ctx, o.ID, from, Failed, reason, nil)
@@ -380,7 +386,10 @@ func (s *Service) fail(ctx context.Context, o Order, from Status, reason string)
 			if s.cfg.PartnerRefunds == nil {
 				return errors.New("partner orders are not served: nothing can refund one")
 			}
-			return s.cfg.PartnerRefunds.RefundFailed(ctx, t, o, reason)
+			if err := s.cfg.PartnerRefunds.RefundFailed(ctx, t, o, reason); err != nil {
+				return err
+			}
+			return s.dropJob(ctx, t, job)
 		})
 	}
 	return s.runner.InTx(ctx, func(t store.Tx) error {
@@ -397,8 +406,22 @@ func (s *Service) fail(ctx context.Context, o Order, from Status, reason string)
 			return err
 		}
 		// A refunded purchase gives its share of the day's budget back.
-		return repo.ReturnBudget(ctx, o.GameID, o.Environment, o.CreatedAt, o.FaceValue)
+		if err := repo.ReturnBudget(ctx, o.GameID, o.Environment, o.CreatedAt, o.FaceValue); err != nil {
+			return err
+		}
+		return s.dropJob(ctx, t, job)
 	})
+}
+
+// dropJob deletes, in the transaction t that makes an order final, the fulfilment job the
+// order's placing queued (job: its id), which would only have found the order final: its run,
+// a read of the order and River's own statements to take and finish it, is saved. job is zero
+// when the caller is the job itself, or does not know it.
+func (s *Service) dropJob(ctx context.Context, t store.Tx, job int64) error {
+	if job == 0 {
+		return nil
+	}
+	return s.cfg.Jobs.DropFulfilment(ctx, t, job)
 }
 
 // FulfilWithin places an order the provider fulfils (or asks again) and waits up to
@@ -411,29 +434,33 @@ func (s *Service) FulfilWithin(ctx context.Context, id uuid.UUID) {
 }
 
 // FulfilSent is fulfilPlaced for a partner order (no balance): o was marked PROCESSING by
-// the transaction that placed it (SentStep, ScheduleSent), which has committed.
-func (s *Service) FulfilSent(ctx context.Context, o Order) View {
+// the transaction that placed it (SentStep, ScheduleSent), which has committed; job is the id
+// ScheduleSent returned.
+func (s *Service) FulfilSent(ctx context.Context, o Order, job int64) View {
 	v, err := s.open(o, nil)
 	if err != nil {
 		return View{Order: o}
 	}
-	return s.fulfilPlaced(ctx, v)
+	return s.fulfilPlaced(ctx, v, job)
 }
 
 // ScheduleSent schedules the fulfilment job of a new order that the transaction placing it
-// stored PROCESSING (Insert with SentStep), for FulfilSent once it commits.
-func (s *Service) ScheduleSent(ctx context.Context, t store.Tx, o Order) error {
+// stores PROCESSING (Insert with SentStep), for FulfilSent once it commits, which takes the
+// job's id.
+func (s *Service) ScheduleSent(ctx context.Context, t store.Tx, o Order) (Scheduled, error) {
 	return s.cfg.Jobs.ScheduleFulfilment(ctx, t, o.ID, s.now().Add(s.cfg.Wait))
 }
 
 // fulfilPlaced sends an order that the purchase's transaction marked PROCESSING to the provider
 // and waits up to Config.Wait for the final answer, like FulfilWithin, but from the order in
-// hand rather than read again; it returns the order as it then is, balance included.
-func (s *Service) fulfilPlaced(ctx context.Context, v View) View {
+// hand rather than read again; it returns the order as it then is, balance included. The
+// transaction that makes the order final drops its fulfilment job (job, its id), due after
+// the wait: on time, the order needs nothing of it.
+func (s *Service) fulfilPlaced(ctx context.Context, v View, job int64) View {
 	waitCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.Wait)
 	defer cancel()
 	o := v.Order
-	if _, err := s.step(waitCtx, &o, true); err != nil {
+	if _, err := s.step(waitCtx, &o, true, job); err != nil {
 		// The job resolves it; the answer is the order as it was sent.
 		return v
 	}
@@ -491,13 +518,14 @@ func (s *Service) advance(ctx context.Context, id uuid.UUID) (time.Duration, err
 		}
 		o.Status = Processing
 	}
-	return s.step(ctx, &o, fresh)
+	return s.step(ctx, &o, fresh, 0)
 }
 
 // step asks the provider about a PROCESSING or TIMEOUT order (placing it at once when fresh: it
 // was never sent) and applies the answer, leaving o as it then is: SUCCESS with its codes,
-// FAILED, or TIMEOUT. It returns how long to wait before asking again, zero when o is final.
-func (s *Service) step(ctx context.Context, o *Order, fresh bool) (time.Duration, error) {
+// FAILED, or TIMEOUT. It returns how long to wait before asking again, zero when o is final. A
+// final move drops the order's fulfilment job when job names it (the step is not the job's).
+func (s *Service) step(ctx context.Context, o *Order, fresh bool, job int64) (time.Duration, error) {
 	var res vouchers.Result
 	var err error
 	if fresh {
@@ -508,21 +536,21 @@ func (s *Service) step(ctx context.Context, o *Order, fresh bool) (time.Duration
 	}
 	switch {
 	case err == nil && res.Status == vouchers.Issued:
-		codes, derr := s.deliver(ctx, *o, res.Vouchers)
+		codes, derr := s.deliver(ctx, *o, res.Vouchers, job)
 		if derr == nil {
 			o.Status, o.Codes = Success, codes
 		}
 		return s.settled(derr)
 	case err == nil && res.Status == vouchers.Refused:
 		reason := refusal(res.Reason)
-		ferr := s.fail(ctx, *o, o.Status, reason)
+		ferr := s.fail(ctx, *o, o.Status, reason, job)
 		if ferr == nil {
 			o.Status, o.FailureReason = Failed, reason
 		}
 		return s.settled(ferr)
 	case s.now().After(o.DeadlineAt):
 		reason := "no final answer from the voucher provider before the deadline"
-		ferr := s.fail(ctx, *o, o.Status, reason)
+		ferr := s.fail(ctx, *o, o.Status, reason, job)
 		if ferr == nil {
 			o.Status, o.FailureReason = Failed, reason
 		}
@@ -576,8 +604,8 @@ func (s *Service) send(ctx context.Context, o Order) (vouchers.Result, error) {
 }
 
 // deliver stores an issued order's codes, sealed, and moves it to SUCCESS, in one round trip
-// with the commit; it returns the codes stored.
-func (s *Service) deliver(ctx context.Context, o Order, issued []vouchers.Voucher) ([]SealedCode, error) {
+// with the commit, dropping its fulfilment job when job names it; it returns the codes stored.
+func (s *Service) deliver(ctx context.Context, o Order, issued []vouchers.Voucher, job int64) ([]SealedCode, error) {
 	codes := make([]SealedCode, len(issued))
 	for i, v := range issued {
 		codes[i] = SealedCode{Code: s.cfg.Box.Seal(v.Code), ProviderVoucherID: v.ProviderVoucherID, Value: v.Value, Expiry: v.Expiry}
@@ -590,6 +618,9 @@ func (s *Service) deliver(ctx context.Context, o Order, issued []vouchers.Vouche
 			return err
 		}
 		if err := s.orders.WithTx(t).AddCodes(ctx, o.ID, codes); err != nil {
+			return err
+		}
+		if err := s.dropJob(ctx, t, job); err != nil {
 			return err
 		}
 		return s.catalogue.WithTx(t).RecordOrder(ctx, o.RewardID, s.now())

@@ -527,9 +527,29 @@ func (s *Service) Place(ctx context.Context, c Caller, r PlaceRequest) (orders.V
 	if err := weburl.Check("returnUrl", r.ReturnURL, s.cfg.AllowHTTPURLs, false); err != nil {
 		return orders.View{}, false, err
 	}
-	if v, found, err := s.existing(ctx, c, r); found || err != nil {
-		return v, found, err
+	// A WALLET order is looked up by its clientOrderId only when it is not placed: the insert of
+	// its transaction finds an order placed with it (the unique index: ErrClientOrderTaken), and
+	// a check that refuses a retry (its quote used or expired since, the stock, the wallet) does
+	// not hide the order the first try placed. A new order, nearly every one, saves the round
+	// trip. A CASH order opens its payment session before its transaction, so it looks first.
+	if c.Settings.Settlement == orders.Cash {
+		if v, found, err := s.existing(ctx, c, r); found || err != nil {
+			return v, found, err
+		}
+		return s.place(ctx, c, r)
 	}
+	v, replayed, err := s.place(ctx, c, r)
+	if err != nil {
+		if v, found, ferr := s.existing(ctx, c, r); found || ferr != nil {
+			return v, found, ferr
+		}
+	}
+	return v, replayed, err
+}
+
+// place is Place once the request is known to be new (CASH), or to be placed unless its
+// clientOrderId is taken (WALLET).
+func (s *Service) place(ctx context.Context, c Caller, r PlaceRequest) (orders.View, bool, error) {
 	b, err := s.orderable(ctx, r.BrandCode, r.Denomination)
 	if err != nil {
 		return orders.View{}, false, err
@@ -548,11 +568,12 @@ func (s *Service) Place(ctx context.Context, c Caller, r PlaceRequest) (orders.V
 		DeadlineAt: now.Add(s.saga.Deadline()),
 		Partner: &orders.Terms{ClientOrderID: r.ClientOrderID, Customer: r.Customer, Settlement: c.Settings.Settlement,
 			Amount: amount, Currency: s.cfg.Currency, BrandCode: b.Code, BrandName: b.Name}}
+	var job int64 // a WALLET order's fulfilment job
 	if c.Settings.Settlement == orders.Cash {
 		err = s.placeCash(ctx, &o, r, quoteID)
 	} else {
 		o.Status, o.Partner.Payment.Status = orders.Initiated, orders.NotRequired
-		err = s.placeWallet(ctx, &o, quoteID)
+		job, err = s.placeWallet(ctx, &o, quoteID)
 	}
 	if errs.CodeOf(err) == orders.ErrClientOrderTaken.Code {
 		// A concurrent placement with the same clientOrderId won; this one rolled back.
@@ -567,7 +588,7 @@ func (s *Service) Place(ctx context.Context, c Caller, r PlaceRequest) (orders.V
 	}
 	if o.Status == orders.Processing {
 		// Sent to the provider now that it is placed; the answer within the wait is the result.
-		return s.saga.FulfilSent(ctx, o), false, nil
+		return s.saga.FulfilSent(ctx, o, job), false, nil
 	}
 	v, err := s.view(ctx, o.ID)
 	return v, false, err
@@ -607,21 +628,29 @@ func (s *Service) inStock(ctx context.Context, env studio.Environment, b Brand, 
 	return ErrOutOfStock
 }
 
-// placeWallet is a WALLET order's transaction: create the order and queue its fulfilment, then
-// debit the wallet. The wallet row, which every order of the partner contends on, is debited
-// with the commit (DebitAtCommit), so that it is held only while the commit runs.
-func (s *Service) placeWallet(ctx context.Context, po *orders.Order, quoteID string) error {
+// placeWallet is a WALLET order's transaction: queue the order's fulfilment, create it, then
+// debit the wallet, in two round trips (BEGIN with the job; the order, its transitions and the
+// debit with the COMMIT; a quote's use adds one) and the job's id for FulfilSent. The wallet
+// row, which every order of the partner contends on, is debited with the commit
+// (DebitAtCommit), so that it is held only while the commit runs.
+func (s *Service) placeWallet(ctx context.Context, po *orders.Order, quoteID string) (job int64, err error) {
 	placed := *po
-	err := s.runner.InTx(ctx, func(t store.Tx) error {
-		// Stored as sent and its job scheduled here; Place sends it once this commits.
-		o, err := s.orders.WithTx(t).Insert(ctx, placed, "wallet debited", orders.SentStep)
+	err = s.runner.InTx(ctx, func(t store.Tx) error {
+		// Stored as sent and its job scheduled here; Place sends it once this commits. The job
+		// comes first: its insert is the one statement whose answer the transaction reads (the
+		// job's id, and the transaction's time, which the order takes as its creation time), so
+		// that the order travels with the next statement (a quote's use) or the commit.
+		sch, err := s.saga.ScheduleSent(ctx, t, placed)
 		if err != nil {
 			return err
 		}
-		if err := s.useQuote(ctx, t, quoteID, o.ID); err != nil {
+		job = sch.Job
+		o := placed
+		o.CreatedAt = sch.Created
+		if o, err = s.orders.WithTx(t).Insert(ctx, o, "wallet debited", orders.SentStep); err != nil {
 			return err
 		}
-		if err := s.saga.ScheduleSent(ctx, t, o); err != nil {
+		if err := s.useQuote(ctx, t, quoteID, o.ID); err != nil {
 			return err
 		}
 		*po = o
@@ -631,12 +660,12 @@ func (s *Service) placeWallet(ctx context.Context, po *orders.Order, quoteID str
 		// Rolled back; the balance, read now, is for the message only.
 		bal, berr := s.partner.Repo().Wallet(ctx, po.GameID, po.Environment)
 		if berr != nil {
-			return ErrInsufficientBalance
+			return 0, ErrInsufficientBalance
 		}
-		return ErrInsufficientBalance.Withf("studio wallet balance too low: the order costs %s %s and the wallet holds %s",
+		return 0, ErrInsufficientBalance.Withf("studio wallet balance too low: the order costs %s %s and the wallet holds %s",
 			po.Partner.Amount, s.cfg.Currency, bal)
 	}
-	return err
+	return job, err
 }
 
 // placeCash opens the order's payment session and records the order PENDING_PAYMENT with a
@@ -900,7 +929,8 @@ func (s *Service) confirmPaid(ctx context.Context, o orders.Order, sess payments
 		if _, err := repo.SetPayment(ctx, o.ID, orders.PaymentPending, orders.PaymentPaid, sess.PaymentID); err != nil {
 			return err
 		}
-		return s.cfg.OrderJobs.ScheduleFulfilment(ctx, t, o.ID, s.now().Add(s.saga.Wait()))
+		_, err = s.cfg.OrderJobs.ScheduleFulfilment(ctx, t, o.ID, s.now().Add(s.saga.Wait()))
+		return err
 	})
 	if err != nil {
 		return err

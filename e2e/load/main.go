@@ -34,6 +34,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/rewardsco/rewards/app"
 )
 
 // Goals of the issue, checked at goalClients clients.
@@ -82,7 +84,7 @@ func run() error {
 		"creates a benchmark studio in it; pgbench gets a database of its own on the same server, dropped at the end)")
 	flag.StringVar(&names, "scenarios", strings.Join(scenarioNames(), ","), "comma list of scenarios to run")
 	flag.IntVar(&opts.poolMax, "pool-max-conns", 0, "the service's pool size (pool_max_conns in its DATABASE_URL); 0 keeps "+
-		"the service's default (pgx: max(4, CPUs))")
+		"the service's default ("+strconv.Itoa(app.DefaultPoolSize)+")")
 	flag.IntVar(&opts.scale, "pgbench-scale", 10, "pgbench -i scale factor")
 	flag.IntVar(&opts.webhookBurst, "webhook-burst", 10_000, "events the webhooks-burst scenario produces")
 	flag.DurationVar(&opts.webhookDrain, "webhook-drain", time.Minute, "how long the webhook scenarios wait, after production stops, "+

@@ -20,9 +20,9 @@ package main
 // scenarios need the catalogue they seed: when they are in the run it is seeded first, and the
 // coupon and the synced gift cards are hidden from their game.
 //
-// A gift card order queues a fulfilment job, due REWARDS_VOUCHER_WAIT after the purchase even
-// when the order is already final: the gift card run waits for its orders' jobs before the next
-// scenario starts.
+// A gift card order queues a fulfilment job, due REWARDS_VOUCHER_WAIT after the purchase, which
+// the order's final move deletes when the provider answers within the wait: the gift card run
+// waits for its orders' jobs that remain before the next scenario starts.
 
 import (
 	"bytes"
@@ -364,8 +364,8 @@ func purchaseGiftCard(ctx context.Context, env *environment, clients int) (resul
 	if err != nil {
 		return r, err
 	}
-	// The fulfilment job each gift card order queued runs once the purchase's wait is over: they
-	// are part of this run's work, not of the next scenario's.
+	// The fulfilment jobs of the gift card orders not final within their purchase's wait run once
+	// it is over: they are part of this run's work, not of the next scenario's.
 	r.order.drain, r.order.undrained, err = fx.drainFulfilment(ctx, env)
 	return r, err
 }

@@ -141,7 +141,8 @@ func partnerWallet(ctx context.Context, env *environment, clients int) (result, 
 		return result{}, err
 	}
 	st.failures = merge(failures)
-	// Each order queued a fulfilment job, due REWARDS_VOUCHER_WAIT after it: part of this run.
+	// Each order queued a fulfilment job, due REWARDS_VOUCHER_WAIT after it and deleted when the
+	// order is final within the wait; those that remain are part of this run.
 	st.drain, st.undrained, err = (&orderFixture{gameID: fx.gameID}).drainFulfilment(ctx, env)
 	r.order = st
 	return r, err

@@ -313,7 +313,7 @@ func (env *environment) poolDescription() string {
 	if u, err := url.Parse(env.dbURL); err == nil && u.Query().Get("pool_max_conns") != "" {
 		return "pool_max_conns=" + u.Query().Get("pool_max_conns") + " (from -database-url)"
 	}
-	return "the service's default (pgx: max(4, CPUs) connections); pgbench opens one connection per client"
+	return fmt.Sprintf("the service's default (%d connections); pgbench opens one connection per client", app.DefaultPoolSize)
 }
 
 func (env *environment) workersDescription() string {

@@ -56,6 +56,25 @@ VALUES (@id, 'PARTNER', @game_id, @environment, @user_ref, @reward_id, @reward_t
     sqlc.narg(return_url))
 RETURNING created_at, updated_at;
 
+-- name: OrdersInsertPartnerInTx :exec
+-- OrdersInsertPartner and its transitions in one statement, for a transaction that sends it with
+-- its next statement or its COMMIT: the creation time is the caller's (the transaction's, read
+-- by an earlier statement), and the transitions are in their order (an empty from is none).
+WITH o AS (
+  INSERT INTO orders (id, channel, game_id, environment, user_ref, reward_id, reward_type, status,
+      denomination, quantity, face_value, coins_spent, provider_product, deadline_at,
+      client_order_id, customer, settlement, amount, currency, brand_code, brand_name, payment_status,
+      payment_provider, payment_session, payer_token, payment_expires_at, return_url, created_at, updated_at)
+  VALUES (@id, 'PARTNER', @game_id, @environment, @user_ref, @reward_id, @reward_type, @status,
+      @denomination, @quantity, @face_value, 0, @provider_product, @deadline_at,
+      @client_order_id, @customer, @settlement, @amount, @currency, @brand_code, @brand_name, @payment_status,
+      sqlc.narg(payment_provider), sqlc.narg(payment_session), sqlc.narg(payer_token), sqlc.narg(payment_expires_at),
+      sqlc.narg(return_url), @created_at, @created_at)
+  RETURNING id
+)
+INSERT INTO order_transitions (order_id, from_status, to_status, reason, at)
+SELECT o.id, nullif(unnest(@froms::text[]), ''), unnest(@tos::text[]), unnest(@reasons::text[]), @created_at FROM o;
+
 -- name: OrdersByClientOrderID :one
 SELECT * FROM orders
 WHERE channel = 'PARTNER' AND game_id = @game_id AND environment = @environment AND client_order_id = @client_order_id;

@@ -444,6 +444,93 @@ func (q *Queries) OrdersInsertPartner(ctx context.Context, arg OrdersInsertPartn
 	return i, err
 }
 
+const ordersInsertPartnerInTx = `-- name: OrdersInsertPartnerInTx :exec
+WITH o AS (
+  INSERT INTO orders (id, channel, game_id, environment, user_ref, reward_id, reward_type, status,
+      denomination, quantity, face_value, coins_spent, provider_product, deadline_at,
+      client_order_id, customer, settlement, amount, currency, brand_code, brand_name, payment_status,
+      payment_provider, payment_session, payer_token, payment_expires_at, return_url, created_at, updated_at)
+  VALUES ($5, 'PARTNER', $6, $7, $8, $9, $10, $11,
+      $12, $13, $14, 0, $15, $16,
+      $17, $18, $19, $20, $21, $22, $23, $24,
+      $25, $26, $27, $28,
+      $29, $4, $4)
+  RETURNING id
+)
+INSERT INTO order_transitions (order_id, from_status, to_status, reason, at)
+SELECT o.id, nullif(unnest($1::text[]), ''), unnest($2::text[]), unnest($3::text[]), $4 FROM o
+`
+
+type OrdersInsertPartnerInTxParams struct {
+	Froms            []string
+	Tos              []string
+	Reasons          []string
+	CreatedAt        time.Time
+	ID               uuid.UUID
+	GameID           uuid.UUID
+	Environment      string
+	UserRef          string
+	RewardID         uuid.UUID
+	RewardType       string
+	Status           string
+	Denomination     int64
+	Quantity         int32
+	FaceValue        int64
+	ProviderProduct  *string
+	DeadlineAt       time.Time
+	ClientOrderID    *string
+	Customer         []byte
+	Settlement       *string
+	Amount           *int64
+	Currency         *string
+	BrandCode        *string
+	BrandName        *string
+	PaymentStatus    *string
+	PaymentProvider  *string
+	PaymentSession   *string
+	PayerToken       *string
+	PaymentExpiresAt *time.Time
+	ReturnUrl        *string
+}
+
+// OrdersInsertPartner and its transitions in one statement, for a transaction that sends it with
+// its next statement or its COMMIT: the creation time is the caller's (the transaction's, read
+// by an earlier statement), and the transitions are in their order (an empty from is none).
+func (q *Queries) OrdersInsertPartnerInTx(ctx context.Context, arg OrdersInsertPartnerInTxParams) error {
+	_, err := q.db.Exec(ctx, ordersInsertPartnerInTx,
+		arg.Froms,
+		arg.Tos,
+		arg.Reasons,
+		arg.CreatedAt,
+		arg.ID,
+		arg.GameID,
+		arg.Environment,
+		arg.UserRef,
+		arg.RewardID,
+		arg.RewardType,
+		arg.Status,
+		arg.Denomination,
+		arg.Quantity,
+		arg.FaceValue,
+		arg.ProviderProduct,
+		arg.DeadlineAt,
+		arg.ClientOrderID,
+		arg.Customer,
+		arg.Settlement,
+		arg.Amount,
+		arg.Currency,
+		arg.BrandCode,
+		arg.BrandName,
+		arg.PaymentStatus,
+		arg.PaymentProvider,
+		arg.PaymentSession,
+		arg.PayerToken,
+		arg.PaymentExpiresAt,
+		arg.ReturnUrl,
+	)
+	return err
+}
+
 const ordersLastPurchase = `-- name: OrdersLastPurchase :one
 SELECT created_at FROM orders
 WHERE player_id = $1 AND reward_id = $2 AND status <> 'FAILED'
