@@ -347,8 +347,16 @@ func gameViews(byID map[uuid.UUID]int32, games []GameReward) map[uuid.UUID]*game
 // games: its rewards, categories, order counts and search index are s's; its views are made
 // anew (they depend on the games' hiding and prices).
 func (s *Snapshot) withGames(version int64, games []GameReward) *Snapshot {
-	return &Snapshot{version: version, loadedAt: s.loadedAt, rewards: s.rewards, byID: s.byID, categories: s.categories,
-		games: gameViews(s.byID, games), orders: s.orders, views: map[viewKey]*viewSlot{}, search: s.search}
+	out := s.sameCatalogue()
+	out.version, out.games = version, gameViews(s.byID, games)
+	return out
+}
+
+// sameCatalogue is a snapshot of s's catalogue (rewards, categories, games, order counts and
+// search index shared) with none of the views and counts its reads made.
+func (s *Snapshot) sameCatalogue() *Snapshot {
+	return &Snapshot{version: s.version, loadedAt: s.loadedAt, rewards: s.rewards, byID: s.byID, categories: s.categories,
+		games: s.games, orders: s.orders, views: map[viewKey]*viewSlot{}, search: s.search}
 }
 
 func ordersByIndex(s *Snapshot, counts map[uuid.UUID]OrderCount) []OrderCount {
@@ -368,8 +376,8 @@ func (s *Snapshot) withOrders(counts map[uuid.UUID]OrderCount) *Snapshot {
 	if slices.Equal(orders, s.orders) {
 		return s
 	}
-	out := &Snapshot{version: s.version, loadedAt: s.loadedAt, rewards: s.rewards, byID: s.byID, categories: s.categories,
-		games: s.games, orders: orders, views: map[viewKey]*viewSlot{}, search: s.search}
+	out := s.sameCatalogue()
+	out.orders = orders
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for k, slot := range s.views {
