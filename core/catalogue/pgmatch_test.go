@@ -157,14 +157,7 @@ func TestPostingLists(t *testing.T) {
 		}
 	})
 	for k, l := range want {
-		var got []int32
-		for it := lists.list(int32(k), true); ; {
-			v, ok := it.next()
-			if !ok {
-				break
-			}
-			got = append(got, v)
-		}
+		got := slices.Collect(lists.list(int32(k), true))
 		require.Equal(t, len(l), len(got), "list %d", k)
 		if len(l) > 0 {
 			require.Equal(t, l, got, "list %d", k)

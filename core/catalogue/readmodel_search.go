@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"iter"
 	"math/bits"
 	"slices"
 	"sort"
@@ -254,11 +255,7 @@ func newSearchIndex(s *Snapshot, t *SearchTexts, brandNames, categoryNames map[s
 			last[i] = -1
 		}
 		for r := range s.rewards {
-			for it := x.nameTrg.list(int32(r), false); ; {
-				t, ok := it.next()
-				if !ok {
-					break
-				}
+			for t := range x.nameTrg.list(int32(r), false) {
 				if last[t] != int32(r) {
 					last[t] = int32(r)
 					add(t, int32(r))
@@ -363,35 +360,27 @@ type uvarintLists struct {
 	at   []int32
 }
 
-// list reads list i; ascending: it holds differences.
-func (l uvarintLists) list(i int32, ascending bool) listReader {
-	return listReader{data: l.data[l.at[i]:l.at[i+1]], ascending: ascending}
-}
-
-// listReader reads one list of uvarintLists.
-type listReader struct {
-	data      []byte
-	last      int32
-	ascending bool
-}
-
-// next is the list's next number; false at its end.
-func (r *listReader) next() (int32, bool) {
-	if len(r.data) == 0 {
-		return 0, false
+// list yields the numbers of list i; ascending: it holds differences.
+func (l uvarintLists) list(i int32, ascending bool) iter.Seq[int32] {
+	return func(yield func(int32) bool) {
+		data, last := l.data[l.at[i]:l.at[i+1]], int32(0)
+		for len(data) > 0 {
+			var v int32
+			if b := data[0]; b < 0x80 {
+				v, data = int32(b), data[1:]
+			} else {
+				u, n := binary.Uvarint(data)
+				v, data = int32(u), data[n:]
+			}
+			if ascending {
+				last += v
+				v = last
+			}
+			if !yield(v) {
+				return
+			}
+		}
 	}
-	var v int32
-	if b := r.data[0]; b < 0x80 {
-		v, r.data = int32(b), r.data[1:]
-	} else {
-		u, n := binary.Uvarint(r.data)
-		v, r.data = int32(u), r.data[n:]
-	}
-	if r.ascending {
-		r.last += v
-		return r.last, true
-	}
-	return v, true
 }
 
 func uvarintLen(v uint32) int { return (bits.Len32(v|1) + 6) / 7 }
@@ -623,11 +612,7 @@ func (s *Snapshot) fullText(text string, keep func(int32) bool) []sortKey {
 	items := make([][][]tsPos, len(words))
 	for l := spans[rarest].lo; l < spans[rarest].hi; l++ {
 	rewards:
-		for it := x.lexPost.list(l, true); ; {
-			r, ok := it.next()
-			if !ok {
-				break
-			}
+		for r := range x.lexPost.list(l, true) {
 			if seen != nil {
 				if seen[r/64]&(1<<(r%64)) != 0 {
 					continue
@@ -674,11 +659,7 @@ func (s *Snapshot) closestNames(text string, keep func(int32) bool) []sortKey {
 			continue
 		}
 		byGlobal[g] = id
-		for it := x.trgPost.list(g, true); ; {
-			r, ok := it.next()
-			if !ok {
-				break
-			}
+		for r := range x.trgPost.list(g, true) {
 			count[r]++
 		}
 	}
@@ -693,11 +674,7 @@ func (s *Snapshot) closestNames(text string, keep func(int32) bool) []sortKey {
 		}
 		clear(local)
 		seq = seq[:0]
-		for it := x.nameTrg.list(r, false); ; {
-			g, ok := it.next()
-			if !ok {
-				break
-			}
+		for g := range x.nameTrg.list(r, false) {
 			id, ok := byGlobal[g]
 			if !ok {
 				if id, ok = local[g]; !ok {
