@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
@@ -274,16 +275,7 @@ func TestPoolPurchaseRoundTrips(t *testing.T) {
 	b := setupOrders(t)
 	reward := b.coupon(t, 10, 10)
 	p := b.player(t, "counted", 100_000)
-	cfg := b.pool.Config().Copy()
-	cfg.MaxConns = 1
-	cfg.ConnConfig.Tracer = postgres.RoundTripCounter{}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
-	database := postgres.NewDB(pool)
-	keeper := idempotency.NewKeeper(database, postgres.NewIdempotencyStore(database))
-	svc := orders.NewService(database, postgres.NewOrdersStore(database), postgres.NewCoinsStore(database, nil),
-		postgres.NewCatalogueStore(database), keeper, orders.Config{Box: b.box})
+	_, svc := b.onOneConnection(t, postgres.RoundTripCounter{})
 	buy := func() {
 		v, _, err := svc.Buy(ctx, orders.Purchase{Caller: b.caller, Player: p, RewardID: reward.ID, CoinID: b.coin.ID})
 		require.NoError(t, err)
@@ -291,6 +283,24 @@ func TestPoolPurchaseRoundTrips(t *testing.T) {
 		require.Len(t, v.Codes, 1)
 	}
 	require.EqualValues(t, 4, trips(t, buy))
+}
+
+// onOneConnection is the orders service on a pool of one connection to b's database, traced
+// by tracer when it is not nil.
+func (b ordersBundle) onOneConnection(t *testing.T, tracer pgx.QueryTracer) (*pgxpool.Pool, *orders.Service) {
+	t.Helper()
+	cfg := b.pool.Config().Copy()
+	cfg.MaxConns = 1
+	if tracer != nil {
+		cfg.ConnConfig.Tracer = tracer
+	}
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	database := postgres.NewDB(pool)
+	keeper := idempotency.NewKeeper(database, postgres.NewIdempotencyStore(database))
+	return pool, orders.NewService(database, postgres.NewOrdersStore(database), postgres.NewCoinsStore(database, nil),
+		postgres.NewCatalogueStore(database), keeper, orders.Config{Box: b.box})
 }
 
 // A purchase's check of its reward and coin (GetVisibleWithCoin) and the take of a pool's codes
@@ -302,15 +312,7 @@ func TestPurchaseStatementsKeepTheirPlans(t *testing.T) {
 	b := setupOrders(t)
 	reward := b.coupon(t, 10, 20)
 	p := b.player(t, "planned", 100_000)
-	cfg := b.pool.Config().Copy()
-	cfg.MaxConns = 1 // every purchase on one connection, with its prepared statements
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
-	database := postgres.NewDB(pool)
-	keeper := idempotency.NewKeeper(database, postgres.NewIdempotencyStore(database))
-	svc := orders.NewService(database, postgres.NewOrdersStore(database), postgres.NewCoinsStore(database, nil),
-		postgres.NewCatalogueStore(database), keeper, orders.Config{Box: b.box})
+	pool, svc := b.onOneConnection(t, nil) // every purchase on one connection, with its prepared statements
 	for range 10 {
 		_, _, err := svc.Buy(ctx, orders.Purchase{Caller: b.caller, Player: p, RewardID: reward.ID, CoinID: b.coin.ID})
 		require.NoError(t, err)
