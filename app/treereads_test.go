@@ -21,8 +21,8 @@ func (f fixedCatalogue) Version(context.Context) (int64, error) { return f.d.Ver
 func (f fixedCatalogue) Load(context.Context, time.Time) (catalogue.SnapshotData, error) {
 	return f.d, nil
 }
-func (f fixedCatalogue) LoadGames(context.Context, int64) (int64, []catalogue.GameReward, bool, error) {
-	return 0, nil, false, nil
+func (f fixedCatalogue) LoadChanges(context.Context, int64, int) (catalogue.Changes, bool, error) {
+	return catalogue.Changes{}, false, nil
 }
 
 func (f fixedCatalogue) OrderCounts(context.Context, time.Time) (map[uuid.UUID]catalogue.OrderCount, error) {

@@ -277,10 +277,11 @@ func TestReadModelRanksTouchpointRulesAsTheSQL(t *testing.T) {
 	require.NotZero(t, held)
 }
 
-// A change of what a game changed of the rewards alone (hiding, coin prices) is loaded alone, the
-// rest of the snapshot kept; any other change since the snapshot (a reward renamed, the version
-// moved by hand) asks for a whole load.
-func TestReadModelLoadsAGamesChangeAlone(t *testing.T) {
+// A change of some rewards, or of what a game changed of the rewards (hiding, coin prices), is
+// loaded alone, the rest of the snapshot kept, and the snapshot it makes lists and searches as
+// a whole load does; any other change since the snapshot (a brand's, the version moved by
+// hand) or too many rewards changed ask for a whole load.
+func TestReadModelLoadsChangesAlone(t *testing.T) {
 	t.Parallel()
 	b := setupCatalogue(t)
 	b.seedRandomCatalogue(t, rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 20)))
@@ -292,61 +293,121 @@ func TestReadModelLoadsAGamesChangeAlone(t *testing.T) {
 	q := b.q
 	q.CoinsPerUnit, q.Now, q.Order, q.Limit = b.coin.CoinsPerUnit, time.Now(), catalogue.OrderDefault, 1000
 	listed, total := first.List(q)
-	require.NotEmpty(t, listed)
-	id := listed[0].Reward.ID
-	loadGames := func(after int64) (int64, []catalogue.GameReward, bool) {
-		v, games, ok, err := src.LoadGames(ctx, after)
+	require.Greater(t, len(listed), 1)
+	id, other := listed[0].Reward.ID, listed[1].Reward.ID
+	loadChanges := func(after int64, most int) (catalogue.Changes, bool) {
+		ch, ok, err := src.LoadChanges(ctx, after, most)
 		require.NoError(t, err)
-		return v, games, ok
+		return ch, ok
 	}
 	hidden := func(games []catalogue.GameReward) bool {
 		return slices.ContainsFunc(games, func(g catalogue.GameReward) bool { return g.GameID == b.game.ID && g.RewardID == id && g.Hidden })
+	}
+	// asWholeLoad checks that snap lists and searches as a whole load of its version does.
+	asWholeLoad := func(snap *catalogue.Snapshot) {
+		t.Helper()
+		whole, err := catalogue.NewReadModel(src, nil).Current(ctx)
+		require.NoError(t, err)
+		require.Equal(t, whole.Version(), snap.Version())
+		require.Equal(t, whole.Rewards(), snap.Rewards())
+		require.NoError(t, whole.SearchIndexErr())
+		require.NoError(t, snap.SearchIndexErr())
+		for _, order := range []catalogue.Order{catalogue.OrderDefault, catalogue.OrderNewest, catalogue.OrderPriceLowHigh, catalogue.OrderTrending} {
+			q := q
+			q.Order = order
+			wantList, wantTotal := whole.List(q)
+			gotList, gotTotal := snap.List(q)
+			require.Equal(t, wantTotal, gotTotal, order)
+			require.Equal(t, wantList, gotList, order)
+			for _, text := range []string{listed[0].Reward.Name, listed[1].Reward.Name, "renamed", "zqrenamed"} {
+				sq := catalogue.SearchQuery{ListQuery: q, Text: text}
+				wantList, wantTotal := whole.Search(sq)
+				gotList, gotTotal := snap.Search(sq)
+				require.Equal(t, wantTotal, gotTotal, "%s %q", order, text)
+				require.Equal(t, wantList, gotList, "%s %q", order, text)
+			}
+		}
 	}
 
 	yes, no := true, false
 	_, err = b.svc.ChangeGameReward(ctx, b.game.ID, id, catalogue.GameRewardChange{Hidden: &yes})
 	require.NoError(t, err)
-	v, games, ok := loadGames(first.Version())
+	ch, ok := loadChanges(first.Version(), 1000)
 	require.True(t, ok, "a game's hiding alone")
-	require.Greater(t, v, first.Version())
-	require.True(t, hidden(games))
+	require.Greater(t, ch.Version, first.Version())
+	require.True(t, ch.AllGames)
+	require.Empty(t, ch.Rewards)
+	require.True(t, hidden(ch.Games))
 	second, err := reads.Current(ctx) // no watcher: it compares the version first
 	require.NoError(t, err)
-	require.Equal(t, v, second.Version())
+	require.Equal(t, ch.Version, second.Version())
 	_, hiddenTotal := second.List(q)
 	require.Equal(t, total-1, hiddenTotal, "the hidden reward is not listed")
-	other := q
-	other.GameID = uuid.New()
-	_, otherBefore := first.List(other)
-	_, otherTotal := second.List(other)
+	otherGame := q
+	otherGame.GameID = uuid.New()
+	_, otherBefore := first.List(otherGame)
+	_, otherTotal := second.List(otherGame)
 	require.Equal(t, otherBefore, otherTotal, "for another game it is")
 	_, err = second.Get(q, id)
 	require.Error(t, err)
 
 	_, err = b.svc.ChangeGameReward(ctx, b.game.ID, id, catalogue.GameRewardChange{Hidden: &no})
 	require.NoError(t, err)
-	_, games, ok = loadGames(first.Version())
+	ch, ok = loadChanges(first.Version(), 1000)
 	require.True(t, ok, "two changes of the games alone since the first snapshot")
-	require.False(t, hidden(games))
+	require.False(t, hidden(ch.Games))
 
-	b.exec(`UPDATE catalogue_rewards SET name = name || ' renamed' WHERE id = $1`, id)
-	renamed, err := src.Version(ctx)
+	// A reward renamed through the service (its search texts with it), another gone.
+	_, err = b.svc.ChangeReward(ctx, id, catalogue.RewardChange{Apply: func(r *catalogue.Reward) { r.Name += " zqrenamed" }})
 	require.NoError(t, err)
-	_, _, ok = loadGames(second.Version())
-	require.False(t, ok, "a reward renamed since")
-	_, err = b.svc.ChangeGameReward(ctx, b.game.ID, id, catalogue.GameRewardChange{Hidden: &yes})
-	require.NoError(t, err)
-	_, _, ok = loadGames(second.Version())
-	require.False(t, ok, "a reward renamed between the games' changes")
-	_, _, ok = loadGames(renamed)
-	require.True(t, ok, "only the games changed since the rename")
+	b.exec(`UPDATE catalogue_rewards SET is_active = false WHERE id = $1`, other)
+	ch, ok = loadChanges(second.Version(), 1000)
+	require.True(t, ok, "rewards and the games' rewards alone")
+	require.True(t, ch.AllGames)
+	require.ElementsMatch(t, []uuid.UUID{id, other}, ch.Rewards)
+	require.Len(t, ch.Current, 1, "the gone reward is not current")
+	require.Equal(t, id, ch.Current[0].ID)
+	require.Contains(t, ch.Search[id].Vector, "zqrenamed")
+	_, ok = loadChanges(second.Version(), 1)
+	require.False(t, ok, "more rewards changed than asked for")
+	ch, ok = loadChanges(ch.Version-1, 1000)
+	require.True(t, ok)
+	require.False(t, ch.AllGames, "the games' rewards of the changed rewards alone")
+	require.Equal(t, []uuid.UUID{other}, ch.Rewards)
 	third, err := reads.Current(ctx)
 	require.NoError(t, err)
-	got, err := third.Get(other, id)
+	require.Equal(t, first.Rewards()-1, third.Rewards(), "one reward fewer")
+	got, err := third.Get(otherGame, id)
 	require.NoError(t, err)
-	require.True(t, strings.HasSuffix(got.Reward.Name, " renamed"), "the whole load took the rename")
+	require.True(t, strings.HasSuffix(got.Reward.Name, " zqrenamed"))
+	_, err = third.Get(otherGame, other)
+	require.Error(t, err, "the gone reward")
+	found, _ := third.Search(catalogue.SearchQuery{ListQuery: otherGame, Text: "zqrenamed"})
+	require.Len(t, found, 1, "the index took the new name")
+	asWholeLoad(third)
+
+	b.exec(`UPDATE catalogue_rewards SET is_active = true WHERE id = $1`, other)
+	b.exec(`INSERT INTO catalogue_game_rewards (game_id, reward_id, hidden) VALUES ($1, $2, true)
+		ON CONFLICT (game_id, reward_id) DO UPDATE SET hidden = true`, b.game.ID, other)
+	ch, ok = loadChanges(third.Version(), 1000)
+	require.True(t, ok)
+	require.True(t, slices.ContainsFunc(ch.Games, func(g catalogue.GameReward) bool { return g.RewardID == other && g.Hidden }))
+	fourth, err := reads.Current(ctx)
+	require.NoError(t, err)
+	_, err = fourth.Get(otherGame, other)
+	require.NoError(t, err, "back")
+	_, err = fourth.Get(q, other)
+	require.Error(t, err, "hidden for the game")
+	asWholeLoad(fourth)
+
+	b.exec(`UPDATE catalogue_brands SET name = name || ' x' WHERE code = $1`, listed[0].Brand.Code)
+	_, ok = loadChanges(fourth.Version(), 1000)
+	require.False(t, ok, "a brand changed")
+	fifth, err := reads.Current(ctx)
+	require.NoError(t, err)
+	asWholeLoad(fifth)
 
 	b.exec(`UPDATE catalogue_version SET version = version + 1`)
-	_, _, ok = loadGames(third.Version())
+	_, ok = loadChanges(fifth.Version(), 1000)
 	require.False(t, ok, "a version moved by hand")
 }

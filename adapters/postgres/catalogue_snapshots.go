@@ -95,17 +95,7 @@ func (c CatalogueSnapshots) Load(ctx context.Context, now time.Time) (out catalo
 					return fmt.Errorf("rewards: %w", err)
 				}
 				for _, row := range rewards {
-					r := toCoreReward(db.CatalogueReward{ID: row.ID, Type: row.Type, BrandCode: row.BrandCode, Name: row.Name,
-						Description: row.Description, CampaignTitle: row.CampaignTitle, CampaignSubTitle: row.CampaignSubTitle,
-						CampaignDetails: row.CampaignDetails, TermsAndConditions: row.TermsAndConditions, HowToRedeem: row.HowToRedeem,
-						CoverImage: row.CoverImage, EndDate: row.EndDate,
-						IsActive: row.IsActive, ValueType: row.ValueType, Denominations: row.Denominations, MinFace: row.MinFace,
-						MaxFace: row.MaxFace, DiscountBps: row.DiscountBps, MinSelling: row.MinSelling, MaxSelling: row.MaxSelling,
-						PurchaseCooldown: row.PurchaseCooldown, XScore: row.XScore, FlagAllowStudioEditPrice: row.FlagAllowStudioEditPrice,
-						ProviderProductID: row.ProviderProductID, CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt})
-					r.HasSharedCode = row.HasSharedCode
-					texts.shareReward(&r, row.Assets, row.Translations, row.Countries)
-					out.Rewards = append(out.Rewards, r)
+					out.Rewards = append(out.Rewards, snapshotReward(row, texts))
 				}
 				if len(rewards) < int(c.slice) {
 					break
@@ -152,25 +142,72 @@ func (c CatalogueSnapshots) Load(ctx context.Context, now time.Time) (out catalo
 	return out, nil
 }
 
-// LoadGames implements catalogue.SnapshotSource: the version and the games' rewards in one
-// read-only repeatable-read transaction, when the version's steps after after all changed
-// catalogue_game_rewards alone (migration 00023).
-func (c CatalogueSnapshots) LoadGames(ctx context.Context, after int64) (version int64, games []catalogue.GameReward, ok bool, err error) {
+// LoadChanges implements catalogue.SnapshotSource: in one read-only repeatable-read
+// transaction, the version, the steps after after (migration 00024: each step's kind and the
+// rewards it changed) and, when those steps changed only rewards (at most most of them) and the
+// games' rewards, what they changed: the changed rewards' rows and search texts, and the games'
+// rewards (every game's when the games' changed, else the changed rewards' alone).
+func (c CatalogueSnapshots) LoadChanges(ctx context.Context, after int64, most int) (ch catalogue.Changes, ok bool, err error) {
 	err = unavailable(pgx.BeginTxFunc(ctx, c.d.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
 		func(tx pgx.Tx) error {
 			q := db.New(tx)
-			since, err := q.CatalogueGamesSince(ctx, after)
-			if err != nil || !since.GamesOnly {
-				return err
+			version, err := q.CatalogueVersion(ctx)
+			if err != nil {
+				return fmt.Errorf("version: %w", err)
 			}
-			version, ok = since.Version, true
-			games, err = gameRewards(ctx, q)
+			steps, err := q.CatalogueChangesSince(ctx, after)
+			if err != nil {
+				return fmt.Errorf("steps: %w", err)
+			}
+			ch = catalogue.Changes{Version: version}
+			seen := map[uuid.UUID]bool{}
+			for i, step := range steps {
+				if step.Version != after+1+int64(i) || step.Version > version || step.Kind == "other" {
+					return nil // a step the log no longer holds, or one a whole load takes
+				}
+				ch.AllGames = ch.AllGames || step.Kind == "games"
+				for _, id := range step.Rewards {
+					if !seen[id] {
+						seen[id] = true
+						ch.Rewards = append(ch.Rewards, id)
+					}
+				}
+			}
+			if int64(len(steps)) != version-after || len(ch.Rewards) > most {
+				return nil
+			}
+			ok = true
+			if len(ch.Rewards) > 0 {
+				rows, err := q.CatalogueSnapshotRewardsByID(ctx, ch.Rewards)
+				if err != nil {
+					return fmt.Errorf("rewards: %w", err)
+				}
+				texts := newInterner()
+				ch.Current = make([]catalogue.Reward, len(rows))
+				for i, row := range rows {
+					ch.Current[i] = snapshotReward(db.CatalogueSnapshotRewardsRow(row), texts)
+				}
+				search, err := q.CatalogueSnapshotSearchByID(ctx, ch.Rewards)
+				if err != nil {
+					return fmt.Errorf("search texts: %w", err)
+				}
+				ch.Search = make(map[uuid.UUID]catalogue.SearchText, len(search))
+				for _, row := range search {
+					ch.Search[row.ID] = catalogue.SearchText{Name: row.SearchName, Vector: row.SearchVector, LowerName: row.LowerName}
+				}
+			}
+			switch {
+			case ch.AllGames:
+				ch.Games, err = gameRewards(ctx, q)
+			case len(ch.Rewards) > 0:
+				ch.Games, err = rewardsGames(ctx, q, ch.Rewards)
+			}
 			return err
 		}))
 	if err != nil {
-		return 0, nil, false, fmt.Errorf("load the games' rewards: %w", err)
+		return catalogue.Changes{}, false, fmt.Errorf("load the catalogue's changes: %w", err)
 	}
-	return version, games, ok, nil
+	return ch, ok, nil
 }
 
 func gameRewards(ctx context.Context, q *db.Queries) ([]catalogue.GameReward, error) {
@@ -178,8 +215,13 @@ func gameRewards(ctx context.Context, q *db.Queries) ([]catalogue.GameReward, er
 	if err != nil {
 		return nil, fmt.Errorf("game rewards: %w", err)
 	}
-	out := make([]catalogue.GameReward, len(rows))
-	for i, row := range rows {
+	return toGameRewards(len(rows), func(i int) db.CatalogueSnapshotGameRewardsRow { return rows[i] })
+}
+
+func toGameRewards(n int, row func(i int) db.CatalogueSnapshotGameRewardsRow) ([]catalogue.GameReward, error) {
+	out := make([]catalogue.GameReward, n)
+	for i := range out {
+		row := row(i)
 		g := catalogue.GameReward{GameID: row.GameID, RewardID: row.RewardID, Hidden: row.Hidden}
 		if err := json.Unmarshal(row.CoinPrices, &g.CoinPrices); err != nil {
 			return nil, fmt.Errorf("coin prices of %s in game %s: %w", row.RewardID, row.GameID, err)
@@ -187,6 +229,32 @@ func gameRewards(ctx context.Context, q *db.Queries) ([]catalogue.GameReward, er
 		out[i] = g
 	}
 	return out, nil
+}
+
+// rewardsGames are what the games changed of the rewards of ids.
+func rewardsGames(ctx context.Context, q *db.Queries, ids []uuid.UUID) ([]catalogue.GameReward, error) {
+	rows, err := q.CatalogueSnapshotRewardsGames(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("game rewards: %w", err)
+	}
+	return toGameRewards(len(rows), func(i int) db.CatalogueSnapshotGameRewardsRow {
+		return db.CatalogueSnapshotGameRewardsRow(rows[i])
+	})
+}
+
+// snapshotReward is a reward as a load reads it, its texts and sets shared through texts.
+func snapshotReward(row db.CatalogueSnapshotRewardsRow, texts *interner) catalogue.Reward {
+	r := toCoreReward(db.CatalogueReward{ID: row.ID, Type: row.Type, BrandCode: row.BrandCode, Name: row.Name,
+		Description: row.Description, CampaignTitle: row.CampaignTitle, CampaignSubTitle: row.CampaignSubTitle,
+		CampaignDetails: row.CampaignDetails, TermsAndConditions: row.TermsAndConditions, HowToRedeem: row.HowToRedeem,
+		CoverImage: row.CoverImage, EndDate: row.EndDate,
+		IsActive: row.IsActive, ValueType: row.ValueType, Denominations: row.Denominations, MinFace: row.MinFace,
+		MaxFace: row.MaxFace, DiscountBps: row.DiscountBps, MinSelling: row.MinSelling, MaxSelling: row.MaxSelling,
+		PurchaseCooldown: row.PurchaseCooldown, XScore: row.XScore, FlagAllowStudioEditPrice: row.FlagAllowStudioEditPrice,
+		ProviderProductID: row.ProviderProductID, CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt})
+	r.HasSharedCode = row.HasSharedCode
+	texts.shareReward(&r, row.Assets, row.Translations, row.Countries)
+	return r
 }
 
 // OrderCounts implements catalogue.SnapshotSource.

@@ -3,6 +3,7 @@ package catalogue
 import (
 	"cmp"
 	"context"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -166,30 +167,33 @@ func TestPostingLists(t *testing.T) {
 	}
 }
 
-// gamesSource is a snapshot source that can say only the games' rewards changed.
-type gamesSource struct {
-	data      SnapshotData
-	gamesOnly bool
-	loads     int
+// changesSource is a snapshot source whose changes can be taken alone (changes, when set).
+type changesSource struct {
+	data    SnapshotData
+	changes *Changes
+	loads   int
 }
 
-func (g *gamesSource) Version(context.Context) (int64, error) { return g.data.Version, nil }
-func (g *gamesSource) Load(context.Context, time.Time) (SnapshotData, error) {
-	g.loads++
-	return g.data, nil
+func (c *changesSource) Version(context.Context) (int64, error) { return c.data.Version, nil }
+func (c *changesSource) Load(context.Context, time.Time) (SnapshotData, error) {
+	c.loads++
+	return c.data, nil
 }
-func (g *gamesSource) LoadGames(_ context.Context, after int64) (int64, []GameReward, bool, error) {
-	return g.data.Version, g.data.Games, g.gamesOnly, nil
+func (c *changesSource) LoadChanges(context.Context, int64, int) (Changes, bool, error) {
+	if c.changes == nil {
+		return Changes{}, false, nil
+	}
+	return *c.changes, true, nil
 }
-func (g *gamesSource) OrderCounts(context.Context, time.Time) (map[uuid.UUID]OrderCount, error) {
+func (c *changesSource) OrderCounts(context.Context, time.Time) (map[uuid.UUID]OrderCount, error) {
 	return nil, nil
 }
-func (g *gamesSource) Watch(context.Context, func()) error { return nil }
+func (c *changesSource) Watch(context.Context, func()) error { return nil }
 
 // A change of the games' rewards alone makes a snapshot of the same rewards and search index
 // with the games' new hiding; any other change loads the whole catalogue.
 func TestReadModelTakesTheGamesAlone(t *testing.T) {
-	src := &gamesSource{data: syntheticSearchCatalogue(30)}
+	src := &changesSource{data: syntheticSearchCatalogue(30)}
 	m := NewReadModel(src, nil)
 	ctx := context.Background()
 	first, err := m.Current(ctx)
@@ -201,7 +205,7 @@ func TestReadModelTakesTheGamesAlone(t *testing.T) {
 
 	src.data.Version++
 	src.data.Games = []GameReward{{GameID: game, RewardID: src.data.Rewards[0].ID, Hidden: true}}
-	src.gamesOnly = true
+	src.changes = &Changes{Version: src.data.Version, Games: src.data.Games, AllGames: true}
 	second, err := m.Current(ctx)
 	require.NoError(t, err)
 	require.Equal(t, 1, src.loads, "no whole load")
@@ -215,9 +219,114 @@ func TestReadModelTakesTheGamesAlone(t *testing.T) {
 		"search hides it too")
 
 	src.data.Version++
-	src.gamesOnly = false
+	src.changes = nil
 	third, err := m.Current(ctx)
 	require.NoError(t, err)
 	require.Equal(t, 2, src.loads, "a whole load")
 	require.NotSame(t, first.search, third.search)
+}
+
+// A snapshot that takes a change of some rewards alone (renamed, gone, new, moved to another
+// brand, hidden or priced by a game) lists and searches exactly as a whole load of the changed
+// catalogue does, round after round, its search index made from the last one's.
+func TestReadModelTakesChangedRewardsAlone(t *testing.T) {
+	const n, spare = 300, 300
+	all := syntheticSearchCatalogue(n + spare)
+	data := all
+	data.Rewards = slices.Clone(all.Rewards[:n])
+	data.Orders = map[uuid.UUID]OrderCount{}
+	for i, r := range all.Rewards[:n] {
+		data.Orders[r.ID] = OrderCount{Last7d: int64(i % 7), Last30d: int64(i % 11)}
+	}
+	src := &changesSource{data: data}
+	m := NewReadModel(src, nil)
+	ctx := context.Background()
+	snap, err := m.Current(ctx)
+	require.NoError(t, err)
+	require.NoError(t, snap.SearchIndexErr())
+	game, coin := uuid.New(), uuid.New()
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+	t.Logf("seed in the rng's stream: %d", rng.Uint64())
+	next := n // the next spare reward
+	for round := range 6 {
+		ch := Changes{Version: src.data.Version + 1, Search: map[uuid.UUID]SearchText{}}
+		rewards := slices.Clone(src.data.Rewards)
+		changed := map[uuid.UUID]bool{}
+		for range 1 + rng.IntN(12) {
+			i := rng.IntN(len(rewards))
+			r := &rewards[i]
+			changed[r.ID] = true
+			switch rng.IntN(4) {
+			case 0: // renamed: another reward's texts
+				other := all.Rewards[rng.IntN(len(all.Rewards))]
+				r.Name = other.Name
+				all.Search[r.ID] = all.Search[other.ID]
+			case 1: // gone
+				rewards = slices.Delete(rewards, i, i+1)
+			case 2: // another brand, another price
+				r.BrandCode = all.Brands[rng.IntN(len(all.Brands))].Code
+				r.XScore = rng.Float64()
+			case 3: // hidden or priced by the game
+				g := GameReward{GameID: game, RewardID: r.ID, Hidden: rng.IntN(2) == 0}
+				if !g.Hidden {
+					g.CoinPrices = map[uuid.UUID]int64{coin: 1 + rng.Int64N(1000)}
+				}
+				src.data.Games = append(slices.DeleteFunc(slices.Clone(src.data.Games), func(o GameReward) bool { return o.RewardID == r.ID }), g)
+			}
+		}
+		for range rng.IntN(5) { // new rewards
+			r := all.Rewards[next]
+			next++
+			rewards = append(rewards, r)
+			changed[r.ID] = true
+		}
+		for id := range changed {
+			ch.Rewards = append(ch.Rewards, id)
+		}
+		for _, r := range rewards {
+			if changed[r.ID] {
+				ch.Current = append(ch.Current, r)
+				ch.Search[r.ID] = all.Search[r.ID]
+			}
+		}
+		for _, g := range src.data.Games {
+			if changed[g.RewardID] {
+				ch.Games = append(ch.Games, g)
+			}
+		}
+		src.data.Rewards, src.data.Version = rewards, ch.Version
+		src.changes = &ch
+
+		got, err := m.Current(ctx)
+		require.NoError(t, err)
+		require.Equal(t, 1, src.loads, "round %d: no whole load", round)
+		require.Equal(t, ch.Version, got.Version())
+		require.NoError(t, got.SearchIndexErr(), "round %d", round)
+		want := newSnapshot(src.data, time.Now())
+		require.NoError(t, want.SearchIndexErr())
+		require.Equal(t, want.Rewards(), got.Rewards())
+		now := time.Now()
+		for _, order := range []Order{OrderDefault, OrderNewest, OrderPriceLowHigh, OrderDiscount, OrderTrending} {
+			for _, brand := range []string{"", rewards[0].BrandCode} {
+				q := ListQuery{GameID: game, CoinID: coin, CoinsPerUnit: 10, Brand: brand, Order: order, Limit: 1000, Now: now}
+				wantList, wantTotal := want.List(q)
+				gotList, gotTotal := got.List(q)
+				require.Equal(t, wantTotal, gotTotal, "round %d, %s %q", round, order, brand)
+				require.Equal(t, wantList, gotList, "round %d, %s %q", round, order, brand)
+			}
+		}
+		for _, r := range append(slices.Clone(ch.Current), rewards[rng.IntN(len(rewards))]) {
+			for _, text := range []string{r.Name, strings.Fields(r.Name)[0][:3], "gift", "xq" + strings.Fields(r.Name)[1]} {
+				for _, order := range []Order{OrderRelevance, OrderPriceHighLow} {
+					q := SearchQuery{ListQuery: ListQuery{GameID: game, CoinID: coin, CoinsPerUnit: 10, Order: order, Limit: 50, Now: now}, Text: text}
+					wantList, wantTotal := want.Search(q)
+					gotList, gotTotal := got.Search(q)
+					require.Equal(t, wantTotal, gotTotal, "round %d, %q %s", round, text, order)
+					require.Equal(t, wantList, gotList, "round %d, %q %s", round, text, order)
+				}
+			}
+		}
+		snap = got
+	}
+	require.Less(t, n, next, "new rewards came")
 }

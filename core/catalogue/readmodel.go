@@ -38,6 +38,23 @@ type SnapshotData struct {
 	BrandNames, CategoryNames map[string]string
 }
 
+// Changes are what changed of the catalogue between a snapshot's version and Version, when
+// only rewards and the games' hiding and prices did (SnapshotSource.LoadChanges).
+type Changes struct {
+	Version int64
+	// Rewards are the rewards whose rows changed (inserted, updated or deleted); Current those
+	// of them now active, of active brands (the others leave the snapshot), and Search their
+	// search texts by id.
+	Rewards []uuid.UUID
+	Current []Reward
+	Search  map[uuid.UUID]SearchText
+	// Games are what the games changed of the rewards: every game's of every reward
+	// (SnapshotData.Games) when AllGames (the games' hiding or coin prices changed), else
+	// those of the changed rewards alone.
+	Games    []GameReward
+	AllGames bool
+}
+
 // OrderCount is a reward's successful orders in the last 7 and 30 days.
 type OrderCount struct{ Last7d, Last30d int64 }
 
@@ -48,10 +65,11 @@ type SnapshotSource interface {
 	Version(ctx context.Context) (int64, error)
 	// Load reads the whole catalogue; order counts are those of the days before now.
 	Load(ctx context.Context, now time.Time) (SnapshotData, error)
-	// LoadGames reads what the games changed of the rewards (SnapshotData.Games) and the
-	// catalogue's version, in one consistent view, when no other change of the catalogue
-	// came after version after; ok is false when one did (a whole Load is needed).
-	LoadGames(ctx context.Context, after int64) (version int64, games []GameReward, ok bool, err error)
+	// LoadChanges reads what changed of the catalogue after version after, in one consistent
+	// view, when it can be taken without a whole Load: only rewards (at most most of them) and
+	// what the games changed of the rewards. ok is false when anything else changed, more
+	// rewards did, or the steps since after are no longer known (a whole Load is needed).
+	LoadChanges(ctx context.Context, after int64, most int) (changes Changes, ok bool, err error)
 	// OrderCounts reads the order counts alone.
 	OrderCounts(ctx context.Context, now time.Time) (map[uuid.UUID]OrderCount, error)
 	// Watch listens for changes of the catalogue until ctx ends or the connection fails,
@@ -70,6 +88,9 @@ const (
 	OrderCountsInterval = 5 * time.Second
 	// freeMemoryInterval spaces the returns of a load's garbage to the system.
 	freeMemoryInterval = 5 * time.Second
+	// maxChangedRewards is how many changed rewards, beyond half of a snapshot's, are loaded
+	// alone into a new snapshot rather than by a whole load.
+	maxChangedRewards = 1000
 	// maxCachedIDs bounds the sorted views a snapshot keeps (one per game, coin, filters and
 	// order asked for), counted in reward indexes (4 bytes each): 16 MiB.
 	maxCachedIDs = 4 << 20
@@ -133,14 +154,14 @@ func (m *ReadModel) Refresh(ctx context.Context) error {
 		if v <= s.version {
 			return nil
 		}
-		// A game's hiding or coin prices alone changed (the change studios make most): the
-		// rest of the snapshot, its search index included, stands as it is.
-		version, games, ok, err := m.src.LoadGames(ctx, s.version)
+		// A few rewards, or a game's hiding or coin prices (the changes studios and operators
+		// make most), changed alone: the rest of the snapshot stands as it is.
+		changes, ok, err := m.src.LoadChanges(ctx, s.version, len(s.rewards)/2+maxChangedRewards)
 		if err != nil {
-			return fmt.Errorf("load the games' changes: %w", err)
+			return fmt.Errorf("load the catalogue's changes: %w", err)
 		}
 		if ok {
-			m.cur.Store(s.withGames(version, games))
+			m.cur.Store(s.withChanges(changes))
 			return nil
 		}
 	}
@@ -242,8 +263,12 @@ type Snapshot struct {
 	byID     map[uuid.UUID]int32
 	// categories in display order (display order, name, code).
 	categories []Category
-	games      map[uuid.UUID]*gameView
-	orders     []OrderCount // by reward index
+	// brands are the active brands by code, with the indexes in categories of their
+	// categories: what a changed reward's entry is made of (withChanges).
+	brands    map[string]*Brand
+	brandCats map[string][]int
+	games     map[uuid.UUID]*gameView
+	orders    []OrderCount // by reward index
 
 	mu      sync.Mutex
 	views   map[viewKey]*viewSlot
@@ -291,6 +316,7 @@ func newSnapshot(d SnapshotData, now time.Time) *Snapshot {
 		}
 		brandCats[b.Code] = cats
 	}
+	s.brands, s.brandCats = brands, brandCats
 	s.rewards = make([]entry, 0, len(d.Rewards))
 	for i := range d.Rewards {
 		r := &d.Rewards[i]
@@ -324,31 +350,131 @@ func newSnapshot(d SnapshotData, now time.Time) *Snapshot {
 func gameViews(byID map[uuid.UUID]int32, games []GameReward) map[uuid.UUID]*gameView {
 	out := map[uuid.UUID]*gameView{}
 	for _, g := range games {
-		i, ok := byID[g.RewardID]
-		if !ok {
-			continue
-		}
-		gv := out[g.GameID]
-		if gv == nil {
-			gv = &gameView{hidden: map[int32]bool{}, prices: map[int32]map[uuid.UUID]int64{}}
-			out[g.GameID] = gv
-		}
-		if g.Hidden {
-			gv.hidden[i] = true
-		}
-		if len(g.CoinPrices) > 0 {
-			gv.prices[i] = g.CoinPrices
+		if i, ok := byID[g.RewardID]; ok {
+			addGame(out, i, g)
 		}
 	}
 	return out
 }
 
-// withGames is the same catalogue at version with what the games changed of its rewards being
-// games: its rewards, categories, order counts and search index are s's; its views are made
-// anew (they depend on the games' hiding and prices).
-func (s *Snapshot) withGames(version int64, games []GameReward) *Snapshot {
+// addGame adds what g's game changed of reward i to games.
+func addGame(games map[uuid.UUID]*gameView, i int32, g GameReward) {
+	gv := games[g.GameID]
+	if gv == nil {
+		gv = &gameView{hidden: map[int32]bool{}, prices: map[int32]map[uuid.UUID]int64{}}
+		games[g.GameID] = gv
+	}
+	if g.Hidden {
+		gv.hidden[i] = true
+	}
+	if len(g.CoinPrices) > 0 {
+		gv.prices[i] = g.CoinPrices
+	}
+}
+
+// withChanges is s's catalogue with the changes ch made to it, at ch.Version. When only the
+// games' hiding and prices changed, its rewards, categories, order counts and search index are
+// s's, and only its views are made anew (they depend on the games). When rewards changed, the
+// others keep their entries (and their order counts, until the next count), the changed ones
+// that are still seen come after them, and the search index is made again in the background
+// from s's, with the texts of the changed rewards alone read anew: until it is, searches read
+// the storage.
+func (s *Snapshot) withChanges(ch Changes) *Snapshot {
 	out := s.sameCatalogue()
-	out.version, out.games = version, gameViews(s.byID, games)
+	out.version = ch.Version
+	if len(ch.Rewards) == 0 {
+		if ch.AllGames {
+			out.games = gameViews(s.byID, ch.Games)
+		}
+		return out
+	}
+	changed := make(map[uuid.UUID]bool, len(ch.Rewards))
+	for _, id := range ch.Rewards {
+		changed[id] = true
+	}
+	out.rewards = make([]entry, 0, len(s.rewards)+len(ch.Current))
+	from := make([]int32, 0, cap(out.rewards)) // each entry's index in s, -1 for a changed one
+	for i := range s.rewards {
+		if !changed[s.rewards[i].reward.ID] {
+			out.rewards = append(out.rewards, s.rewards[i])
+			from = append(from, int32(i))
+		}
+	}
+	for i := range ch.Current {
+		r := &ch.Current[i]
+		if b, ok := s.brands[r.BrandCode]; ok && changed[r.ID] {
+			out.rewards = append(out.rewards, entry{reward: r, brand: b, categories: s.brandCats[b.Code]})
+			from = append(from, -1)
+		}
+	}
+	out.byID = make(map[uuid.UUID]int32, len(out.rewards))
+	for i := range out.rewards {
+		out.byID[out.rewards[i].reward.ID] = int32(i)
+	}
+	if ch.AllGames {
+		out.games = gameViews(out.byID, ch.Games)
+	} else {
+		out.games = remapGames(s.games, from, len(s.rewards))
+		for _, g := range ch.Games {
+			if i, ok := out.byID[g.RewardID]; ok && changed[g.RewardID] {
+				addGame(out.games, i, g)
+			}
+		}
+	}
+	out.orders = make([]OrderCount, len(out.rewards))
+	for i, j := range from {
+		if k, ok := s.byID[out.rewards[i].reward.ID]; j < 0 && ok {
+			j = k // a changed reward keeps its count until the next
+		}
+		if j >= 0 {
+			out.orders[i] = s.orders[j]
+		}
+	}
+	out.search = nil
+	if s.search != nil && ch.Search != nil {
+		b := &searchBuild{done: make(chan struct{})}
+		out.search = b
+		go func() {
+			defer close(b.done)
+			<-s.search.done
+			if s.search.idx == nil {
+				b.err = fmt.Errorf("no search index to take the changed rewards into: %w", s.search.err)
+				return
+			}
+			old := s.search.idx
+			b.idx, b.err = newSearchIndex(out, searchTextsFrom(old, out, from, ch.Search), old.brandNames, old.categoryNames)
+		}()
+	}
+	return out
+}
+
+// remapGames is games, of a snapshot of n rewards, in the indexes of a snapshot whose entry i
+// was entry from[i] (or none, -1).
+func remapGames(games map[uuid.UUID]*gameView, from []int32, n int) map[uuid.UUID]*gameView {
+	to := make([]int32, n)
+	for i := range to {
+		to[i] = -1
+	}
+	for i, j := range from {
+		if j >= 0 {
+			to[j] = int32(i)
+		}
+	}
+	out := make(map[uuid.UUID]*gameView, len(games))
+	for id, g := range games {
+		gv := &gameView{hidden: make(map[int32]bool, len(g.hidden)), prices: make(map[int32]map[uuid.UUID]int64, len(g.prices))}
+		for j := range g.hidden {
+			if i := to[j]; i >= 0 {
+				gv.hidden[i] = true
+			}
+		}
+		for j, p := range g.prices {
+			if i := to[j]; i >= 0 {
+				gv.prices[i] = p
+			}
+		}
+		out[id] = gv
+	}
 	return out
 }
 
@@ -356,7 +482,7 @@ func (s *Snapshot) withGames(version int64, games []GameReward) *Snapshot {
 // search index shared) with none of the views and counts its reads made.
 func (s *Snapshot) sameCatalogue() *Snapshot {
 	return &Snapshot{version: s.version, loadedAt: s.loadedAt, rewards: s.rewards, byID: s.byID, categories: s.categories,
-		games: s.games, orders: s.orders, views: map[viewKey]*viewSlot{}, search: s.search}
+		brands: s.brands, brandCats: s.brandCats, games: s.games, orders: s.orders, views: map[viewKey]*viewSlot{}, search: s.search}
 }
 
 func ordersByIndex(s *Snapshot, counts map[uuid.UUID]OrderCount) []OrderCount {

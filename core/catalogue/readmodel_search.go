@@ -202,6 +202,69 @@ func searchTextsOf(s *Snapshot, texts map[uuid.UUID]SearchText) *SearchTexts {
 	return t
 }
 
+// searchTextsFrom is the first pass of the index of s, whose entry i was entry from[i] of the
+// snapshot old indexes, or is a changed reward (-1) whose texts are in texts: the lexemes,
+// positions and name trigrams of the rewards that did not change are taken from old as they
+// are, not read again. Lexemes and trigrams no reward has any longer are left out.
+func searchTextsFrom(old *searchIndex, s *Snapshot, from []int32, texts map[uuid.UUID]SearchText) *SearchTexts {
+	t := NewSearchTexts(len(s.rewards))
+	t.expect = 0 // room made below: none to guess
+	t.entLex = make([]int32, 0, len(old.entLex)+len(old.entLex)/100)
+	t.positions.n = make([]uint8, 0, cap(t.entLex))
+	t.positions.pos = make([]tsPos, 0, len(old.positions.pos)+len(old.positions.pos)/100)
+	t.nameTrg.data = make([]byte, 0, len(old.nameTrg.data)+len(old.nameTrg.data)/100)
+	t.lexIDs = make(map[string]int32, len(old.lexemes))
+	t.trigrams = make(map[string]int32, len(old.trigrams))
+	lexemes := make([]int32, len(old.lexemes)) // old number + 1 → first number + 1 (0: none yet)
+	trigramNames := make([]string, len(old.trigrams))
+	for g, n := range old.trigrams {
+		trigramNames[n] = g
+	}
+	trigrams := make([]int32, len(old.trigrams))
+	for i := range s.rewards {
+		id := s.rewards[i].reward.ID
+		j := from[i]
+		if j < 0 {
+			t.Add(id, texts[id])
+			continue
+		}
+		if t.err != nil {
+			break
+		}
+		t.positions.at = append(t.positions.at, int32(len(t.positions.pos)))
+		at := old.positions.at[j]
+		for e := old.entOff[j]; e < old.entOff[j+1]; e++ {
+			n := old.positions.count(e)
+			t.positions.add(int32(len(t.entLex)), old.positions.pos[at:at+n])
+			at += n
+			t.entLex = append(t.entLex, renumbered(lexemes, old.entLex[e], old.lexemes, t.lexIDs))
+		}
+		for g := range old.nameTrg.list(j, false) {
+			t.nameTrg.data = binary.AppendUvarint(t.nameTrg.data, uint64(renumbered(trigrams, g, trigramNames, t.trigrams)))
+		}
+		t.ids = append(t.ids, id)
+		t.entOff = append(t.entOff, int32(len(t.entLex)))
+		t.nameTrg.at = append(t.nameTrg.at, int32(len(t.nameTrg.data)))
+		t.lowerName = append(t.lowerName, old.lowerName[j])
+	}
+	return t
+}
+
+// renumbered is the first number in numbers of the text names[n] numbered n in an old index,
+// numbering it the first time (seen keeps it, plus one, by n).
+func renumbered(seen []int32, n int32, names []string, numbers map[string]int32) int32 {
+	if m := seen[n]; m > 0 {
+		return m - 1
+	}
+	m, ok := numbers[names[n]]
+	if !ok {
+		m = int32(len(numbers))
+		numbers[names[n]] = m
+	}
+	seen[n] = m + 1
+	return m
+}
+
 // newSearchIndex finishes the index of s's rewards from the first pass t (which it takes over:
 // its arrays become the index's).
 func newSearchIndex(s *Snapshot, t *SearchTexts, brandNames, categoryNames map[string]string) (*searchIndex, error) {

@@ -50,8 +50,8 @@ func (f *fakeSource) Load(context.Context, time.Time) (catalogue.SnapshotData, e
 	return d, nil
 }
 
-func (f *fakeSource) LoadGames(context.Context, int64) (int64, []catalogue.GameReward, bool, error) {
-	return 0, nil, false, nil // the whole catalogue, always
+func (f *fakeSource) LoadChanges(context.Context, int64, int) (catalogue.Changes, bool, error) {
+	return catalogue.Changes{}, false, nil // the whole catalogue, always
 }
 
 func (f *fakeSource) OrderCounts(context.Context, time.Time) (map[uuid.UUID]catalogue.OrderCount, error) {

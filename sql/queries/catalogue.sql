@@ -350,11 +350,9 @@ ON CONFLICT (reward_id, day, shard) DO UPDATE SET orders = catalogue_reward_orde
 -- model holds.
 SELECT version FROM catalogue_version;
 
--- name: CatalogueGamesSince :one
--- The catalogue's version, and whether every change after @after changed only what games
--- changed of the rewards (migration 00023).
-SELECT version, (version = games_version AND version - games_run <= @after::bigint)::boolean AS games_only
-FROM catalogue_version;
+-- name: CatalogueChangesSince :many
+-- The catalogue's steps after @after that the log still holds (migration 00024), in order.
+SELECT version, kind, rewards FROM catalogue_changes WHERE version > @after::bigint ORDER BY version;
 
 -- name: CatalogueSnapshotCategories :many
 -- The read model's load (core/catalogue ReadModel), one statement per table in one
@@ -387,6 +385,27 @@ WHERE r.is_active AND r.id > @after
 ORDER BY r.id
 LIMIT @lim;
 
+-- name: CatalogueSnapshotRewardsByID :many
+-- The rewards of @ids that are active, of active brands, as CatalogueSnapshotRewards reads them
+-- (a change of a few rewards, loaded alone).
+SELECT r.id, r.type, r.brand_code, r.name, r.description, r.campaign_title, r.campaign_sub_title, r.campaign_details,
+    r.terms_and_conditions, r.how_to_redeem, r.cover_image, r.assets, r.countries, r.end_date, r.is_active,
+    r.value_type, r.denominations, r.min_face, r.max_face, r.discount_bps, r.min_selling, r.max_selling,
+    r.purchase_cooldown, r.x_score, r.flag_allow_studio_edit_price, r.translations,
+    (r.shared_code IS NOT NULL)::boolean AS has_shared_code, r.provider_product_id, r.created_at, r.updated_at
+FROM catalogue_rewards r
+JOIN catalogue_brands b ON b.code = r.brand_code AND b.is_active
+WHERE r.is_active AND r.id = ANY (@ids::uuid[])
+ORDER BY r.id;
+
+-- name: CatalogueSnapshotSearchByID :many
+-- The search texts of the rewards CatalogueSnapshotRewardsByID reads, in its order.
+SELECT r.id, r.search_name, r.search_tsv::text AS search_vector, lower(r.name)::text AS lower_name
+FROM catalogue_rewards r
+JOIN catalogue_brands b ON b.code = r.brand_code AND b.is_active
+WHERE r.is_active AND r.id = ANY (@ids::uuid[])
+ORDER BY r.id;
+
 -- name: CatalogueSnapshotSearch :many
 -- The search texts of the active rewards of active brands, as CatalogueSearch matches them: the
 -- search name (trigrams), the full text vector in its text form, and lower(name); @lim of them
@@ -409,6 +428,13 @@ SELECT 'category'::text, code, lower(name)::text FROM catalogue_categories;
 SELECT gr.game_id, gr.reward_id, gr.hidden, gr.coin_prices
 FROM catalogue_game_rewards gr
 JOIN catalogue_rewards r ON r.id = gr.reward_id AND r.is_active;
+
+-- name: CatalogueSnapshotRewardsGames :many
+-- What each game changed of the rewards of @ids that are active (a change of a few rewards).
+SELECT gr.game_id, gr.reward_id, gr.hidden, gr.coin_prices
+FROM catalogue_game_rewards gr
+JOIN catalogue_rewards r ON r.id = gr.reward_id AND r.is_active
+WHERE gr.reward_id = ANY (@ids::uuid[]);
 
 -- name: CatalogueOrderCounts :many
 -- Successful orders per reward in the last 7 and 30 days (TRENDING, most-ordered), as the

@@ -170,6 +170,31 @@ func (q *Queries) CatalogueCategories(ctx context.Context, arg CatalogueCategori
 	return items, nil
 }
 
+const catalogueChangesSince = `-- name: CatalogueChangesSince :many
+SELECT version, kind, rewards FROM catalogue_changes WHERE version > $1::bigint ORDER BY version
+`
+
+// The catalogue's steps after @after that the log still holds (migration 00024), in order.
+func (q *Queries) CatalogueChangesSince(ctx context.Context, after int64) ([]CatalogueChange, error) {
+	rows, err := q.db.Query(ctx, catalogueChangesSince, after)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CatalogueChange{}
+	for rows.Next() {
+		var i CatalogueChange
+		if err := rows.Scan(&i.Version, &i.Kind, &i.Rewards); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const catalogueCountCodes = `-- name: CatalogueCountCodes :one
 SELECT count(*) FROM catalogue_codes WHERE reward_id = $1
 `
@@ -291,25 +316,6 @@ func (q *Queries) CatalogueGameReward(ctx context.Context, arg CatalogueGameRewa
 		&i.CoinPrices,
 		&i.UpdatedAt,
 	)
-	return i, err
-}
-
-const catalogueGamesSince = `-- name: CatalogueGamesSince :one
-SELECT version, (version = games_version AND version - games_run <= $1::bigint)::boolean AS games_only
-FROM catalogue_version
-`
-
-type CatalogueGamesSinceRow struct {
-	Version   int64
-	GamesOnly bool
-}
-
-// The catalogue's version, and whether every change after @after changed only what games
-// changed of the rewards (migration 00023).
-func (q *Queries) CatalogueGamesSince(ctx context.Context, after int64) (CatalogueGamesSinceRow, error) {
-	row := q.db.QueryRow(ctx, catalogueGamesSince, after)
-	var i CatalogueGamesSinceRow
-	err := row.Scan(&i.Version, &i.GamesOnly)
 	return i, err
 }
 
@@ -1624,6 +1630,144 @@ func (q *Queries) CatalogueSnapshotRewards(ctx context.Context, arg CatalogueSna
 	return items, nil
 }
 
+const catalogueSnapshotRewardsByID = `-- name: CatalogueSnapshotRewardsByID :many
+SELECT r.id, r.type, r.brand_code, r.name, r.description, r.campaign_title, r.campaign_sub_title, r.campaign_details,
+    r.terms_and_conditions, r.how_to_redeem, r.cover_image, r.assets, r.countries, r.end_date, r.is_active,
+    r.value_type, r.denominations, r.min_face, r.max_face, r.discount_bps, r.min_selling, r.max_selling,
+    r.purchase_cooldown, r.x_score, r.flag_allow_studio_edit_price, r.translations,
+    (r.shared_code IS NOT NULL)::boolean AS has_shared_code, r.provider_product_id, r.created_at, r.updated_at
+FROM catalogue_rewards r
+JOIN catalogue_brands b ON b.code = r.brand_code AND b.is_active
+WHERE r.is_active AND r.id = ANY ($1::uuid[])
+ORDER BY r.id
+`
+
+type CatalogueSnapshotRewardsByIDRow struct {
+	ID                       uuid.UUID
+	Type                     string
+	BrandCode                string
+	Name                     string
+	Description              string
+	CampaignTitle            string
+	CampaignSubTitle         string
+	CampaignDetails          string
+	TermsAndConditions       string
+	HowToRedeem              string
+	CoverImage               string
+	Assets                   []byte
+	Countries                []string
+	EndDate                  *time.Time
+	IsActive                 bool
+	ValueType                string
+	Denominations            []int64
+	MinFace                  int64
+	MaxFace                  int64
+	DiscountBps              int32
+	MinSelling               int64
+	MaxSelling               int64
+	PurchaseCooldown         int32
+	XScore                   float64
+	FlagAllowStudioEditPrice bool
+	Translations             []byte
+	HasSharedCode            bool
+	ProviderProductID        *string
+	CreatedAt                time.Time
+	UpdatedAt                time.Time
+}
+
+// The rewards of @ids that are active, of active brands, as CatalogueSnapshotRewards reads them
+// (a change of a few rewards, loaded alone).
+func (q *Queries) CatalogueSnapshotRewardsByID(ctx context.Context, ids []uuid.UUID) ([]CatalogueSnapshotRewardsByIDRow, error) {
+	rows, err := q.db.Query(ctx, catalogueSnapshotRewardsByID, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CatalogueSnapshotRewardsByIDRow{}
+	for rows.Next() {
+		var i CatalogueSnapshotRewardsByIDRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Type,
+			&i.BrandCode,
+			&i.Name,
+			&i.Description,
+			&i.CampaignTitle,
+			&i.CampaignSubTitle,
+			&i.CampaignDetails,
+			&i.TermsAndConditions,
+			&i.HowToRedeem,
+			&i.CoverImage,
+			&i.Assets,
+			&i.Countries,
+			&i.EndDate,
+			&i.IsActive,
+			&i.ValueType,
+			&i.Denominations,
+			&i.MinFace,
+			&i.MaxFace,
+			&i.DiscountBps,
+			&i.MinSelling,
+			&i.MaxSelling,
+			&i.PurchaseCooldown,
+			&i.XScore,
+			&i.FlagAllowStudioEditPrice,
+			&i.Translations,
+			&i.HasSharedCode,
+			&i.ProviderProductID,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const catalogueSnapshotRewardsGames = `-- name: CatalogueSnapshotRewardsGames :many
+SELECT gr.game_id, gr.reward_id, gr.hidden, gr.coin_prices
+FROM catalogue_game_rewards gr
+JOIN catalogue_rewards r ON r.id = gr.reward_id AND r.is_active
+WHERE gr.reward_id = ANY ($1::uuid[])
+`
+
+type CatalogueSnapshotRewardsGamesRow struct {
+	GameID     uuid.UUID
+	RewardID   uuid.UUID
+	Hidden     bool
+	CoinPrices []byte
+}
+
+// What each game changed of the rewards of @ids that are active (a change of a few rewards).
+func (q *Queries) CatalogueSnapshotRewardsGames(ctx context.Context, ids []uuid.UUID) ([]CatalogueSnapshotRewardsGamesRow, error) {
+	rows, err := q.db.Query(ctx, catalogueSnapshotRewardsGames, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CatalogueSnapshotRewardsGamesRow{}
+	for rows.Next() {
+		var i CatalogueSnapshotRewardsGamesRow
+		if err := rows.Scan(
+			&i.GameID,
+			&i.RewardID,
+			&i.Hidden,
+			&i.CoinPrices,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const catalogueSnapshotSearch = `-- name: CatalogueSnapshotSearch :many
 SELECT r.id, r.search_name, r.search_tsv::text AS search_vector, lower(r.name)::text AS lower_name
 FROM catalogue_rewards r
@@ -1657,6 +1801,47 @@ func (q *Queries) CatalogueSnapshotSearch(ctx context.Context, arg CatalogueSnap
 	items := []CatalogueSnapshotSearchRow{}
 	for rows.Next() {
 		var i CatalogueSnapshotSearchRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.SearchName,
+			&i.SearchVector,
+			&i.LowerName,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const catalogueSnapshotSearchByID = `-- name: CatalogueSnapshotSearchByID :many
+SELECT r.id, r.search_name, r.search_tsv::text AS search_vector, lower(r.name)::text AS lower_name
+FROM catalogue_rewards r
+JOIN catalogue_brands b ON b.code = r.brand_code AND b.is_active
+WHERE r.is_active AND r.id = ANY ($1::uuid[])
+ORDER BY r.id
+`
+
+type CatalogueSnapshotSearchByIDRow struct {
+	ID           uuid.UUID
+	SearchName   string
+	SearchVector string
+	LowerName    string
+}
+
+// The search texts of the rewards CatalogueSnapshotRewardsByID reads, in its order.
+func (q *Queries) CatalogueSnapshotSearchByID(ctx context.Context, ids []uuid.UUID) ([]CatalogueSnapshotSearchByIDRow, error) {
+	rows, err := q.db.Query(ctx, catalogueSnapshotSearchByID, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CatalogueSnapshotSearchByIDRow{}
+	for rows.Next() {
+		var i CatalogueSnapshotSearchByIDRow
 		if err := rows.Scan(
 			&i.ID,
 			&i.SearchName,

@@ -55,6 +55,12 @@ type CatalogueCategory struct {
 	UpdatedAt    time.Time
 }
 
+type CatalogueChange struct {
+	Version int64
+	Kind    string
+	Rewards []uuid.UUID
+}
+
 type CatalogueCode struct {
 	ID        uuid.UUID
 	RewardID  uuid.UUID
@@ -145,10 +151,8 @@ type CatalogueShortLink struct {
 }
 
 type CatalogueVersion struct {
-	ID           bool
-	Version      int64
-	GamesVersion int64
-	GamesRun     int64
+	ID      bool
+	Version int64
 }
 
 type Coin struct {
