@@ -116,3 +116,33 @@ func BenchmarkSnapshotSearchUncached(b *testing.B) {
 		})
 	}
 }
+
+// A reward of 100,000 renamed: the snapshot that takes the change alone (withChanges) and its
+// first list ("served", the list's view sorted anew), then its search index made again from the
+// last one's ("indexed"): go test ./core/catalogue -run '^$' -bench SnapshotWithChangedReward
+func BenchmarkSnapshotWithChangedReward(b *testing.B) {
+	d := syntheticSearchCatalogue(100_000)
+	s := newSnapshot(d, time.Now())
+	if err := s.SearchIndexErr(); err != nil {
+		b.Fatal(err)
+	}
+	renamed := d.Rewards[7]
+	renamed.Name += " renamed"
+	text := d.Search[renamed.ID]
+	text.Name += " renamed"
+	ch := Changes{Version: 2, Rewards: []uuid.UUID{renamed.ID}, Current: []Reward{renamed}, Search: map[uuid.UUID]SearchText{renamed.ID: text}}
+	q := ListQuery{Order: OrderDefault, Limit: 20, Now: time.Now(), CoinsPerUnit: 10}
+	var served, indexed time.Duration
+	for b.Loop() {
+		start := time.Now()
+		next := s.withChanges(ch)
+		next.List(q)
+		served += time.Since(start)
+		if err := next.SearchIndexErr(); err != nil {
+			b.Fatal(err)
+		}
+		indexed += time.Since(start)
+	}
+	b.ReportMetric(float64(served.Milliseconds())/float64(b.N), "ms-served")
+	b.ReportMetric(float64(indexed.Milliseconds())/float64(b.N), "ms-indexed")
+}
