@@ -5,6 +5,7 @@ import (
 
 	"github.com/rewardsco/rewards/core/coins"
 	"github.com/rewardsco/rewards/core/store"
+	"github.com/rewardsco/rewards/core/studio"
 )
 
 // CoinBatchCounts returns how many batches of two movements or more the coins store s sent, how
@@ -28,3 +29,24 @@ func CoinLine(s store.Of[coins.Repo], playerID, coinID uuid.UUID) (running bool,
 func SetCoinBatchHook(s store.Of[coins.Repo], f func(n int)) {
 	s.Repo().(*CoinsRepo).hot.beforeSend = f
 }
+
+// WalletTurnCounts returns how many turns of two orders or more d placed in one transaction, how
+// many orders they held, how many of their transactions did not commit, and how many orders
+// were left out of a turn because the balance read did not cover them.
+func WalletTurnCounts(d *DB) (batches, batched, failed, short int64) {
+	h := d.wallets
+	return h.batches.Load(), h.batched.Load(), h.failed.Load(), h.short.Load()
+}
+
+// WalletLine reports whether an order of the wallet is running on d, and how many wait.
+func WalletLine(d *DB, gameID uuid.UUID, env studio.Environment) (running bool, queued int) {
+	h := d.wallets
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	q, ok := h.lines[walletKey{gameID, env}]
+	return ok, len(q)
+}
+
+// SetWalletTurnHook makes d call f with a turn's size once it is taken, before its transaction
+// begins; set it before any order runs.
+func SetWalletTurnHook(d *DB, f func(n int)) { d.wallets.beforeSend = f }

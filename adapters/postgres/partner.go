@@ -170,9 +170,10 @@ func (r *PartnerRepo) Apply(ctx context.Context, e partner.Entry) (partner.Entry
 }
 
 // DebitAtCommit implements partner.Repo: one statement that raises RWWAL when the wallet does
-// not cover the amount, sent with the transaction's commit.
+// not cover the amount, sent with the transaction's commit after every other statement (so that
+// in a turn of several orders, InWalletTurn, the wallet is locked only by the last round trip).
 func (r *PartnerRepo) DebitAtCommit(ctx context.Context, gameID uuid.UUID, env studio.Environment, orderID uuid.UUID, amount money.Amount) error {
-	return r.deferredQueries(func(err error) error {
+	return r.atCommitQueries(func(err error) error {
 		if pgCode(err) == "RWWAL" {
 			return partner.ErrInsufficientBalance
 		}

@@ -29,6 +29,10 @@ type pipeTx struct {
 	conn    *pgxpool.Conn
 	begun   bool
 	pending []deferred
+	// atCommit are deferred statements that go with the COMMIT alone, after every other
+	// (atCommitQueries): a lock that many transactions contend on is then held only while the
+	// commit runs, however many statements the transaction sends before it.
+	atCommit []deferred
 	// savepoints numbers the savepoints of nested transactions (Begin).
 	savepoints int
 }
@@ -231,6 +235,8 @@ func (r errRow) Scan(...any) error { return r.err }
 // the transaction ran no statement). An error PostgreSQL raises for a deferred statement aborts
 // the transaction there, so the COMMIT does not run.
 func (t *pipeTx) Commit(ctx context.Context) error {
+	t.pending = append(t.pending, t.atCommit...)
+	t.atCommit = nil
 	if !t.begun && len(t.pending) == 0 {
 		return nil
 	}
@@ -240,7 +246,7 @@ func (t *pipeTx) Commit(ctx context.Context) error {
 
 // Rollback implements pgx.Tx.
 func (t *pipeTx) Rollback(ctx context.Context) error {
-	t.pending = nil
+	t.pending, t.atCommit = nil, nil
 	if !t.begun {
 		return nil
 	}
@@ -355,11 +361,17 @@ func (s *savepointTx) Conn() *pgx.Conn { return s.parent.Conn() }
 type deferring struct {
 	tx    *Tx
 	onErr func(error) error
+	// atCommit: queued to go with the COMMIT (pipeTx.atCommit), not with the next statement.
+	atCommit bool
 }
 
 var errNotDeferrable = errors.New("postgres: only statements without rows (:exec) can be deferred")
 
 func (d deferring) Exec(_ context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	if d.atCommit {
+		d.tx.tx.atCommit = append(d.tx.tx.atCommit, deferred{sql: sql, args: args, onErr: d.onErr})
+		return pgconn.CommandTag{}, nil
+	}
 	d.tx.tx.pending = append(d.tx.tx.pending, deferred{sql: sql, args: args, onErr: d.onErr})
 	return pgconn.CommandTag{}, nil
 }
@@ -384,6 +396,15 @@ func (c conn) deferredQueries(onErr func(error) error) *db.Queries {
 		return db.New(raising{c.dbtx, onErr})
 	}
 	return db.New(deferring{tx: c.owner, onErr: onErr})
+}
+
+// atCommitQueries is deferredQueries whose statements go with the transaction's COMMIT, after
+// every other statement, rather than with its next statement.
+func (c conn) atCommitQueries(onErr func(error) error) *db.Queries {
+	if c.owner == nil {
+		return db.New(raising{c.dbtx, onErr})
+	}
+	return db.New(deferring{tx: c.owner, onErr: onErr, atCommit: true})
 }
 
 // raising runs statements at once, passing their errors through onErr.

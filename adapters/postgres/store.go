@@ -33,6 +33,8 @@ type DB struct {
 	metrics *metrics.Metrics
 	// tracer, when set, opens a span around each transaction.
 	tracer trace.Tracer
+	// wallets are the queues of the partner wallets' orders (InWalletTurn).
+	wallets *walletLines
 }
 
 // Option configures a DB.
@@ -52,7 +54,7 @@ func WithTracing(tp trace.TracerProvider) Option {
 
 // NewDB returns a DB over pool.
 func NewDB(pool *pgxpool.Pool, opts ...Option) *DB {
-	d := &DB{pool: pool}
+	d := &DB{pool: pool, wallets: newWalletLines()}
 	for _, o := range opts {
 		o(d)
 	}

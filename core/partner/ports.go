@@ -70,6 +70,22 @@ type Repo interface {
 	RecordEvent(ctx context.Context, provider string, env studio.Environment, e payments.Event, orderID *uuid.UUID) (fresh bool, err error)
 }
 
+// WalletTurns is what a store.Runner may offer to run the WALLET orders of one wallet together
+// (group commit): an order that arrives while another of its wallet runs waits, and the next
+// turn places every waiting order in one transaction, so that the wallet row, which each order
+// locks until its commit is flushed, is locked and flushed once for them all. The Service uses
+// it when its runner implements it.
+type WalletTurns interface {
+	// InWalletTurn runs fn as store.Runner.InTx does, for a transaction that places an order
+	// debiting amount from the wallet of (gameID, env) with DebitAtCommit, possibly in one
+	// transaction with other such orders. fn must run its statements on the ctx it is given
+	// (the turn's, which the caller's cancellation does not end once the turn is taken) and may
+	// run more than once. Each order keeps its own outcome: one the wallet does not cover, or
+	// one that fails, fails alone, with the error it would have had in a transaction of its own.
+	InWalletTurn(ctx context.Context, gameID uuid.UUID, env studio.Environment, amount money.Amount,
+		fn func(ctx context.Context, t store.Tx) error) error
+}
+
 // Jobs queues the partner module's jobs inside a transaction.
 type Jobs interface {
 	// ScheduleReconcile queues a look at a CASH order's payment at a time (an expiry, an event).

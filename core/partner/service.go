@@ -632,10 +632,13 @@ func (s *Service) inStock(ctx context.Context, env studio.Environment, b Brand, 
 // debit the wallet, in two round trips (BEGIN with the job; the order, its transitions and the
 // debit with the COMMIT; a quote's use adds one) and the job's id for FulfilSent. The wallet
 // row, which every order of the partner contends on, is debited with the commit
-// (DebitAtCommit), so that it is held only while the commit runs.
+// (DebitAtCommit), so that it is held only while the commit runs. When the runner offers
+// WalletTurns, an order without a quote takes its wallet's turns (group commit): the orders of
+// one partner then share the wallet's lock and its commit's flush. An order with a quote keeps
+// a transaction of its own, since its quote's use is a refusal of its own.
 func (s *Service) placeWallet(ctx context.Context, po *orders.Order, quoteID string) (job int64, err error) {
 	placed := *po
-	err = s.runner.InTx(ctx, func(t store.Tx) error {
+	tx := func(ctx context.Context, t store.Tx) error {
 		// Stored as sent and its job scheduled here; Place sends it once this commits. The job
 		// comes first: its insert is the one statement whose answer the transaction reads (the
 		// job's id, and the transaction's time, which the order takes as its creation time), so
@@ -655,7 +658,12 @@ func (s *Service) placeWallet(ctx context.Context, po *orders.Order, quoteID str
 		}
 		*po = o
 		return s.partner.WithTx(t).DebitAtCommit(ctx, o.GameID, o.Environment, o.ID, o.Partner.Amount)
-	})
+	}
+	if turns, ok := s.runner.(WalletTurns); ok && quoteID == "" {
+		err = turns.InWalletTurn(ctx, placed.GameID, placed.Environment, placed.Partner.Amount, tx)
+	} else {
+		err = s.runner.InTx(ctx, func(t store.Tx) error { return tx(ctx, t) })
+	}
 	if errs.CodeOf(err) == ErrInsufficientBalance.Code {
 		// Rolled back; the balance, read now, is for the message only.
 		bal, berr := s.partner.Repo().Wallet(ctx, po.GameID, po.Environment)

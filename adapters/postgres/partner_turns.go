@@ -1,0 +1,297 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/rewardsco/rewards/adapters/postgres/db"
+	"github.com/rewardsco/rewards/core/money"
+	"github.com/rewardsco/rewards/core/partner"
+	"github.com/rewardsco/rewards/core/store"
+	"github.com/rewardsco/rewards/core/studio"
+)
+
+// Group commit of one partner's WALLET orders (partner.WalletTurns).
+//
+// A WALLET order's transaction debits the partner's wallet with its COMMIT, and the wallet row
+// stays locked until that commit's WAL flush: the orders of one partner are serialized at one
+// flush each. So on each instance, an order of a wallet that arrives while another order of it
+// is running waits in that wallet's queue; when the running one finishes, the first waiter
+// leads the next turn, as the coins' hot balances do (coins_hot.go): it takes everything queued
+// (at most maxHotBatch) and places it in one transaction on one connection. The transaction
+// reads the wallet's balance with its BEGIN, then runs each order's own transaction function
+// (its job's insert, the one statement whose answer it reads, carries the previous order's
+// insert), and sends every order's debit, each its own statement with its own journal entry,
+// with the COMMIT: one flush for all, the wallet locked only by that last round trip.
+//
+// An order is taken into the transaction only when the balance read covers it after the orders
+// before it; one that it does not cover is placed afterwards by its own caller in a transaction
+// of its own, as without the queue, and so fails alone with RWWAL unless the wallet was
+// credited meanwhile. Every other refusal spoils the whole transaction, whichever order it
+// belongs to: a debit that no longer fits (the wallet was debited elsewhere since it was read),
+// a taken clientOrderId, a transaction function's error, any error PostgreSQL raises, or one
+// raised before the COMMIT was sent. Nothing of it committed, and each of its orders is then
+// placed by its own caller in a transaction of its own, as if it had never waited, so that it
+// gets exactly the answer it would have had without the queue. A transaction whose outcome is
+// unknown (the connection was lost or timed out once the COMMIT was sent) answers its error to
+// each of its orders, as a lone transaction's would be: nothing is placed again that may have
+// committed.
+//
+// A waiter whose context ends before its turn is taken leaves the queue with the context's
+// error and nothing of it runs; once taken, it waits for its turn's outcome (the turn runs
+// detached from the callers' contexts), so an order that committed is never reported as failed.
+
+var _ partner.WalletTurns = (*DB)(nil)
+
+// walletKey is what WALLET orders queue by: one partner wallet.
+type walletKey struct {
+	game uuid.UUID
+	env  studio.Environment
+}
+
+// walletLines are the queues of the wallets with an order running on this instance.
+type walletLines struct {
+	mu    sync.Mutex
+	lines map[walletKey][]*walletWaiter
+
+	// batches counts the turns placed in one transaction (two orders or more), batched their
+	// orders, failed the transactions that did not commit, and short the orders left out of a
+	// turn because the balance read did not cover them.
+	batches, batched, failed, short atomic.Int64
+	// beforeSend, when set (tests), runs in the leader once a turn of two orders or more is
+	// taken, before its transaction begins.
+	beforeSend func(n int)
+}
+
+func newWalletLines() *walletLines { return &walletLines{lines: map[walletKey][]*walletWaiter{}} }
+
+// walletWaiter is a queued order.
+type walletWaiter struct {
+	ctx    context.Context
+	amount money.Amount
+	fn     func(context.Context, store.Tx) error
+	// lead hands the waiter its turn to run: the orders it leads (itself first).
+	lead chan []*walletWaiter
+	// done is closed once err, or alone, is set.
+	done chan struct{}
+	err  error
+	// alone: the order was not placed by the turn; its caller places it by itself.
+	alone bool
+	// taken (under walletLines.mu): out of the queue, in a turn or dropped.
+	taken bool
+}
+
+// InWalletTurn implements partner.WalletTurns: fn runs in a transaction of its own when no
+// order of the wallet is running on this instance, else in the wallet's next turn (see above).
+func (d *DB) InWalletTurn(ctx context.Context, gameID uuid.UUID, env studio.Environment, amount money.Amount,
+	fn func(context.Context, store.Tx) error) error {
+	h, key := d.wallets, walletKey{gameID, env}
+	h.mu.Lock()
+	queue, running := h.lines[key]
+	if !running {
+		h.lines[key] = nil
+		h.mu.Unlock()
+		err := d.inTxAlone(ctx, fn)
+		d.nextWalletTurn(key)
+		return err
+	}
+	w := &walletWaiter{ctx: ctx, amount: amount, fn: fn, lead: make(chan []*walletWaiter, 1), done: make(chan struct{})}
+	h.lines[key] = append(queue, w)
+	h.mu.Unlock()
+
+	select {
+	case turn := <-w.lead:
+		d.runWalletTurn(key, turn)
+	case <-w.done:
+	case <-ctx.Done():
+		h.mu.Lock()
+		if !w.taken {
+			h.lines[key] = slices.DeleteFunc(h.lines[key], func(o *walletWaiter) bool { return o == w })
+			h.mu.Unlock()
+			return ctx.Err()
+		}
+		h.mu.Unlock()
+		select {
+		case turn := <-w.lead:
+			d.runWalletTurn(key, turn)
+		case <-w.done:
+		}
+	}
+	<-w.done
+	if w.alone {
+		return d.inTxAlone(ctx, fn)
+	}
+	return w.err
+}
+
+// inTxAlone runs fn in a transaction of its own, as without the queue.
+func (d *DB) inTxAlone(ctx context.Context, fn func(context.Context, store.Tx) error) error {
+	return d.InTx(ctx, func(t store.Tx) error { return fn(ctx, t) })
+}
+
+// nextWalletTurn hands the wallet's next turn to the first of its waiters, with every waiter
+// (at most maxHotBatch) as its turn, or forgets the wallet when none waits. A waiter whose
+// context has ended is dropped with its context's error.
+func (d *DB) nextWalletTurn(key walletKey) {
+	h := d.wallets
+	h.mu.Lock()
+	queue := h.lines[key]
+	var turn []*walletWaiter
+	for len(queue) > 0 && len(turn) < maxHotBatch {
+		w := queue[0]
+		queue = queue[1:]
+		w.taken = true
+		if err := w.ctx.Err(); err != nil {
+			w.err = err
+			close(w.done)
+			continue
+		}
+		turn = append(turn, w)
+	}
+	if len(turn) == 0 {
+		delete(h.lines, key)
+		h.mu.Unlock()
+		return
+	}
+	h.lines[key] = queue
+	h.mu.Unlock()
+	turn[0].lead <- turn
+}
+
+// runWalletTurn places a turn's orders, gives each waiter its outcome, and hands the next turn
+// on.
+func (d *DB) runWalletTurn(key walletKey, turn []*walletWaiter) {
+	defer d.nextWalletTurn(key)
+	if len(turn) == 1 {
+		w := turn[0]
+		w.err = d.inTxAlone(w.ctx, w.fn)
+		close(w.done)
+		return
+	}
+	h := d.wallets
+	if f := h.beforeSend; f != nil {
+		f(len(turn))
+	}
+	ends := make([]func(error), len(turn))
+	for i, w := range turn {
+		_, ends[i] = d.span(w.ctx)
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(turn[0].ctx), hotBatchTimeout)
+	defer cancel()
+	placed, txs, err := d.placeTurn(ctx, key, turn)
+	h.batches.Add(1)
+	h.batched.Add(int64(len(turn)))
+	if err != nil {
+		h.failed.Add(1)
+	}
+	for i, w := range turn {
+		switch {
+		case err == nil && placed[i]:
+			for _, f := range txs[i].committed {
+				f()
+			}
+			ends[i](nil)
+		case err == nil:
+			// Not covered by the balance read: placed by its caller, alone.
+			h.short.Add(1)
+			w.alone = true
+			ends[i](nil)
+		case errors.Is(err, errNotCommitted) || !placed[i]:
+			w.alone = true
+			ends[i](err)
+		default:
+			w.err = unavailable(err)
+			ends[i](w.err)
+		}
+		close(w.done)
+	}
+}
+
+// placeTurn places the orders of a turn that the wallet's balance covers in one transaction,
+// and says which it placed (placed[i], with txs[i] the transaction as order i saw it). Its error
+// wraps errNotCommitted when nothing committed for sure; any other error leaves the outcome of
+// the placed orders unknown.
+func (d *DB) placeTurn(ctx context.Context, key walletKey, turn []*walletWaiter) (placed []bool, txs []*Tx, err error) {
+	placed = make([]bool, len(turn))
+	txs = make([]*Tx, len(turn))
+	c, err := d.pool.Acquire(ctx)
+	if err != nil {
+		return placed, nil, errors.Join(errNotCommitted, err)
+	}
+	// A connection left in a failed transaction is rolled back below, or destroyed on release.
+	defer c.Release()
+	pipe := &pipeTx{conn: c}
+	rollback := func(err error) error {
+		if c.Conn().PgConn().TxStatus() != 'I' {
+			_, _ = c.Exec(ctx, "rollback")
+		}
+		return errors.Join(errNotCommitted, err)
+	}
+	// BEGIN and the balance, in one round trip; no lock: the debits, sent with the COMMIT,
+	// take it.
+	balance, err := db.New(pipe).PartnerGetWallet(ctx, db.PartnerGetWalletParams{GameID: key.game, Environment: string(key.env)})
+	if isNoRows(err) {
+		balance, err = 0, nil
+	}
+	if err != nil {
+		return placed, nil, rollback(err)
+	}
+	var covered int64
+	some := false
+	for i, w := range turn {
+		if covered+int64(w.amount) > balance {
+			continue
+		}
+		covered += int64(w.amount)
+		placed[i] = true
+		some = true
+		txs[i] = &Tx{tx: pipe, q: db.New(outages{pipe})}
+		if err := w.fn(ctx, txs[i]); err != nil {
+			return placed, nil, rollback(err)
+		}
+	}
+	if !some {
+		return placed, nil, rollback(errors.New("the wallet covers none of the turn's orders"))
+	}
+
+	// What is still queued (the last order's insert), then the debits, then COMMIT, in one
+	// round trip; the deferred statements' own error mapping is not applied: any error here
+	// means the transaction did not commit, and each order is placed again alone.
+	b := pipe.batch()
+	if b == nil {
+		b = &pgx.Batch{}
+	}
+	queued := b.Len() + len(pipe.atCommit)
+	for _, s := range pipe.atCommit {
+		b.Queue(s.sql, s.args...)
+	}
+	b.Queue("commit")
+	br := c.SendBatch(ctx, b)
+	errs := []error{}
+	for range queued {
+		_, err := br.Exec()
+		errs = append(errs, err)
+	}
+	tag, commitErr := br.Exec()
+	errs = append(errs, commitErr, br.Close())
+	err = errors.Join(errs...)
+	if err == nil && tag.String() == "COMMIT" {
+		return placed, txs, nil
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) || (err == nil && tag.String() == "ROLLBACK") {
+		// PostgreSQL aborted the transaction: nothing committed.
+		return placed, nil, rollback(errors.Join(err, errors.New("the transaction rolled back")))
+	}
+	if err == nil {
+		err = errors.New("COMMIT answered " + tag.String())
+	}
+	return placed, nil, err
+}
