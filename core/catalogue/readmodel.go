@@ -431,17 +431,17 @@ func (s *Snapshot) withChanges(ch Changes) *Snapshot {
 		}
 	}
 	out.search = nil
-	if s.search != nil && ch.Search != nil {
+	if prev := s.search; prev != nil && ch.Search != nil {
 		b := &searchBuild{done: make(chan struct{})}
 		out.search = b
-		go func() {
+		go func() { // holding the last index alone: the last snapshot's views go meanwhile
 			defer close(b.done)
-			<-s.search.done
-			if s.search.idx == nil {
-				b.err = fmt.Errorf("no search index to take the changed rewards into: %w", s.search.err)
+			<-prev.done
+			if prev.idx == nil {
+				b.err = fmt.Errorf("no search index to take the changed rewards into: %w", prev.err)
 				return
 			}
-			old := s.search.idx
+			old := prev.idx
 			b.idx, b.err = newSearchIndex(out, searchTextsFrom(old, out, from, ch.Search), old.brandNames, old.categoryNames)
 		}()
 	}
