@@ -65,7 +65,9 @@ $$;
 DROP TRIGGER catalogue_rewards_version ON catalogue_rewards;
 CREATE TRIGGER catalogue_rewards_inserted AFTER INSERT ON catalogue_rewards
     REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION catalogue_bump_rewards_version();
-CREATE TRIGGER catalogue_rewards_updated AFTER UPDATE ON catalogue_rewards
+-- The update's trigger keeps 00020's name: the one operators and tests turn off to make a change
+-- no one is told of.
+CREATE TRIGGER catalogue_rewards_version AFTER UPDATE ON catalogue_rewards
     REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION catalogue_bump_rewards_version();
 CREATE TRIGGER catalogue_rewards_deleted AFTER DELETE ON catalogue_rewards
     REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION catalogue_bump_rewards_version();
@@ -85,7 +87,7 @@ ALTER TABLE catalogue_version
 
 DROP TRIGGER catalogue_rewards_truncated ON catalogue_rewards;
 DROP TRIGGER catalogue_rewards_deleted ON catalogue_rewards;
-DROP TRIGGER catalogue_rewards_updated ON catalogue_rewards;
+DROP TRIGGER catalogue_rewards_version ON catalogue_rewards;
 DROP TRIGGER catalogue_rewards_inserted ON catalogue_rewards;
 CREATE TRIGGER catalogue_rewards_version AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON catalogue_rewards
     FOR EACH STATEMENT EXECUTE FUNCTION catalogue_bump_version();
