@@ -612,6 +612,7 @@ func OpenDatabase(ctx context.Context, cfg Config, log *slog.Logger) (*Database,
 	boundStatements(poolCfg)
 	// Round trips are counted (one atomic add each) for the load benchmark's per-request figure.
 	poolCfg.ConnConfig.Tracer = postgres.RoundTripCounter{}
+	postgres.ConfigurePool(poolCfg)
 	pool, err := pgxpool.NewWithConfig(ctx, poolCfg)
 	if err != nil {
 		stop()

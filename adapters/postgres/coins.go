@@ -129,6 +129,33 @@ func (r *CoinsRepo) ApplyMovement(ctx context.Context, m coins.Movement, typ coi
 		return r.applyAlone(ctx, m, typ, event)
 	}
 	out, deliveries, err := r.apply(ctx, m, typ, event, false)
+	return r.applied(ctx, m, typ, out, deliveries, err)
+}
+
+// QueueMovement implements coins.Repo: in a transaction, CoinsApplyMovement travels with the
+// transaction's next statement (Tx.queueRow), and the outcome reads its row; the webhook
+// deliveries it created are queued then. On the pool it is ApplyMovement.
+func (r *CoinsRepo) QueueMovement(ctx context.Context, m coins.Movement, typ coins.TxType, event coins.EventType) func(context.Context) (coins.Transaction, error) {
+	if r.owner == nil {
+		out, err := r.ApplyMovement(ctx, m, typ, event)
+		return func(context.Context) (coins.Transaction, error) { return out, err }
+	}
+	params := movementParams(m, typ, event, false)
+	var row db.CoinsApplyMovementRow
+	sent := r.owner.queueRow(func(q db.DBTX) (err error) {
+		row, err = db.New(q).CoinsApplyMovement(ctx, params)
+		return err
+	})
+	return func(ctx context.Context) (coins.Transaction, error) {
+		err := unavailable(sent(ctx))
+		out, deliveries, err := movementResult(m, typ, row, err)
+		return r.applied(ctx, m, typ, out, deliveries, err)
+	}
+}
+
+// applied finishes a movement made in a transaction (ApplyMovement, QueueMovement): it queues
+// the webhook deliveries it created and counts it once committed.
+func (r *CoinsRepo) applied(ctx context.Context, m coins.Movement, typ coins.TxType, out coins.Transaction, deliveries []uuid.UUID, err error) (coins.Transaction, error) {
 	if err != nil {
 		return coins.Transaction{}, err
 	}

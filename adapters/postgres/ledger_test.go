@@ -226,3 +226,60 @@ func TestStaleIdempotencyClaimIsTakenOverSafely(t *testing.T) {
 	require.True(t, rec.Done)
 	require.JSONEq(t, `{"from":"retry"}`, string(rec.Result))
 }
+
+// A movement queued in a transaction (QueueMovement) travels with the transaction's next
+// statement, one round trip for both, and its outcome is what ApplyMovement answers: the journal
+// entry with the balance after it, or ErrInsufficientBalance, which rolls the transaction back.
+// Alone, the outcome sends it. Not parallel: it counts round trips.
+func TestQueuedMovementTravelsWithTheNextStatement(t *testing.T) {
+	ctx := context.Background()
+	b := setupLedger(t)
+	cfg := b.pool.Config().Copy()
+	cfg.MaxConns = 1
+	cfg.ConnConfig.Tracer = postgres.RoundTripCounter{}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	database := postgres.NewDB(pool)
+	coinStore := postgres.NewCoinsStore(database, nil)
+	_, _, err = b.coins.Distribute(ctx, b.movement(1000))
+	require.NoError(t, err)
+
+	balance := int64(1000)
+	require.EqualValues(t, 2, trips(t, func() {
+		var out coins.Transaction
+		require.NoError(t, database.InTx(ctx, func(tx store.Tx) error {
+			outcome := coinStore.WithTx(tx).QueueMovement(ctx, b.movement(30), coins.Debit, coins.EventDebited)
+			var one int
+			if err := tx.(*postgres.Tx).PgxTx().QueryRow(ctx, `SELECT 1`).Scan(&one); err != nil {
+				return err
+			}
+			out, err = outcome(ctx)
+			return err
+		}))
+		balance -= 30
+		require.Equal(t, balance, out.BalanceAfter)
+		require.Equal(t, coins.Debit, out.Type)
+		require.EqualValues(t, 30, out.Amount)
+		require.NotEqual(t, uuid.Nil, out.ID)
+		require.False(t, out.CreatedAt.IsZero())
+	}), "BEGIN, the debit and the next statement; COMMIT")
+
+	err = database.InTx(ctx, func(tx store.Tx) error {
+		outcome := coinStore.WithTx(tx).QueueMovement(ctx, b.movement(balance+1), coins.Debit, coins.EventDebited)
+		if _, err := tx.(*postgres.Tx).PgxTx().Exec(ctx, `SELECT 1`); err != nil {
+			return err
+		}
+		_, err := outcome(ctx)
+		return err
+	})
+	require.ErrorIs(t, err, coins.ErrInsufficientBalance)
+
+	var alone coins.Transaction
+	require.NoError(t, database.InTx(ctx, func(tx store.Tx) error {
+		alone, err = coinStore.WithTx(tx).QueueMovement(ctx, b.movement(5), coins.Debit, coins.EventDebited)(ctx)
+		return err
+	}))
+	require.Equal(t, balance-5, alone.BalanceAfter, "sent by its outcome when nothing else did")
+	require.Equal(t, balance-5, b.requireJournalMatchesBalance(t))
+}

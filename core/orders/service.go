@@ -251,8 +251,9 @@ func inStock(levels []vouchers.Stock, r catalogue.Reward, f money.Amount, quanti
 // place is the purchase's transaction; it returns the order as the transaction leaves it, with
 // its codes opened and the balance after the debit, and the id of the fulfilment job it queued
 // (zero when none). Its statements travel together where they
-// can (see the storage's Insert, SpendBudget): the debit is the first round trip, taking
-// the codes of a pool the second, the rest goes with the commit.
+// can (see the storage's Insert, SpendBudget): the debit is the first round trip (with a
+// provider's order, together with its fulfilment job's insert), taking the codes of a pool the
+// second, the rest goes with the commit.
 func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, coin coins.Coin) (View, int64, error) {
 	repo, cat := s.orders.WithTx(t), s.catalogue.WithTx(t)
 	if err := repo.LockPlayerReward(ctx, p.Caller.GameID, p.Player.ID, p.RewardID); err != nil {
@@ -276,7 +277,23 @@ func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, co
 		Denomination: pl.face, Quantity: p.Quantity, FaceValue: pl.face.Times(int64(p.Quantity)), CoinsSpent: pl.price,
 		ProviderProduct: pl.reward.ProviderProductID, Address: pl.address, DeadlineAt: now.Add(s.cfg.Deadline),
 	}
-	debit, err := s.coins.WithTx(t).ApplyMovement(ctx, s.movement(o, pl.price, ReasonPurchaseDebit), coins.Debit, coins.EventDebited)
+	var debit coins.Transaction
+	var job int64 // the fulfilment job of what the provider sends
+	var err error
+	if o.ProviderProduct == "" {
+		debit, err = s.coins.WithTx(t).ApplyMovement(ctx, s.movement(o, pl.price, ReasonPurchaseDebit), coins.Debit, coins.EventDebited)
+	} else {
+		// Sent after this transaction (fulfilPlaced); the job takes over if this process
+		// cannot, asking the provider before placing it again. The job's insert, whose answer
+		// (its id) is read, carries the debit: one round trip for both. A refused debit rolls
+		// the job back with the rest.
+		outcome := s.coins.WithTx(t).QueueMovement(ctx, s.movement(o, pl.price, ReasonPurchaseDebit), coins.Debit, coins.EventDebited)
+		sch, serr := s.ScheduleSent(ctx, t, o)
+		if debit, err = outcome(ctx); err == nil {
+			err = serr
+		}
+		job = sch.Job
+	}
 	if err != nil {
 		return View{}, 0, err
 	}
@@ -293,14 +310,9 @@ func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, co
 	if o, err = repo.Insert(ctx, o, "coins debited", then); err != nil {
 		return View{}, 0, err
 	}
-	var job int64
 	switch {
 	case o.ProviderProduct != "":
-		// Sent after this transaction (fulfilPlaced); the job takes over if this process
-		// cannot, asking the provider before placing it again.
-		var sch Scheduled
-		sch, err = s.ScheduleSent(ctx, t, o)
-		job = sch.Job
+		// Its job is queued above.
 	case pl.reward.Type == catalogue.Coupon || pl.reward.IsPool():
 		if o.Codes, err = s.couponCodes(ctx, cat, pl.reward, o); err == nil {
 			err = repo.AddCodes(ctx, o.ID, o.Codes)

@@ -51,10 +51,17 @@ type Service struct {
 	// player made on this instance (blocking, profile, picture) drops it at once; other
 	// instances see it within authcache.TTL.
 	seen *authcache.Cache[seenKey, Player]
+	// tokens keeps the tokens parseToken verified, by their text, for authcache.TTL (and never
+	// past their expiry).
+	tokens *authcache.Cache[string, verifiedToken]
 }
 
 // maxSeenPlayers bounds Service.seen (least recently used first out).
 const maxSeenPlayers = 100_000
+
+// maxVerifiedTokens bounds Service.tokens (least recently used first out): a few hundred bytes
+// each.
+const maxVerifiedTokens = 20_000
 
 type seenKey struct {
 	scope Scope
@@ -70,7 +77,7 @@ func NewService(runner store.Runner, st store.Of[Repo], games store.Of[studio.Re
 		now = time.Now
 	}
 	return &Service{runner: runner, store: st, games: games, cfg: cfg, now: now,
-		seen: authcache.New[seenKey, Player](maxSeenPlayers)}
+		seen: authcache.New[seenKey, Player](maxSeenPlayers), tokens: authcache.New[string, verifiedToken](maxVerifiedTokens)}
 }
 
 // player returns a player by id, from Service.seen while fresh.

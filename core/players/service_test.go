@@ -390,6 +390,41 @@ func TestAuthenticateTokens(t *testing.T) {
 	}
 }
 
+// A token verified once is kept for the player's next requests, but never past its expiry, by
+// the service's clock, nor past a not-before time it carries.
+func TestAuthenticateKeepsATokenUntilItExpires(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	created, err := b.svc.CreateWithUUID(ctx, b.caller, "hero-1")
+	require.NoError(t, err)
+	tok, err := b.svc.FederatedLogin(ctx, b.caller, "hero-1")
+	require.NoError(t, err)
+
+	for _, wait := range []time.Duration{0, 0, tokenTTL - time.Second} {
+		b.clock.Advance(wait)
+		p, err := b.svc.Authenticate(ctx, b.caller, tok.AccessToken, "")
+		require.NoError(t, err)
+		require.Equal(t, created.ID, p.ID)
+	}
+	b.clock.Advance(time.Second)
+	_, err = b.svc.Authenticate(ctx, b.caller, tok.AccessToken, "")
+	require.ErrorIs(t, err, players.ErrTokenInvalid, "expired, though verified a moment before")
+
+	// A not-before time is checked at every request, never taken from an earlier one.
+	early, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{
+		"gid": b.caller.GameID.String(), "env": string(b.caller.Environment), "iss": "rewards", "sub": created.ID.String(),
+		"exp": b.clock.Now().Add(time.Hour).Unix(), "nbf": b.clock.Now().Add(time.Minute).Unix(),
+	}).SignedString(tokenKey)
+	require.NoError(t, err)
+	b.clock.Advance(2 * time.Minute)
+	_, err = b.svc.Authenticate(ctx, b.caller, early, "")
+	require.NoError(t, err)
+	b.clock.Advance(-2 * time.Minute)
+	_, err = b.svc.Authenticate(ctx, b.caller, early, "")
+	require.ErrorIs(t, err, players.ErrTokenInvalid, "not valid yet")
+}
+
 func TestPhonePlayerHasNoGameUUID(t *testing.T) {
 	t.Parallel()
 	b := setup(t)

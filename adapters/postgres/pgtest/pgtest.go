@@ -144,7 +144,13 @@ func newDatabase(t testing.TB, from string) string {
 // Pool returns a pool on a fresh, migrated database for t, closed when t ends.
 func Pool(t testing.TB) *pgxpool.Pool {
 	t.Helper()
-	pool, err := pgxpool.New(context.Background(), URL(t))
+	cfg, err := pgxpool.ParseConfig(URL(t))
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	// As the service's pool (app.Database).
+	postgres.ConfigurePool(cfg)
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
