@@ -29,7 +29,10 @@ import (
 	"github.com/rewardsco/rewards/app"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+func TestMain(m *testing.M) {
+	httpapi.VerifyJSON(true) // every answer of these tests written by encoding/json too, and compared
+	os.Exit(pgtest.Main(m))
+}
 
 const adminToken = "test-admin-token"
 

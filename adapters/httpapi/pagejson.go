@@ -3,11 +3,14 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/danielgtaylor/huma/v2"
+	gojson "github.com/goccy/go-json"
 )
 
 // EncodedAs is an item of a Page that is written as another value (the store's list items: one
@@ -73,9 +76,9 @@ func (p Page[T]) writeJSON(buf *bytes.Buffer) (bool, error) {
 var pageBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // withPageJSON makes a JSON format write pages of EncodedAs items itself, and everything else
-// as before.
+// with fastJSON.
 func withPageJSON(f huma.Format) huma.Format {
-	marshal := f.Marshal
+	marshal := fastJSON(f.Marshal)
 	f.Marshal = func(w io.Writer, v any) error {
 		p, ok := v.(jsonPage)
 		if !ok {
@@ -95,3 +98,35 @@ func withPageJSON(f huma.Format) huma.Format {
 	}
 	return f
 }
+
+// fastJSON writes a body as huma's JSON format does (json.Encoder, HTML characters as they are,
+// a newline after the value), with github.com/goccy/go-json, which writes the same bytes in about
+// half the time: encoding was two fifths of the CPU of a touchpoint tree's answer (50 nodes).
+// When VerifyJSON is on (the tests), each body is also written by standard, the format's own
+// Marshal, and a body the two write differently is an error.
+func fastJSON(standard func(io.Writer, any) error) func(io.Writer, any) error {
+	return func(w io.Writer, v any) error {
+		buf := pageBuffers.Get().(*bytes.Buffer)
+		defer pageBuffers.Put(buf)
+		buf.Reset()
+		enc := gojson.NewEncoder(buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			return standard(w, v) // encoding/json's own error, or its bytes
+		}
+		if verifyJSON.Load() {
+			var want bytes.Buffer
+			if err := standard(&want, v); err != nil || !bytes.Equal(want.Bytes(), buf.Bytes()) {
+				return fmt.Errorf("httpapi: go-json wrote %T as %q, encoding/json as %q (%v)", v, buf.Bytes(), want.Bytes(), err)
+			}
+		}
+		_, err := w.Write(buf.Bytes())
+		return err
+	}
+}
+
+var verifyJSON atomic.Bool
+
+// VerifyJSON makes every JSON body also be written by encoding/json, and a body the two write
+// differently an error (tests turn it on).
+func VerifyJSON(on bool) { verifyJSON.Store(on) }
