@@ -3,14 +3,13 @@ package postgres
 import (
 	"context"
 	"errors"
-	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/rewardsco/rewards/adapters/postgres/db"
 	"github.com/rewardsco/rewards/core/coins"
@@ -54,10 +53,7 @@ type hotKey struct{ player, coin uuid.UUID }
 
 // hotLines are the queues of the balances with a movement running on this instance.
 type hotLines struct {
-	mu sync.Mutex
-	// lines holds a queue for each balance with a movement (or a batch) running.
-	lines map[hotKey][]*hotWaiter
-
+	turns[hotKey, *hotOp]
 	// batches counts the batches sent (two movements or more), batched their movements, and
 	// failed the batches that did not commit.
 	batches, batched, failed atomic.Int64
@@ -65,104 +61,41 @@ type hotLines struct {
 	beforeSend func(n int)
 }
 
-func newHotLines() *hotLines { return &hotLines{lines: map[hotKey][]*hotWaiter{}} }
+func newHotLines() *hotLines { return &hotLines{turns: newTurns[hotKey, *hotOp]()} }
 
-// hotWaiter is a queued movement.
-type hotWaiter struct {
-	ctx   context.Context
+// hotOp is a queued movement, and its outcome.
+type hotOp struct {
 	m     coins.Movement
 	typ   coins.TxType
 	event coins.EventType
-	// lead hands the waiter its turn to run: the batch it leads (itself first).
-	lead chan []*hotWaiter
-	// done is closed once out and err, or alone, are set.
-	done chan struct{}
-	out  coins.Transaction
-	err  error
-	// alone: the batch committed nothing; the caller makes the movement by itself.
-	alone bool
-	// taken (under hotLines.mu): out of the queue, in a batch or dropped.
-	taken bool
+	out   coins.Transaction
 }
+
+// hotWaiter is a queued movement.
+type hotWaiter = waiter[*hotOp]
 
 // applyQueued makes m as one statement that commits by itself, or, when a movement of the same
 // balance is running on this instance, in the batch of the next turn (see above). errHooked:
 // the movement has webhook deliveries to queue, nothing changed.
 func (r *CoinsRepo) applyQueued(ctx context.Context, m coins.Movement, typ coins.TxType, event coins.EventType) (coins.Transaction, error) {
-	h, key := r.hot, hotKey{m.PlayerID, m.CoinID}
-	h.mu.Lock()
-	queue, running := h.lines[key]
-	if !running {
-		h.lines[key] = nil
-		h.mu.Unlock()
-		out, err := r.applyOne(ctx, m, typ, event)
-		r.nextTurn(key)
-		return out, err
+	key, op := hotKey{m.PlayerID, m.CoinID}, &hotOp{m: m, typ: typ, event: event}
+	w, first := r.hot.wait(ctx, key, op, func(batch []*hotWaiter) { r.runTurn(key, batch) })
+	if first {
+		defer r.hot.next(key)
+		return r.applyOne(ctx, m, typ, event)
 	}
-	w := &hotWaiter{ctx: ctx, m: m, typ: typ, event: event, lead: make(chan []*hotWaiter, 1), done: make(chan struct{})}
-	h.lines[key] = append(queue, w)
-	h.mu.Unlock()
-
-	select {
-	case batch := <-w.lead:
-		r.runTurn(key, batch)
-	case <-w.done:
-	case <-ctx.Done():
-		h.mu.Lock()
-		if !w.taken {
-			h.lines[key] = slices.DeleteFunc(h.lines[key], func(o *hotWaiter) bool { return o == w })
-			h.mu.Unlock()
-			return coins.Transaction{}, ctx.Err()
-		}
-		h.mu.Unlock()
-		select {
-		case batch := <-w.lead:
-			r.runTurn(key, batch)
-		case <-w.done:
-		}
-	}
-	<-w.done
 	if w.alone {
 		return r.applyOne(ctx, m, typ, event)
 	}
-	return w.out, w.err
-}
-
-// nextTurn hands the balance's next turn to the first of its waiters, with every waiter (at
-// most maxHotBatch) as its batch, or forgets the balance when none waits. A waiter whose
-// context has ended is dropped with its context's error.
-func (r *CoinsRepo) nextTurn(key hotKey) {
-	h := r.hot
-	h.mu.Lock()
-	queue := h.lines[key]
-	var batch []*hotWaiter
-	for len(queue) > 0 && len(batch) < maxHotBatch {
-		w := queue[0]
-		queue = queue[1:]
-		w.taken = true
-		if err := w.ctx.Err(); err != nil {
-			w.err = err
-			close(w.done)
-			continue
-		}
-		batch = append(batch, w)
-	}
-	if len(batch) == 0 {
-		delete(h.lines, key)
-		h.mu.Unlock()
-		return
-	}
-	h.lines[key] = queue
-	h.mu.Unlock()
-	batch[0].lead <- batch
+	return op.out, w.err
 }
 
 // runTurn runs a turn's movements, gives each waiter its outcome, and hands the next turn on.
 func (r *CoinsRepo) runTurn(key hotKey, batch []*hotWaiter) {
-	defer r.nextTurn(key)
+	defer r.hot.next(key)
 	if len(batch) == 1 {
 		w := batch[0]
-		w.out, w.err = r.applyOne(w.ctx, w.m, w.typ, w.event)
+		w.op.out, w.err = r.applyOne(w.ctx, w.op.m, w.op.typ, w.op.event)
 		close(w.done)
 		return
 	}
@@ -181,9 +114,9 @@ func (r *CoinsRepo) runTurn(key hotKey, batch []*hotWaiter) {
 	for i, w := range batch {
 		switch {
 		case err == nil:
-			w.out, _, w.err = movementResult(w.m, w.typ, results[i], nil)
+			w.op.out, _, w.err = movementResult(w.op.m, w.op.typ, results[i], nil)
 			if w.err == nil {
-				r.metrics.CoinMovement(w.m.Reason, w.typ, w.m.Amount)
+				r.metrics.CoinMovement(w.op.m.Reason, w.op.typ, w.op.m.Amount)
 			}
 			ends[i](w.err)
 		case errors.Is(err, errNotCommitted):
@@ -218,7 +151,7 @@ func (r *CoinsRepo) sendBatch(ctx context.Context, batch []*hotWaiter) ([]db.Coi
 	b.Queue("begin")
 	for _, w := range batch {
 		// The generated query queues itself (its statement and arguments) on b.
-		_, _ = db.New(batchQueuer{b}).CoinsApplyMovement(ctx, movementParams(w.m, w.typ, w.event, true))
+		_, _ = db.New(batchQueuer{b}).CoinsApplyMovement(ctx, movementParams(w.op.m, w.op.typ, w.op.event, true))
 	}
 	b.Queue("commit")
 	br := c.SendBatch(ctx, b)
@@ -227,28 +160,37 @@ func (r *CoinsRepo) sendBatch(ctx context.Context, batch []*hotWaiter) ([]db.Coi
 	errs := []error{beginErr}
 	for i, w := range batch {
 		// The generated query reads the next result of br as its own.
-		row, err := db.New(batchReader{br}).CoinsApplyMovement(ctx, movementParams(w.m, w.typ, w.event, true))
+		row, err := db.New(batchReader{br}).CoinsApplyMovement(ctx, movementParams(w.op.m, w.op.typ, w.op.event, true))
 		rows[i] = row
 		errs = append(errs, err)
 	}
 	tag, commitErr := br.Exec()
 	errs = append(errs, commitErr, br.Close())
-	err = errors.Join(errs...)
+	if err := commitOutcome(ctx, c, tag, errors.Join(errs...)); err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
+// commitOutcome is the outcome of a transaction sent on c as one batch ending with its COMMIT,
+// from the errors of the batch's results (joined) and the COMMIT's tag: nil when it committed;
+// an error wrapping errNotCommitted when PostgreSQL aborted it (nothing committed; rolled back
+// here); any other error, when the outcome is unknown, as it is.
+func commitOutcome(ctx context.Context, c *pgxpool.Conn, tag pgconn.CommandTag, err error) error {
 	if err == nil && tag.String() == "COMMIT" {
-		return rows, nil
+		return nil
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) || (err == nil && tag.String() == "ROLLBACK") {
-		// PostgreSQL aborted the transaction: nothing committed.
 		if c.Conn().PgConn().TxStatus() != 'I' {
 			_, _ = c.Exec(ctx, "rollback")
 		}
-		return nil, errors.Join(errNotCommitted, err, errors.New("the transaction rolled back"))
+		return errors.Join(errNotCommitted, err, errors.New("the transaction rolled back"))
 	}
 	if err == nil {
 		err = errors.New("COMMIT answered " + tag.String())
 	}
-	return nil, err
+	return err
 }
 
 // batchQueuer is a db.DBTX that queues the statement a generated query runs on a batch; the

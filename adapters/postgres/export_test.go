@@ -17,11 +17,7 @@ func CoinBatchCounts(s store.Of[coins.Repo]) (batches, batched, failed int64) {
 
 // CoinLine reports whether a movement of the player's coin is running on s, and how many wait.
 func CoinLine(s store.Of[coins.Repo], playerID, coinID uuid.UUID) (running bool, queued int) {
-	h := s.Repo().(*CoinsRepo).hot
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	q, ok := h.lines[hotKey{playerID, coinID}]
-	return ok, len(q)
+	return s.Repo().(*CoinsRepo).hot.line(hotKey{playerID, coinID})
 }
 
 // SetCoinBatchHook makes s call f with a batch's size once it is taken, before it is sent; set
@@ -40,11 +36,7 @@ func WalletTurnCounts(d *DB) (batches, batched, failed, short int64) {
 
 // WalletLine reports whether an order of the wallet is running on d, and how many wait.
 func WalletLine(d *DB, gameID uuid.UUID, env studio.Environment) (running bool, queued int) {
-	h := d.wallets
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	q, ok := h.lines[walletKey{gameID, env}]
-	return ok, len(q)
+	return d.wallets.line(walletKey{gameID, env})
 }
 
 // SetWalletTurnHook makes d call f with a turn's size once it is taken, before its transaction

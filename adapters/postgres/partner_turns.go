@@ -3,13 +3,10 @@ package postgres
 import (
 	"context"
 	"errors"
-	"slices"
-	"sync"
 	"sync/atomic"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/rewardsco/rewards/adapters/postgres/db"
 	"github.com/rewardsco/rewards/core/money"
@@ -58,8 +55,7 @@ type walletKey struct {
 
 // walletLines are the queues of the wallets with an order running on this instance.
 type walletLines struct {
-	mu    sync.Mutex
-	lines map[walletKey][]*walletWaiter
+	turns[walletKey, *walletOp]
 
 	// batches counts the turns placed in one transaction (two orders or more), batched their
 	// orders, failed the transactions that did not commit, and short the orders left out of a
@@ -70,61 +66,27 @@ type walletLines struct {
 	beforeSend func(n int)
 }
 
-func newWalletLines() *walletLines { return &walletLines{lines: map[walletKey][]*walletWaiter{}} }
+func newWalletLines() *walletLines { return &walletLines{turns: newTurns[walletKey, *walletOp]()} }
 
-// walletWaiter is a queued order.
-type walletWaiter struct {
-	ctx    context.Context
+// walletOp is a queued order: its debit and its transaction function.
+type walletOp struct {
 	amount money.Amount
 	fn     func(context.Context, store.Tx) error
-	// lead hands the waiter its turn to run: the orders it leads (itself first).
-	lead chan []*walletWaiter
-	// done is closed once err, or alone, is set.
-	done chan struct{}
-	err  error
-	// alone: the order was not placed by the turn; its caller places it by itself.
-	alone bool
-	// taken (under walletLines.mu): out of the queue, in a turn or dropped.
-	taken bool
 }
+
+// walletWaiter is a queued order.
+type walletWaiter = waiter[*walletOp]
 
 // InWalletTurn implements partner.WalletTurns: fn runs in a transaction of its own when no
 // order of the wallet is running on this instance, else in the wallet's next turn (see above).
 func (d *DB) InWalletTurn(ctx context.Context, gameID uuid.UUID, env studio.Environment, amount money.Amount,
 	fn func(context.Context, store.Tx) error) error {
-	h, key := d.wallets, walletKey{gameID, env}
-	h.mu.Lock()
-	queue, running := h.lines[key]
-	if !running {
-		h.lines[key] = nil
-		h.mu.Unlock()
-		err := d.inTxAlone(ctx, fn)
-		d.nextWalletTurn(key)
-		return err
+	key := walletKey{gameID, env}
+	w, first := d.wallets.wait(ctx, key, &walletOp{amount: amount, fn: fn}, func(turn []*walletWaiter) { d.runWalletTurn(key, turn) })
+	if first {
+		defer d.wallets.next(key)
+		return d.inTxAlone(ctx, fn)
 	}
-	w := &walletWaiter{ctx: ctx, amount: amount, fn: fn, lead: make(chan []*walletWaiter, 1), done: make(chan struct{})}
-	h.lines[key] = append(queue, w)
-	h.mu.Unlock()
-
-	select {
-	case turn := <-w.lead:
-		d.runWalletTurn(key, turn)
-	case <-w.done:
-	case <-ctx.Done():
-		h.mu.Lock()
-		if !w.taken {
-			h.lines[key] = slices.DeleteFunc(h.lines[key], func(o *walletWaiter) bool { return o == w })
-			h.mu.Unlock()
-			return ctx.Err()
-		}
-		h.mu.Unlock()
-		select {
-		case turn := <-w.lead:
-			d.runWalletTurn(key, turn)
-		case <-w.done:
-		}
-	}
-	<-w.done
 	if w.alone {
 		return d.inTxAlone(ctx, fn)
 	}
@@ -136,42 +98,13 @@ func (d *DB) inTxAlone(ctx context.Context, fn func(context.Context, store.Tx) e
 	return d.InTx(ctx, func(t store.Tx) error { return fn(ctx, t) })
 }
 
-// nextWalletTurn hands the wallet's next turn to the first of its waiters, with every waiter
-// (at most maxHotBatch) as its turn, or forgets the wallet when none waits. A waiter whose
-// context has ended is dropped with its context's error.
-func (d *DB) nextWalletTurn(key walletKey) {
-	h := d.wallets
-	h.mu.Lock()
-	queue := h.lines[key]
-	var turn []*walletWaiter
-	for len(queue) > 0 && len(turn) < maxHotBatch {
-		w := queue[0]
-		queue = queue[1:]
-		w.taken = true
-		if err := w.ctx.Err(); err != nil {
-			w.err = err
-			close(w.done)
-			continue
-		}
-		turn = append(turn, w)
-	}
-	if len(turn) == 0 {
-		delete(h.lines, key)
-		h.mu.Unlock()
-		return
-	}
-	h.lines[key] = queue
-	h.mu.Unlock()
-	turn[0].lead <- turn
-}
-
 // runWalletTurn places a turn's orders, gives each waiter its outcome, and hands the next turn
 // on.
 func (d *DB) runWalletTurn(key walletKey, turn []*walletWaiter) {
-	defer d.nextWalletTurn(key)
+	defer d.wallets.next(key)
 	if len(turn) == 1 {
 		w := turn[0]
-		w.err = d.inTxAlone(w.ctx, w.fn)
+		w.err = d.inTxAlone(w.ctx, w.op.fn)
 		close(w.done)
 		return
 	}
@@ -246,14 +179,14 @@ func (d *DB) placeTurn(ctx context.Context, key walletKey, turn []*walletWaiter)
 	var covered int64
 	some := false
 	for i, w := range turn {
-		if covered+int64(w.amount) > balance {
+		if covered+int64(w.op.amount) > balance {
 			continue
 		}
-		covered += int64(w.amount)
+		covered += int64(w.op.amount)
 		placed[i] = true
 		some = true
 		txs[i] = &Tx{tx: pipe, q: db.New(outages{pipe})}
-		if err := w.fn(ctx, txs[i]); err != nil {
+		if err := w.op.fn(ctx, txs[i]); err != nil {
 			return placed, nil, rollback(err)
 		}
 	}
@@ -281,17 +214,8 @@ func (d *DB) placeTurn(ctx context.Context, key walletKey, turn []*walletWaiter)
 	}
 	tag, commitErr := br.Exec()
 	errs = append(errs, commitErr, br.Close())
-	err = errors.Join(errs...)
-	if err == nil && tag.String() == "COMMIT" {
-		return placed, txs, nil
+	if err := commitOutcome(ctx, c, tag, errors.Join(errs...)); err != nil {
+		return placed, nil, err
 	}
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) || (err == nil && tag.String() == "ROLLBACK") {
-		// PostgreSQL aborted the transaction: nothing committed.
-		return placed, nil, rollback(errors.Join(err, errors.New("the transaction rolled back")))
-	}
-	if err == nil {
-		err = errors.New("COMMIT answered " + tag.String())
-	}
-	return placed, nil, err
+	return placed, txs, nil
 }
