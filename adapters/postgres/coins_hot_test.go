@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -287,4 +288,83 @@ func TestHotWaiterCancelledBeforeItsTurnLeavesNothing(t *testing.T) {
 	batches, _, failed := postgres.CoinBatchCounts(b.store)
 	require.Equal(t, int64(1), batches)
 	require.Zero(t, failed)
+}
+
+// TestMovementsOfManyPlayersShareABatch: the movements of players whose balances share a line
+// queue behind a running one and are made in one batch, in any order of arrival, each with its
+// own outcome: every player's journal is its own unbroken sequence of balances that sums to its
+// balance, each answer is its journal entry, a debit beyond its player's balance fails alone.
+func TestMovementsOfManyPlayersShareABatch(t *testing.T) {
+	t.Parallel()
+	b := setupLedger(t)
+	ctx := context.Background()
+	_, _, err := b.coins.Distribute(ctx, b.movement(100))
+	require.NoError(t, err)
+	// Players of the first player's line, each with 50 coins.
+	others := []ledgerBundle{}
+	for i := 0; len(others) < 6; i++ {
+		p, err := b.players.CreateWithUUID(ctx, b.caller, fmt.Sprintf("other-%d", i))
+		require.NoError(t, err)
+		if !postgres.SameCoinLine(b.store, b.player.ID, p.Player.ID, b.coin.ID) {
+			continue
+		}
+		o := b
+		o.player = p.Player
+		_, _, err = b.coins.Distribute(ctx, o.movement(50))
+		require.NoError(t, err)
+		others = append(others, o)
+	}
+
+	release := b.holdBalance(t)
+	first := make(chan error, 1)
+	go func() {
+		_, _, err := b.coins.Distribute(ctx, b.movement(1))
+		first <- err
+	}()
+	b.waitLine(t, 0)
+	type result struct {
+		tr  coins.Transaction
+		err error
+	}
+	// Each other player: a credit of 10, then a debit of 55 (fits: 50+10), then one of 1,000
+	// (does not fit), queued in that order, the players interleaved.
+	results := map[int][]chan result{}
+	queued := 0
+	for step, amount := range []int64{10, 55, 1000} {
+		for i, o := range others {
+			ch := make(chan result, 1)
+			go func() {
+				var r result
+				if step == 0 {
+					r.tr, _, r.err = b.coins.Distribute(ctx, o.movement(amount))
+				} else {
+					r.tr, _, r.err = b.coins.Deduct(ctx, o.movement(amount))
+				}
+				ch <- r
+			}()
+			results[i] = append(results[i], ch)
+			queued++
+			b.waitLine(t, queued)
+		}
+	}
+	release()
+	require.NoError(t, <-first)
+
+	for i, o := range others {
+		credit, debit, refused := <-results[i][0], <-results[i][1], <-results[i][2]
+		require.NoError(t, credit.err)
+		require.NoError(t, debit.err)
+		require.ErrorIs(t, refused.err, coins.ErrInsufficientBalance)
+		require.Equal(t, o.player.ID, debit.tr.PlayerID)
+		require.Equal(t, int64(5), o.requireJournalMatchesBalance(t))
+		journal := o.requireJournalChains(t)
+		require.Len(t, journal, 3, "the first credit, the credit and the debit; nothing for the refused one")
+		require.Equal(t, journalEntry{credit.tr.ID, coins.Credit, 10, 60}, journal[credit.tr.ID])
+		require.Equal(t, journalEntry{debit.tr.ID, coins.Debit, 55, 5}, journal[debit.tr.ID])
+		require.Equal(t, int64(60), credit.tr.BalanceAfter)
+		require.Equal(t, int64(5), debit.tr.BalanceAfter)
+	}
+	require.Equal(t, int64(101), b.requireJournalMatchesBalance(t))
+	batches, batched, failed := postgres.CoinBatchCounts(b.store)
+	require.Equal(t, [3]int64{1, int64(queued), 0}, [3]int64{batches, batched, failed}, "one batch of every queued movement, committed")
 }

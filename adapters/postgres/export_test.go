@@ -15,9 +15,17 @@ func CoinBatchCounts(s store.Of[coins.Repo]) (batches, batched, failed int64) {
 	return h.batches.Load(), h.batched.Load(), h.failed.Load()
 }
 
-// CoinLine reports whether a movement of the player's coin is running on s, and how many wait.
+// CoinLine reports whether a movement of the line of the player's coin is running on s, and how
+// many wait in it.
 func CoinLine(s store.Of[coins.Repo], playerID, coinID uuid.UUID) (running bool, queued int) {
-	return s.Repo().(*CoinsRepo).hot.line(hotKey{playerID, coinID})
+	h := s.Repo().(*CoinsRepo).hot
+	return h.line(h.keyOf(playerID, coinID))
+}
+
+// SameCoinLine reports whether the balances of two players' coin queue in the same line.
+func SameCoinLine(s store.Of[coins.Repo], player, other, coin uuid.UUID) bool {
+	h := s.Repo().(*CoinsRepo).hot
+	return h.keyOf(player, coin) == h.keyOf(other, coin)
 }
 
 // SetCoinBatchHook makes s call f with a batch's size once it is taken, before it is sent; set

@@ -23,12 +23,13 @@ import (
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 type ledgerBundle struct {
-	pool   *pgxpool.Pool
-	coins  *coins.Service
-	store  store.Of[coins.Repo]
-	caller studio.Caller
-	coin   coins.Coin
-	player players.Player
+	pool    *pgxpool.Pool
+	coins   *coins.Service
+	store   store.Of[coins.Repo]
+	caller  studio.Caller
+	coin    coins.Coin
+	player  players.Player
+	players *players.Service
 }
 
 func setupLedger(t *testing.T) ledgerBundle {
@@ -51,7 +52,7 @@ func setupLedger(t *testing.T) ledgerBundle {
 	caller := studio.Caller{GameID: g.ID, StudioID: s.ID, Environment: studio.Test}
 	p, err := playerSvc.CreateWithUUID(ctx, caller, "player-1")
 	require.NoError(t, err)
-	return ledgerBundle{pool: pool, coins: coinSvc, store: coinStore, caller: caller, coin: c, player: p.Player}
+	return ledgerBundle{pool: pool, coins: coinSvc, store: coinStore, caller: caller, coin: c, player: p.Player, players: playerSvc}
 }
 
 func (b ledgerBundle) movement(amount int64) coins.Movement {
