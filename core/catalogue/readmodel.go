@@ -340,7 +340,12 @@ func newSnapshot(d SnapshotData, now time.Time) *Snapshot {
 			if texts == nil {
 				texts = searchTextsOf(s, d.Search)
 			}
-			b.idx, b.err = newSearchIndex(s, texts, d.BrandNames, d.CategoryNames)
+			x, err := newSearchIndex(len(s.rewards), func(i int) uuid.UUID { return s.rewards[i].reward.ID }, texts, d.BrandNames, d.CategoryNames)
+			if err != nil {
+				b.err = err
+				return
+			}
+			b.idx = wholeSearch(x)
 		}()
 	}
 	return s
@@ -441,8 +446,7 @@ func (s *Snapshot) withChanges(ch Changes) *Snapshot {
 				b.err = fmt.Errorf("no search index to take the changed rewards into: %w", prev.err)
 				return
 			}
-			old := prev.idx
-			b.idx, b.err = newSearchIndex(out, searchTextsFrom(old, out, from, ch.Search), old.brandNames, old.categoryNames)
+			b.idx, b.err = prev.idx.with(out, len(s.rewards), from, ch.Search)
 		}()
 	}
 	return out
