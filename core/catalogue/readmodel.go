@@ -382,9 +382,10 @@ func addGame(games map[uuid.UUID]*gameView, i int32, g GameReward) {
 // games' hiding and prices changed, its rewards, categories, order counts and search index are
 // s's, and only its views are made anew (they depend on the games). When rewards changed, the
 // others keep their entries (and their order counts, until the next count), the changed ones
-// that are still seen come after them, and the search index is made again in the background
-// from s's, with the texts of the changed rewards alone read anew: until it is, searches read
-// the storage.
+// that are still seen come after them, s's list views are carried over (carryViews), and the
+// search index is made in the background as s's with the changed rewards in an overlay
+// (snapshotSearch.with), reading the texts of the changed rewards alone: until it stands (a few
+// ms), searches read the storage.
 func (s *Snapshot) withChanges(ch Changes, now time.Time) *Snapshot {
 	out := s.sameCatalogue()
 	out.version = ch.Version
