@@ -228,7 +228,8 @@ func TestReadModelTakesTheGamesAlone(t *testing.T) {
 
 // A snapshot that takes a change of some rewards alone (renamed, gone, new, moved to another
 // brand, hidden or priced by a game) lists and searches exactly as a whole load of the changed
-// catalogue does, round after round, its search index made from the last one's.
+// catalogue does, round after round, its search index made from the last one's: the last base
+// with the changed rewards in an overlay, or, once those are too many, one index again.
 func TestReadModelTakesChangedRewardsAlone(t *testing.T) {
 	const n, spare = 300, 300
 	all := syntheticSearchCatalogue(n + spare)
@@ -248,7 +249,8 @@ func TestReadModelTakesChangedRewardsAlone(t *testing.T) {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
 	t.Logf("seed in the rng's stream: %d", rng.Uint64())
 	next := n // the next spare reward
-	for round := range 6 {
+	overlaid, whole := 0, 0
+	for round := range 10 {
 		ch := Changes{Version: src.data.Version + 1, Search: map[uuid.UUID]SearchText{}}
 		rewards := slices.Clone(src.data.Rewards)
 		changed := map[uuid.UUID]bool{}
@@ -302,6 +304,14 @@ func TestReadModelTakesChangedRewardsAlone(t *testing.T) {
 		require.Equal(t, 1, src.loads, "round %d: no whole load", round)
 		require.Equal(t, ch.Version, got.Version())
 		require.NoError(t, got.SearchIndexErr(), "round %d", round)
+		if x := got.search.idx; x.base.x == snap.search.idx.base.x { // the last base stands
+			overlaid++
+			require.LessOrEqual(t, x.stale*maxStaleShare, got.Rewards(), "round %d", round)
+		} else {
+			whole++
+			require.Nil(t, x.overlay.x, "round %d", round)
+			require.Zero(t, x.stale, "round %d", round)
+		}
 		want := newSnapshot(src.data, time.Now())
 		require.NoError(t, want.SearchIndexErr())
 		require.Equal(t, want.Rewards(), got.Rewards())
@@ -329,4 +339,6 @@ func TestReadModelTakesChangedRewardsAlone(t *testing.T) {
 		snap = got
 	}
 	require.Less(t, n, next, "new rewards came")
+	require.NotZero(t, overlaid, "rounds searched through an overlay")
+	require.NotZero(t, whole, "rounds indexed whole again")
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"slices"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -161,7 +162,7 @@ func (m *ReadModel) Refresh(ctx context.Context) error {
 			return fmt.Errorf("load the catalogue's changes: %w", err)
 		}
 		if ok {
-			m.cur.Store(s.withChanges(changes))
+			m.cur.Store(s.withChanges(changes, m.now()))
 			return nil
 		}
 	}
@@ -340,7 +341,12 @@ func newSnapshot(d SnapshotData, now time.Time) *Snapshot {
 			if texts == nil {
 				texts = searchTextsOf(s, d.Search)
 			}
-			b.idx, b.err = newSearchIndex(s, texts, d.BrandNames, d.CategoryNames)
+			x, err := newSearchIndex(len(s.rewards), func(i int) uuid.UUID { return s.rewards[i].reward.ID }, texts, d.BrandNames, d.CategoryNames)
+			if err != nil {
+				b.err = err
+				return
+			}
+			b.idx = wholeSearch(x)
 		}()
 	}
 	return s
@@ -376,10 +382,11 @@ func addGame(games map[uuid.UUID]*gameView, i int32, g GameReward) {
 // games' hiding and prices changed, its rewards, categories, order counts and search index are
 // s's, and only its views are made anew (they depend on the games). When rewards changed, the
 // others keep their entries (and their order counts, until the next count), the changed ones
-// that are still seen come after them, and the search index is made again in the background
-// from s's, with the texts of the changed rewards alone read anew: until it is, searches read
-// the storage.
-func (s *Snapshot) withChanges(ch Changes) *Snapshot {
+// that are still seen come after them, s's list views are carried over (carryViews), and the
+// search index is made in the background as s's with the changed rewards in an overlay
+// (snapshotSearch.with), reading the texts of the changed rewards alone: until it stands (a few
+// ms), searches read the storage.
+func (s *Snapshot) withChanges(ch Changes, now time.Time) *Snapshot {
 	out := s.sameCatalogue()
 	out.version = ch.Version
 	if len(ch.Rewards) == 0 {
@@ -430,6 +437,9 @@ func (s *Snapshot) withChanges(ch Changes) *Snapshot {
 			out.orders[i] = s.orders[j]
 		}
 	}
+	if !ch.AllGames {
+		out.carryViews(s, from, now)
+	}
 	out.search = nil
 	if prev := s.search; prev != nil && ch.Search != nil {
 		b := &searchBuild{done: make(chan struct{})}
@@ -441,8 +451,7 @@ func (s *Snapshot) withChanges(ch Changes) *Snapshot {
 				b.err = fmt.Errorf("no search index to take the changed rewards into: %w", prev.err)
 				return
 			}
-			old := prev.idx
-			b.idx, b.err = newSearchIndex(out, searchTextsFrom(old, out, from, ch.Search), old.brandNames, old.categoryNames)
+			b.idx, b.err = prev.idx.with(out, len(s.rewards), from, ch.Search)
 		}()
 	}
 	return out
@@ -703,34 +712,11 @@ func (s *Snapshot) view(k viewKey, build func() *view, now time.Time) *view {
 
 // build sorts the rewards q selects (only those of ids when given) as Compare says.
 func (s *Snapshot) build(q ListQuery, game *gameView, only []uuid.UUID) *view {
-	keep := func(i int32) bool {
-		e := &s.rewards[i]
-		if !s.visible(game, i, q.Country, q.Now) {
-			return false
-		}
-		if q.Category != "" && !slices.Contains(e.brand.Categories, q.Category) {
-			return false
-		}
-		if q.Brand != "" && e.reward.BrandCode != q.Brand {
-			return false
-		}
-		return q.GiftCard == nil || (e.reward.Type == GiftCard) == *q.GiftCard
-	}
 	var keys []sortKey
 	add := func(i int32) {
-		if !keep(i) {
-			return
+		if s.selects(q, game, i) {
+			keys = append(keys, s.listKey(q, game, i))
 		}
-		r := s.rewards[i].reward
-		k := sortKey{idx: i, price: r.CoinPrice(r.MinFace(), q.CoinsPerUnit, s.override(game, i, q.CoinID)),
-			discount: r.DiscountOnMRP(), mode: modeRank(*r), xscore: r.XScore, created: r.CreatedAt.UnixMicro(), id: r.ID,
-			brand: r.BrandCode, end: r.EndDate}
-		if q.Order == OrderMostOrdered {
-			k.orders = s.orders[i].Last30d
-		} else {
-			k.orders = s.orders[i].Last7d
-		}
-		keys = append(keys, k)
 	}
 	if only != nil {
 		var seen []int32
@@ -758,6 +744,99 @@ func (s *Snapshot) build(q ListQuery, game *gameView, only []uuid.UUID) *view {
 		}
 	}
 	return v
+}
+
+// selects reports whether q lists reward i (its game's view given).
+func (s *Snapshot) selects(q ListQuery, game *gameView, i int32) bool {
+	e := &s.rewards[i]
+	if !s.visible(game, i, q.Country, q.Now) {
+		return false
+	}
+	if q.Category != "" && !slices.Contains(e.brand.Categories, q.Category) {
+		return false
+	}
+	if q.Brand != "" && e.reward.BrandCode != q.Brand {
+		return false
+	}
+	return q.GiftCard == nil || (e.reward.Type == GiftCard) == *q.GiftCard
+}
+
+// listKey is reward i's sort key in q's list.
+func (s *Snapshot) listKey(q ListQuery, game *gameView, i int32) sortKey {
+	r := s.rewards[i].reward
+	k := sortKey{idx: i, price: r.CoinPrice(r.MinFace(), q.CoinsPerUnit, s.override(game, i, q.CoinID)),
+		discount: r.DiscountOnMRP(), mode: modeRank(*r), xscore: r.XScore, created: r.CreatedAt.UnixMicro(), id: r.ID,
+		brand: r.BrandCode, end: r.EndDate}
+	if q.Order == OrderMostOrdered {
+		k.orders = s.orders[i].Last30d
+	} else {
+		k.orders = s.orders[i].Last7d
+	}
+	return k
+}
+
+// carryViews gives s, which took a change of some rewards alone from last (its entry i was
+// last's from[i], or is a changed reward, -1; the games changed only of the changed rewards),
+// last's list views still valid at now, made anew without sorting: the unchanged rewards keep
+// their order (their keys are the same), the changed ones s lists are placed by binary search,
+// and those gone are left out. A view sorted anew would cost a sort of every reward and its
+// keys (about 11 MB at 100,000 rewards) at each change. Views of touchpoint rules and deduped
+// lists (which reward stands for its brand may change) are sorted again when asked for.
+func (s *Snapshot) carryViews(last *Snapshot, from []int32, now time.Time) {
+	to := make([]int32, len(last.rewards))
+	for j := range to {
+		to[j] = -1
+	}
+	var changed []int32
+	for i, j := range from {
+		if j >= 0 {
+			to[j] = int32(i)
+		} else {
+			changed = append(changed, int32(i))
+		}
+	}
+	last.mu.Lock()
+	defer last.mu.Unlock()
+	for k, slot := range last.views {
+		if !slot.ready() || k.rule != "" || k.dedupe || !slot.v.validAt(now) {
+			continue
+		}
+		q := ListQuery{GameID: k.game, CoinID: k.coin, CoinsPerUnit: k.coinsPerUnit, Country: k.country, Category: k.category,
+			Brand: k.brand, Dedupe: k.dedupe, Order: k.order, Now: now}
+		if k.giftCard != 0 {
+			g := k.giftCard == 1
+			q.GiftCard = &g
+		}
+		game := s.games[k.game]
+		v := &view{ids: make([]int32, 0, len(slot.v.ids)+len(changed)), validUntil: slot.v.validUntil}
+		for _, j := range slot.v.ids {
+			if i := to[j]; i >= 0 {
+				v.ids = append(v.ids, i)
+			}
+		}
+		for _, i := range changed {
+			if !s.selects(q, game, i) {
+				continue
+			}
+			key := s.listKey(q, game, i)
+			at := sort.Search(len(v.ids), func(n int) bool {
+				other := s.listKey(q, game, v.ids[n])
+				return compareKeys(q.Order, &key, &other) < 0
+			})
+			v.ids = slices.Insert(v.ids, at, i)
+			if end := key.end; end != nil && (v.validUntil.IsZero() || end.Before(v.validUntil)) {
+				v.validUntil = *end
+			}
+		}
+		if s.viewIDs+len(v.ids) > maxCachedIDs {
+			continue
+		}
+		done := &viewSlot{v: v}
+		done.once.Do(func() {})
+		done.done.Store(true)
+		s.views[k] = done
+		s.viewIDs += len(v.ids)
+	}
 }
 
 // dedupe keeps one reward per brand: the largest discount on mrp, then x-score, newest, id.

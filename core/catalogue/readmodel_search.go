@@ -202,52 +202,46 @@ func searchTextsOf(s *Snapshot, texts map[uuid.UUID]SearchText) *SearchTexts {
 	return t
 }
 
-// searchTextsFrom is the first pass of the index of s, whose entry i was entry from[i] of the
-// snapshot old indexes, or is a changed reward (-1) whose texts are in texts: the lexemes,
-// positions and name trigrams of the rewards that did not change are taken from old as they
-// are, not read again. Lexemes and trigrams no reward has any longer are left out.
-func searchTextsFrom(old *searchIndex, s *Snapshot, from []int32, texts map[uuid.UUID]SearchText) *SearchTexts {
-	t := NewSearchTexts(len(s.rewards))
-	t.expect = 0 // room made below: none to guess
-	t.entLex = make([]int32, 0, len(old.entLex)+len(old.entLex)/100)
-	t.positions.n = make([]uint8, 0, cap(t.entLex))
-	t.positions.pos = make([]tsPos, 0, len(old.positions.pos)+len(old.positions.pos)/100)
-	t.nameTrg.data = make([]byte, 0, len(old.nameTrg.data)+len(old.nameTrg.data)/100)
-	t.lexIDs = make(map[string]int32, len(old.lexemes))
-	t.trigrams = make(map[string]int32, len(old.trigrams))
-	lexemes := make([]int32, len(old.lexemes)) // old number + 1 → first number + 1 (0: none yet)
-	trigramNames := make([]string, len(old.trigrams))
+// copied renumbers the lexemes and trigrams of an old index into a first pass that copies
+// rewards from it (SearchTexts.copy): each old number's first number, plus one (0: none yet).
+type copied struct {
+	old          *searchIndex
+	lexemes      []int32
+	trigrams     []int32
+	trigramNames []string // old number → trigram
+}
+
+func copying(old *searchIndex) *copied {
+	c := &copied{old: old, lexemes: make([]int32, len(old.lexemes)), trigrams: make([]int32, len(old.trigrams)),
+		trigramNames: make([]string, len(old.trigrams))}
 	for g, n := range old.trigrams {
-		trigramNames[n] = g
+		c.trigramNames[n] = g
 	}
-	trigrams := make([]int32, len(old.trigrams))
-	for i := range s.rewards {
-		id := s.rewards[i].reward.ID
-		j := from[i]
-		if j < 0 {
-			t.Add(id, texts[id])
-			continue
-		}
-		if t.err != nil {
-			break
-		}
-		t.positions.at = append(t.positions.at, int32(len(t.positions.pos)))
-		at := old.positions.at[j]
-		for e := old.entOff[j]; e < old.entOff[j+1]; e++ {
-			n := old.positions.count(e)
-			t.positions.add(int32(len(t.entLex)), old.positions.pos[at:at+n])
-			at += n
-			t.entLex = append(t.entLex, renumbered(lexemes, old.entLex[e], old.lexemes, t.lexIDs))
-		}
-		for g := range old.nameTrg.list(j, false) {
-			t.nameTrg.data = binary.AppendUvarint(t.nameTrg.data, uint64(renumbered(trigrams, g, trigramNames, t.trigrams)))
-		}
-		t.ids = append(t.ids, id)
-		t.entOff = append(t.entOff, int32(len(t.entLex)))
-		t.nameTrg.at = append(t.nameTrg.at, int32(len(t.nameTrg.data)))
-		t.lowerName = append(t.lowerName, old.lowerName[j])
+	return c
+}
+
+// copy adds reward j of c's old index as the next reward, id: its lexemes, positions and name
+// trigrams taken as they are, not read again.
+func (t *SearchTexts) copy(id uuid.UUID, c *copied, j int32) {
+	if t.err != nil {
+		return
 	}
-	return t
+	old := c.old
+	t.positions.at = append(t.positions.at, int32(len(t.positions.pos)))
+	at := old.positions.at[j]
+	for e := old.entOff[j]; e < old.entOff[j+1]; e++ {
+		n := old.positions.count(e)
+		t.positions.add(int32(len(t.entLex)), old.positions.pos[at:at+n])
+		at += n
+		t.entLex = append(t.entLex, renumbered(c.lexemes, old.entLex[e], old.lexemes, t.lexIDs))
+	}
+	for g := range old.nameTrg.list(j, false) {
+		t.nameTrg.data = binary.AppendUvarint(t.nameTrg.data, uint64(renumbered(c.trigrams, g, c.trigramNames, t.trigrams)))
+	}
+	t.ids = append(t.ids, id)
+	t.entOff = append(t.entOff, int32(len(t.entLex)))
+	t.nameTrg.at = append(t.nameTrg.at, int32(len(t.nameTrg.data)))
+	t.lowerName = append(t.lowerName, old.lowerName[j])
 }
 
 // renumbered is the first number in numbers of the text names[n] numbered n in an old index,
@@ -265,18 +259,39 @@ func renumbered(seen []int32, n int32, names []string, numbers map[string]int32)
 	return m
 }
 
-// newSearchIndex finishes the index of s's rewards from the first pass t (which it takes over:
-// its arrays become the index's).
-func newSearchIndex(s *Snapshot, t *SearchTexts, brandNames, categoryNames map[string]string) (*searchIndex, error) {
+// roomFor makes room in an empty first pass for about what the old indexes' rewards hold
+// (a percent more).
+func (t *SearchTexts) roomFor(olds ...*searchIndex) {
+	var entries, positions, trigrams, lexemes, names int
+	for _, old := range olds {
+		entries += len(old.entLex)
+		positions += len(old.positions.pos)
+		trigrams += len(old.nameTrg.data)
+		lexemes = max(lexemes, len(old.lexemes))
+		names = max(names, len(old.trigrams))
+	}
+	t.expect = 0 // room made: none to guess
+	t.entLex = make([]int32, 0, entries+entries/100)
+	t.positions.n = make([]uint8, 0, cap(t.entLex))
+	t.positions.pos = make([]tsPos, 0, positions+positions/100)
+	t.nameTrg.data = make([]byte, 0, trigrams+trigrams/100)
+	t.lexIDs = make(map[string]int32, lexemes)
+	t.trigrams = make(map[string]int32, names)
+}
+
+// newSearchIndex finishes the index of n rewards, the ith id(i), from the first pass t (which it
+// takes over: its arrays become the index's). Without brand names (nil) it matches no brand or
+// category names (an overlay's: the snapshot's are its base's).
+func newSearchIndex(n int, id func(i int) uuid.UUID, t *SearchTexts, brandNames, categoryNames map[string]string) (*searchIndex, error) {
 	if t.err != nil {
 		return nil, t.err
 	}
-	if len(t.ids) != len(s.rewards) {
-		return nil, fmt.Errorf("search texts of %d rewards for a snapshot of %d", len(t.ids), len(s.rewards))
+	if len(t.ids) != n {
+		return nil, fmt.Errorf("search texts of %d rewards for a snapshot of %d", len(t.ids), n)
 	}
-	for i := range s.rewards {
-		if t.ids[i] != s.rewards[i].reward.ID {
-			return nil, fmt.Errorf("search texts out of the snapshot's order at reward %s", s.rewards[i].reward.ID)
+	for i := range n {
+		if t.ids[i] != id(i) {
+			return nil, fmt.Errorf("search texts out of the snapshot's order at reward %s", id(i))
 		}
 	}
 	// Appends leave room beyond what they hold: the index keeps its arrays at their size.
@@ -305,7 +320,7 @@ func newSearchIndex(s *Snapshot, t *SearchTexts, brandNames, categoryNames map[s
 		x.entLex[e] = renumber[id]
 	}
 	x.lexPost, x.lexPostN = postings(len(x.lexemes), func(add func(key, r int32)) {
-		for r := range s.rewards {
+		for r := range n {
 			for _, e := range x.entLex[x.entOff[r]:x.entOff[r+1]] {
 				add(e, int32(r))
 			}
@@ -317,7 +332,7 @@ func newSearchIndex(s *Snapshot, t *SearchTexts, brandNames, categoryNames map[s
 		for i := range last {
 			last[i] = -1
 		}
-		for r := range s.rewards {
+		for r := range n {
 			for t := range x.nameTrg.list(int32(r), false) {
 				if last[t] != int32(r) {
 					last[t] = int32(r)
@@ -479,7 +494,7 @@ type searchView struct {
 // searchBuild is a snapshot's search index, built in the background.
 type searchBuild struct {
 	done chan struct{}
-	idx  *searchIndex
+	idx  *snapshotSearch
 	err  error // a search text the index could not read: the snapshot does not search
 }
 
@@ -508,7 +523,7 @@ func (s *Snapshot) SearchIndexErr() error {
 }
 
 // index waits for the search index (Search and its kin are called once Searches says so).
-func (s *Snapshot) index() *searchIndex {
+func (s *Snapshot) index() *snapshotSearch {
 	<-s.search.done
 	if s.search.idx == nil {
 		panic(fmt.Sprintf("catalogue: a snapshot without a search index searched: %v", s.search.err))
@@ -561,20 +576,27 @@ func (s *Snapshot) searchView(q SearchQuery, text string) *searchView {
 	x := s.index()
 	game := s.games[q.GameID]
 	keep := s.searchFilter(q, game)
-	keys := s.fullText(text, keep)
-	if len(keys) == 0 {
-		keys = s.closestNames(text, keep)
-	}
-	exact := func(i int32) float64 {
-		if x.lowerName[i] == text || x.brandNames[s.rewards[i].reward.BrandCode] == text {
+	brandNames := x.base.x.brandNames
+	// exact is the bonus of the part's reward r, the snapshot's i, whose name is the search's.
+	exact := func(p *searchPart, r, i int32) float64 {
+		if p.x.lowerName[r] == text || brandNames[s.rewards[i].reward.BrandCode] == text {
 			return 2
 		}
 		return 0
 	}
+	var keys []sortKey
+	words, many := tsWords(text)
+	for _, p := range x.parts() {
+		keys = p.fullText(keys, words, many, keep, exact)
+	}
+	if len(keys) == 0 {
+		for _, p := range x.parts() {
+			keys = p.closestNames(keys, text, keep, exact)
+		}
+	}
 	for n := range keys {
 		i := keys[n].idx
 		r := s.rewards[i].reward
-		keys[n].relevance += exact(i)
 		keys[n].price = r.CoinPrice(r.MinFace(), q.CoinsPerUnit, s.override(game, i, q.CoinID))
 		keys[n].discount, keys[n].mode, keys[n].xscore = r.DiscountOnMRP(), modeRank(*r), r.XScore
 		keys[n].created, keys[n].id, keys[n].end = r.CreatedAt.UnixMicro(), r.ID, r.EndDate
@@ -600,7 +622,7 @@ func (s *Snapshot) searchView(q SearchQuery, text string) *searchView {
 // country, if any), of the brands and categories asked for by code or name, each filter ignored
 // when it names nothing known (CatalogueSearch).
 func (s *Snapshot) searchFilter(q SearchQuery, game *gameView) func(i int32) bool {
-	x := s.index()
+	x := s.index().base.x
 	matches := func(asked []string, names map[string]string) func(code string) bool {
 		if len(asked) == 0 {
 			return nil
@@ -634,13 +656,13 @@ func (s *Snapshot) searchFilter(q SearchQuery, game *gameView) func(i int32) boo
 	}
 }
 
-// fullText is the rewards keep allows with every word of text as a prefix of one of their
-// lexemes, each with its ts_rank as relevance.
-func (s *Snapshot) fullText(text string, keep func(int32) bool) []sortKey {
-	x := s.index()
-	words, many := tsWords(text)
+// fullText appends to keys the part's rewards keep allows (by the snapshot's index) with every
+// word (tsWords) as a prefix of one of their lexemes, each with its ts_rank, plus exact's bonus,
+// as relevance.
+func (p *searchPart) fullText(keys []sortKey, words []string, many bool, keep func(int32) bool, exact func(p *searchPart, r, i int32) float64) []sortKey {
+	x := p.x
 	if len(words) == 0 {
-		return nil
+		return keys
 	}
 	type span struct{ lo, hi int32 }
 	spans := make([]span, len(words))
@@ -652,7 +674,7 @@ func (s *Snapshot) fullText(text string, keep func(int32) bool) []sortKey {
 			hi++
 		}
 		if lo == hi {
-			return nil
+			return keys
 		}
 		spans[n] = span{int32(lo), int32(hi)}
 		if x.lexPostN[hi]-x.lexPostN[lo] < x.lexPostN[spans[rarest].hi]-x.lexPostN[spans[rarest].lo] {
@@ -669,9 +691,9 @@ func (s *Snapshot) fullText(text string, keep func(int32) bool) []sortKey {
 	// A reward is listed once for each of its lexemes in the span: seen keeps the first.
 	var seen []uint64
 	if spans[rarest].hi-spans[rarest].lo > 1 {
-		seen = make([]uint64, (len(s.rewards)+63)/64)
+		seen = make([]uint64, (p.rewards()+63)/64)
 	}
-	keys := make([]sortKey, 0, x.lexPostN[spans[rarest].hi]-x.lexPostN[spans[rarest].lo])
+	keys = slices.Grow(keys, int(x.lexPostN[spans[rarest].hi]-x.lexPostN[spans[rarest].lo]))
 	items := make([][][]tsPos, len(words))
 	for l := spans[rarest].lo; l < spans[rarest].hi; l++ {
 	rewards:
@@ -682,6 +704,10 @@ func (s *Snapshot) fullText(text string, keep func(int32) bool) []sortKey {
 				}
 				seen[r/64] |= 1 << (r % 64)
 			}
+			i := p.at(r)
+			if i < 0 {
+				continue // masked: changed or gone since the part was made
+			}
 			for n, sp := range spans {
 				lo, hi := entries(r, sp)
 				if lo == hi {
@@ -689,18 +715,19 @@ func (s *Snapshot) fullText(text string, keep func(int32) bool) []sortKey {
 				}
 				items[n] = x.positions.of(items[n][:0], r, x.entOff[r], lo, hi)
 			}
-			if keep(r) {
-				keys = append(keys, sortKey{idx: r, relevance: float64(tsRank(items, many))})
+			if keep(i) {
+				keys = append(keys, sortKey{idx: i, relevance: float64(tsRank(items, many)) + exact(p, r, i)})
 			}
 		}
 	}
 	return keys
 }
 
-// closestNames is the rewards keep allows whose search name is like text (text <% name), each
-// with its word similarity as relevance.
-func (s *Snapshot) closestNames(text string, keep func(int32) bool) []sortKey {
-	x := s.index()
+// closestNames appends to keys the part's rewards keep allows (by the snapshot's index) whose
+// search name is like text (text <% name), each with its word similarity, plus exact's bonus, as
+// relevance.
+func (p *searchPart) closestNames(keys []sortKey, text string, keep func(int32) bool, exact func(p *searchPart, r, i int32) float64) []sortKey {
+	x := p.x
 	query := appendTrigrams(nil, text)
 	identity := map[string]int32{}
 	for _, t := range query {
@@ -710,7 +737,7 @@ func (s *Snapshot) closestNames(text string, keep func(int32) bool) []sortKey {
 	}
 	ulen1 := len(identity)
 	if ulen1 == 0 {
-		return nil
+		return keys
 	}
 	// A name can reach the threshold only with enough of the query's trigrams: similarity is at
 	// most the share of them it has (float4 rounding aside, hence the margin).
@@ -726,13 +753,13 @@ func (s *Snapshot) closestNames(text string, keep func(int32) bool) []sortKey {
 			count[r]++
 		}
 	}
-	var keys []sortKey
 	var seq []int32
 	var found []bool
 	var lastpos []int32
 	local := map[int32]int32{}
 	for r, c := range count {
-		if float64(c)/float64(ulen1) < wordSimilarityThreshold-1e-6 || !keep(r) {
+		i := p.at(r)
+		if i < 0 || float64(c)/float64(ulen1) < wordSimilarityThreshold-1e-6 || !keep(i) {
 			continue
 		}
 		clear(local)
@@ -754,7 +781,7 @@ func (s *Snapshot) closestNames(text string, keep func(int32) bool) []sortKey {
 		}
 		lastpos = slices.Grow(lastpos[:0], n)[:n]
 		if sim := iterateWordSimilarity(seq, found, ulen1, lastpos); float64(sim) >= wordSimilarityThreshold {
-			keys = append(keys, sortKey{idx: r, relevance: float64(sim)})
+			keys = append(keys, sortKey{idx: i, relevance: float64(sim) + exact(p, r, i)})
 		}
 	}
 	return keys
@@ -790,7 +817,7 @@ func (s *Snapshot) names(gameID uuid.UUID, text string, now time.Time) *nameMatc
 		return m
 	}
 	meta := s.meta(gameID, now)
-	x := s.index()
+	x := s.index().base.x
 	q := trigramsOfName(text)
 	type scored[T any] struct {
 		meta T

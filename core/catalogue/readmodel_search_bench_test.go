@@ -118,8 +118,9 @@ func BenchmarkSnapshotSearchUncached(b *testing.B) {
 }
 
 // A reward of 100,000 renamed: the snapshot that takes the change alone (withChanges) and its
-// first list ("served", the list's view sorted anew), then its search index made again from the
-// last one's ("indexed"): go test ./core/catalogue -run '^$' -bench SnapshotWithChangedReward
+// first list ("served", the last snapshot's view of the list carried over with the renamed reward
+// placed in it), then its search index (an overlay of the renamed reward on the last one's,
+// "indexed"): go test ./core/catalogue -run '^$' -bench SnapshotWithChangedReward
 func BenchmarkSnapshotWithChangedReward(b *testing.B) {
 	d := syntheticSearchCatalogue(100_000)
 	s := newSnapshot(d, time.Now())
@@ -132,10 +133,11 @@ func BenchmarkSnapshotWithChangedReward(b *testing.B) {
 	text.Name += " renamed"
 	ch := Changes{Version: 2, Rewards: []uuid.UUID{renamed.ID}, Current: []Reward{renamed}, Search: map[uuid.UUID]SearchText{renamed.ID: text}}
 	q := ListQuery{Order: OrderDefault, Limit: 20, Now: time.Now(), CoinsPerUnit: 10}
+	s.List(q) // the view a served list has
 	var served, indexed time.Duration
 	for b.Loop() {
 		start := time.Now()
-		next := s.withChanges(ch)
+		next := s.withChanges(ch, time.Now())
 		next.List(q)
 		served += time.Since(start)
 		if err := next.SearchIndexErr(); err != nil {
