@@ -160,7 +160,7 @@ func runClients(ctx context.Context, clients int, do request, more func() bool) 
 	tallies := make([]tally, clients)
 	var wg sync.WaitGroup
 	trips := postgres.RoundTrips()
-	cpu := processCPU()
+	cpu, allocs := processCPU(), heapAllocs()
 	begin := time.Now()
 	for c := range clients {
 		wg.Go(func() {
@@ -184,7 +184,8 @@ func runClients(ctx context.Context, clients int, do request, more func() bool) 
 		})
 	}
 	wg.Wait()
-	r := result{elapsed: time.Since(begin), roundTrips: postgres.RoundTrips() - trips, cpu: processCPU() - cpu}
+	r := result{elapsed: time.Since(begin), roundTrips: postgres.RoundTrips() - trips, cpu: processCPU() - cpu,
+		allocs: heapAllocs().sub(allocs)}
 	var all []time.Duration
 	for _, t := range tallies {
 		all = append(all, t.lat...)
