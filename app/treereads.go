@@ -6,8 +6,22 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rewardsco/rewards/core/catalogue"
+	"github.com/rewardsco/rewards/core/coins"
+	"github.com/rewardsco/rewards/core/store"
 	"github.com/rewardsco/rewards/core/touchpoints"
 )
+
+// treeCoinValues answers what the coin pricing a tree is worth (touchpoints.CoinValues) from
+// the instance's coins.Values, which the coins service drops when it changes a coin's value.
+type treeCoinValues struct {
+	values *coins.Values
+	coins  store.Of[coins.Repo]
+}
+
+// CoinsPerUnit implements touchpoints.CoinValues.
+func (v treeCoinValues) CoinsPerUnit(ctx context.Context, gameID, coinID uuid.UUID) (int64, error) {
+	return v.values.CoinsPerUnit(ctx, v.coins.Repo(), gameID, coinID)
+}
 
 // treeReads answers the reward reads of touchpoint trees (touchpoints.Reads) from the
 // catalogue's read model, with pool stock from PoolStock: a tree whose rewards the snapshot
