@@ -730,8 +730,7 @@ func collect(nodes []Node, r *refs) {
 // filled when coin is set. Every tree's items are read together.
 func (s *Service) serveTrees(ctx context.Context, repo Repo, gameID uuid.UUID, coin *Coin, trees []Tree) error {
 	now := s.now()
-	e := &expander{left: MaxServedNodes, coin: coin, currency: s.cfg.Currency, now: now, dynamic: map[uuid.UUID][]dynItem{},
-		rewards: map[uuid.UUID]RewardItem{}, products: map[string]catalogue.Product{}}
+	e := &expander{left: MaxServedNodes, coin: coin, currency: s.cfg.Currency, now: now}
 	var all refs
 	for _, t := range trees {
 		collect(t.Nodes, &all)
@@ -771,26 +770,36 @@ func (s *Service) serveTrees(ctx context.Context, repo Repo, gameID uuid.UUID, c
 		return err
 	}
 	if fromMemory {
-		found.Rewards = append(found.Rewards, mem.Rewards...)
+		if len(found.Rewards) == 0 {
+			found.Rewards = mem.Rewards
+		} else {
+			found.Rewards = append(found.Rewards, mem.Rewards...)
+		}
 		found.BestRewards = mem.BestRewards
 	}
-	for _, r := range found.Rewards {
-		e.rewards[r.Reward.ID] = r
+	// The expander points into found: each item is copied once, into the data of its nodes.
+	e.rewards = make(map[uuid.UUID]*RewardItem, len(found.Rewards))
+	for i := range found.Rewards {
+		e.rewards[found.Rewards[i].Reward.ID] = &found.Rewards[i]
 	}
-	for _, p := range found.Products {
-		e.products[p.ID] = p
+	e.products = make(map[string]*catalogue.Product, len(found.Products))
+	for i := range found.Products {
+		e.products[found.Products[i].ID] = &found.Products[i]
 	}
+	e.dynamic = make(map[uuid.UUID][]dynItem, len(all.dynamic))
 	for i, n := range all.dynamic {
 		var items []dynItem
 		if n.Query.Type == QueryProducts {
 			list := found.BestProducts[at[i]]
+			items = make([]dynItem, len(list))
 			for j := range list {
-				items = append(items, dynItem{product: &list[j]})
+				items[j] = dynItem{product: &list[j]}
 			}
 		} else {
 			list := found.BestRewards[at[i]]
+			items = make([]dynItem, len(list))
 			for j := range list {
-				items = append(items, dynItem{reward: &list[j]})
+				items[j] = dynItem{reward: &list[j]}
 			}
 		}
 		e.dynamic[n.ID] = items
