@@ -474,6 +474,11 @@ func (e *expander) nodes(in []Node) []Node {
 	if len(in) == 0 {
 		return nil
 	}
+	if n, ok := assetsOnly(in); ok && n <= e.left {
+		// Served as stored, in full: the stored nodes themselves (shared, to read only).
+		e.left -= n
+		return in
+	}
 	// As many nodes as in serves (a DYNAMIC node one per item), within the budget.
 	size := 0
 	for i := range in {
@@ -495,6 +500,38 @@ func (e *expander) nodes(in []Node) []Node {
 		out = append(out, e.node(in[i]))
 	}
 	return out
+}
+
+// assetsOnly reports whether list and everything below it (popups included) are ASSET nodes,
+// which serving leaves as they are, and how many nodes that is.
+func assetsOnly(list []Node) (int, bool) {
+	total := 0
+	for i := range list {
+		n, ok := assetOnly(&list[i])
+		if !ok {
+			return 0, false
+		}
+		total += n
+	}
+	return total, true
+}
+
+func assetOnly(k *Node) (int, bool) {
+	if k.DataType != DataAsset {
+		return 0, false
+	}
+	n, ok := assetsOnly(k.Nodes)
+	if !ok {
+		return 0, false
+	}
+	if k.Popup != nil {
+		p, ok := assetOnly(k.Popup)
+		if !ok {
+			return 0, false
+		}
+		n += p
+	}
+	return n + 1, true
 }
 
 // node serves a node (counting it against the budget) with its descendants.
