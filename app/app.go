@@ -220,6 +220,7 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 			Reads: treeReads{model: catalogueReads, stock: poolStock, freeCodesOf: func(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]int64, error) {
 				return catalogueStore.Repo().FreeCodesOf(ctx, ids)
 			}},
+			CoinValues: treeCoinValues{values: coinValues, coins: coinStore},
 		}),
 		StorePages:      storepage.New(storeCatalogue{catalogueSvc, touchpointStore}, ext.Currency),
 		Webhooks:        hooks,

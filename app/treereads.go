@@ -6,8 +6,22 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rewardsco/rewards/core/catalogue"
+	"github.com/rewardsco/rewards/core/coins"
+	"github.com/rewardsco/rewards/core/store"
 	"github.com/rewardsco/rewards/core/touchpoints"
 )
+
+// treeCoinValues answers what the coin pricing a tree is worth (touchpoints.CoinValues) from
+// the instance's coins.Values, which the coins service drops when it changes a coin's value.
+type treeCoinValues struct {
+	values *coins.Values
+	coins  store.Of[coins.Repo]
+}
+
+// CoinsPerUnit implements touchpoints.CoinValues.
+func (v treeCoinValues) CoinsPerUnit(ctx context.Context, gameID, coinID uuid.UUID) (int64, error) {
+	return v.values.CoinsPerUnit(ctx, v.coins.Repo(), gameID, coinID)
+}
 
 // treeReads answers the reward reads of touchpoint trees (touchpoints.Reads) from the
 // catalogue's read model, with pool stock from PoolStock: a tree whose rewards the snapshot
@@ -25,7 +39,7 @@ func (t treeReads) Rewards(ctx context.Context, gameID, coinID uuid.UUID, ids []
 	if err != nil {
 		return nil, nil, err
 	}
-	var found []touchpoints.RewardItem
+	found := make([]touchpoints.RewardItem, 0, len(ids))
 	var missing []uuid.UUID
 	for _, id := range ids {
 		l, hidden, ok := snap.Seen(gameID, coinID, id)
@@ -75,26 +89,38 @@ func (t treeReads) BestRewards(ctx context.Context, q touchpoints.RewardQuery) (
 	ranked := snap.Rank(catalogue.RuleQuery{GameID: q.GameID, CoinID: q.CoinID, Type: q.Type, Category: q.Category,
 		Brand: q.Brand, SortBy: q.SortBy, Now: q.Now})
 	out := make([]touchpoints.RewardItem, 0, min(max(q.Limit, 0), ranked.Len()))
+	var pools []uuid.UUID
 	for next := 0; next < ranked.Len() && len(out) < q.Limit; {
-		// A batch is twice what is missing (at least 16): pools out of stock are skipped.
+		// A batch is twice what is missing (at least 16): pools out of stock are skipped. Only
+		// the rewards kept are copied out of the snapshot.
 		n := min(ranked.Len()-next, max(2*(q.Limit-len(out)), 16))
-		batch := make([]touchpoints.RewardItem, n)
-		for i := range batch {
-			l := ranked.At(next + i)
-			batch[i] = touchpoints.RewardItem{Reward: l.Reward, Brand: l.Brand, Override: l.Override}
+		pools = pools[:0]
+		for i := next; i < next+n; i++ {
+			if r := ranked.Reward(i); r.IsPool() {
+				pools = append(pools, r.ID)
+			}
+		}
+		var free map[uuid.UUID]int64
+		if len(pools) > 0 {
+			var err error
+			if free, err = t.stock.Of(ctx, pools, t.freeCodesOf); err != nil {
+				return nil, err
+			}
+		}
+		for i := next; i < next+n && len(out) < q.Limit; i++ {
+			r := ranked.Reward(i)
+			var left *int64
+			if r.IsPool() {
+				c := free[r.ID]
+				if q.InStock && c <= 0 {
+					continue
+				}
+				left = &c
+			}
+			l := ranked.At(i)
+			out = append(out, touchpoints.RewardItem{Reward: l.Reward, Brand: l.Brand, Override: l.Override, Free: left})
 		}
 		next += n
-		if err := t.fillFree(ctx, batch); err != nil {
-			return nil, err
-		}
-		for _, it := range batch {
-			if len(out) == q.Limit {
-				break
-			}
-			if !q.InStock || it.InStock() {
-				out = append(out, it)
-			}
-		}
 	}
 	return out, nil
 }

@@ -8,6 +8,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rewardsco/rewards/app"
+	"github.com/rewardsco/rewards/core/authcache"
+	"github.com/rewardsco/rewards/core/catalogue"
+	"github.com/rewardsco/rewards/core/errs"
+	"github.com/rewardsco/rewards/core/money"
 	"github.com/rewardsco/rewards/core/touchpoints"
 )
 
@@ -46,4 +51,63 @@ func TestTouchpointTreesAreBounded(t *testing.T) {
 	list := p.call("GET", "/touchpoints", "", map[string]string{"x-api-key": g.key}, nil)
 	require.Equal(t, 200, list.Status, string(list.Raw))
 	require.Len(t, data(list)["touchpoints"], 100)
+}
+
+// A tree read without a player token is kept for authcache.TTL on each instance (its coin's
+// value too), yet a change committed through an instance is served by it at its next read, and
+// by the other instance once its read expires (the bound adds the polling's slack): a new
+// version of the tree, a new coin value, a deletion. A new tree is served by every instance at
+// once (a tree not found is not kept).
+func TestTreeChangesReachEveryInstance(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := setupCatalogueInstances(t)
+	_, err := c.a.Catalogue.PutBrand(ctx, catalogue.Brand{Code: "HOUSE", Name: "House", IsActive: true})
+	require.NoError(t, err)
+	reward, err := c.a.Catalogue.CreateReward(ctx, catalogue.NewReward{Reward: catalogue.Reward{Type: catalogue.Coupon, BrandCode: "HOUSE",
+		Name: "House coupon", IsActive: true, MRP: money.Amount(100_00), SellingPrice: money.Amount(50_00)}, SharedCode: "HOUSE"})
+	require.NoError(t, err)
+	put := func(title string) {
+		t.Helper()
+		_, _, err := c.a.Touchpoints.PutTree(ctx, c.q.GameID, "Home", []touchpoints.Node{{DataType: touchpoints.DataStatic,
+			RewardID: &reward.ID, Title: []touchpoints.TextItem{{Text: title}}}})
+		require.NoError(t, err)
+	}
+	q := touchpoints.TreeRequest{GameID: c.q.GameID, CoinID: &c.q.CoinID}
+	// served is the tree's title and its reward's coin price, as m serves them ("" when m
+	// finds no tree).
+	served := func(m app.Modules) (string, int64) {
+		t.Helper()
+		tr, err := m.Touchpoints.TreeByName(ctx, q, "Home")
+		if errs.CodeOf(err) == touchpoints.ErrTouchpointNotFound.Code {
+			return "", 0
+		}
+		require.NoError(t, err)
+		n := tr.Nodes[0]
+		require.NotNil(t, n.Data, "the reward is hydrated")
+		return n.Title[0].Text, n.Data.Reward.CoinPrice
+	}
+	seen := func(what, title string, price int64) {
+		t.Helper()
+		gotTitle, gotPrice := served(c.a)
+		require.Equal(t, []any{title, price}, []any{gotTitle, gotPrice}, "%s: not served at once by the instance that made it", what)
+		require.Eventually(t, func() bool {
+			gotTitle, gotPrice := served(c.b)
+			return gotTitle == title && gotPrice == price
+		}, authcache.TTL+time.Second, 10*time.Millisecond, "%s: not served by the other instance once its read expired", what)
+	}
+
+	title, _ := served(c.b)
+	require.Empty(t, title)
+	put("One")
+	title, price := served(c.b)
+	require.Equal(t, []any{"One", int64(50)}, []any{title, price}, "a new tree is served by every instance at once")
+	seen("first read", "One", 50)
+	put("Two")
+	seen("new version", "Two", 50)
+	_, err = c.a.Coins.SetCoinsPerUnit(ctx, c.q.CoinID, 3)
+	require.NoError(t, err)
+	seen("coin value", "Two", 150)
+	require.NoError(t, c.a.Touchpoints.DeleteTree(ctx, c.q.GameID, "Home"))
+	seen("deletion", "", 0)
 }

@@ -41,6 +41,10 @@ func (r Ranked) At(i int) Listed {
 	return Listed{Reward: *e.reward, Brand: *e.brand, Override: r.s.override(r.game, idx, r.coinID)}
 }
 
+// Reward returns the i-th reward of r as the snapshot holds it, without copying it: shared, to
+// read only.
+func (r Ranked) Reward(i int) *Reward { return r.s.rewards[r.ids[i]].reward }
+
 // Seen returns reward id as the game sees it (whether it hides it, its price override for
 // coinID); ok is false when the snapshot does not hold it (no such reward, or an inactive
 // reward or brand, which only the storage holds).

@@ -77,6 +77,14 @@ type Stock interface {
 	ProviderAvailable(ctx context.Context, env studio.Environment, r catalogue.Reward) bool
 }
 
+// CoinValues tells what a game's coin is worth from memory (coins.Values: kept for
+// authcache.TTL, a change made through this instance served at once).
+type CoinValues interface {
+	// CoinsPerUnit returns what the game's coin is worth, or coins.ErrCoinNotFound unless the
+	// coin is the game's.
+	CoinsPerUnit(ctx context.Context, gameID, coinID uuid.UUID) (int64, error)
+}
+
 // Reads answers the reward reads of serving trees and placements from memory (the catalogue's
 // read model) where it holds what they ask, so that they cost no round trip to the database.
 type Reads interface {

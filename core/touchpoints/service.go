@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/rewardsco/rewards/core/authcache"
 	"github.com/rewardsco/rewards/core/catalogue"
 	"github.com/rewardsco/rewards/core/errs"
 	"github.com/rewardsco/rewards/core/money"
@@ -38,6 +39,11 @@ type Config struct {
 	// serving placements (the configured reward, the rule) from memory; what trees need that it
 	// does not hold, and every read when it fails, goes to the Repo.
 	Reads Reads
+	// CoinValues, when set, lets a tree read without a player token cost no round trip: the
+	// coin's value comes from it, the tree from the service's own cache of trees (kept for
+	// authcache.TTL, dropped by this instance's PutTree and DeleteTree). Nil reads both every
+	// time.
+	CoinValues CoinValues
 }
 
 // Service holds the touchpoints use cases.
@@ -45,7 +51,22 @@ type Service struct {
 	repo store.Of[Repo]
 	cfg  Config
 	now  func() time.Time
+	// trees keeps the stored trees that reads without a player found, for authcache.TTL (with
+	// Config.CoinValues): a change made through this instance is served at its next read, on
+	// other instances within authcache.TTL. A tree not found is not kept, so a new tree is
+	// served at once everywhere. The trees are shared: serving never changes stored nodes.
+	trees *authcache.Cache[cachedTreeKey, Tree]
 }
+
+// cachedTreeKey is how a tree is read: by the game and its name, or by the game and its id.
+type cachedTreeKey struct {
+	game uuid.UUID
+	name string
+	id   uuid.UUID
+}
+
+// maxCachedTrees bounds Service.trees (least recently used out first).
+const maxCachedTrees = 1000
 
 // NewService returns a Service over the touchpoints storage.
 func NewService(repo store.Of[Repo], cfg Config) *Service {
@@ -53,7 +74,7 @@ func NewService(repo store.Of[Repo], cfg Config) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{repo: repo, cfg: cfg, now: now}
+	return &Service{repo: repo, cfg: cfg, now: now, trees: authcache.New[cachedTreeKey, Tree](maxCachedTrees)}
 }
 
 var assetIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{1,63}$`)
@@ -531,12 +552,21 @@ func (s *Service) PutTree(ctx context.Context, gameID uuid.UUID, name string, no
 		out, created, err = repo.UpsertTree(ctx, Tree{GameID: gameID, Name: name, Nodes: nodes})
 		return err
 	})
+	s.treesChanged(gameID)
 	return out, created, err
 }
 
 // DeleteTree deletes the game's tree of name.
 func (s *Service) DeleteTree(ctx context.Context, gameID uuid.UUID, name string) error {
-	return s.repo.Repo().DeleteTree(ctx, gameID, name)
+	err := s.repo.Repo().DeleteTree(ctx, gameID, name)
+	s.treesChanged(gameID)
+	return err
+}
+
+// treesChanged forgets the game's cached trees, and any read of them in flight, once a change
+// has committed (or failed): the next read on this instance reads the storage.
+func (s *Service) treesChanged(gameID uuid.UUID) {
+	s.trees.Drop(func(k cachedTreeKey, _ Tree) bool { return k.game == gameID })
 }
 
 // TreeRequest is how a game reads its trees.
@@ -565,7 +595,14 @@ func (s *Service) TreeByID(ctx context.Context, q TreeRequest, id uuid.UUID) (Tr
 
 func (s *Service) one(ctx context.Context, q TreeRequest, key TreeKey) (Tree, error) {
 	repo := s.repo.Repo()
-	t, coin, err := repo.TreeWithCoin(ctx, q.GameID, key, q.CoinID, q.PlayerID)
+	var t Tree
+	var coin *Coin
+	var err error
+	if q.PlayerID == nil && s.cfg.CoinValues != nil {
+		t, coin, err = s.knownTree(ctx, repo, q, key)
+	} else {
+		t, coin, err = repo.TreeWithCoin(ctx, q.GameID, key, q.CoinID, q.PlayerID)
+	}
 	if err != nil {
 		return Tree{}, err
 	}
@@ -574,6 +611,35 @@ func (s *Service) one(ctx context.Context, q TreeRequest, key TreeKey) (Tree, er
 		return Tree{}, err
 	}
 	return list[0], nil
+}
+
+// knownTree answers as Repo.TreeWithCoin does without a player, from memory when it can: the
+// coin's value from Config.CoinValues, the tree from s.trees. The coin carries its id and
+// value only, all that serving a tree uses of it (a tree shows no coin name or image).
+func (s *Service) knownTree(ctx context.Context, repo Repo, q TreeRequest, key TreeKey) (Tree, *Coin, error) {
+	var coin *Coin
+	if q.CoinID != nil {
+		// The coin first: COIN_NOT_FOUND whether or not the tree exists.
+		n, err := s.cfg.CoinValues.CoinsPerUnit(ctx, q.GameID, *q.CoinID)
+		if err != nil {
+			return Tree{}, nil, err
+		}
+		coin = &Coin{ID: *q.CoinID, CoinsPerUnit: n}
+	}
+	k := cachedTreeKey{game: q.GameID, name: key.Name}
+	if key.ID != uuid.Nil {
+		k = cachedTreeKey{game: q.GameID, id: key.ID}
+	}
+	if t, ok := s.trees.Get(k); ok {
+		return t, coin, nil
+	}
+	gen := s.trees.Generation()
+	t, _, err := repo.TreeWithCoin(ctx, q.GameID, key, nil, nil)
+	if err != nil {
+		return Tree{}, nil, err
+	}
+	s.trees.Put(k, t, gen)
+	return t, coin, nil
 }
 
 // Trees returns every tree of the game, by name, served.
@@ -664,8 +730,7 @@ func collect(nodes []Node, r *refs) {
 // filled when coin is set. Every tree's items are read together.
 func (s *Service) serveTrees(ctx context.Context, repo Repo, gameID uuid.UUID, coin *Coin, trees []Tree) error {
 	now := s.now()
-	e := &expander{left: MaxServedNodes, coin: coin, currency: s.cfg.Currency, now: now, dynamic: map[uuid.UUID][]dynItem{},
-		rewards: map[uuid.UUID]RewardItem{}, products: map[string]catalogue.Product{}}
+	e := &expander{left: MaxServedNodes, coin: coin, currency: s.cfg.Currency, now: now}
 	var all refs
 	for _, t := range trees {
 		collect(t.Nodes, &all)
@@ -705,26 +770,36 @@ func (s *Service) serveTrees(ctx context.Context, repo Repo, gameID uuid.UUID, c
 		return err
 	}
 	if fromMemory {
-		found.Rewards = append(found.Rewards, mem.Rewards...)
+		if len(found.Rewards) == 0 {
+			found.Rewards = mem.Rewards
+		} else {
+			found.Rewards = append(found.Rewards, mem.Rewards...)
+		}
 		found.BestRewards = mem.BestRewards
 	}
-	for _, r := range found.Rewards {
-		e.rewards[r.Reward.ID] = r
+	// The expander points into found: each item is copied once, into the data of its nodes.
+	e.rewards = make(map[uuid.UUID]*RewardItem, len(found.Rewards))
+	for i := range found.Rewards {
+		e.rewards[found.Rewards[i].Reward.ID] = &found.Rewards[i]
 	}
-	for _, p := range found.Products {
-		e.products[p.ID] = p
+	e.products = make(map[string]*catalogue.Product, len(found.Products))
+	for i := range found.Products {
+		e.products[found.Products[i].ID] = &found.Products[i]
 	}
+	e.dynamic = make(map[uuid.UUID][]dynItem, len(all.dynamic))
 	for i, n := range all.dynamic {
 		var items []dynItem
 		if n.Query.Type == QueryProducts {
 			list := found.BestProducts[at[i]]
+			items = make([]dynItem, len(list))
 			for j := range list {
-				items = append(items, dynItem{product: &list[j]})
+				items[j] = dynItem{product: &list[j]}
 			}
 		} else {
 			list := found.BestRewards[at[i]]
+			items = make([]dynItem, len(list))
 			for j := range list {
-				items = append(items, dynItem{reward: &list[j]})
+				items[j] = dynItem{reward: &list[j]}
 			}
 		}
 		e.dynamic[n.ID] = items

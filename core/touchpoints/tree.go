@@ -154,9 +154,10 @@ func (r RewardItem) Active(now time.Time) bool {
 // code; the provider's stock is not asked on this path (it answers at purchase).
 func (r RewardItem) InStock() bool { return r.Free == nil || *r.Free > 0 }
 
-// RewardData is a hydrated reward.
+// RewardData is a hydrated reward. Its RewardItem is shared by the nodes that show it, to read
+// only.
 type RewardData struct {
-	RewardItem
+	*RewardItem
 	IsActive bool
 	// CoinID and CoinPrice: the price of the smallest face value in the coin asked for.
 	CoinID    uuid.UUID
@@ -444,9 +445,11 @@ func checkLooks(path string, n *Node) error {
 type expander struct {
 	// left is how many more nodes the expander may emit (MaxServedNodes at the start): a tree
 	// stored before the limits held, or a bug, can never serve more.
-	left     int
-	rewards  map[uuid.UUID]RewardItem
-	products map[string]catalogue.Product
+	left int
+	// rewards and products are the items of STATIC nodes, by id; shared by the nodes that name
+	// them, to read only.
+	rewards  map[uuid.UUID]*RewardItem
+	products map[string]*catalogue.Product
 	// dynamic are the items each DYNAMIC node's query found, by node id.
 	dynamic  map[uuid.UUID][]dynItem
 	coin     *Coin
@@ -471,18 +474,64 @@ func (e *expander) nodes(in []Node) []Node {
 	if len(in) == 0 {
 		return nil
 	}
-	out := make([]Node, 0, min(len(in), max(e.left, 0)))
-	for _, n := range in {
+	if n, ok := assetsOnly(in); ok && n <= e.left {
+		// Served as stored, in full: the stored nodes themselves (shared, to read only).
+		e.left -= n
+		return in
+	}
+	// As many nodes as in serves (a DYNAMIC node one per item), within the budget.
+	size := 0
+	for i := range in {
+		if in[i].DataType == DataDynamic {
+			size += len(e.dynamic[in[i].ID])
+		} else {
+			size++
+		}
+	}
+	out := make([]Node, 0, min(size, max(e.left, 0)))
+	for i := range in {
 		if e.left <= 0 {
 			break
 		}
-		if n.DataType == DataDynamic {
-			out = append(out, e.expand(n)...)
+		if in[i].DataType == DataDynamic {
+			out = e.expand(out, &in[i])
 			continue
 		}
-		out = append(out, e.node(n))
+		out = append(out, e.node(in[i]))
 	}
 	return out
+}
+
+// assetsOnly reports whether list and everything below it (popups included) are ASSET nodes,
+// which serving leaves as they are, and how many nodes that is.
+func assetsOnly(list []Node) (int, bool) {
+	total := 0
+	for i := range list {
+		n, ok := assetOnly(&list[i])
+		if !ok {
+			return 0, false
+		}
+		total += n
+	}
+	return total, true
+}
+
+func assetOnly(k *Node) (int, bool) {
+	if k.DataType != DataAsset {
+		return 0, false
+	}
+	n, ok := assetsOnly(k.Nodes)
+	if !ok {
+		return 0, false
+	}
+	if k.Popup != nil {
+		p, ok := assetOnly(k.Popup)
+		if !ok {
+			return 0, false
+		}
+		n += p
+	}
+	return n + 1, true
 }
 
 // node serves a node (counting it against the budget) with its descendants.
@@ -510,25 +559,24 @@ func (e *expander) node(n Node) Node {
 	return n
 }
 
-// expand replaces a DYNAMIC node with one sibling per item: the node's looks and children,
-// an id derived from the node's and the item's (stable across calls), the item's id, and
-// cta.action = actionPrefix + item id.
-func (e *expander) expand(n Node) []Node {
-	items := e.dynamic[n.ID]
-	out := make([]Node, 0, min(len(items), max(e.left, 0)))
-	for _, it := range items {
+// expand replaces a DYNAMIC node with one sibling per item, appended to out: the node's looks
+// and children, an id derived from the node's and the item's (stable across calls), the item's
+// id, and cta.action = actionPrefix + item id.
+func (e *expander) expand(out []Node, n *Node) []Node {
+	for _, it := range e.dynamic[n.ID] {
 		if e.left <= 0 {
 			break
 		}
 		e.left--
-		g := n
-		g.ID = uuid.NewSHA1(n.ID, []byte(it.id()))
+		itemID := it.id()
+		g := *n
+		g.ID = uuid.NewSHA1(n.ID, []byte(itemID))
 		g.Query, g.ActionPrefix = nil, ""
 		cta := CTA{}
 		if n.CTA != nil {
 			cta = *n.CTA
 		}
-		cta.Action = n.ActionPrefix + it.id()
+		cta.Action = n.ActionPrefix + itemID
 		g.CTA = &cta
 		g.Nodes = e.nodes(n.Nodes)
 		if n.Popup != nil && e.left > 0 {
@@ -538,15 +586,14 @@ func (e *expander) expand(n Node) []Node {
 			g.Popup = nil
 		}
 		if it.reward != nil {
-			id := it.reward.Reward.ID
-			g.RewardID = &id
+			g.RewardID = &it.reward.Reward.ID // shared, to read only
 			if e.coin != nil {
-				g.Data = e.rewardData(*it.reward)
+				g.Data = e.rewardData(it.reward)
 			}
 		} else {
 			g.ProductID = it.product.ID
 			if e.coin != nil {
-				g.Data = e.productData(*it.product)
+				g.Data = e.productData(it.product)
 			}
 		}
 		out = append(out, g)
@@ -554,12 +601,13 @@ func (e *expander) expand(n Node) []Node {
 	return out
 }
 
-func (e *expander) rewardData(r RewardItem) *Data {
+func (e *expander) rewardData(r *RewardItem) *Data {
 	price := r.Reward.CoinPrice(r.Reward.MinFace(), e.coin.CoinsPerUnit, r.Override)
 	return &Data{Reward: &RewardData{RewardItem: r, IsActive: r.Active(e.now), CoinID: e.coin.ID, CoinPrice: price}}
 }
 
-func (e *expander) productData(p catalogue.Product) *Data {
+func (e *expander) productData(pp *catalogue.Product) *Data {
+	p := *pp
 	uncapped := *e.coin
 	uncapped.Balance = nil
 	pricing, most := Quote(e.currency, p.MRP, p.DiscountedListingPrice, p.MaxCoinDiscountPct, &uncapped)

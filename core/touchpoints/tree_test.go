@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rewardsco/rewards/core/catalogue"
 	"github.com/rewardsco/rewards/core/errs"
 )
 
@@ -96,4 +97,46 @@ func TestExpand(t *testing.T) {
 		require.Len(t, g.Nodes, 1)
 	}
 	require.Equal(t, "", nodes[1].CTA.Action, "the stored node is not changed")
+}
+
+// ASSET nodes are served as stored: a list with only ASSET nodes below it (popups included) is
+// the stored list itself when the budget holds all of it, and is cut at the budget, in order,
+// when it does not; a list with a node of another type below is served node by node.
+func TestExpanderServesAssetsAsStored(t *testing.T) {
+	t.Parallel()
+	asset := func(title string, kids ...Node) Node {
+		return Node{ID: uuid.New(), DataType: DataAsset, Title: []TextItem{{Text: title}}, Nodes: kids}
+	}
+	popup := asset("popup", asset("in popup"))
+	banner := asset("banner", asset("a"), asset("b", asset("c")))
+	banner.Nodes[0].Popup = &popup
+	rid := uuid.New()
+	static := Node{ID: uuid.New(), DataType: DataStatic, RewardID: &rid, Nodes: []Node{asset("d")}}
+	tree := []Node{banner, asset("footer", asset("e"), asset("f")), static}
+	size := countNodes(tree)
+
+	e := &expander{left: MaxServedNodes, coin: &Coin{ID: uuid.New(), CoinsPerUnit: 10},
+		rewards: map[uuid.UUID]*RewardItem{rid: {Reward: catalogue.Reward{ID: rid}}}}
+	served := e.nodes(tree)
+	require.Equal(t, MaxServedNodes-size, e.left, "every node counted")
+	require.Equal(t, size, countNodes(served))
+	require.Same(t, &tree[0].Nodes[0], &served[0].Nodes[0], "an ASSET-only list is the stored one")
+	require.Equal(t, tree[0], served[0])
+	require.NotSame(t, &tree[0], &served[0], "a list with a STATIC node below is served node by node")
+	require.NotNil(t, served[2].Data, "the STATIC node is hydrated")
+	require.Nil(t, tree[2].Data, "the stored node is not")
+
+	assets := countNodes(tree[:2])
+	for left := range assets + 2 {
+		e := &expander{left: left}
+		served := e.nodes(tree[:2])
+		require.Equal(t, min(left, assets), countNodes(served), "budget %d", left)
+		require.Equal(t, max(left-assets, 0), e.left, "budget %d", left)
+	}
+	e = &expander{left: 3}
+	served = e.nodes(tree[:1])
+	require.Equal(t, []string{"banner", "a", "popup"}, []string{served[0].Title[0].Text, served[0].Nodes[0].Title[0].Text,
+		served[0].Nodes[0].Popup.Title[0].Text}, "cut in order: a node, its children, then its popup")
+	require.Len(t, served[0].Nodes, 1)
+	require.Empty(t, served[0].Nodes[0].Popup.Nodes)
 }

@@ -647,12 +647,15 @@ func (env *environment) storeGet(ctx context.Context, u, token string, check fun
 		return 0, nil, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
+	buf := answerBuffers.Get().(*bytes.Buffer)
+	defer answerBuffers.Put(buf)
+	buf.Reset()
+	if _, err := buf.ReadFrom(resp.Body); err != nil {
 		return 0, nil, err
 	}
+	body := buf.Bytes()
 	if resp.StatusCode != http.StatusOK {
-		return resp.StatusCode, body[:min(len(body), 300)], nil
+		return resp.StatusCode, bytes.Clone(body[:min(len(body), 300)]), nil
 	}
 	if err := check(body); err != nil {
 		return 0, nil, err

@@ -91,6 +91,8 @@ func run() error {
 		"for the last deliveries")
 	flag.IntVar(&opts.webhookWorkers, "webhook-workers", 0, "the service's REWARDS_WEBHOOK_WORKERS; 0 keeps its default (50)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process (load generator and in-process service) to this file")
+	allocProfile := flag.String("allocprofile", "", "write the allocation profile of this process (load generator and in-process service, "+
+		"from its start: set-up included) to this file at the end")
 	flag.StringVar(&opts.serviceHeapProfile, "service-heapprofile", "", "write the heap profile of the service alone (the child "+
 		"process measureService starts at each catalogue size) to this prefix-<rewards>.pb.gz")
 	serviceEnv := flag.String("service-env", "", "comma list of KEY=VALUE set for the service alone (its child process) only, "+
@@ -115,6 +117,13 @@ func run() error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *allocProfile != "" {
+		defer func() {
+			if err := writeAllocProfile(*allocProfile); err != nil {
+				fmt.Fprintln(os.Stderr, "allocation profile:", err)
+			}
+		}()
 	}
 	for _, s := range strings.Split(clients, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))

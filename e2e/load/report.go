@@ -32,6 +32,9 @@ type result struct {
 	// cpu is the CPU time this process (the service and the load generator) spent during the run
 	// (HTTP scenarios).
 	cpu time.Duration
+	// allocs is the heap this process (the service and the load generator) allocated during
+	// the run (HTTP scenarios): work for the garbage collector.
+	allocs allocCount
 }
 
 // background is the service's round trips per second when no request comes (the job queue's

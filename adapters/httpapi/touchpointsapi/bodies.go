@@ -1,7 +1,9 @@
 package touchpointsapi
 
 import (
+	"encoding/hex"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -278,14 +280,8 @@ type TouchpointListBody struct {
 }
 
 func toTouchpointBody(t touchpoints.Tree) TouchpointBody {
-	return TouchpointBody{ID: t.ID.String(), GameID: t.GameID.String(), Name: t.Name, UpdatedAt: t.UpdatedAt.UTC(), Nodes: toNodeBodies(t.Nodes)}
-}
-
-func toFillBody(f *touchpoints.Fill) *FillBody {
-	if f == nil {
-		return nil
-	}
-	return &FillBody{Color: f.Color, Gradient: f.Gradient, Images: f.Images, Opacity: f.Opacity}
+	return TouchpointBody{ID: t.ID.String(), GameID: t.GameID.String(), Name: t.Name, UpdatedAt: t.UpdatedAt.UTC(),
+		Nodes: newNodeBodies(t.Nodes).list(t.Nodes)}
 }
 
 func toCoreFill(f *FillBody) *touchpoints.Fill {
@@ -293,17 +289,6 @@ func toCoreFill(f *FillBody) *touchpoints.Fill {
 		return nil
 	}
 	return &touchpoints.Fill{Color: f.Color, Gradient: f.Gradient, Images: f.Images, Opacity: f.Opacity}
-}
-
-func toTextBodies(list []touchpoints.TextItem) []TextItemBody {
-	if list == nil {
-		return nil
-	}
-	out := make([]TextItemBody, len(list))
-	for i, t := range list {
-		out[i] = TextItemBody(t)
-	}
-	return out
 }
 
 func toCoreTexts(list []TextItemBody) []touchpoints.TextItem {
@@ -317,45 +302,171 @@ func toCoreTexts(list []TextItemBody) []touchpoints.TextItem {
 	return out
 }
 
-func toNodeBodies(list []touchpoints.Node) []NodeBody {
+// nodeBodies converts the nodes of one answer. A served tree is hundreds of small values (a
+// 77-node tree with 30 hydrated rewards was over 400 allocations), so the bodies are cut from
+// slabs sized for the answer, and the shapes that are the core's own (fills, badges, calls to
+// action, queries) are the core's values seen as bodies: the answer only reads them.
+type nodeBodies struct {
+	nodeSlab   []NodeBody
+	textSlab   []TextItemBody
+	rewardSlab []HydratedReward
+	priceSlab  []HydratedPrice
+	// ids holds the text of every id of the answer, each id's string a part of it: a
+	// strings.Builder never changes what it has written, so the strings it gave stay as they
+	// were while it grows.
+	ids strings.Builder
+	// coin and coinID: the id of the coin prices are in, written once.
+	coin   uuid.UUID
+	coinID string
+}
+
+// newNodeBodies returns the converter of nodes, its slabs sized for them.
+func newNodeBodies(nodes []touchpoints.Node) *nodeBodies {
+	var n, texts, rewards, ids int
+	var count func(list []touchpoints.Node)
+	var one func(k *touchpoints.Node)
+	one = func(k *touchpoints.Node) {
+		n++
+		ids++
+		texts += len(k.Title) + len(k.Subtitle)
+		if k.RewardID != nil {
+			ids++
+		}
+		if k.Data != nil && k.Data.Reward != nil {
+			rewards++
+			ids++
+		}
+		count(k.Nodes)
+		if k.Popup != nil {
+			one(k.Popup)
+		}
+	}
+	count = func(list []touchpoints.Node) {
+		for i := range list {
+			one(&list[i])
+		}
+	}
+	count(nodes)
+	c := &nodeBodies{nodeSlab: make([]NodeBody, n), textSlab: make([]TextItemBody, texts),
+		rewardSlab: make([]HydratedReward, rewards), priceSlab: make([]HydratedPrice, rewards)}
+	c.ids.Grow((ids + 1) * uuidLen) // and the coin's
+	return c
+}
+
+// uuidLen is the length of a uuid's text.
+const uuidLen = 36
+
+// id is the text of id (as uuid.UUID.String writes it), in c.ids.
+func (c *nodeBodies) id(id uuid.UUID) string {
+	var b [uuidLen]byte
+	hex.Encode(b[0:8], id[0:4])
+	b[8] = '-'
+	hex.Encode(b[9:13], id[4:6])
+	b[13] = '-'
+	hex.Encode(b[14:18], id[6:8])
+	b[18] = '-'
+	hex.Encode(b[19:23], id[8:10])
+	b[23] = '-'
+	hex.Encode(b[24:], id[10:])
+	start := c.ids.Len()
+	c.ids.Write(b[:])
+	return c.ids.String()[start:]
+}
+
+// take cuts n values off a slab, or makes them when the slab is short.
+func take[T any](slab *[]T, n int) []T {
+	if len(*slab) < n {
+		return make([]T, n)
+	}
+	out := (*slab)[:n:n]
+	*slab = (*slab)[n:]
+	return out
+}
+
+func (c *nodeBodies) list(list []touchpoints.Node) []NodeBody {
 	if list == nil {
 		return nil
 	}
-	out := make([]NodeBody, len(list))
-	for i, n := range list {
-		out[i] = toNodeBody(n)
+	out := take(&c.nodeSlab, len(list))
+	for i := range list {
+		c.node(&out[i], &list[i])
 	}
 	return out
 }
 
-func toNodeBody(n touchpoints.Node) NodeBody {
-	b := NodeBody{ID: n.ID.String(), DisplayOrder: n.DisplayOrder, Background: toFillBody(n.Background), Overlay: toFillBody(n.Overlay),
-		Images: n.Images, AdditionalAssets: n.AdditionalAssets, Title: toTextBodies(n.Title), Subtitle: toTextBodies(n.Subtitle),
-		DataType: string(n.DataType), ProductID: n.ProductID, LayoutHint: n.LayoutHint, StyleHint: n.StyleHint,
-		ActionPrefix: n.ActionPrefix, Nodes: toNodeBodies(n.Nodes)}
-	if n.Badge != nil {
-		bb := BadgeBody(*n.Badge)
-		b.Badge = &bb
+func (c *nodeBodies) texts(list []touchpoints.TextItem) []TextItemBody {
+	if list == nil {
+		return nil
 	}
-	if n.CTA != nil {
-		c := NodeCTABody(*n.CTA)
-		b.CTA = &c
+	out := take(&c.textSlab, len(list))
+	for i, t := range list {
+		out[i] = TextItemBody(t)
 	}
+	return out
+}
+
+func (c *nodeBodies) node(b *NodeBody, n *touchpoints.Node) {
+	*b = NodeBody{ID: c.id(n.ID), DisplayOrder: n.DisplayOrder, Background: (*FillBody)(n.Background), Overlay: (*FillBody)(n.Overlay),
+		Images: n.Images, AdditionalAssets: n.AdditionalAssets, Title: c.texts(n.Title), Subtitle: c.texts(n.Subtitle),
+		Badge: (*BadgeBody)(n.Badge), CTA: (*NodeCTABody)(n.CTA), DataType: string(n.DataType), ProductID: n.ProductID,
+		LayoutHint: n.LayoutHint, StyleHint: n.StyleHint, Query: (*QueryBody)(n.Query), ActionPrefix: n.ActionPrefix,
+		Nodes: c.list(n.Nodes)}
 	if n.RewardID != nil {
-		b.RewardID = n.RewardID.String()
-	}
-	if n.Query != nil {
-		q := QueryBody(*n.Query)
-		b.Query = &q
+		b.RewardID = c.id(*n.RewardID)
 	}
 	if n.Popup != nil {
-		p := toNodeBody(*n.Popup)
-		b.Popup = &p
+		p := &take(&c.nodeSlab, 1)[0]
+		c.node(p, n.Popup)
+		b.Popup = p
 	}
 	if n.Data != nil {
-		b.Data = toNodeData(*n.Data)
+		b.Data = c.data(n.Data)
 	}
-	return b
+}
+
+// data is a node's hydrated data: a *HydratedReward or a HydratedProduct (a pointer writes as
+// its value).
+func (c *nodeBodies) data(d *touchpoints.Data) any {
+	r := d.Reward
+	if r == nil {
+		return toHydratedProduct(d.Product)
+	}
+	rw, br := &r.Reward, &r.Brand
+	expiry := ""
+	if rw.EndDate != nil {
+		expiry = rw.EndDate.UTC().Format(time.RFC3339)
+	}
+	inv := HydratedInventory{AvailableQuantity: -1, Type: "UNLIMITED"}
+	if r.Free != nil {
+		inv = HydratedInventory{AvailableQuantity: *r.Free, Type: "LIMITED"}
+	}
+	categories := br.Categories
+	if categories == nil {
+		categories = []string{}
+	}
+	if c.coinID == "" || c.coin != r.CoinID {
+		c.coin, c.coinID = r.CoinID, c.id(r.CoinID)
+	}
+	price := take(&c.priceSlab, 1)
+	price[0] = HydratedPrice{Amount: float64(r.CoinPrice), CoinID: c.coinID}
+	h := &take(&c.rewardSlab, 1)[0]
+	*h = HydratedReward{Type: hydratedRewardType, ID: c.id(rw.ID), BrandID: br.Code, BrandName: br.Name, OrganizationID: br.OrganizationID(),
+		IsActive: r.IsActive, BrandRedirectionLink: br.WebsiteURL,
+		Metadata: HydratedRewardMetadata{BrandName: br.Name, BrandLogoImage: br.LogoURL, CampaignTitle: rw.CampaignTitle,
+			CampaignSubTitle: rw.CampaignSubTitle, CampaignCoverImage: rw.CoverImage, CampaignDetails: rw.CampaignDetails,
+			TermsAndConditions: rw.TermsAndConditions, HowToRedeem: rw.HowToRedeem, BrandRedirectionLink: br.WebsiteURL,
+			CouponExpiryDate: expiry, Type: string(rw.Type), BrandCategory: categories, CouponExpiryDateExists: rw.EndDate != nil},
+		Inventory: inv, Price: price}
+	return h
+}
+
+func toHydratedProduct(p *touchpoints.ProductData) HydratedProduct {
+	pr := p.Product
+	return HydratedProduct{ID: pr.ID, Type: hydratedProductType, ProductID: pr.ID, Name: pr.Name, BrandName: pr.BrandName,
+		ImageURL: pr.ImageURL, HeroImageURL: pr.HeroImageURL, Category: pr.Category, Rating: pr.Rating,
+		ListingPrice: pr.ListingPrice.Units(), DiscountedListingPrice: pr.DiscountedListingPrice.Units(), MRP: pr.MRP.Units(),
+		DiscountPercent: p.Pricing.DiscountPct.Float(), CoinSpread: pr.MaxCoinDiscountPct.Float(),
+		CoinRequiredForDiscount: p.CoinsForDiscount, CoinsRequiredForMaxDiscount: p.CoinsForMax}
 }
 
 // toCoreNodes converts input nodes; a malformed id is reported with its path.
@@ -417,39 +528,6 @@ func toCoreNode(b NodeBody) (touchpoints.Node, error) {
 		n.Popup = &p
 	}
 	return n, nil
-}
-
-func toNodeData(d touchpoints.Data) any {
-	if r := d.Reward; r != nil {
-		rw, br := r.Reward, r.Brand
-		expiry := ""
-		if rw.EndDate != nil {
-			expiry = rw.EndDate.UTC().Format(time.RFC3339)
-		}
-		inv := HydratedInventory{AvailableQuantity: -1, Type: "UNLIMITED"}
-		if r.Free != nil {
-			inv = HydratedInventory{AvailableQuantity: *r.Free, Type: "LIMITED"}
-		}
-		categories := br.Categories
-		if categories == nil {
-			categories = []string{}
-		}
-		return HydratedReward{Type: hydratedRewardType, ID: rw.ID.String(), BrandID: br.Code, BrandName: br.Name, OrganizationID: br.OrganizationID(),
-			IsActive: r.IsActive, BrandRedirectionLink: br.WebsiteURL,
-			Metadata: HydratedRewardMetadata{BrandName: br.Name, BrandLogoImage: br.LogoURL, CampaignTitle: rw.CampaignTitle,
-				CampaignSubTitle: rw.CampaignSubTitle, CampaignCoverImage: rw.CoverImage, CampaignDetails: rw.CampaignDetails,
-				TermsAndConditions: rw.TermsAndConditions, HowToRedeem: rw.HowToRedeem, BrandRedirectionLink: br.WebsiteURL,
-				CouponExpiryDate: expiry, Type: string(rw.Type), BrandCategory: categories, CouponExpiryDateExists: rw.EndDate != nil},
-			Inventory: inv,
-			Price:     []HydratedPrice{{Amount: float64(r.CoinPrice), CoinID: r.CoinID.String()}}}
-	}
-	p := d.Product
-	pr := p.Product
-	return HydratedProduct{ID: pr.ID, Type: hydratedProductType, ProductID: pr.ID, Name: pr.Name, BrandName: pr.BrandName,
-		ImageURL: pr.ImageURL, HeroImageURL: pr.HeroImageURL, Category: pr.Category, Rating: pr.Rating,
-		ListingPrice: pr.ListingPrice.Units(), DiscountedListingPrice: pr.DiscountedListingPrice.Units(), MRP: pr.MRP.Units(),
-		DiscountPercent: p.Pricing.DiscountPct.Float(), CoinSpread: pr.MaxCoinDiscountPct.Float(),
-		CoinRequiredForDiscount: p.CoinsForDiscount, CoinsRequiredForMaxDiscount: p.CoinsForMax}
 }
 
 // ---- Operator ----

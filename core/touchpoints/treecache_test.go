@@ -1,0 +1,156 @@
+package touchpoints
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rewardsco/rewards/core/catalogue"
+	"github.com/rewardsco/rewards/core/coins"
+	"github.com/rewardsco/rewards/core/errs"
+)
+
+// treeRepo stores trees by game and name and counts the reads that reach it; during, when set,
+// runs inside the next TreeWithCoin, after the tree was read and before it is returned (a
+// change that commits while a read is in flight).
+type treeRepo struct {
+	Repo
+	trees  map[string]Tree
+	reads  int
+	during func()
+}
+
+func (r *treeRepo) LockGame(context.Context, uuid.UUID) error { return nil }
+func (r *treeRepo) RewardTypes(context.Context, []uuid.UUID) (map[uuid.UUID]catalogue.Type, error) {
+	return nil, nil
+}
+func (r *treeRepo) ExistingProducts(context.Context, []string) ([]string, error) { return nil, nil }
+func (r *treeRepo) Lookup(context.Context, Lookup) (Found, error)                { return Found{}, nil }
+
+func (r *treeRepo) UpsertTree(_ context.Context, t Tree) (Tree, bool, error) {
+	_, existed := r.trees[t.Name]
+	if existed {
+		t.ID = r.trees[t.Name].ID
+	} else {
+		t.ID = uuid.New()
+	}
+	t.UpdatedAt = time.Now()
+	r.trees[t.Name] = t
+	return t, !existed, nil
+}
+
+func (r *treeRepo) DeleteTree(_ context.Context, _ uuid.UUID, name string) error {
+	if _, ok := r.trees[name]; !ok {
+		return ErrTouchpointNotFound
+	}
+	delete(r.trees, name)
+	return nil
+}
+
+func (r *treeRepo) TreeWithCoin(_ context.Context, gameID uuid.UUID, key TreeKey, coinID, _ *uuid.UUID) (Tree, *Coin, error) {
+	r.reads++
+	var coin *Coin
+	if coinID != nil {
+		coin = &Coin{ID: *coinID, Name: "Gems", CoinsPerUnit: 10}
+	}
+	t, ok := r.trees[key.Name]
+	if key.ID != uuid.Nil {
+		ok = false
+		for _, s := range r.trees {
+			if s.ID == key.ID {
+				t, ok = s, true
+			}
+		}
+	}
+	if during := r.during; during != nil {
+		r.during = nil
+		during()
+	}
+	if !ok || t.GameID != gameID {
+		return Tree{}, nil, ErrTouchpointNotFound
+	}
+	return t, coin, nil
+}
+
+// coinValues is what one coin of one game is worth.
+type coinValues struct {
+	game, coin uuid.UUID
+	n          int64
+}
+
+func (v *coinValues) CoinsPerUnit(_ context.Context, gameID, coinID uuid.UUID) (int64, error) {
+	if gameID != v.game || coinID != v.coin {
+		return 0, coins.ErrCoinNotFound
+	}
+	return v.n, nil
+}
+
+// A tree read without a player token reads the storage once a second at most (the coin's value
+// from CoinValues), yet every change made through the service — a new version, a deletion, even
+// one that commits while a read is in flight — is served at the next read; a tree not found is
+// not kept. Reads with a player token read the storage every time (the balance).
+func TestTreeReadsWithoutAPlayerAreKeptUntilAChange(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	game, coin := uuid.New(), uuid.New()
+	repo := &treeRepo{trees: map[string]Tree{}}
+	values := &coinValues{game: game, coin: coin, n: 10}
+	s := NewService(repoOf{repo}, Config{Currency: "INR", CoinValues: values})
+	put := func(title string) Tree {
+		t.Helper()
+		tr, _, err := s.PutTree(ctx, game, "Home", []Node{{DataType: DataAsset, Title: []TextItem{{Text: title}}}})
+		require.NoError(t, err)
+		return tr
+	}
+	q := TreeRequest{GameID: game, CoinID: &coin}
+	title := func(q TreeRequest) string {
+		t.Helper()
+		tr, err := s.TreeByName(ctx, q, "Home")
+		require.NoError(t, err)
+		return tr.Nodes[0].Title[0].Text
+	}
+
+	_, err := s.TreeByName(ctx, q, "Home")
+	require.Equal(t, ErrTouchpointNotFound.Code, errs.CodeOf(err))
+	stored := put("One")
+	require.Equal(t, "One", title(q), "a tree not found was not kept")
+	reads := repo.reads
+	require.Equal(t, "One", title(q))
+	byID, err := s.TreeByID(ctx, q, stored.ID)
+	require.NoError(t, err)
+	require.Equal(t, "One", byID.Nodes[0].Title[0].Text)
+	byID, err = s.TreeByID(ctx, q, stored.ID)
+	require.NoError(t, err)
+	require.Equal(t, reads+1, repo.reads, "by name kept, by id read once")
+
+	player := uuid.New()
+	withPlayer := TreeRequest{GameID: game, CoinID: &coin, PlayerID: &player}
+	require.Equal(t, "One", title(withPlayer))
+	require.Equal(t, "One", title(withPlayer))
+	require.Equal(t, reads+3, repo.reads, "a read with a player reads the storage every time")
+
+	other := uuid.New()
+	_, err = s.TreeByName(ctx, TreeRequest{GameID: game, CoinID: &other}, "Home")
+	require.Equal(t, coins.ErrCoinNotFound.Code, errs.CodeOf(err), "the coin is checked although the tree is kept")
+	_, err = s.TreeByName(ctx, TreeRequest{GameID: uuid.New(), CoinID: &coin}, "Home")
+	require.Error(t, err, "another game's read is its own")
+
+	put("Two")
+	// A change that commits while a read is in flight: the read answers what it read, but
+	// does not keep it.
+	repo.during = func() { put("Three") }
+	require.Equal(t, "Two", title(q))
+	require.Equal(t, "Three", title(q))
+	byID, err = s.TreeByID(ctx, q, stored.ID)
+	require.NoError(t, err)
+	require.Equal(t, "Three", byID.Nodes[0].Title[0].Text)
+
+	require.NoError(t, s.DeleteTree(ctx, game, "Home"))
+	_, err = s.TreeByName(ctx, q, "Home")
+	require.Equal(t, ErrTouchpointNotFound.Code, errs.CodeOf(err))
+	_, err = s.TreeByID(ctx, q, stored.ID)
+	require.Equal(t, ErrTouchpointNotFound.Code, errs.CodeOf(err))
+}
