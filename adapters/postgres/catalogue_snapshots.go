@@ -60,7 +60,7 @@ func (c CatalogueSnapshots) Load(ctx context.Context, now time.Time) (out catalo
 			if _, err := tx.Exec(ctx, "SET LOCAL statement_timeout = '60s'"); err != nil {
 				return err
 			}
-			q := db.New(tx)
+			q, custom := db.New(tx), db.New(customPlans{tx})
 			var err error
 			if out.Version, err = q.CatalogueVersion(ctx); err != nil {
 				return fmt.Errorf("version: %w", err)
@@ -90,7 +90,7 @@ func (c CatalogueSnapshots) Load(ctx context.Context, now time.Time) (out catalo
 			out.Rewards = make([]catalogue.Reward, 0, count)
 			texts := newInterner()
 			for after := uuid.Nil; ; {
-				rewards, err := q.CatalogueSnapshotRewards(ctx, db.CatalogueSnapshotRewardsParams{After: after, Lim: c.slice})
+				rewards, err := custom.CatalogueSnapshotRewards(ctx, db.CatalogueSnapshotRewardsParams{After: after, Lim: c.slice})
 				if err != nil {
 					return fmt.Errorf("rewards: %w", err)
 				}
@@ -106,7 +106,7 @@ func (c CatalogueSnapshots) Load(ctx context.Context, now time.Time) (out catalo
 			// 100,000 rewards are about 50 MB, their first pass a third less.
 			out.SearchTexts = catalogue.NewSearchTexts(len(out.Rewards))
 			for after := uuid.Nil; ; {
-				search, err := q.CatalogueSnapshotSearch(ctx, db.CatalogueSnapshotSearchParams{After: after, Lim: c.slice})
+				search, err := custom.CatalogueSnapshotSearch(ctx, db.CatalogueSnapshotSearchParams{After: after, Lim: c.slice})
 				if err != nil {
 					return fmt.Errorf("search texts: %w", err)
 				}
@@ -150,7 +150,7 @@ func (c CatalogueSnapshots) Load(ctx context.Context, now time.Time) (out catalo
 func (c CatalogueSnapshots) LoadChanges(ctx context.Context, after int64, most int) (ch catalogue.Changes, ok bool, err error) {
 	err = unavailable(pgx.BeginTxFunc(ctx, c.d.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
 		func(tx pgx.Tx) error {
-			q := db.New(tx)
+			q, custom := db.New(tx), db.New(customPlans{tx})
 			version, err := q.CatalogueVersion(ctx)
 			if err != nil {
 				return fmt.Errorf("version: %w", err)
@@ -178,16 +178,18 @@ func (c CatalogueSnapshots) LoadChanges(ctx context.Context, after int64, most i
 			}
 			ok = true
 			if len(ch.Rewards) > 0 {
-				rows, err := q.CatalogueSnapshotRewardsByID(ctx, ch.Rewards)
+				// The same statements as a whole load's, for the changed rewards alone.
+				lim := int32(len(ch.Rewards))
+				rows, err := custom.CatalogueSnapshotRewards(ctx, db.CatalogueSnapshotRewardsParams{After: uuid.Nil, Lim: lim, Ids: ch.Rewards})
 				if err != nil {
 					return fmt.Errorf("rewards: %w", err)
 				}
 				texts := newInterner()
 				ch.Current = make([]catalogue.Reward, len(rows))
 				for i, row := range rows {
-					ch.Current[i] = snapshotReward(db.CatalogueSnapshotRewardsRow(row), texts)
+					ch.Current[i] = snapshotReward(row, texts)
 				}
-				search, err := q.CatalogueSnapshotSearchByID(ctx, ch.Rewards)
+				search, err := custom.CatalogueSnapshotSearch(ctx, db.CatalogueSnapshotSearchParams{After: uuid.Nil, Lim: lim, Ids: ch.Rewards})
 				if err != nil {
 					return fmt.Errorf("search texts: %w", err)
 				}

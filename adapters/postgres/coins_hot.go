@@ -7,8 +7,6 @@ import (
 	"errors"
 	"runtime"
 	"slices"
-	"sync/atomic"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -54,9 +52,6 @@ import (
 // maxHotBatch bounds the movements of one batch.
 const maxHotBatch = 64
 
-// hotBatchTimeout bounds a batch, which no caller's context can cancel.
-const hotBatchTimeout = 10 * time.Second
-
 // hotKey is what movements queue by: the line of their balance row (hotLines.keyOf).
 type hotKey uint16
 
@@ -67,11 +62,6 @@ type hotLines struct {
 	// run at once on the instance, one per core and at least 2 (on 2 cores, 1 line gave a lower
 	// p99 and 4 a lower throughput than 2).
 	shards uint64
-	// batches counts the batches sent (two movements or more), batched their movements, and
-	// failed the batches that did not commit.
-	batches, batched, failed atomic.Int64
-	// beforeSend, when set (tests), runs in the leader once a batch is taken, before it is sent.
-	beforeSend func(n int)
 }
 
 func newHotLines() *hotLines {
@@ -119,9 +109,6 @@ func (r *CoinsRepo) runTurn(key hotKey, batch []*hotWaiter) {
 		close(w.done)
 		return
 	}
-	if f := r.hot.beforeSend; f != nil {
-		f(len(batch))
-	}
 	// The balance rows in one order on every instance; one balance's movements keep theirs.
 	batch = slices.Clone(batch)
 	slices.SortStableFunc(batch, func(a, b *hotWaiter) int {
@@ -130,13 +117,7 @@ func (r *CoinsRepo) runTurn(key hotKey, batch []*hotWaiter) {
 		}
 		return bytes.Compare(a.op.m.CoinID[:], b.op.m.CoinID[:])
 	})
-	r.hot.batches.Add(1)
-	r.hot.batched.Add(int64(len(batch)))
-	ends := make([]func(error), len(batch))
-	for i, w := range batch {
-		_, ends[i] = r.db.span(w.ctx)
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(batch[0].ctx), hotBatchTimeout)
+	ctx, cancel, ends := r.hot.together(r.db, batch)
 	defer cancel()
 	results, err := r.sendBatch(ctx, batch)
 	for i, w := range batch {
@@ -210,15 +191,20 @@ func commitOutcome(ctx context.Context, c *pgxpool.Conn, tag pgconn.CommandTag, 
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) || (err == nil && tag.String() == "ROLLBACK") {
-		if c.Conn().PgConn().TxStatus() != 'I' {
-			_, _ = c.Exec(ctx, "rollback")
-		}
-		return errors.Join(errNotCommitted, err, errors.New("the transaction rolled back"))
+		return rolledBack(ctx, c, errors.Join(err, errors.New("the transaction rolled back")))
 	}
 	if err == nil {
 		err = errors.New("COMMIT answered " + tag.String())
 	}
 	return err
+}
+
+// rolledBack ends the transaction open on c, if one is, and returns err as not committed.
+func rolledBack(ctx context.Context, c *pgxpool.Conn, err error) error {
+	if c.Conn().PgConn().TxStatus() != 'I' {
+		_, _ = c.Exec(ctx, "rollback")
+	}
+	return errors.Join(errNotCommitted, err)
 }
 
 // batchQueuer is a db.DBTX that queues the statement a generated query runs on a batch; the

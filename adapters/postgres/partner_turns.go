@@ -57,13 +57,8 @@ type walletKey struct {
 type walletLines struct {
 	turns[walletKey, *walletOp]
 
-	// batches counts the turns placed in one transaction (two orders or more), batched their
-	// orders, failed the transactions that did not commit, and short the orders left out of a
-	// turn because the balance read did not cover them.
-	batches, batched, failed, short atomic.Int64
-	// beforeSend, when set (tests), runs in the leader once a turn of two orders or more is
-	// taken, before its transaction begins.
-	beforeSend func(n int)
+	// short counts the orders left out of a turn because the balance read did not cover them.
+	short atomic.Int64
 }
 
 func newWalletLines() *walletLines { return &walletLines{turns: newTurns[walletKey, *walletOp]()} }
@@ -109,18 +104,9 @@ func (d *DB) runWalletTurn(key walletKey, turn []*walletWaiter) {
 		return
 	}
 	h := d.wallets
-	if f := h.beforeSend; f != nil {
-		f(len(turn))
-	}
-	ends := make([]func(error), len(turn))
-	for i, w := range turn {
-		_, ends[i] = d.span(w.ctx)
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(turn[0].ctx), hotBatchTimeout)
+	ctx, cancel, ends := h.together(d, turn)
 	defer cancel()
 	placed, txs, err := d.placeTurn(ctx, key, turn)
-	h.batches.Add(1)
-	h.batched.Add(int64(len(turn)))
 	if err != nil {
 		h.failed.Add(1)
 	}
@@ -161,12 +147,6 @@ func (d *DB) placeTurn(ctx context.Context, key walletKey, turn []*walletWaiter)
 	// A connection left in a failed transaction is rolled back below, or destroyed on release.
 	defer c.Release()
 	pipe := &pipeTx{conn: c}
-	rollback := func(err error) error {
-		if c.Conn().PgConn().TxStatus() != 'I' {
-			_, _ = c.Exec(ctx, "rollback")
-		}
-		return errors.Join(errNotCommitted, err)
-	}
 	// BEGIN and the balance, in one round trip; no lock: the debits, sent with the COMMIT,
 	// take it.
 	balance, err := db.New(pipe).PartnerGetWallet(ctx, db.PartnerGetWalletParams{GameID: key.game, Environment: string(key.env)})
@@ -174,7 +154,7 @@ func (d *DB) placeTurn(ctx context.Context, key walletKey, turn []*walletWaiter)
 		balance, err = 0, nil
 	}
 	if err != nil {
-		return placed, nil, rollback(err)
+		return placed, nil, rolledBack(ctx, c, err)
 	}
 	var covered int64
 	some := false
@@ -187,11 +167,11 @@ func (d *DB) placeTurn(ctx context.Context, key walletKey, turn []*walletWaiter)
 		some = true
 		txs[i] = &Tx{tx: pipe, q: db.New(outages{pipe})}
 		if err := w.op.fn(ctx, txs[i]); err != nil {
-			return placed, nil, rollback(err)
+			return placed, nil, rolledBack(ctx, c, err)
 		}
 	}
 	if !some {
-		return placed, nil, rollback(errors.New("the wallet covers none of the turn's orders"))
+		return placed, nil, rolledBack(ctx, c, errors.New("the wallet covers none of the turn's orders"))
 	}
 
 	// What is still queued (the last order's insert), then the debits, then COMMIT, in one

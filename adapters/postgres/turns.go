@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // turns are the queues of group commit (coins_hot.go: one balance's movements; partner_turns.go:
@@ -16,6 +18,33 @@ type turns[K comparable, W any] struct {
 	mu sync.Mutex
 	// lines holds a queue for each key with an operation (or a turn) running.
 	lines map[K][]*waiter[W]
+	// batches counts the turns of two operations or more run together, batched their
+	// operations, and failed those whose transaction did not commit.
+	batches, batched, failed atomic.Int64
+	// beforeSend, when set (tests), runs in the leader once a turn of two operations or more is
+	// taken, before it is sent.
+	beforeSend func(n int)
+}
+
+// turnTimeout bounds a turn, which no caller's context can cancel.
+const turnTimeout = 10 * time.Second
+
+// together starts a turn of two operations or more, run as one transaction: it counts the turn,
+// runs beforeSend, opens each operation's span on d (ends[i] closes operation i's), and returns
+// the context the turn runs in, detached from the callers' (a waiter taken in a turn hears its
+// outcome) and bounded by turnTimeout.
+func (t *turns[K, W]) together(d *DB, turn []*waiter[W]) (ctx context.Context, cancel context.CancelFunc, ends []func(error)) {
+	if f := t.beforeSend; f != nil {
+		f(len(turn))
+	}
+	t.batches.Add(1)
+	t.batched.Add(int64(len(turn)))
+	ends = make([]func(error), len(turn))
+	for i, w := range turn {
+		_, ends[i] = d.span(w.ctx)
+	}
+	ctx, cancel = context.WithTimeout(context.WithoutCancel(turn[0].ctx), turnTimeout)
+	return ctx, cancel, ends
 }
 
 func newTurns[K comparable, W any]() turns[K, W] { return turns[K, W]{lines: map[K][]*waiter[W]{}} }

@@ -373,7 +373,9 @@ WHERE r.is_active;
 -- name: CatalogueSnapshotRewards :many
 -- Active rewards of active brands, without their sealed shared code or search columns; @lim of
 -- them after @after, by id (the load reads them a slice at a time, so that it never holds every
--- row at once beside what it makes of them).
+-- row at once beside what it makes of them); with @ids, only those of them (a change of a few
+-- rewards, loaded alone). Run with custom plans (customPlans), so that a null @ids drops
+-- its condition and a given one is an index look-up.
 SELECT r.id, r.type, r.brand_code, r.name, r.description, r.campaign_title, r.campaign_sub_title, r.campaign_details,
     r.terms_and_conditions, r.how_to_redeem, r.cover_image, r.assets, r.countries, r.end_date, r.is_active,
     r.value_type, r.denominations, r.min_face, r.max_face, r.discount_bps, r.min_selling, r.max_selling,
@@ -381,39 +383,18 @@ SELECT r.id, r.type, r.brand_code, r.name, r.description, r.campaign_title, r.ca
     (r.shared_code IS NOT NULL)::boolean AS has_shared_code, r.provider_product_id, r.created_at, r.updated_at
 FROM catalogue_rewards r
 JOIN catalogue_brands b ON b.code = r.brand_code AND b.is_active
-WHERE r.is_active AND r.id > @after
+WHERE r.is_active AND r.id > @after AND (sqlc.narg(ids)::uuid[] IS NULL OR r.id = ANY (sqlc.narg(ids)::uuid[]))
 ORDER BY r.id
 LIMIT @lim;
-
--- name: CatalogueSnapshotRewardsByID :many
--- The rewards of @ids that are active, of active brands, as CatalogueSnapshotRewards reads them
--- (a change of a few rewards, loaded alone).
-SELECT r.id, r.type, r.brand_code, r.name, r.description, r.campaign_title, r.campaign_sub_title, r.campaign_details,
-    r.terms_and_conditions, r.how_to_redeem, r.cover_image, r.assets, r.countries, r.end_date, r.is_active,
-    r.value_type, r.denominations, r.min_face, r.max_face, r.discount_bps, r.min_selling, r.max_selling,
-    r.purchase_cooldown, r.x_score, r.flag_allow_studio_edit_price, r.translations,
-    (r.shared_code IS NOT NULL)::boolean AS has_shared_code, r.provider_product_id, r.created_at, r.updated_at
-FROM catalogue_rewards r
-JOIN catalogue_brands b ON b.code = r.brand_code AND b.is_active
-WHERE r.is_active AND r.id = ANY (@ids::uuid[])
-ORDER BY r.id;
-
--- name: CatalogueSnapshotSearchByID :many
--- The search texts of the rewards CatalogueSnapshotRewardsByID reads, in its order.
-SELECT r.id, r.search_name, r.search_tsv::text AS search_vector, lower(r.name)::text AS lower_name
-FROM catalogue_rewards r
-JOIN catalogue_brands b ON b.code = r.brand_code AND b.is_active
-WHERE r.is_active AND r.id = ANY (@ids::uuid[])
-ORDER BY r.id;
 
 -- name: CatalogueSnapshotSearch :many
 -- The search texts of the active rewards of active brands, as CatalogueSearch matches them: the
 -- search name (trigrams), the full text vector in its text form, and lower(name); @lim of them
--- after @after, by id, as CatalogueSnapshotRewards.
+-- after @after, by id, and with @ids only those of them, as CatalogueSnapshotRewards.
 SELECT r.id, r.search_name, r.search_tsv::text AS search_vector, lower(r.name)::text AS lower_name
 FROM catalogue_rewards r
 JOIN catalogue_brands b ON b.code = r.brand_code AND b.is_active
-WHERE r.is_active AND r.id > @after
+WHERE r.is_active AND r.id > @after AND (sqlc.narg(ids)::uuid[] IS NULL OR r.id = ANY (sqlc.narg(ids)::uuid[]))
 ORDER BY r.id
 LIMIT @lim;
 

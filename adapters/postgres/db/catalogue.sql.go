@@ -1533,13 +1533,14 @@ SELECT r.id, r.type, r.brand_code, r.name, r.description, r.campaign_title, r.ca
     (r.shared_code IS NOT NULL)::boolean AS has_shared_code, r.provider_product_id, r.created_at, r.updated_at
 FROM catalogue_rewards r
 JOIN catalogue_brands b ON b.code = r.brand_code AND b.is_active
-WHERE r.is_active AND r.id > $1
+WHERE r.is_active AND r.id > $1 AND ($2::uuid[] IS NULL OR r.id = ANY ($2::uuid[]))
 ORDER BY r.id
-LIMIT $2
+LIMIT $3
 `
 
 type CatalogueSnapshotRewardsParams struct {
 	After uuid.UUID
+	Ids   []uuid.UUID
 	Lim   int32
 }
 
@@ -1578,9 +1579,11 @@ type CatalogueSnapshotRewardsRow struct {
 
 // Active rewards of active brands, without their sealed shared code or search columns; @lim of
 // them after @after, by id (the load reads them a slice at a time, so that it never holds every
-// row at once beside what it makes of them).
+// row at once beside what it makes of them); with @ids, only those of them (a change of a few
+// rewards, loaded alone). Run with custom plans (customPlans), so that a null @ids drops
+// its condition and a given one is an index look-up.
 func (q *Queries) CatalogueSnapshotRewards(ctx context.Context, arg CatalogueSnapshotRewardsParams) ([]CatalogueSnapshotRewardsRow, error) {
-	rows, err := q.db.Query(ctx, catalogueSnapshotRewards, arg.After, arg.Lim)
+	rows, err := q.db.Query(ctx, catalogueSnapshotRewards, arg.After, arg.Ids, arg.Lim)
 	if err != nil {
 		return nil, err
 	}
@@ -1588,104 +1591,6 @@ func (q *Queries) CatalogueSnapshotRewards(ctx context.Context, arg CatalogueSna
 	items := []CatalogueSnapshotRewardsRow{}
 	for rows.Next() {
 		var i CatalogueSnapshotRewardsRow
-		if err := rows.Scan(
-			&i.ID,
-			&i.Type,
-			&i.BrandCode,
-			&i.Name,
-			&i.Description,
-			&i.CampaignTitle,
-			&i.CampaignSubTitle,
-			&i.CampaignDetails,
-			&i.TermsAndConditions,
-			&i.HowToRedeem,
-			&i.CoverImage,
-			&i.Assets,
-			&i.Countries,
-			&i.EndDate,
-			&i.IsActive,
-			&i.ValueType,
-			&i.Denominations,
-			&i.MinFace,
-			&i.MaxFace,
-			&i.DiscountBps,
-			&i.MinSelling,
-			&i.MaxSelling,
-			&i.PurchaseCooldown,
-			&i.XScore,
-			&i.FlagAllowStudioEditPrice,
-			&i.Translations,
-			&i.HasSharedCode,
-			&i.ProviderProductID,
-			&i.CreatedAt,
-			&i.UpdatedAt,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const catalogueSnapshotRewardsByID = `-- name: CatalogueSnapshotRewardsByID :many
-SELECT r.id, r.type, r.brand_code, r.name, r.description, r.campaign_title, r.campaign_sub_title, r.campaign_details,
-    r.terms_and_conditions, r.how_to_redeem, r.cover_image, r.assets, r.countries, r.end_date, r.is_active,
-    r.value_type, r.denominations, r.min_face, r.max_face, r.discount_bps, r.min_selling, r.max_selling,
-    r.purchase_cooldown, r.x_score, r.flag_allow_studio_edit_price, r.translations,
-    (r.shared_code IS NOT NULL)::boolean AS has_shared_code, r.provider_product_id, r.created_at, r.updated_at
-FROM catalogue_rewards r
-JOIN catalogue_brands b ON b.code = r.brand_code AND b.is_active
-WHERE r.is_active AND r.id = ANY ($1::uuid[])
-ORDER BY r.id
-`
-
-type CatalogueSnapshotRewardsByIDRow struct {
-	ID                       uuid.UUID
-	Type                     string
-	BrandCode                string
-	Name                     string
-	Description              string
-	CampaignTitle            string
-	CampaignSubTitle         string
-	CampaignDetails          string
-	TermsAndConditions       string
-	HowToRedeem              string
-	CoverImage               string
-	Assets                   []byte
-	Countries                []string
-	EndDate                  *time.Time
-	IsActive                 bool
-	ValueType                string
-	Denominations            []int64
-	MinFace                  int64
-	MaxFace                  int64
-	DiscountBps              int32
-	MinSelling               int64
-	MaxSelling               int64
-	PurchaseCooldown         int32
-	XScore                   float64
-	FlagAllowStudioEditPrice bool
-	Translations             []byte
-	HasSharedCode            bool
-	ProviderProductID        *string
-	CreatedAt                time.Time
-	UpdatedAt                time.Time
-}
-
-// The rewards of @ids that are active, of active brands, as CatalogueSnapshotRewards reads them
-// (a change of a few rewards, loaded alone).
-func (q *Queries) CatalogueSnapshotRewardsByID(ctx context.Context, ids []uuid.UUID) ([]CatalogueSnapshotRewardsByIDRow, error) {
-	rows, err := q.db.Query(ctx, catalogueSnapshotRewardsByID, ids)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []CatalogueSnapshotRewardsByIDRow{}
-	for rows.Next() {
-		var i CatalogueSnapshotRewardsByIDRow
 		if err := rows.Scan(
 			&i.ID,
 			&i.Type,
@@ -1772,13 +1677,14 @@ const catalogueSnapshotSearch = `-- name: CatalogueSnapshotSearch :many
 SELECT r.id, r.search_name, r.search_tsv::text AS search_vector, lower(r.name)::text AS lower_name
 FROM catalogue_rewards r
 JOIN catalogue_brands b ON b.code = r.brand_code AND b.is_active
-WHERE r.is_active AND r.id > $1
+WHERE r.is_active AND r.id > $1 AND ($2::uuid[] IS NULL OR r.id = ANY ($2::uuid[]))
 ORDER BY r.id
-LIMIT $2
+LIMIT $3
 `
 
 type CatalogueSnapshotSearchParams struct {
 	After uuid.UUID
+	Ids   []uuid.UUID
 	Lim   int32
 }
 
@@ -1791,9 +1697,9 @@ type CatalogueSnapshotSearchRow struct {
 
 // The search texts of the active rewards of active brands, as CatalogueSearch matches them: the
 // search name (trigrams), the full text vector in its text form, and lower(name); @lim of them
-// after @after, by id, as CatalogueSnapshotRewards.
+// after @after, by id, and with @ids only those of them, as CatalogueSnapshotRewards.
 func (q *Queries) CatalogueSnapshotSearch(ctx context.Context, arg CatalogueSnapshotSearchParams) ([]CatalogueSnapshotSearchRow, error) {
-	rows, err := q.db.Query(ctx, catalogueSnapshotSearch, arg.After, arg.Lim)
+	rows, err := q.db.Query(ctx, catalogueSnapshotSearch, arg.After, arg.Ids, arg.Lim)
 	if err != nil {
 		return nil, err
 	}
@@ -1801,47 +1707,6 @@ func (q *Queries) CatalogueSnapshotSearch(ctx context.Context, arg CatalogueSnap
 	items := []CatalogueSnapshotSearchRow{}
 	for rows.Next() {
 		var i CatalogueSnapshotSearchRow
-		if err := rows.Scan(
-			&i.ID,
-			&i.SearchName,
-			&i.SearchVector,
-			&i.LowerName,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const catalogueSnapshotSearchByID = `-- name: CatalogueSnapshotSearchByID :many
-SELECT r.id, r.search_name, r.search_tsv::text AS search_vector, lower(r.name)::text AS lower_name
-FROM catalogue_rewards r
-JOIN catalogue_brands b ON b.code = r.brand_code AND b.is_active
-WHERE r.is_active AND r.id = ANY ($1::uuid[])
-ORDER BY r.id
-`
-
-type CatalogueSnapshotSearchByIDRow struct {
-	ID           uuid.UUID
-	SearchName   string
-	SearchVector string
-	LowerName    string
-}
-
-// The search texts of the rewards CatalogueSnapshotRewardsByID reads, in its order.
-func (q *Queries) CatalogueSnapshotSearchByID(ctx context.Context, ids []uuid.UUID) ([]CatalogueSnapshotSearchByIDRow, error) {
-	rows, err := q.db.Query(ctx, catalogueSnapshotSearchByID, ids)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []CatalogueSnapshotSearchByIDRow{}
-	for rows.Next() {
-		var i CatalogueSnapshotSearchByIDRow
 		if err := rows.Scan(
 			&i.ID,
 			&i.SearchName,
