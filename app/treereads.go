@@ -57,16 +57,7 @@ func (t treeReads) Rewards(ctx context.Context, gameID, coinID uuid.UUID, ids []
 
 // fillFree sets the free codes of the pool rewards among items.
 func (t treeReads) fillFree(ctx context.Context, items []touchpoints.RewardItem) error {
-	var pools []uuid.UUID
-	for i := range items {
-		if items[i].Reward.IsPool() {
-			pools = append(pools, items[i].Reward.ID)
-		}
-	}
-	if len(pools) == 0 {
-		return nil
-	}
-	free, err := t.stock.Of(ctx, pools, t.freeCodesOf)
+	free, err := t.freeOf(ctx, len(items), func(i int) *catalogue.Reward { return &items[i].Reward })
 	if err != nil {
 		return err
 	}
@@ -79,6 +70,21 @@ func (t treeReads) fillFree(ctx context.Context, items []touchpoints.RewardItem)
 	return nil
 }
 
+// freeOf returns the free codes of the pool rewards among the n that reward gives (nil when none
+// is a pool).
+func (t treeReads) freeOf(ctx context.Context, n int, reward func(int) *catalogue.Reward) (map[uuid.UUID]int64, error) {
+	var pools []uuid.UUID
+	for i := range n {
+		if r := reward(i); r.IsPool() {
+			pools = append(pools, r.ID)
+		}
+	}
+	if len(pools) == 0 {
+		return nil, nil
+	}
+	return t.stock.Of(ctx, pools, t.freeCodesOf)
+}
+
 // BestRewards implements touchpoints.Reads: the snapshot's ranking of the rule, read in batches
 // until q.Limit rewards are in stock (when q.InStock) or the ranking ends.
 func (t treeReads) BestRewards(ctx context.Context, q touchpoints.RewardQuery) ([]touchpoints.RewardItem, error) {
@@ -89,23 +95,13 @@ func (t treeReads) BestRewards(ctx context.Context, q touchpoints.RewardQuery) (
 	ranked := snap.Rank(catalogue.RuleQuery{GameID: q.GameID, CoinID: q.CoinID, Type: q.Type, Category: q.Category,
 		Brand: q.Brand, SortBy: q.SortBy, Now: q.Now})
 	out := make([]touchpoints.RewardItem, 0, min(max(q.Limit, 0), ranked.Len()))
-	var pools []uuid.UUID
 	for next := 0; next < ranked.Len() && len(out) < q.Limit; {
 		// A batch is twice what is missing (at least 16): pools out of stock are skipped. Only
 		// the rewards kept are copied out of the snapshot.
 		n := min(ranked.Len()-next, max(2*(q.Limit-len(out)), 16))
-		pools = pools[:0]
-		for i := next; i < next+n; i++ {
-			if r := ranked.Reward(i); r.IsPool() {
-				pools = append(pools, r.ID)
-			}
-		}
-		var free map[uuid.UUID]int64
-		if len(pools) > 0 {
-			var err error
-			if free, err = t.stock.Of(ctx, pools, t.freeCodesOf); err != nil {
-				return nil, err
-			}
+		free, err := t.freeOf(ctx, n, func(i int) *catalogue.Reward { return ranked.Reward(next + i) })
+		if err != nil {
+			return nil, err
 		}
 		for i := next; i < next+n && len(out) < q.Limit; i++ {
 			r := ranked.Reward(i)

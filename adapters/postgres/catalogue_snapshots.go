@@ -130,7 +130,7 @@ func (c CatalogueSnapshots) Load(ctx context.Context, now time.Time) (out catalo
 					out.CategoryNames[row.Code] = row.LowerName
 				}
 			}
-			if out.Games, err = gameRewards(ctx, q); err != nil {
+			if out.Games, err = gameRewards(ctx, custom, nil); err != nil {
 				return err
 			}
 			out.Orders, err = orderCounts(ctx, q, now)
@@ -200,9 +200,9 @@ func (c CatalogueSnapshots) LoadChanges(ctx context.Context, after int64, most i
 			}
 			switch {
 			case ch.AllGames:
-				ch.Games, err = gameRewards(ctx, q)
+				ch.Games, err = gameRewards(ctx, custom, nil)
 			case len(ch.Rewards) > 0:
-				ch.Games, err = rewardsGames(ctx, q, ch.Rewards)
+				ch.Games, err = gameRewards(ctx, custom, ch.Rewards)
 			}
 			return err
 		}))
@@ -212,18 +212,15 @@ func (c CatalogueSnapshots) LoadChanges(ctx context.Context, after int64, most i
 	return ch, ok, nil
 }
 
-func gameRewards(ctx context.Context, q *db.Queries) ([]catalogue.GameReward, error) {
-	rows, err := q.CatalogueSnapshotGameRewards(ctx)
+// gameRewards are what the games changed of the rewards: of every reward when ids is nil, else
+// of those of ids. q runs with custom plans.
+func gameRewards(ctx context.Context, q *db.Queries, ids []uuid.UUID) ([]catalogue.GameReward, error) {
+	rows, err := q.CatalogueSnapshotGameRewards(ctx, ids)
 	if err != nil {
 		return nil, fmt.Errorf("game rewards: %w", err)
 	}
-	return toGameRewards(len(rows), func(i int) db.CatalogueSnapshotGameRewardsRow { return rows[i] })
-}
-
-func toGameRewards(n int, row func(i int) db.CatalogueSnapshotGameRewardsRow) ([]catalogue.GameReward, error) {
-	out := make([]catalogue.GameReward, n)
-	for i := range out {
-		row := row(i)
+	out := make([]catalogue.GameReward, len(rows))
+	for i, row := range rows {
 		g := catalogue.GameReward{GameID: row.GameID, RewardID: row.RewardID, Hidden: row.Hidden}
 		if err := json.Unmarshal(row.CoinPrices, &g.CoinPrices); err != nil {
 			return nil, fmt.Errorf("coin prices of %s in game %s: %w", row.RewardID, row.GameID, err)
@@ -231,17 +228,6 @@ func toGameRewards(n int, row func(i int) db.CatalogueSnapshotGameRewardsRow) ([
 		out[i] = g
 	}
 	return out, nil
-}
-
-// rewardsGames are what the games changed of the rewards of ids.
-func rewardsGames(ctx context.Context, q *db.Queries, ids []uuid.UUID) ([]catalogue.GameReward, error) {
-	rows, err := q.CatalogueSnapshotRewardsGames(ctx, ids)
-	if err != nil {
-		return nil, fmt.Errorf("game rewards: %w", err)
-	}
-	return toGameRewards(len(rows), func(i int) db.CatalogueSnapshotGameRewardsRow {
-		return db.CatalogueSnapshotGameRewardsRow(rows[i])
-	})
 }
 
 // snapshotReward is a reward as a load reads it, its texts and sets shared through texts.

@@ -39,12 +39,12 @@ type pipeTx struct {
 
 // deferred is a statement queued by deferredQueries; onErr, when set, turns an error
 // PostgreSQL raised for it into the use case's error. A statement queued by queueRow has read,
-// which takes its one row when the batch it travelled with is answered.
+// which reads its result (one row) from the batch it travelled with, once answered.
 type deferred struct {
 	sql   string
 	args  []any
 	onErr func(error) error
-	read  func(pgx.Row) error
+	read  func(pgx.BatchResults) error
 }
 
 var _ pgx.Tx = (*pipeTx)(nil)
@@ -76,7 +76,7 @@ func (t *pipeTx) readAhead(br pgx.BatchResults) error {
 			// A queued row's reader learns why it has no row.
 			for _, d := range pending {
 				if d.read != nil {
-					_ = d.read(errRow{err})
+					_ = d.read(errBatch{err})
 				}
 			}
 			return err
@@ -86,7 +86,7 @@ func (t *pipeTx) readAhead(br pgx.BatchResults) error {
 	for _, d := range pending {
 		var err error
 		if d.read != nil {
-			err = d.read(br.QueryRow())
+			err = d.read(br)
 		} else {
 			_, err = br.Exec()
 		}
@@ -372,18 +372,22 @@ func (s *savepointTx) Conn() *pgx.Conn { return s.parent.Conn() }
 
 // queueRow queues a statement of one row on the transaction, to travel with its next statement
 // (or COMMIT) like a deferred one: query runs the statement on the DBTX it is given (a sqlc
-// query), once to record the statement and once, when the batch is answered, to scan its row,
-// which it keeps; its error then is also the error of the statement the row travelled with.
-// The returned function sends the statement on its own if nothing has yet, and returns the
-// error query returned.
+// query), once on a batchQueuer to record the statement and once, when the batch is answered,
+// on a batchReader to scan its row, which it keeps; its error then is also the error of the
+// statement the row travelled with. The returned function sends the statement on its own if
+// nothing has yet, and returns the error query returned.
 func (t *Tx) queueRow(query func(db.DBTX) error) func(context.Context) error {
-	var rec recording
-	_ = query(&rec)
+	var b pgx.Batch
+	_ = query(batchQueuer{&b})
+	if len(b.QueuedQueries) != 1 {
+		return func(context.Context) error { return errNotDeferrable }
+	}
 	var err error
 	read := false
-	t.tx.pending = append(t.tx.pending, deferred{sql: rec.sql, args: rec.args, read: func(row pgx.Row) error {
+	q := b.QueuedQueries[0]
+	t.tx.pending = append(t.tx.pending, deferred{sql: q.SQL, args: q.Arguments, read: func(br pgx.BatchResults) error {
 		read = true
-		err = query(scanned{row})
+		err = query(batchReader{br})
 		return err
 	}})
 	return func(ctx context.Context) error {
@@ -394,48 +398,6 @@ func (t *Tx) queueRow(query func(db.DBTX) error) func(context.Context) error {
 		}
 		return err
 	}
-}
-
-// recording is the DBTX on which queueRow records a sqlc query's statement and arguments.
-type recording struct {
-	sql  string
-	args []any
-}
-
-var errRecorded = errors.New("postgres: statement recorded, not run")
-
-func (r *recording) QueryRow(_ context.Context, sql string, args ...any) pgx.Row {
-	r.sql, r.args = sql, args
-	return errRow{errRecorded}
-}
-
-func (r *recording) Exec(context.Context, string, ...any) (pgconn.CommandTag, error) {
-	return pgconn.CommandTag{}, errNotDeferrable
-}
-
-func (r *recording) Query(context.Context, string, ...any) (pgx.Rows, error) {
-	return nil, errNotDeferrable
-}
-
-func (r *recording) SendBatch(context.Context, *pgx.Batch) pgx.BatchResults {
-	return errBatch{errNotDeferrable}
-}
-
-// scanned is the DBTX on which queueRow's query reads the row its statement answered.
-type scanned struct{ row pgx.Row }
-
-func (s scanned) QueryRow(context.Context, string, ...any) pgx.Row { return s.row }
-
-func (s scanned) Exec(context.Context, string, ...any) (pgconn.CommandTag, error) {
-	return pgconn.CommandTag{}, errNotDeferrable
-}
-
-func (s scanned) Query(context.Context, string, ...any) (pgx.Rows, error) {
-	return nil, errNotDeferrable
-}
-
-func (s scanned) SendBatch(context.Context, *pgx.Batch) pgx.BatchResults {
-	return errBatch{errNotDeferrable}
 }
 
 // deferring is the DBTX of deferredQueries: Exec queues the statement on the transaction.

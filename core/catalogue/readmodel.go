@@ -414,6 +414,7 @@ func (s *Snapshot) withChanges(ch Changes, now time.Time) *Snapshot {
 			from = append(from, -1)
 		}
 	}
+	to := inverse(from, len(s.rewards)) // each entry of s's index in out, -1 for one gone
 	out.byID = make(map[uuid.UUID]int32, len(out.rewards))
 	for i := range out.rewards {
 		out.byID[out.rewards[i].reward.ID] = int32(i)
@@ -421,7 +422,7 @@ func (s *Snapshot) withChanges(ch Changes, now time.Time) *Snapshot {
 	if ch.AllGames {
 		out.games = gameViews(out.byID, ch.Games)
 	} else {
-		out.games = remapGames(s.games, from, len(s.rewards))
+		out.games = remapGames(s.games, to)
 		for _, g := range ch.Games {
 			if i, ok := out.byID[g.RewardID]; ok && changed[g.RewardID] {
 				addGame(out.games, i, g)
@@ -438,7 +439,7 @@ func (s *Snapshot) withChanges(ch Changes, now time.Time) *Snapshot {
 		}
 	}
 	if !ch.AllGames {
-		out.carryViews(s, from, now)
+		out.carryViews(s, from, to, now)
 	}
 	out.search = nil
 	if prev := s.search; prev != nil && ch.Search != nil {
@@ -451,24 +452,30 @@ func (s *Snapshot) withChanges(ch Changes, now time.Time) *Snapshot {
 				b.err = fmt.Errorf("no search index to take the changed rewards into: %w", prev.err)
 				return
 			}
-			b.idx, b.err = prev.idx.with(out, len(s.rewards), from, ch.Search)
+			b.idx, b.err = prev.idx.with(out, from, to, ch.Search)
 		}()
 	}
 	return out
 }
 
-// remapGames is games, of a snapshot of n rewards, in the indexes of a snapshot whose entry i
-// was entry from[i] (or none, -1).
-func remapGames(games map[uuid.UUID]*gameView, from []int32, n int) map[uuid.UUID]*gameView {
+// inverse is from turned around: from[i] is the index in the last snapshot (of n rewards) of
+// the new one's entry i, or -1; inverse's [j] is the new index of the last one's entry j, or -1.
+func inverse(from []int32, n int) []int32 {
 	to := make([]int32, n)
-	for i := range to {
-		to[i] = -1
+	for j := range to {
+		to[j] = -1
 	}
 	for i, j := range from {
 		if j >= 0 {
 			to[j] = int32(i)
 		}
 	}
+	return to
+}
+
+// remapGames is games in the indexes of a new snapshot: to[j] is the new index of entry j, or -1
+// (inverse).
+func remapGames(games map[uuid.UUID]*gameView, to []int32) map[uuid.UUID]*gameView {
 	out := make(map[uuid.UUID]*gameView, len(games))
 	for id, g := range games {
 		gv := &gameView{hidden: make(map[int32]bool, len(g.hidden)), prices: make(map[int32]map[uuid.UUID]int64, len(g.prices))}
@@ -782,16 +789,10 @@ func (s *Snapshot) listKey(q ListQuery, game *gameView, i int32) sortKey {
 // and those gone are left out. A view sorted anew would cost a sort of every reward and its
 // keys (about 11 MB at 100,000 rewards) at each change. Views of touchpoint rules and deduped
 // lists (which reward stands for its brand may change) are sorted again when asked for.
-func (s *Snapshot) carryViews(last *Snapshot, from []int32, now time.Time) {
-	to := make([]int32, len(last.rewards))
-	for j := range to {
-		to[j] = -1
-	}
+func (s *Snapshot) carryViews(last *Snapshot, from, to []int32, now time.Time) {
 	var changed []int32
 	for i, j := range from {
-		if j >= 0 {
-			to[j] = int32(i)
-		} else {
+		if j < 0 {
 			changed = append(changed, int32(i))
 		}
 	}

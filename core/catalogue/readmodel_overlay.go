@@ -60,20 +60,12 @@ const maxStaleShare = 16
 // wholeSearch is the search of a snapshot indexed whole.
 func wholeSearch(x *searchIndex) *snapshotSearch { return &snapshotSearch{base: searchPart{x: x}} }
 
-// with is the search of s, whose entry i was entry from[i] of the snapshot p searches (of n
-// rewards), or is a changed reward (-1) whose texts are in texts. The changed rewards and those
+// with is the search of s, whose entry i was entry from[i] of the snapshot p searches, or is a
+// changed reward (-1) whose texts are in texts; to is from turned around (inverse). The changed rewards and those
 // the overlay held are indexed again in an overlay, from texts or from the overlay as they are;
 // or every reward is, when they would be too many (maxStaleShare).
-func (p *snapshotSearch) with(s *Snapshot, n int, from []int32, texts map[uuid.UUID]SearchText) (*snapshotSearch, error) {
-	to := make([]int32, n) // p's snapshot's entry → s's, or -1
-	for j := range to {
-		to[j] = -1
-	}
-	for i, j := range from {
-		if j >= 0 {
-			to[j] = int32(i)
-		}
-	}
+func (p *snapshotSearch) with(s *Snapshot, from, to []int32, texts map[uuid.UUID]SearchText) (*snapshotSearch, error) {
+	n := len(to)
 	// The base's entries move to their new places; the overlay's rewards, by s's index.
 	out := &snapshotSearch{base: searchPart{x: p.base.x, to: make([]int32, p.base.rewards())}}
 	for r := range out.base.to {

@@ -614,17 +614,12 @@ func (s *Service) one(ctx context.Context, q TreeRequest, key TreeKey) (Tree, er
 }
 
 // knownTree answers as Repo.TreeWithCoin does without a player, from memory when it can: the
-// coin's value from Config.CoinValues, the tree from s.trees. The coin carries its id and
-// value only, all that serving a tree uses of it (a tree shows no coin name or image).
+// coin from treeCoin (Config.CoinValues), the tree from s.trees.
 func (s *Service) knownTree(ctx context.Context, repo Repo, q TreeRequest, key TreeKey) (Tree, *Coin, error) {
-	var coin *Coin
-	if q.CoinID != nil {
-		// The coin first: COIN_NOT_FOUND whether or not the tree exists.
-		n, err := s.cfg.CoinValues.CoinsPerUnit(ctx, q.GameID, *q.CoinID)
-		if err != nil {
-			return Tree{}, nil, err
-		}
-		coin = &Coin{ID: *q.CoinID, CoinsPerUnit: n}
+	// The coin first: COIN_NOT_FOUND whether or not the tree exists.
+	coin, err := s.treeCoin(ctx, repo, q)
+	if err != nil {
+		return Tree{}, nil, err
 	}
 	k := cachedTreeKey{game: q.GameID, name: key.Name}
 	if key.ID != uuid.Nil {
@@ -656,9 +651,19 @@ func (s *Service) Trees(ctx context.Context, q TreeRequest) ([]Tree, error) {
 	return list, s.serveTrees(ctx, repo, q.GameID, coin, list)
 }
 
+// treeCoin is the coin that hydrates trees (nil without coinId), with the player's balance. Without
+// a player it comes from Config.CoinValues when set: its id and value, all that serving a tree
+// uses of it (a tree shows no coin name or image).
 func (s *Service) treeCoin(ctx context.Context, repo Repo, q TreeRequest) (*Coin, error) {
 	if q.CoinID == nil {
 		return nil, nil
+	}
+	if q.PlayerID == nil && s.cfg.CoinValues != nil {
+		n, err := s.cfg.CoinValues.CoinsPerUnit(ctx, q.GameID, *q.CoinID)
+		if err != nil {
+			return nil, err
+		}
+		return &Coin{ID: *q.CoinID, CoinsPerUnit: n}, nil
 	}
 	c, err := repo.Coin(ctx, q.GameID, *q.CoinID, q.PlayerID)
 	if err != nil {

@@ -471,12 +471,19 @@ func (d dynItem) id() string {
 }
 
 func (e *expander) nodes(in []Node) []Node {
+	assets, all := assetsOnly(in)
+	return e.nodesOf(in, assets, all)
+}
+
+// nodesOf is nodes for a list whose assetsOnly answer is known (assets, all): a DYNAMIC node's
+// children, served under each of its items, are looked at once.
+func (e *expander) nodesOf(in []Node, assets int, all bool) []Node {
 	if len(in) == 0 {
 		return nil
 	}
-	if n, ok := assetsOnly(in); ok && n <= e.left {
+	if all && assets <= e.left {
 		// Served as stored, in full: the stored nodes themselves (shared, to read only).
-		e.left -= n
+		e.left -= assets
 		return in
 	}
 	// As many nodes as in serves (a DYNAMIC node one per item), within the budget.
@@ -563,6 +570,7 @@ func (e *expander) node(n Node) Node {
 // and children, an id derived from the node's and the item's (stable across calls), the item's
 // id, and cta.action = actionPrefix + item id.
 func (e *expander) expand(out []Node, n *Node) []Node {
+	assets, all := assetsOnly(n.Nodes)
 	for _, it := range e.dynamic[n.ID] {
 		if e.left <= 0 {
 			break
@@ -578,7 +586,7 @@ func (e *expander) expand(out []Node, n *Node) []Node {
 		}
 		cta.Action = n.ActionPrefix + itemID
 		g.CTA = &cta
-		g.Nodes = e.nodes(n.Nodes)
+		g.Nodes = e.nodesOf(n.Nodes, assets, all)
 		if n.Popup != nil && e.left > 0 {
 			p := e.node(*n.Popup)
 			g.Popup = &p

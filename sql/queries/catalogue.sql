@@ -405,17 +405,13 @@ UNION ALL
 SELECT 'category'::text, code, lower(name)::text FROM catalogue_categories;
 
 -- name: CatalogueSnapshotGameRewards :many
--- What each game changed of the rewards (hidden, coin prices), for the active rewards.
-SELECT gr.game_id, gr.reward_id, gr.hidden, gr.coin_prices
-FROM catalogue_game_rewards gr
-JOIN catalogue_rewards r ON r.id = gr.reward_id AND r.is_active;
-
--- name: CatalogueSnapshotRewardsGames :many
--- What each game changed of the rewards of @ids that are active (a change of a few rewards).
+-- What each game changed of the rewards (hidden, coin prices), for the active rewards; with
+-- @ids, of those of them alone (a change of a few rewards). Run with custom plans, as
+-- CatalogueSnapshotRewards.
 SELECT gr.game_id, gr.reward_id, gr.hidden, gr.coin_prices
 FROM catalogue_game_rewards gr
 JOIN catalogue_rewards r ON r.id = gr.reward_id AND r.is_active
-WHERE gr.reward_id = ANY (@ids::uuid[]);
+WHERE sqlc.narg(ids)::uuid[] IS NULL OR gr.reward_id = ANY (sqlc.narg(ids)::uuid[]);
 
 -- name: CatalogueOrderCounts :many
 -- Successful orders per reward in the last 7 and 30 days (TRENDING, most-ordered), as the

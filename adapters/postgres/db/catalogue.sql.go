@@ -1442,6 +1442,7 @@ const catalogueSnapshotGameRewards = `-- name: CatalogueSnapshotGameRewards :man
 SELECT gr.game_id, gr.reward_id, gr.hidden, gr.coin_prices
 FROM catalogue_game_rewards gr
 JOIN catalogue_rewards r ON r.id = gr.reward_id AND r.is_active
+WHERE $1::uuid[] IS NULL OR gr.reward_id = ANY ($1::uuid[])
 `
 
 type CatalogueSnapshotGameRewardsRow struct {
@@ -1451,9 +1452,11 @@ type CatalogueSnapshotGameRewardsRow struct {
 	CoinPrices []byte
 }
 
-// What each game changed of the rewards (hidden, coin prices), for the active rewards.
-func (q *Queries) CatalogueSnapshotGameRewards(ctx context.Context) ([]CatalogueSnapshotGameRewardsRow, error) {
-	rows, err := q.db.Query(ctx, catalogueSnapshotGameRewards)
+// What each game changed of the rewards (hidden, coin prices), for the active rewards; with
+// @ids, of those of them alone (a change of a few rewards). Run with custom plans, as
+// CatalogueSnapshotRewards.
+func (q *Queries) CatalogueSnapshotGameRewards(ctx context.Context, ids []uuid.UUID) ([]CatalogueSnapshotGameRewardsRow, error) {
+	rows, err := q.db.Query(ctx, catalogueSnapshotGameRewards, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -1622,46 +1625,6 @@ func (q *Queries) CatalogueSnapshotRewards(ctx context.Context, arg CatalogueSna
 			&i.ProviderProductID,
 			&i.CreatedAt,
 			&i.UpdatedAt,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const catalogueSnapshotRewardsGames = `-- name: CatalogueSnapshotRewardsGames :many
-SELECT gr.game_id, gr.reward_id, gr.hidden, gr.coin_prices
-FROM catalogue_game_rewards gr
-JOIN catalogue_rewards r ON r.id = gr.reward_id AND r.is_active
-WHERE gr.reward_id = ANY ($1::uuid[])
-`
-
-type CatalogueSnapshotRewardsGamesRow struct {
-	GameID     uuid.UUID
-	RewardID   uuid.UUID
-	Hidden     bool
-	CoinPrices []byte
-}
-
-// What each game changed of the rewards of @ids that are active (a change of a few rewards).
-func (q *Queries) CatalogueSnapshotRewardsGames(ctx context.Context, ids []uuid.UUID) ([]CatalogueSnapshotRewardsGamesRow, error) {
-	rows, err := q.db.Query(ctx, catalogueSnapshotRewardsGames, ids)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []CatalogueSnapshotRewardsGamesRow{}
-	for rows.Next() {
-		var i CatalogueSnapshotRewardsGamesRow
-		if err := rows.Scan(
-			&i.GameID,
-			&i.RewardID,
-			&i.Hidden,
-			&i.CoinPrices,
 		); err != nil {
 			return nil, err
 		}
