@@ -238,7 +238,7 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 		}),
 	}
 	jobs.RegisterWebhooks(queue, m.Webhooks)
-	jobs.RegisterOrders(queue, m.Orders)
+	jobs.RegisterOrders(queue, m.Orders, ext.VoucherWait, ext.Log.With("component", "orders"))
 	jobs.RegisterPartner(queue, m.Partner, ext.Log.With("component", "partner"))
 	jobs.RegisterIdempotency(queue, m.Idempotency, ext.Log.With("component", "idempotency"))
 	jobs.RegisterRetention(queue, postgres.NewRetention(database),

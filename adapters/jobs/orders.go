@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/google/uuid"
@@ -27,10 +28,48 @@ func (FulfilOrderArgs) Kind() string { return "fulfil_order" }
 
 // InsertOpts implements river.JobArgsWithInsertOpts. Polling the provider snoozes the job,
 // which spends no attempt; attempts count unexpected errors (the database or the provider
-// down), retried with River's backoff.
+// down), retried with River's backoff. An order has one job at a time (unique by its args in
+// River's default states): the placing process handing an order over and the recovery may
+// both queue it.
 func (FulfilOrderArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueOrders, MaxAttempts: 25}
+	return river.InsertOpts{Queue: QueueOrders, MaxAttempts: 25, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
+
+// RecoverOrdersArgs looks for the open orders of the voucher provider that have no fulfilment
+// job (orders.Scheduler): their process died, or could not queue it, before their wait ended.
+type RecoverOrdersArgs struct{}
+
+// Kind implements river.JobArgs.
+func (RecoverOrdersArgs) Kind() string { return "recover_orders" }
+
+// InsertOpts implements river.JobArgsWithInsertOpts.
+func (RecoverOrdersArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueMaintenance, MaxAttempts: 1}
+}
+
+// RecoverInterval is how often the leader instance looks for orders without a job: an order
+// whose process died is fulfilled at most this long after its wait (and grace) ran out.
+const RecoverInterval = 5 * time.Second
+
+// recoverGrace is added to the wait before an order without a job is taken for orphaned: the
+// placing process queues the job of an order unfinished within the wait just after it.
+const recoverGrace = 2 * time.Second
+
+// recoverBatch bounds the orders one run queues; a run that fills it runs again shortly.
+const recoverBatch = 1000
+
+// orphanOrders are the open orders of the voucher provider, unchanged for longer than $1, with
+// no job queued or running (an order's job finishes only once the order is final, so an open
+// order with a finished job has none). They are found with the orders' open-status index, their
+// jobs with River's index of job args.
+const orphanOrders = `SELECT o.id FROM orders o
+WHERE o.status IN ('INITIATED', 'PROCESSING', 'TIMEOUT') AND o.provider_product IS NOT NULL
+  AND o.updated_at < now() - make_interval(secs => $1::float8)
+  AND NOT EXISTS (SELECT 1 FROM river_job j WHERE j.kind = 'fulfil_order'
+      AND j.args @> jsonb_build_object('order_id', o.id::text)
+      AND j.state NOT IN ('completed', 'cancelled', 'discarded'))
+ORDER BY o.updated_at
+LIMIT $2`
 
 // OrderFulfiller advances an order by one step and says when to ask again (zero: final);
 // orders.Service implements it.
@@ -38,9 +77,59 @@ type OrderFulfiller interface {
 	Fulfil(ctx context.Context, id uuid.UUID) (time.Duration, error)
 }
 
-// RegisterOrders registers the orders module's fulfilment worker.
-func RegisterOrders(q *Queue, f OrderFulfiller) {
+// RegisterOrders registers the orders module's fulfilment worker, and the recovery of orders
+// left without a job, every RecoverInterval on the leader instance; wait is how long a placing
+// process waits for the provider before it hands an order to a job.
+func RegisterOrders(q *Queue, f OrderFulfiller, wait time.Duration, log *slog.Logger) {
 	Register(q, QueueOrders, &fulfilWorker{f: f})
+	Register(q, QueueMaintenance, &recoverWorker{q: q, after: wait + recoverGrace, log: log})
+	q.AddPeriodic(river.NewPeriodicJob(river.PeriodicInterval(RecoverInterval),
+		func() (river.JobArgs, *river.InsertOpts) { return RecoverOrdersArgs{}, nil },
+		&river.PeriodicJobOpts{RunOnStart: true}))
+}
+
+type recoverWorker struct {
+	river.WorkerDefaults[RecoverOrdersArgs]
+	q     *Queue
+	after time.Duration
+	log   *slog.Logger
+}
+
+// Work queues the jobs of the orders found orphaned.
+func (w *recoverWorker) Work(ctx context.Context, _ *river.Job[RecoverOrdersArgs]) error {
+	n, err := w.q.RecoverOrders(ctx, w.after)
+	if n > 0 && w.log != nil {
+		w.log.WarnContext(ctx, "queued the fulfilment of orders left without a job", "count", n)
+	}
+	if err != nil {
+		return fmt.Errorf("recover orders: %w", err)
+	}
+	if n == recoverBatch {
+		return river.JobSnooze(time.Second)
+	}
+	return nil
+}
+
+// RecoverOrders queues, due at once, the fulfilment job of every open order of the voucher
+// provider unchanged for longer than after and without one; it returns how many it queued (at
+// most recoverBatch).
+func (q *Queue) RecoverOrders(ctx context.Context, after time.Duration) (int, error) {
+	rows, err := q.pool.Query(ctx, orphanOrders, after.Seconds(), recoverBatch)
+	if err != nil {
+		return 0, err
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	if err != nil || len(ids) == 0 {
+		return 0, err
+	}
+	params := make([]river.InsertManyParams, len(ids))
+	for i, id := range ids {
+		params[i] = river.InsertManyParams{Args: FulfilOrderArgs{OrderID: id}}
+	}
+	if _, err := q.client.InsertMany(ctx, params); err != nil {
+		return 0, err
+	}
+	return len(ids), nil
 }
 
 type fulfilWorker struct {
@@ -66,43 +155,20 @@ func (w *fulfilWorker) Timeout(*river.Job[FulfilOrderArgs]) time.Duration { retu
 // pgxTx is what the postgres adapter's transactions offer to libraries that take part in it.
 type pgxTx interface{ PgxTx() pgx.Tx }
 
-// deferringTx is a transaction that can send a statement with its next one or its COMMIT (the
-// postgres adapter's Defer).
-type deferringTx interface {
-	Defer(sql string, args ...any)
-}
+var _ orders.Scheduler = (*Queue)(nil)
 
-// ScheduleFulfilment implements orders.Scheduler: the job is inserted in the order's own
-// transaction and becomes due at at; its id (for DropFulfilment) and its creation time, as
-// River stored it (the transaction's time, now(), unless River's clock is stubbed), are returned.
-func (q *Queue) ScheduleFulfilment(ctx context.Context, t store.Tx, orderID uuid.UUID, at time.Time) (orders.Scheduled, error) {
+// ScheduleFulfilment implements orders.Scheduler: the job is inserted in the transaction t and
+// becomes due at at; an order with a job already keeps that one alone.
+func (q *Queue) ScheduleFulfilment(ctx context.Context, t store.Tx, orderID uuid.UUID, at time.Time) error {
 	tx, ok := t.(pgxTx)
-	if !ok {
-		return orders.Scheduled{}, errors.New("jobs: the transaction is not a PostgreSQL one")
-	}
-	if q.client == nil {
-		return orders.Scheduled{}, errors.New("jobs: insert before Open")
-	}
-	res, err := q.client.InsertTx(ctx, tx.PgxTx(), FulfilOrderArgs{OrderID: orderID}, &river.InsertOpts{ScheduledAt: at})
-	if err != nil {
-		return orders.Scheduled{}, fmt.Errorf("schedule the fulfilment of %s: %w", orderID, err)
-	}
-	return orders.Scheduled{Job: res.Job.ID, Created: res.Job.CreatedAt}, nil
-}
-
-// dropFulfilment deletes a fulfilment job that no worker has taken. A job being fetched is
-// locked by the fetch (FOR UPDATE SKIP LOCKED): the delete then waits for it and finds it
-// running, which it leaves alone.
-const dropFulfilment = `DELETE FROM river_job WHERE id = $1 AND kind = 'fulfil_order' AND state IN ('scheduled', 'available')`
-
-// DropFulfilment implements orders.Scheduler: the delete travels with the transaction's next
-// statement or its COMMIT, so it costs no round trip; a job already taken (or gone) is left as
-// it is.
-func (q *Queue) DropFulfilment(_ context.Context, t store.Tx, jobID int64) error {
-	tx, ok := t.(deferringTx)
 	if !ok {
 		return errors.New("jobs: the transaction is not a PostgreSQL one")
 	}
-	tx.Defer(dropFulfilment, jobID)
+	if q.client == nil {
+		return errors.New("jobs: insert before Open")
+	}
+	if _, err := q.client.InsertTx(ctx, tx.PgxTx(), FulfilOrderArgs{OrderID: orderID}, &river.InsertOpts{ScheduledAt: at}); err != nil {
+		return fmt.Errorf("schedule the fulfilment of %s: %w", orderID, err)
+	}
 	return nil
 }

@@ -70,22 +70,15 @@ type Refunder interface {
 	RefundFailed(ctx context.Context, t store.Tx, o Order, reason string) error
 }
 
-// Scheduled is a fulfilment job a transaction queued.
-type Scheduled struct {
-	// Job is the job's id, which DropFulfilment takes.
-	Job int64
-	// Created is the job's creation time as stored, by the database's clock: the time of the
-	// transaction that queued it.
-	Created time.Time
-}
-
-// Scheduler queues an order's fulfilment job inside a transaction, to run at a time: the job
-// exists if and only if the order does.
+// Scheduler queues the fulfilment jobs of the orders the voucher provider fulfils. An order the
+// provider sends is stored PROCESSING without a job, and sent by the process that placed it,
+// which hands it to a job only when it is not final within the wait (Service.handOver): an
+// order on time costs no job. The Scheduler's side of that bargain is recovery: an open order of
+// the provider (INITIATED, PROCESSING or TIMEOUT) left without a job for longer than the wait,
+// because its process died or could not queue the job, gets one. An order has at most one job
+// queued or running at a time, whoever queues it.
 type Scheduler interface {
-	// ScheduleFulfilment queues the job.
-	ScheduleFulfilment(ctx context.Context, t store.Tx, orderID uuid.UUID, at time.Time) (Scheduled, error)
-	// DropFulfilment deletes a queued job that no worker has taken yet, inside the transaction
-	// that makes its order final: the job would only have found the order final. The statement
-	// may travel with the transaction's commit; a job already taken is left to run.
-	DropFulfilment(ctx context.Context, t store.Tx, jobID int64) error
+	// ScheduleFulfilment queues the order's job inside t, to run at at; an order that already
+	// has one keeps it alone.
+	ScheduleFulfilment(ctx context.Context, t store.Tx, orderID uuid.UUID, at time.Time) error
 }

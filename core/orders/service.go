@@ -129,11 +129,11 @@ type plan struct {
 // Buy spends a player's coins on a reward. In one transaction it debits the coins
 // (PURCHASE_DEBIT, a COINS_DEBITED event), creates the order and, for a coupon, takes its codes
 // (from the pool with SKIP LOCKED, or the shared code) and finishes it SUCCESS; a physical good
-// finishes SUCCESS too. A gift card or credit is sent to the voucher provider after the
-// transaction, with the order id as the provider's idempotent reference; Buy waits up to
-// Config.Wait for the final answer and otherwise answers with the order TIMEOUT, which a job
-// resolves. A refusal fails the order and refunds the coins in one transaction. The boolean
-// result reports a replay of an earlier purchase with the same idempotency key (the order as
+// finishes SUCCESS too. A gift card or credit is stored PROCESSING and sent to the voucher
+// provider after the transaction, with the order id as the provider's idempotent reference; Buy
+// waits up to Config.Wait for the final answer and otherwise answers with the order TIMEOUT,
+// which a job resolves (handOver; the Scheduler recovers an order whose process died before).
+// A refusal fails the order and refunds the coins in one transaction. The boolean result reports a replay of an earlier purchase with the same idempotency key (the order as
 // it is now).
 func (s *Service) Buy(ctx context.Context, p Purchase) (View, bool, error) {
 	if p.Quantity == 0 {
@@ -158,10 +158,9 @@ func (s *Service) Buy(ctx context.Context, p Purchase) (View, bool, error) {
 	// The answer is what the transaction left (no read after it); a replay reads the order as it
 	// is now.
 	var placed View
-	var job int64 // the fulfilment job of a gift card or credit
 	id, replayed, err := idempotency.Do(ctx, s.keeper, req, func(ctx context.Context, t store.Tx) (uuid.UUID, error) {
 		var err error
-		placed, job, err = s.place(ctx, t, p, pl, coin)
+		placed, err = s.place(ctx, t, p, pl, coin)
 		return placed.ID, err
 	})
 	if s.cfg.PoolStock != nil && !replayed && pl.reward.ID != uuid.Nil && pl.reward.IsPool() {
@@ -176,7 +175,7 @@ func (s *Service) Buy(ctx context.Context, p Purchase) (View, bool, error) {
 	}
 	if pl.reward.ProviderProductID != "" {
 		// The provider's answer within the wait goes in the response.
-		placed = s.fulfilPlaced(ctx, placed, job)
+		placed = s.fulfilPlaced(ctx, placed)
 	}
 	return placed, false, nil
 }
@@ -249,24 +248,24 @@ func inStock(levels []vouchers.Stock, r catalogue.Reward, f money.Amount, quanti
 }
 
 // place is the purchase's transaction; it returns the order as the transaction leaves it, with
-// its codes opened and the balance after the debit, and the id of the fulfilment job it queued
-// (zero when none). Its statements travel together where they
-// can (see the storage's Insert, SpendBudget): the debit is the first round trip (with a
-// provider's order, together with its fulfilment job's insert), taking the codes of a pool the
-// second, the rest goes with the commit.
-func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, coin coins.Coin) (View, int64, error) {
+// its codes opened and the balance after the debit. Its statements travel together where they
+// can (see the storage's Insert, SpendBudget): the debit is the first round trip, taking the
+// codes of a pool the second, the rest goes with the commit. An order the provider sends queues
+// no job here: the purchase sends it once this commits, and only an order still unfinished after
+// the wait is handed to a job (handOver).
+func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, coin coins.Coin) (View, error) {
 	repo, cat := s.orders.WithTx(t), s.catalogue.WithTx(t)
 	if err := repo.LockPlayerReward(ctx, p.Caller.GameID, p.Player.ID, p.RewardID); err != nil {
-		return View{}, 0, err
+		return View{}, err
 	}
 	if pl.reward.PurchaseCooldown > 0 {
 		last, err := repo.LastPurchase(ctx, p.Player.ID, p.RewardID)
 		if err != nil {
-			return View{}, 0, err
+			return View{}, err
 		}
 		if last != nil {
 			if wait := last.Add(pl.reward.PurchaseCooldown).Sub(s.now()); wait > 0 {
-				return View{}, 0, ErrCooldown.WithRetryAfter(wait)
+				return View{}, ErrCooldown.WithRetryAfter(wait)
 			}
 		}
 	}
@@ -277,25 +276,9 @@ func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, co
 		Denomination: pl.face, Quantity: p.Quantity, FaceValue: pl.face.Times(int64(p.Quantity)), CoinsSpent: pl.price,
 		ProviderProduct: pl.reward.ProviderProductID, Address: pl.address, DeadlineAt: now.Add(s.cfg.Deadline),
 	}
-	var debit coins.Transaction
-	var job int64 // the fulfilment job of what the provider sends
-	var err error
-	if o.ProviderProduct == "" {
-		debit, err = s.coins.WithTx(t).ApplyMovement(ctx, s.movement(o, pl.price, ReasonPurchaseDebit), coins.Debit, coins.EventDebited)
-	} else {
-		// Sent after this transaction (fulfilPlaced); the job takes over if this process
-		// cannot, asking the provider before placing it again. The job's insert, whose answer
-		// (its id) is read, carries the debit: one round trip for both. A refused debit rolls
-		// the job back with the rest.
-		outcome := s.coins.WithTx(t).QueueMovement(ctx, s.movement(o, pl.price, ReasonPurchaseDebit), coins.Debit, coins.EventDebited)
-		sch, serr := s.ScheduleSent(ctx, t, o)
-		if debit, err = outcome(ctx); err == nil {
-			err = serr
-		}
-		job = sch.Job
-	}
+	debit, err := s.coins.WithTx(t).ApplyMovement(ctx, s.movement(o, pl.price, ReasonPurchaseDebit), coins.Debit, coins.EventDebited)
 	if err != nil {
-		return View{}, 0, err
+		return View{}, err
 	}
 	o.DebitTxID = &debit.ID
 	// The order is created at the transaction's time, which the debit read.
@@ -308,11 +291,11 @@ func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, co
 		then = SentStep
 	}
 	if o, err = repo.Insert(ctx, o, "coins debited", then); err != nil {
-		return View{}, 0, err
+		return View{}, err
 	}
 	switch {
 	case o.ProviderProduct != "":
-		// Its job is queued above.
+		// Sent once this commits (fulfilPlaced).
 	case pl.reward.Type == catalogue.Coupon || pl.reward.IsPool():
 		if o.Codes, err = s.couponCodes(ctx, cat, pl.reward, o); err == nil {
 			err = repo.AddCodes(ctx, o.ID, o.Codes)
@@ -323,21 +306,20 @@ func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, co
 		err = cat.RecordOrder(ctx, o.RewardID, s.now())
 	}
 	if err != nil {
-		return View{}, 0, err
+		return View{}, err
 	}
 	// Last, so that the day's total is locked for as short a time as the commit takes.
 	if err := repo.SpendBudget(ctx, o.GameID, o.Environment, now, o.FaceValue); err != nil {
-		return View{}, 0, err
+		return View{}, err
 	}
-	v, err := s.open(o, map[uuid.UUID]int64{o.CoinID: debit.BalanceAfter})
-	return v, job, err
+	return s.open(o, map[uuid.UUID]int64{o.CoinID: debit.BalanceAfter})
 }
 
 // sentReason is the reason of an order's move to PROCESSING.
 const sentReason = "sent to the voucher provider"
 
 // SentStep is the move to PROCESSING of an order that the transaction creating it marks as sent
-// to the voucher provider (Repo.Insert), before ScheduleSent.
+// to the voucher provider (Repo.Insert), which its caller then sends (fulfilPlaced, FulfilSent).
 var SentStep = Step{To: Processing, Reason: sentReason}
 
 func (s *Service) movement(o Order, amount int64, reason string) coins.Movement {
@@ -387,8 +369,8 @@ func errMoved(moved bool) error {
 }
 
 // fail moves an order to FAILED and refunds its coins (REFUND_CREDIT, a COINS_REFUNDED event)
-// in one transaction, which also drops the order's fulfilment job when job names it.
-func (s *Service) fail(ctx context.Context, o Order, from Status, reason string, job int64) error {
+// in one transaction.
+func (s *Service) fail(ctx context.Context, o Order, from Status, reason string) error {
 	if o.Channel == Partner {
 		return s.runner.InTx(ctx, func(t store.Tx) error {
 			moved, err := s.orders.WithTx(t).Move(ctx, o.ID, from, Failed, reason, nil)
@@ -398,10 +380,7 @@ func (s *Service) fail(ctx context.Context, o Order, from Status, reason string,
 			if s.cfg.PartnerRefunds == nil {
 				return errors.New("partner orders are not served: nothing can refund one")
 			}
-			if err := s.cfg.PartnerRefunds.RefundFailed(ctx, t, o, reason); err != nil {
-				return err
-			}
-			return s.dropJob(ctx, t, job)
+			return s.cfg.PartnerRefunds.RefundFailed(ctx, t, o, reason)
 		})
 	}
 	return s.runner.InTx(ctx, func(t store.Tx) error {
@@ -418,22 +397,8 @@ func (s *Service) fail(ctx context.Context, o Order, from Status, reason string,
 			return err
 		}
 		// A refunded purchase gives its share of the day's budget back.
-		if err := repo.ReturnBudget(ctx, o.GameID, o.Environment, o.CreatedAt, o.FaceValue); err != nil {
-			return err
-		}
-		return s.dropJob(ctx, t, job)
+		return repo.ReturnBudget(ctx, o.GameID, o.Environment, o.CreatedAt, o.FaceValue)
 	})
-}
-
-// dropJob deletes, in the transaction t that makes an order final, the fulfilment job the
-// order's placing queued (job: its id), which would only have found the order final: its run,
-// a read of the order and River's own statements to take and finish it, is saved. job is zero
-// when the caller is the job itself, or does not know it.
-func (s *Service) dropJob(ctx context.Context, t store.Tx, job int64) error {
-	if job == 0 {
-		return nil
-	}
-	return s.cfg.Jobs.DropFulfilment(ctx, t, job)
 }
 
 // FulfilWithin places an order the provider fulfils (or asks again) and waits up to
@@ -446,35 +411,30 @@ func (s *Service) FulfilWithin(ctx context.Context, id uuid.UUID) {
 }
 
 // FulfilSent is fulfilPlaced for a partner order (no balance): o was marked PROCESSING by
-// the transaction that placed it (SentStep, ScheduleSent), which has committed; job is the id
-// ScheduleSent returned.
-func (s *Service) FulfilSent(ctx context.Context, o Order, job int64) View {
+// the transaction that placed it (SentStep), which has committed.
+func (s *Service) FulfilSent(ctx context.Context, o Order) View {
 	v, err := s.open(o, nil)
 	if err != nil {
+		s.handOver(ctx, o)
 		return View{Order: o}
 	}
-	return s.fulfilPlaced(ctx, v, job)
-}
-
-// ScheduleSent schedules the fulfilment job of a new order that the transaction placing it
-// stores PROCESSING (Insert with SentStep), for FulfilSent once it commits, which takes the
-// job's id.
-func (s *Service) ScheduleSent(ctx context.Context, t store.Tx, o Order) (Scheduled, error) {
-	return s.cfg.Jobs.ScheduleFulfilment(ctx, t, o.ID, s.now().Add(s.cfg.Wait))
+	return s.fulfilPlaced(ctx, v)
 }
 
 // fulfilPlaced sends an order that the purchase's transaction marked PROCESSING to the provider
 // and waits up to Config.Wait for the final answer, like FulfilWithin, but from the order in
-// hand rather than read again; it returns the order as it then is, balance included. The
-// transaction that makes the order final drops its fulfilment job (job, its id), due after
-// the wait: on time, the order needs nothing of it.
-func (s *Service) fulfilPlaced(ctx context.Context, v View, job int64) View {
+// hand rather than read again; it returns the order as it then is, balance included. An order
+// not final by then is handed to a job (handOver): on time, the order costs no job at all.
+func (s *Service) fulfilPlaced(ctx context.Context, v View) View {
 	waitCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.Wait)
 	defer cancel()
 	o := v.Order
-	if _, err := s.step(waitCtx, &o, true, job); err != nil {
-		// The job resolves it; the answer is the order as it was sent.
-		return v
+	if _, err := s.step(waitCtx, &o, true); err != nil || !o.Status.Final() {
+		// The job resolves it; the answer is the order as it was sent, or TIMEOUT.
+		s.handOver(ctx, o)
+		if err != nil {
+			return v
+		}
 	}
 	if o.Status == Failed {
 		// Refunded: the order as stored (its refund) and the player's balance now.
@@ -489,6 +449,21 @@ func (s *Service) fulfilPlaced(ctx context.Context, v View, job int64) View {
 	}
 	return out
 }
+
+// handOver queues the fulfilment job of an order its placing process sent but could not see
+// final within the wait, due when the wait after its placing ends. Should the process die
+// before, or the queueing fail, the Scheduler's recovery queues it (Scheduler): every open order
+// of the provider ends up with one job.
+func (s *Service) handOver(ctx context.Context, o Order) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), handOverTimeout)
+	defer cancel()
+	_ = s.runner.InTx(ctx, func(t store.Tx) error {
+		return s.cfg.Jobs.ScheduleFulfilment(ctx, t, o.ID, o.CreatedAt.Add(s.cfg.Wait))
+	})
+}
+
+// handOverTimeout bounds handOver's transaction.
+const handOverTimeout = 5 * time.Second
 
 // Wait is how long a purchase waits for the provider.
 func (s *Service) Wait() time.Duration { return s.cfg.Wait }
@@ -530,14 +505,14 @@ func (s *Service) advance(ctx context.Context, id uuid.UUID) (time.Duration, err
 		}
 		o.Status = Processing
 	}
-	return s.step(ctx, &o, fresh, 0)
+	return s.step(ctx, &o, fresh)
 }
 
 // step asks the provider about a PROCESSING or TIMEOUT order (placing it at once when fresh: it
 // was never sent) and applies the answer, leaving o as it then is: SUCCESS with its codes,
 // FAILED, or TIMEOUT. It returns how long to wait before asking again, zero when o is final. A
-// final move drops the order's fulfilment job when job names it (the step is not the job's).
-func (s *Service) step(ctx context.Context, o *Order, fresh bool, job int64) (time.Duration, error) {
+// final move is made in one transaction.
+func (s *Service) step(ctx context.Context, o *Order, fresh bool) (time.Duration, error) {
 	var res vouchers.Result
 	var err error
 	if fresh {
@@ -548,21 +523,21 @@ func (s *Service) step(ctx context.Context, o *Order, fresh bool, job int64) (ti
 	}
 	switch {
 	case err == nil && res.Status == vouchers.Issued:
-		codes, derr := s.deliver(ctx, *o, res.Vouchers, job)
+		codes, derr := s.deliver(ctx, *o, res.Vouchers)
 		if derr == nil {
 			o.Status, o.Codes = Success, codes
 		}
 		return s.settled(derr)
 	case err == nil && res.Status == vouchers.Refused:
 		reason := refusal(res.Reason)
-		ferr := s.fail(ctx, *o, o.Status, reason, job)
+		ferr := s.fail(ctx, *o, o.Status, reason)
 		if ferr == nil {
 			o.Status, o.FailureReason = Failed, reason
 		}
 		return s.settled(ferr)
 	case s.now().After(o.DeadlineAt):
 		reason := "no final answer from the voucher provider before the deadline"
-		ferr := s.fail(ctx, *o, o.Status, reason, job)
+		ferr := s.fail(ctx, *o, o.Status, reason)
 		if ferr == nil {
 			o.Status, o.FailureReason = Failed, reason
 		}
@@ -616,8 +591,8 @@ func (s *Service) send(ctx context.Context, o Order) (vouchers.Result, error) {
 }
 
 // deliver stores an issued order's codes, sealed, and moves it to SUCCESS, in one round trip
-// with the commit, dropping its fulfilment job when job names it; it returns the codes stored.
-func (s *Service) deliver(ctx context.Context, o Order, issued []vouchers.Voucher, job int64) ([]SealedCode, error) {
+// with the commit; it returns the codes stored.
+func (s *Service) deliver(ctx context.Context, o Order, issued []vouchers.Voucher) ([]SealedCode, error) {
 	codes := make([]SealedCode, len(issued))
 	for i, v := range issued {
 		codes[i] = SealedCode{Code: s.cfg.Box.Seal(v.Code), ProviderVoucherID: v.ProviderVoucherID, Value: v.Value, Expiry: v.Expiry}
@@ -630,9 +605,6 @@ func (s *Service) deliver(ctx context.Context, o Order, issued []vouchers.Vouche
 			return err
 		}
 		if err := s.orders.WithTx(t).AddCodes(ctx, o.ID, codes); err != nil {
-			return err
-		}
-		if err := s.dropJob(ctx, t, job); err != nil {
 			return err
 		}
 		return s.catalogue.WithTx(t).RecordOrder(ctx, o.RewardID, s.now())

@@ -568,12 +568,11 @@ func (s *Service) place(ctx context.Context, c Caller, r PlaceRequest) (orders.V
 		DeadlineAt: now.Add(s.saga.Deadline()),
 		Partner: &orders.Terms{ClientOrderID: r.ClientOrderID, Customer: r.Customer, Settlement: c.Settings.Settlement,
 			Amount: amount, Currency: s.cfg.Currency, BrandCode: b.Code, BrandName: b.Name}}
-	var job int64 // a WALLET order's fulfilment job
 	if c.Settings.Settlement == orders.Cash {
 		err = s.placeCash(ctx, &o, r, quoteID)
 	} else {
 		o.Status, o.Partner.Payment.Status = orders.Initiated, orders.NotRequired
-		job, err = s.placeWallet(ctx, &o, quoteID)
+		err = s.placeWallet(ctx, &o, quoteID)
 	}
 	if errs.CodeOf(err) == orders.ErrClientOrderTaken.Code {
 		// A concurrent placement with the same clientOrderId won; this one rolled back.
@@ -588,7 +587,7 @@ func (s *Service) place(ctx context.Context, c Caller, r PlaceRequest) (orders.V
 	}
 	if o.Status == orders.Processing {
 		// Sent to the provider now that it is placed; the answer within the wait is the result.
-		return s.saga.FulfilSent(ctx, o, job), false, nil
+		return s.saga.FulfilSent(ctx, o), false, nil
 	}
 	v, err := s.view(ctx, o.ID)
 	return v, false, err
@@ -628,29 +627,23 @@ func (s *Service) inStock(ctx context.Context, env studio.Environment, b Brand, 
 	return ErrOutOfStock
 }
 
-// placeWallet is a WALLET order's transaction: queue the order's fulfilment, create it, then
-// debit the wallet, in two round trips (BEGIN with the job; the order, its transitions and the
-// debit with the COMMIT; a quote's use adds one) and the job's id for FulfilSent. The wallet
+// placeWallet is a WALLET order's transaction: create the order, then debit the wallet, in two
+// round trips (BEGIN with the order and its transitions, whose answer is its creation time; the
+// debit with the COMMIT; a quote's use adds one). The order is stored PROCESSING with no job:
+// Place sends it once this commits (FulfilSent), which hands it to a job only when it is not
+// final within the wait. The wallet
 // row, which every order of the partner contends on, is debited with the commit
 // (DebitAtCommit), so that it is held only while the commit runs. When the runner offers
 // WalletTurns, an order without a quote takes its wallet's turns (group commit): the orders of
 // one partner then share the wallet's lock and its commit's flush. An order with a quote keeps
 // a transaction of its own, since its quote's use is a refusal of its own.
-func (s *Service) placeWallet(ctx context.Context, po *orders.Order, quoteID string) (job int64, err error) {
+func (s *Service) placeWallet(ctx context.Context, po *orders.Order, quoteID string) (err error) {
 	placed := *po
 	tx := func(ctx context.Context, t store.Tx) error {
-		// Stored as sent and its job scheduled here; Place sends it once this commits. The job
-		// comes first: its insert is the one statement whose answer the transaction reads (the
-		// job's id, and the transaction's time, which the order takes as its creation time), so
-		// that the order travels with the next statement (a quote's use) or the commit.
-		sch, err := s.saga.ScheduleSent(ctx, t, placed)
+		// Stored as sent; Place sends it once this commits. The insert is the one statement whose
+		// answer the transaction reads (the order's creation time, the transaction's).
+		o, err := s.orders.WithTx(t).Insert(ctx, placed, "wallet debited", orders.SentStep)
 		if err != nil {
-			return err
-		}
-		job = sch.Job
-		o := placed
-		o.CreatedAt = sch.Created
-		if o, err = s.orders.WithTx(t).Insert(ctx, o, "wallet debited", orders.SentStep); err != nil {
 			return err
 		}
 		if err := s.useQuote(ctx, t, quoteID, o.ID); err != nil {
@@ -668,12 +661,12 @@ func (s *Service) placeWallet(ctx context.Context, po *orders.Order, quoteID str
 		// Rolled back; the balance, read now, is for the message only.
 		bal, berr := s.partner.Repo().Wallet(ctx, po.GameID, po.Environment)
 		if berr != nil {
-			return 0, ErrInsufficientBalance
+			return ErrInsufficientBalance
 		}
-		return 0, ErrInsufficientBalance.Withf("studio wallet balance too low: the order costs %s %s and the wallet holds %s",
+		return ErrInsufficientBalance.Withf("studio wallet balance too low: the order costs %s %s and the wallet holds %s",
 			po.Partner.Amount, s.cfg.Currency, bal)
 	}
-	return job, err
+	return err
 }
 
 // placeCash opens the order's payment session and records the order PENDING_PAYMENT with a
@@ -937,8 +930,7 @@ func (s *Service) confirmPaid(ctx context.Context, o orders.Order, sess payments
 		if _, err := repo.SetPayment(ctx, o.ID, orders.PaymentPending, orders.PaymentPaid, sess.PaymentID); err != nil {
 			return err
 		}
-		_, err = s.cfg.OrderJobs.ScheduleFulfilment(ctx, t, o.ID, s.now().Add(s.saga.Wait()))
-		return err
+		return s.cfg.OrderJobs.ScheduleFulfilment(ctx, t, o.ID, s.now().Add(s.saga.Wait()))
 	})
 	if err != nil {
 		return err

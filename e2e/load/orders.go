@@ -20,9 +20,9 @@ package main
 // scenarios need the catalogue they seed: when they are in the run it is seeded first, and the
 // coupon and the synced gift cards are hidden from their game.
 //
-// A gift card order queues a fulfilment job, due REWARDS_VOUCHER_WAIT after the purchase, which
-// the order's final move deletes when the provider answers within the wait: the gift card run
-// waits for its orders' jobs that remain before the next scenario starts.
+// A gift card order that the provider does not finish within the purchase's wait
+// (REWARDS_VOUCHER_WAIT) is handed to a fulfilment job: the gift card run waits for its orders'
+// jobs that remain before the next scenario starts.
 
 import (
 	"bytes"
