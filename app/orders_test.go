@@ -21,6 +21,7 @@ import (
 	"github.com/rewardsco/rewards/core/money"
 	"github.com/rewardsco/rewards/core/orders"
 	"github.com/rewardsco/rewards/core/players"
+	"github.com/rewardsco/rewards/core/store"
 	"github.com/rewardsco/rewards/core/studio"
 	fakevouchers "github.com/rewardsco/rewards/fakes/vouchers"
 )
@@ -30,6 +31,7 @@ import (
 type sagaBundle struct {
 	m        app.Modules
 	pool     *pgxpool.Pool
+	queue    *jobs.Queue
 	fake     *fakevouchers.Provider
 	caller   studio.Caller
 	coin     coins.Coin
@@ -46,7 +48,8 @@ func setupSaga(t *testing.T, deadline time.Duration) sagaBundle {
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	pool := pgtest.Pool(t)
-	m, err := app.NewModules(postgres.NewDB(pool), jobs.New(pool, jobs.Options{}), app.External{
+	queue := jobs.New(pool, jobs.Options{})
+	m, err := app.NewModules(postgres.NewDB(pool), queue, app.External{
 		SecretKey: "test-secret-key-test-secret-key-0123456789", PlayerTokenTTL: time.Hour, Currency: "INR",
 		// The fake is both the live provider and the test environment's sandbox, for its
 		// behaviour switches.
@@ -61,7 +64,7 @@ func setupSaga(t *testing.T, deadline time.Duration) sagaBundle {
 	require.NoError(t, err)
 	g, err := m.Studios.CreateGame(ctx, studio.Game{StudioID: s.ID, Name: "Saga Game"})
 	require.NoError(t, err)
-	b := sagaBundle{m: m, pool: pool, fake: fake, caller: studio.Caller{GameID: g.ID, StudioID: s.ID, Environment: studio.Test}, products: map[string]uuid.UUID{}}
+	b := sagaBundle{m: m, pool: pool, queue: queue, fake: fake, caller: studio.Caller{GameID: g.ID, StudioID: s.ID, Environment: studio.Test}, products: map[string]uuid.UUID{}}
 	b.coin, err = m.Coins.CreateCoin(ctx, coins.Coin{GameID: g.ID, Name: "Gems", ImageURL: "https://cdn.example.com/g.png", CoinsPerUnit: 1})
 	require.NoError(t, err)
 	created, err := m.Players.CreateWithUUID(ctx, b.caller, "buyer")
@@ -126,6 +129,44 @@ func (b sagaBundle) runJob(t *testing.T, id uuid.UUID) orders.View {
 	v, err := b.m.Orders.PlayerOrder(ctx, b.player.ID, id)
 	require.NoError(t, err)
 	return v
+}
+
+// An order the provider sends has no job while its purchase waits for the provider; one whose
+// process died before handing it to a job (simulated: its job deleted) gets one from the
+// recovery, once, and a job queued by the hand-over too keeps it one.
+func TestOrdersLeftWithoutAJobAreRecovered(t *testing.T) {
+	t.Parallel()
+	b := setupSaga(t, time.Hour)
+	ctx := context.Background()
+	done, err := b.buy(t, "AMAZON")
+	require.NoError(t, err)
+	require.Equal(t, orders.Success, done.Status)
+	v, err := b.buy(t, "SANDBOX_SLOW")
+	require.NoError(t, err)
+	require.Equal(t, orders.Timeout, v.Status)
+	require.Equal(t, 1, b.jobs(t, v.ID), "handed to a job once its wait was over")
+	_, err = b.pool.Exec(ctx, `DELETE FROM river_job WHERE kind = 'fulfil_order' AND args->>'order_id' = $1`, v.ID.String())
+	require.NoError(t, err)
+
+	n, err := b.queue.RecoverOrders(ctx, time.Hour)
+	require.NoError(t, err)
+	require.Zero(t, n, "an order changed within the wait (and grace) is its process's")
+	n, err = b.queue.RecoverOrders(ctx, 0)
+	require.NoError(t, err)
+	require.Equal(t, 1, n, "the open order without a job, not the final one")
+	require.Equal(t, 1, b.jobs(t, v.ID))
+	n, err = b.queue.RecoverOrders(ctx, 0)
+	require.NoError(t, err)
+	require.Zero(t, n, "an order with a job is left alone")
+	require.NoError(t, postgres.NewDB(b.pool).InTx(ctx, func(tx store.Tx) error {
+		return b.queue.ScheduleFulfilment(ctx, tx, v.ID, time.Now())
+	}))
+	require.Equal(t, 1, b.jobs(t, v.ID), "a late hand-over queues no second job")
+	require.Zero(t, b.jobs(t, done.ID))
+
+	v = b.runJob(t, v.ID)
+	require.Equal(t, orders.Success, v.Status)
+	require.NotEmpty(t, v.Codes)
 }
 
 func TestSagaWithTheVoucherProvider(t *testing.T) {

@@ -3,6 +3,7 @@ package e2e
 import (
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -576,6 +577,50 @@ func TestOrdersSurviveAKilledService(t *testing.T) {
 		require.Equal(t, po[0].Rewards, got.Rewards, "the codes the provider issued before the kill")
 		s.requireSettledOnce(t, w, done, 20000)
 		require.Equal(t, []string{"INITIATED", "PROCESSING", "TIMEOUT", "SUCCESS"}, s.transitions(t, id))
+	})
+
+	t.Run("killed within the purchase's wait, before the order had a job", func(t *testing.T) {
+		w := s.newShopper(t, "Orphan", 20000)
+		rewardID, price := s.giftCard(t, w, "AMAZON", 250)
+		t.Cleanup(func() { reset(t) })
+		// Every answer is held 3 s: the order is stored PROCESSING (with no job: its purchase
+		// sends it and would hand it to a job only once its 1 s wait is over), and the service
+		// dies while its order call is held, before the wait ends. The purchase never answers.
+		s.voucherBehaviour(t, `{"stallMs":3000}`)
+		go func() {
+			body := strings.NewReader(fmt.Sprintf(`{"rewardId":%q,"coinId":%q,"denomination":250}`, rewardID, w.CoinID))
+			req, err := http.NewRequestWithContext(s.ctx, "POST", s.svc.BaseURL+"/rewards/purchase", body)
+			if err != nil {
+				return
+			}
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("x-api-key", w.TestKey)
+			req.Header.Set("Authorization", "Bearer "+w.token)
+			if res, err := http.DefaultClient.Do(req); err == nil {
+				res.Body.Close()
+			}
+		}()
+		var id string
+		require.Eventually(t, func() bool {
+			return db.QueryRow(`SELECT id::text FROM orders WHERE coin_id = $1 AND status = 'PROCESSING'`, w.CoinID).Scan(&id) == nil
+		}, 30*time.Second, 5*time.Millisecond, "the purchase stores its order PROCESSING")
+		s.svc.Kill(s.ctx)
+		var jobs int
+		require.NoError(t, db.QueryRow(`SELECT count(*) FROM river_job WHERE kind = 'fulfil_order' AND args->>'order_id' = $1`, id).Scan(&jobs))
+		require.Zero(t, jobs, "the service died before it handed the order to a job")
+		require.Equal(t, "PROCESSING", orderStatus(t, db, id))
+		require.Equal(t, 20000-price, s.balance(t, w), "the coins are debited")
+		reset(t)
+		s.svc.Start(s.ctx)
+
+		// The leader's recovery finds the order without a job once its wait is over, and its job
+		// reads the order the provider got (or places it: the reference makes that safe).
+		done := s.awaitOrder(t, w, id, "SUCCESS", 60*time.Second)
+		require.Equal(t, rewardID, done["rewardId"])
+		s.requireIssuedOnce(t, done)
+		s.requireSettledOnce(t, w, done, 20000)
+		require.NoError(t, db.QueryRow(`SELECT count(*) FROM river_job WHERE kind = 'fulfil_order' AND args->>'order_id' = $1`, id).Scan(&jobs))
+		require.Equal(t, 1, jobs, "one job, queued by the recovery")
 	})
 
 	t.Run("killed while the order waits to be polled", func(t *testing.T) {
