@@ -249,8 +249,8 @@ func inStock(levels []vouchers.Stock, r catalogue.Reward, f money.Amount, quanti
 
 // place is the purchase's transaction; it returns the order as the transaction leaves it, with
 // its codes opened and the balance after the debit. Its statements travel together where they
-// can (see the storage's Insert, SpendBudget): the debit is the first round trip, taking the
-// codes of a pool the second, the rest goes with the commit. An order the provider sends queues
+// can (see the storage's Insert, SpendBudget): the debit is the first round trip, with a
+// coupon's codes taken in it, and the rest goes with the commit. An order the provider sends queues
 // no job here: the purchase sends it once this commits, and only an order still unfinished after
 // the wait is handed to a job (handOver).
 func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, coin coins.Coin) (View, error) {
@@ -276,7 +276,20 @@ func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, co
 		Denomination: pl.face, Quantity: p.Quantity, FaceValue: pl.face.Times(int64(p.Quantity)), CoinsSpent: pl.price,
 		ProviderProduct: pl.reward.ProviderProductID, Address: pl.address, DeadlineAt: now.Add(s.cfg.Deadline),
 	}
-	debit, err := s.coins.WithTx(t).ApplyMovement(ctx, s.movement(o, pl.price, ReasonPurchaseDebit), coins.Debit, coins.EventDebited)
+	// A coupon's codes are taken by the statement that carries the debit: a pool's codes name
+	// their order, which needs no row yet, and a refused debit leaves them as they were. The
+	// debit's refusal is the purchase's answer before the codes'.
+	outcome := s.coins.WithTx(t).QueueMovement(ctx, s.movement(o, pl.price, ReasonPurchaseDebit), coins.Debit, coins.EventDebited)
+	coupon := o.ProviderProduct == "" && (pl.reward.Type == catalogue.Coupon || pl.reward.IsPool())
+	var codes []SealedCode
+	var cerr error
+	if coupon {
+		codes, cerr = s.couponCodes(ctx, cat, pl.reward, o)
+	}
+	debit, err := outcome(ctx)
+	if err == nil {
+		err = cerr
+	}
 	if err != nil {
 		return View{}, err
 	}
@@ -285,7 +298,8 @@ func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, co
 	o.CreatedAt = debit.CreatedAt
 	// The order is stored as this transaction leaves it, in one write: SUCCESS for what is
 	// delivered here (a coupon's codes, which roll everything back when there are none left; a
-	// physical good), PROCESSING for what the provider sends (SentStep).
+	// physical good), PROCESSING for what the provider sends (SentStep), which is sent once this
+	// commits (fulfilPlaced).
 	then := Step{To: Success, Reason: "delivered at purchase"}
 	if o.ProviderProduct != "" {
 		then = SentStep
@@ -293,13 +307,9 @@ func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, co
 	if o, err = repo.Insert(ctx, o, "coins debited", then); err != nil {
 		return View{}, err
 	}
-	switch {
-	case o.ProviderProduct != "":
-		// Sent once this commits (fulfilPlaced).
-	case pl.reward.Type == catalogue.Coupon || pl.reward.IsPool():
-		if o.Codes, err = s.couponCodes(ctx, cat, pl.reward, o); err == nil {
-			err = repo.AddCodes(ctx, o.ID, o.Codes)
-		}
+	if coupon {
+		o.Codes = codes
+		err = repo.AddCodes(ctx, o.ID, o.Codes)
 	}
 	if err == nil && o.ProviderProduct == "" {
 		// Counted for the catalogue's trending orders with the commit.
