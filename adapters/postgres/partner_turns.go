@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/rewardsco/rewards/adapters/postgres/db"
 	"github.com/rewardsco/rewards/core/money"
@@ -24,8 +23,8 @@ import (
 // leads the next turn, as the coins' hot balances do (coins_hot.go): it takes everything queued
 // (at most maxHotBatch) and places it in one transaction on one connection. The transaction
 // reads the wallet's balance with its BEGIN, then runs each order's own transaction function
-// (its job's insert, the one statement whose answer it reads, carries the previous order's
-// insert), and sends every order's debit, each its own statement with its own journal entry,
+// (its order's insert, the one statement whose answer it reads, carries what the previous order
+// queued), and sends every order's debit, each its own statement with its own journal entry,
 // with the COMMIT: one flush for all, the wallet locked only by that last round trip.
 //
 // An order is taken into the transaction only when the balance read covers it after the orders
@@ -174,27 +173,11 @@ func (d *DB) placeTurn(ctx context.Context, key walletKey, turn []*walletWaiter)
 		return placed, nil, rolledBack(ctx, c, errors.New("the wallet covers none of the turn's orders"))
 	}
 
-	// What is still queued (the last order's insert), then the debits, then COMMIT, in one
-	// round trip; the deferred statements' own error mapping is not applied: any error here
-	// means the transaction did not commit, and each order is placed again alone.
-	b := pipe.batch()
-	if b == nil {
-		b = &pgx.Batch{}
-	}
-	queued := b.Len() + len(pipe.atCommit)
-	for _, s := range pipe.atCommit {
-		b.Queue(s.sql, s.args...)
-	}
-	b.Queue("commit")
-	br := c.SendBatch(ctx, b)
-	errs := []error{}
-	for range queued {
-		_, err := br.Exec()
-		errs = append(errs, err)
-	}
-	tag, commitErr := br.Exec()
-	errs = append(errs, commitErr, br.Close())
-	if err := commitOutcome(ctx, c, tag, errors.Join(errs...)); err != nil {
+	// What is still queued, then the debits, then COMMIT, in one round trip; the deferred
+	// statements' own error mapping is not applied: any error here means the transaction did
+	// not commit, and each order is placed again alone.
+	tag, err := pipe.commitRaw(ctx)
+	if err := commitOutcome(ctx, c, tag, err); err != nil {
 		return placed, nil, err
 	}
 	return placed, txs, nil

@@ -67,7 +67,11 @@ func (t *pipeTx) batch() *pgx.Batch {
 
 // readAhead reads the results of what batch queued before the caller's statement: the first
 // error, from PostgreSQL or from a deferred statement's check, is returned.
-func (t *pipeTx) readAhead(br pgx.BatchResults) error {
+func (t *pipeTx) readAhead(br pgx.BatchResults) error { return t.readQueued(br, true) }
+
+// readQueued is readAhead; unmapped, a deferred statement's error is returned as PostgreSQL
+// raised it, without its onErr.
+func (t *pipeTx) readQueued(br pgx.BatchResults, mapped bool) error {
 	pending := t.pending
 	t.pending = nil
 	if !t.begun {
@@ -90,7 +94,7 @@ func (t *pipeTx) readAhead(br pgx.BatchResults) error {
 		} else {
 			_, err = br.Exec()
 		}
-		if err != nil && d.onErr != nil {
+		if err != nil && d.onErr != nil && mapped {
 			err = d.onErr(err)
 		}
 		if err != nil && first == nil {
@@ -255,6 +259,23 @@ func (t *pipeTx) Commit(ctx context.Context) error {
 	}
 	_, err := t.Exec(ctx, "commit")
 	return err
+}
+
+// commitRaw is Commit for a caller that judges the outcome itself (commitOutcome): the
+// deferred statements, those held for the commit and COMMIT in one round trip, and COMMIT's tag
+// with every error as PostgreSQL raised it (a deferred statement's onErr is not applied).
+func (t *pipeTx) commitRaw(ctx context.Context) (pgconn.CommandTag, error) {
+	t.pending = append(t.pending, t.atCommit...)
+	t.atCommit = nil
+	b := t.batch()
+	if b == nil {
+		b = &pgx.Batch{}
+	}
+	b.Queue("commit")
+	br := t.conn.SendBatch(ctx, b)
+	ahead := t.readQueued(br, false)
+	tag, err := br.Exec()
+	return tag, errors.Join(ahead, err, br.Close())
 }
 
 // Rollback implements pgx.Tx.

@@ -76,14 +76,6 @@ type Tx struct {
 // PgxTx returns the pgx transaction, for libraries that take part in it (River's InsertTx).
 func (t *Tx) PgxTx() pgx.Tx { return t.tx }
 
-// Defer queues a statement whose answer nobody needs: it travels with the transaction's next
-// statement or its COMMIT (see pipeTx), so it costs no round trip of its own. Only a statement
-// whose failure PostgreSQL raises itself belongs here; its error is that of the statement or the
-// COMMIT it travelled with, and the transaction then rolls back.
-func (t *Tx) Defer(sql string, args ...any) {
-	t.tx.pending = append(t.tx.pending, deferred{sql: sql, args: args})
-}
-
 // InTx implements store.Runner. A transaction that PostgreSQL aborts with a serialization
 // failure (40001) or a deadlock (40P01) is run again, up to maxTxAttempts times in all, as
 // formancehq/ledger does: the loser of such a race usually succeeds at once on a retry.

@@ -61,9 +61,9 @@ const maxStaleShare = 16
 func wholeSearch(x *searchIndex) *snapshotSearch { return &snapshotSearch{base: searchPart{x: x}} }
 
 // with is the search of s, whose entry i was entry from[i] of the snapshot p searches, or is a
-// changed reward (-1) whose texts are in texts; to is from turned around (inverse). The changed rewards and those
-// the overlay held are indexed again in an overlay, from texts or from the overlay as they are;
-// or every reward is, when they would be too many (maxStaleShare).
+// changed reward (-1) whose texts are in texts; to is from turned around (inverse). The changed
+// rewards and those the overlay held are indexed again in an overlay, from texts or from the
+// overlay as they are; or every reward is, when they would be too many (maxStaleShare).
 func (p *snapshotSearch) with(s *Snapshot, from, to []int32, texts map[uuid.UUID]SearchText) (*snapshotSearch, error) {
 	n := len(to)
 	// The base's entries move to their new places; the overlay's rewards, by s's index.

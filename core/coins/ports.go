@@ -25,10 +25,10 @@ type Repo interface {
 	// nothing.
 	ApplyMovement(ctx context.Context, m Movement, typ TxType, event EventType) (Transaction, error)
 	// QueueMovement is ApplyMovement whose statement, in a transaction, may travel with the
-	// transaction's next one (a statement whose answer the caller reads, such as a job's
-	// insert): the returned outcome gives what ApplyMovement would have, sending the statement
-	// then if nothing has. The caller must call it before it relies on the movement, and
-	// before the transaction commits.
+	// transaction's next one (a statement whose answer the caller reads, such as the take of
+	// a coupon's codes): the returned outcome gives what ApplyMovement would have, sending the
+	// statement then if nothing has. The caller must call it before it relies on the
+	// movement, and before the transaction commits.
 	QueueMovement(ctx context.Context, m Movement, typ TxType, event EventType) (outcome func(context.Context) (Transaction, error))
 
 	Funds(ctx context.Context, gameID, playerID uuid.UUID) ([]Fund, error)

@@ -133,8 +133,9 @@ type plan struct {
 // provider after the transaction, with the order id as the provider's idempotent reference; Buy
 // waits up to Config.Wait for the final answer and otherwise answers with the order TIMEOUT,
 // which a job resolves (handOver; the Scheduler recovers an order whose process died before).
-// A refusal fails the order and refunds the coins in one transaction. The boolean result reports a replay of an earlier purchase with the same idempotency key (the order as
-// it is now).
+// A refusal fails the order and refunds the coins in one transaction. The boolean result
+// reports a replay of an earlier purchase with the same idempotency key (the order as it is
+// now).
 func (s *Service) Buy(ctx context.Context, p Purchase) (View, bool, error) {
 	if p.Quantity == 0 {
 		p.Quantity = 1
@@ -250,9 +251,9 @@ func inStock(levels []vouchers.Stock, r catalogue.Reward, f money.Amount, quanti
 // place is the purchase's transaction; it returns the order as the transaction leaves it, with
 // its codes opened and the balance after the debit. Its statements travel together where they
 // can (see the storage's Insert, SpendBudget): the debit is the first round trip, with a
-// coupon's codes taken in it, and the rest goes with the commit. An order the provider sends queues
-// no job here: the purchase sends it once this commits, and only an order still unfinished after
-// the wait is handed to a job (handOver).
+// coupon's codes taken in it, and the rest goes with the commit. An order the provider sends
+// queues no job here: the purchase sends it once this commits, and only an order still
+// unfinished after the wait is handed to a job (handOver).
 func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, coin coins.Coin) (View, error) {
 	repo, cat := s.orders.WithTx(t), s.catalogue.WithTx(t)
 	if err := repo.LockPlayerReward(ctx, p.Caller.GameID, p.Player.ID, p.RewardID); err != nil {
@@ -309,14 +310,15 @@ func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, co
 	}
 	if coupon {
 		o.Codes = codes
-		err = repo.AddCodes(ctx, o.ID, o.Codes)
+		if err := repo.AddCodes(ctx, o.ID, o.Codes); err != nil {
+			return View{}, err
+		}
 	}
-	if err == nil && o.ProviderProduct == "" {
+	if o.ProviderProduct == "" {
 		// Counted for the catalogue's trending orders with the commit.
-		err = cat.RecordOrder(ctx, o.RewardID, s.now())
-	}
-	if err != nil {
-		return View{}, err
+		if err := cat.RecordOrder(ctx, o.RewardID, s.now()); err != nil {
+			return View{}, err
+		}
 	}
 	// Last, so that the day's total is locked for as short a time as the commit takes.
 	if err := repo.SpendBudget(ctx, o.GameID, o.Environment, now, o.FaceValue); err != nil {
