@@ -104,14 +104,11 @@ func measureService(ctx context.Context, env *environment, want int64) (*service
 	if err != nil {
 		return nil, err
 	}
-	port, err := freePort()
+	ports, err := freePorts(2)
 	if err != nil {
 		return nil, err
 	}
-	pprofPort, err := freePort()
-	if err != nil {
-		return nil, err
-	}
+	port, pprofPort := ports[0], ports[1]
 	// The in-process service's configuration (startService), on a port of the child's own.
 	var vars []string
 	for _, kv := range os.Environ() {
