@@ -409,6 +409,9 @@ func (fx *orderFixture) run(ctx context.Context, env *environment, clients int, 
 			return result{}, err
 		}
 	}
+	if err := env.settle(ctx); err != nil {
+		return result{}, err
+	}
 	if coupon {
 		if st.codesAtStart, err = fx.available(ctx, env); err != nil {
 			return result{}, err

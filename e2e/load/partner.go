@@ -133,7 +133,7 @@ func partnerWallet(ctx context.Context, env *environment, clients int) (result, 
 			failures[i] = map[string]int{}
 		}
 	}
-	if err := ctx.Err(); err != nil {
+	if err := env.settle(ctx); err != nil {
 		return result{}, err
 	}
 	r := loop(ctx, clients, env.opts.duration, do)
