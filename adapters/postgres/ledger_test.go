@@ -188,6 +188,33 @@ func TestJournalIsAppendOnlyAndBalanceCannotGoNegative(t *testing.T) {
 	require.ErrorContains(t, err, "check constraint")
 }
 
+// A journal entry's coin is its game's and its player is of its game and environment (migration
+// 00025's keys, two checks where three checked less): an entry that says otherwise is refused,
+// and so is a movement that names the player in the other environment, which changes nothing.
+func TestJournalEntriesKeepToTheirGameAndEnvironment(t *testing.T) {
+	t.Parallel()
+	b := setupLedger(t)
+	other := setupLedger(t)
+	ctx := context.Background()
+	_, _, err := b.coins.Distribute(ctx, b.movement(5))
+	require.NoError(t, err)
+
+	insert := `INSERT INTO coin_transactions (game_id, environment, player_id, coin_id, type, amount, balance_after, reason)
+		VALUES ($1, $2, $3, $4, 'CREDIT', 1, 1, 'GAME_CREDIT')`
+	_, err = b.pool.Exec(ctx, insert, b.caller.GameID, "test", b.player.ID, other.coin.ID)
+	require.ErrorContains(t, err, "coin_transactions_coin_game_fkey", "another game's coin")
+	_, err = b.pool.Exec(ctx, insert, b.caller.GameID, "live", b.player.ID, b.coin.ID)
+	require.ErrorContains(t, err, "coin_transactions_player_game_fkey", "the player in the other environment")
+	_, err = b.pool.Exec(ctx, insert, b.caller.GameID, "test", other.player.ID, b.coin.ID)
+	require.ErrorContains(t, err, "coin_transactions_player_game_fkey", "another game's player")
+
+	m := b.movement(7)
+	m.Environment = studio.Live
+	_, _, err = b.coins.Distribute(ctx, m)
+	require.Error(t, err)
+	require.EqualValues(t, 5, b.requireJournalMatchesBalance(t), "the refused movement changed nothing")
+}
+
 // A request that stalls past the stale limit loses its claim: the retry that took the key over
 // is the only one whose outcome can be stored, and the stalled one can neither complete nor
 // release the key.
