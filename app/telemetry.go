@@ -86,6 +86,21 @@ func firstSet(values ...string) string {
 	return ""
 }
 
+// providerIdleConns is how many idle connections to one provider (voucher, payment, SMS) the
+// service keeps open for its next calls.
+const providerIdleConns = 64
+
+// providerTransport is the HTTP transport of the service's calls to a provider: Go's default
+// transport keeps 2 idle connections per host, so under more than 2 concurrent purchases every
+// further call closed its connection when it ended and the next one opened (and, over TLS,
+// negotiated) a new one. Each provider client has its own.
+func providerTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = providerIdleConns
+	t.MaxIdleConns = max(t.MaxIdleConns, providerIdleConns)
+	return t
+}
+
 // tracedTransport wraps base (nil: http.DefaultTransport) so that each outbound request is a
 // client span of tp; with tp nil it returns base unchanged. No trace context is sent to the
 // outside parties (webhook receivers, providers): their headers stay as they were.
