@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -53,14 +54,22 @@ func TestProviderTransportKeepsItsConnections(t *testing.T) {
 				resp, err := client.Get(srv.URL)
 				if err != nil {
 					t.Error(err)
-					arrived.Done()
 					return
 				}
 				_, _ = io.Copy(io.Discard, resp.Body)
 				_ = resp.Body.Close()
 			})
 		}
-		arrived.Wait()
+		all := make(chan struct{})
+		go func() { arrived.Wait(); close(all) }()
+		select {
+		case <-all:
+		case <-time.After(10 * time.Second):
+			mu.Lock()
+			close(release) // the calls that arrived end, so that the server can close
+			mu.Unlock()
+			t.Fatalf("only some of the %d calls reached the server", concurrent)
+		}
 		mu.Lock()
 		close(release)
 		mu.Unlock()

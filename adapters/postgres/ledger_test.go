@@ -194,18 +194,25 @@ func TestJournalIsAppendOnlyAndBalanceCannotGoNegative(t *testing.T) {
 func TestJournalEntriesKeepToTheirGameAndEnvironment(t *testing.T) {
 	t.Parallel()
 	b := setupLedger(t)
-	other := setupLedger(t)
 	ctx := context.Background()
-	_, _, err := b.coins.Distribute(ctx, b.movement(5))
+	// Another game of the same studio, in the same database, with its coin and player.
+	studios := studio.NewService(postgres.NewStudioStore(postgres.NewDB(b.pool)))
+	g, err := studios.CreateGame(ctx, studio.Game{StudioID: b.caller.StudioID, Name: "Castle Clash"})
+	require.NoError(t, err)
+	otherCoin, err := b.coins.CreateCoin(ctx, coins.Coin{GameID: g.ID, Name: "Gold", ImageURL: "https://cdn.example.com/gold.png"})
+	require.NoError(t, err)
+	otherPlayer, err := b.players.CreateWithUUID(ctx, studio.Caller{GameID: g.ID, StudioID: b.caller.StudioID, Environment: studio.Test}, "player-1")
+	require.NoError(t, err)
+	_, _, err = b.coins.Distribute(ctx, b.movement(5))
 	require.NoError(t, err)
 
 	insert := `INSERT INTO coin_transactions (game_id, environment, player_id, coin_id, type, amount, balance_after, reason)
 		VALUES ($1, $2, $3, $4, 'CREDIT', 1, 1, 'GAME_CREDIT')`
-	_, err = b.pool.Exec(ctx, insert, b.caller.GameID, "test", b.player.ID, other.coin.ID)
+	_, err = b.pool.Exec(ctx, insert, b.caller.GameID, "test", b.player.ID, otherCoin.ID)
 	require.ErrorContains(t, err, "coin_transactions_coin_game_fkey", "another game's coin")
 	_, err = b.pool.Exec(ctx, insert, b.caller.GameID, "live", b.player.ID, b.coin.ID)
 	require.ErrorContains(t, err, "coin_transactions_player_game_fkey", "the player in the other environment")
-	_, err = b.pool.Exec(ctx, insert, b.caller.GameID, "test", other.player.ID, b.coin.ID)
+	_, err = b.pool.Exec(ctx, insert, b.caller.GameID, "test", otherPlayer.Player.ID, b.coin.ID)
 	require.ErrorContains(t, err, "coin_transactions_player_game_fkey", "another game's player")
 
 	m := b.movement(7)

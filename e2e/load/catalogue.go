@@ -597,11 +597,11 @@ func (fx *storeFixture) searchHTTP(ctx context.Context, env *environment, client
 			return nil
 		})
 	}
-	// driveHTTP's warm-up and run, with the tallies above cleared in between.
+	// driveHTTP's warm-up, settle and run, with the tallies above cleared in between.
 	if env.opts.warmup > 0 {
 		loop(ctx, clients, env.opts.warmup, do)
 	}
-	if err := ctx.Err(); err != nil {
+	if err := env.settle(ctx); err != nil {
 		return result{}, err
 	}
 	answered.Store(0)

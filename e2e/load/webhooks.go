@@ -87,7 +87,7 @@ func webhookRun(ctx context.Context, env *environment, clients int, burst bool) 
 			h.rcv.waitFor(ctx, reasonWarmup, w.ok, time.Now().Add(env.opts.webhookDrain))
 		}
 	}
-	if err := ctx.Err(); err != nil {
+	if err := env.settle(ctx); err != nil {
 		return result{}, err
 	}
 

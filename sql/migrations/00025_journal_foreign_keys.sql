@@ -14,9 +14,15 @@
 -- entry's game's and the player is of the entry's environment. The game is no longer locked.
 -- The event keeps its transaction's key; its game, player and coin are copies of the
 -- transaction's, written by the same statement (CoinsApplyMovement, the one writer of both), so
--- their own three checks go. The new keys are added NOT VALID here, which checks new rows
--- only and holds the journal's lock briefly, and validated by migration 00026 in a transaction
--- of its own, which lets movements go on meanwhile.
+-- their own three checks go.
+--
+-- Locks: dropping and adding keys locks games, players, coins, the journal and the events until
+-- this transaction commits, and the two unique constraints build their indexes meanwhile, so
+-- writes to those tables wait for the players index's build (a scan of players). The new keys
+-- are added NOT VALID, which checks new rows only; migration 00026 validates them in a
+-- transaction of its own, which lets movements go on while the journal is scanned. (Building the
+-- indexes CONCURRENTLY beforehand would not wait: an instance waiting for the migration lock
+-- (Migrate) holds a snapshot that CREATE INDEX CONCURRENTLY waits for, and the two never end.)
 
 -- +goose Up
 ALTER TABLE coins ADD CONSTRAINT coins_id_game_key UNIQUE (id, game_id);
