@@ -391,14 +391,14 @@ func external(cfg Config, log *slog.Logger, tp trace.TracerProvider) (ext Extern
 	switch {
 	case cfg.VoucherBaseURL != "":
 		ext.Vouchers = voucherhttp.New(cfg.VoucherBaseURL, cfg.VoucherAPIKey,
-			voucherhttp.WithHTTPClient(&http.Client{Transport: tracedTransport(tp, providerTransport())}))
+			voucherhttp.WithHTTPClient(&http.Client{Transport: providerRoundTripper(tp)}))
 	case cfg.Mode == Development:
 		url, err := fakes.start(cfg.PublicURL)
 		if err != nil {
 			return External{}, false, nil, fmt.Errorf("start the in-process fakes: %w", err)
 		}
 		ext.Vouchers, devFakes = voucherhttp.New(url+"/vouchers", "",
-			voucherhttp.WithHTTPClient(&http.Client{Transport: tracedTransport(tp, providerTransport())})), true
+			voucherhttp.WithHTTPClient(&http.Client{Transport: providerRoundTripper(tp)})), true
 		ext.FakeVoucherImages = fakes.vouchers.Images()
 		log.Warn("the voucher provider is the in-process fake (REWARDS_VOUCHER_BASE_URL unset; not for production)", "url", url+"/vouchers",
 			"logos", cfg.PublicURL+FakeImagesPath+"/vouchers/images/")
@@ -407,7 +407,7 @@ func external(cfg Config, log *slog.Logger, tp trace.TracerProvider) (ext Extern
 	}
 	if cfg.TestVoucherBaseURL != "" {
 		ext.TestVouchers = voucherhttp.New(cfg.TestVoucherBaseURL, cfg.TestVoucherAPIKey,
-			voucherhttp.WithHTTPClient(&http.Client{Transport: tracedTransport(tp, providerTransport())}))
+			voucherhttp.WithHTTPClient(&http.Client{Transport: providerRoundTripper(tp)}))
 		log.Info("test-environment orders use the voucher provider's sandbox", "url", cfg.TestVoucherBaseURL)
 	} else {
 		log.Info("test-environment orders use the built-in sandbox voucher provider (SANDBOX- codes; REWARDS_TEST_VOUCHER_BASE_URL unset)")
@@ -517,10 +517,10 @@ func testPaymentProvider(cfg Config, log *slog.Logger, tp trace.TracerProvider) 
 func paymentAdapter(provider string, c paymentCreds, tp trace.TracerProvider) payments.Provider {
 	if provider == "stripe" {
 		return paystripe.New(paystripe.Config{SecretKey: c.stripeKey, WebhookSecret: c.stripeWebhookSecret, BaseURL: c.stripeBase,
-			HTTPClient: &http.Client{Timeout: paystripe.DefaultTimeout, Transport: tracedTransport(tp, providerTransport())}})
+			HTTPClient: &http.Client{Timeout: paystripe.DefaultTimeout, Transport: providerRoundTripper(tp)}})
 	}
 	return paycashfree.New(paycashfree.Config{ClientID: c.cashfreeID, ClientSecret: c.cashfreeSecret, BaseURL: c.cashfreeBase,
-		HTTPClient: &http.Client{Timeout: paycashfree.DefaultTimeout, Transport: tracedTransport(tp, providerTransport())}})
+		HTTPClient: &http.Client{Timeout: paycashfree.DefaultTimeout, Transport: providerRoundTripper(tp)}})
 }
 
 func adapters(cfg Config, log *slog.Logger, tp trace.TracerProvider) (External, error) {
@@ -545,7 +545,7 @@ func adapters(cfg Config, log *slog.Logger, tp trace.TracerProvider) (External, 
 	switch cfg.SMSProvider {
 	case "twilio":
 		twilio := sms.NewTwilio(cfg.SMSBaseURL, cfg.SMSAccountSID, cfg.SMSAuthToken, cfg.SMSFrom)
-		twilio.Client.Transport = tracedTransport(tp, providerTransport())
+		twilio.Client.Transport = providerRoundTripper(tp)
 		ext.OTPSender = twilio
 	default:
 		ext.OTPSender = sms.Log{Logger: log.With("component", "sms")}

@@ -101,15 +101,17 @@ func providerTransport() *http.Transport {
 	return t
 }
 
-// tracedTransport wraps base (nil: http.DefaultTransport) so that each outbound request is a
-// client span of tp; with tp nil it returns base unchanged. No trace context is sent to the
+// providerRoundTripper is a provider client's transport (providerTransport), traced with tp.
+func providerRoundTripper(tp trace.TracerProvider) http.RoundTripper {
+	return tracedTransport(tp, providerTransport())
+}
+
+// tracedTransport wraps base so that each outbound request is a client span of tp; with tp nil
+// it returns base unchanged. No trace context is sent to the
 // outside parties (webhook receivers, providers): their headers stay as they were.
 func tracedTransport(tp trace.TracerProvider, base http.RoundTripper) http.RoundTripper {
 	if tp == nil {
 		return base
-	}
-	if base == nil {
-		base = http.DefaultTransport
 	}
 	return otelhttp.NewTransport(base, otelhttp.WithTracerProvider(tp),
 		otelhttp.WithPropagators(propagation.NewCompositeTextMapPropagator()))

@@ -597,11 +597,8 @@ func (fx *storeFixture) searchHTTP(ctx context.Context, env *environment, client
 			return nil
 		})
 	}
-	// driveHTTP's warm-up, settle and run, with the tallies above cleared in between.
-	if env.opts.warmup > 0 {
-		loop(ctx, clients, env.opts.warmup, do)
-	}
-	if err := env.settle(ctx); err != nil {
+	// driveHTTP's warm-up and run, with the tallies above cleared in between.
+	if _, err := env.warmUp(ctx, clients, do); err != nil {
 		return result{}, err
 	}
 	answered.Store(0)

@@ -409,6 +409,7 @@ func (fx *orderFixture) run(ctx context.Context, env *environment, clients int, 
 			return result{}, err
 		}
 	}
+	// Settled after the measured run's codes are stocked (hence not warmUp).
 	if err := env.settle(ctx); err != nil {
 		return result{}, err
 	}

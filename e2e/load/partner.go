@@ -126,15 +126,14 @@ func partnerWallet(ctx context.Context, env *environment, clients int) (result, 
 		})
 	}
 	st := &orderStats{baseline: tpcbBaseline}
+	if _, err := env.warmUp(ctx, clients, do); err != nil {
+		return result{}, err
+	}
 	if env.opts.warmup > 0 {
-		loop(ctx, clients, env.opts.warmup, do)
 		st.warmupFailed = merge(failures)
 		for i := range failures {
 			failures[i] = map[string]int{}
 		}
-	}
-	if err := env.settle(ctx); err != nil {
-		return result{}, err
 	}
 	r := loop(ctx, clients, env.opts.duration, do)
 	if err := ctx.Err(); err != nil {

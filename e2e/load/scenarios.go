@@ -141,18 +141,25 @@ var answerBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // driveHTTP runs clients loops of do, first for the warm-up (not recorded), then for the
 // measured duration, recording every request's latency. Only 201 counts as success.
 func driveHTTP(ctx context.Context, env *environment, clients int, do request) (result, error) {
-	if env.opts.warmup > 0 {
-		loop(ctx, clients, env.opts.warmup, do)
-	}
-	if err := env.settle(ctx); err != nil {
+	if _, err := env.warmUp(ctx, clients, do); err != nil {
 		return result{}, err
 	}
 	r := loop(ctx, clients, env.opts.duration, do)
 	return r, ctx.Err()
 }
 
+// warmUp runs clients loops of do for the warm-up (none without one) and then settles the
+// database: what every scenario does before its measured run. It returns the warm-up's tally.
+func (env *environment) warmUp(ctx context.Context, clients int, do request) (result, error) {
+	var w result
+	if env.opts.warmup > 0 {
+		w = loop(ctx, clients, env.opts.warmup, do)
+	}
+	return w, env.settle(ctx)
+}
+
 // settle takes the statistics of the service's database (ANALYZE) between a scenario's warm-up
-// and its measured run, as autovacuum does within a minute in a running deployment and as
+// and its measured run (warmUp), as autovacuum does within a minute in a running deployment and as
 // pgbench -i does for pgbench's tables. The bench's tables start empty: a plan made while a table
 // was nearly empty (a sequential scan of orders for each foreign-key check of its transitions and
 // codes, say) would otherwise be kept by the service's connections while the warm-up fills the

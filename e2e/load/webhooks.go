@@ -87,6 +87,7 @@ func webhookRun(ctx context.Context, env *environment, clients int, burst bool) 
 			h.rcv.waitFor(ctx, reasonWarmup, w.ok, time.Now().Add(env.opts.webhookDrain))
 		}
 	}
+	// Settled once the burst's warm-up deliveries are in (hence not warmUp).
 	if err := env.settle(ctx); err != nil {
 		return result{}, err
 	}
