@@ -618,7 +618,18 @@ func (r *CatalogueRepo) FollowLink(ctx context.Context, code string) (string, er
 // transaction then sends it in one round trip with the statements queued before it (the order),
 // where a customPlans statement goes on its own after flushing them.
 func (r *CatalogueRepo) TakeCodes(ctx context.Context, rewardID, orderID uuid.UUID, n int) ([]catalogue.SealedCode, error) {
-	rows, err := db.New(r.dbtx).CatalogueTakeCodes(ctx, db.CatalogueTakeCodesParams{OrderID: &orderID, RewardID: rewardID, N: int32(n)})
+	q := db.New(r.dbtx)
+	var rows []db.CatalogueTakeCodesRow
+	var err error
+	if n == 1 {
+		var one []db.CatalogueTakeCodeRow
+		one, err = q.CatalogueTakeCode(ctx, db.CatalogueTakeCodeParams{OrderID: &orderID, RewardID: rewardID})
+		for _, row := range one {
+			rows = append(rows, db.CatalogueTakeCodesRow(row))
+		}
+	} else {
+		rows, err = q.CatalogueTakeCodes(ctx, db.CatalogueTakeCodesParams{OrderID: &orderID, RewardID: rewardID, N: int32(n)})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("take codes of %s: %w", rewardID, err)
 	}

@@ -327,15 +327,32 @@ SELECT count(*) FROM catalogue_codes WHERE reward_id = $1;
 
 -- name: CatalogueTakeCodes :many
 -- Gives up to @n free codes of a pool to an order; codes other transactions are taking are
--- skipped, never waited for, so concurrent purchases each get different codes at once.
+-- skipped, never waited for, so concurrent purchases each get different codes at once. The
+-- codes are found first (an InitPlan) and then updated by their key, whatever the plan: as a
+-- join (WHERE id IN), a generic plan costed for a parameter's LIMIT scans the whole table.
 UPDATE catalogue_codes c SET order_id = @order_id, taken_at = now()
-WHERE c.id IN (
+WHERE c.id = ANY (ARRAY(
     SELECT f.id FROM catalogue_codes f
     WHERE f.reward_id = @reward_id AND f.order_id IS NULL
     ORDER BY f.created_at, f.id
     LIMIT @n
     FOR UPDATE SKIP LOCKED
-)
+))
+RETURNING c.code, c.pin, c.expiry;
+
+-- name: CatalogueTakeCode :many
+-- CatalogueTakeCodes of one code, a purchase's usual quantity. Its LIMIT is no parameter, so
+-- PostgreSQL keeps its generic plan: with LIMIT @n it costs a generic plan for a tenth of the
+-- pool, more than planning each take, and plans every take again (which cost more than the
+-- take itself).
+UPDATE catalogue_codes c SET order_id = @order_id, taken_at = now()
+WHERE c.id = ANY (ARRAY(
+    SELECT f.id FROM catalogue_codes f
+    WHERE f.reward_id = @reward_id AND f.order_id IS NULL
+    ORDER BY f.created_at, f.id
+    LIMIT 1
+    FOR UPDATE SKIP LOCKED
+))
 RETURNING c.code, c.pin, c.expiry;
 
 -- name: CatalogueSharedCode :one
