@@ -233,7 +233,18 @@ func toCoreEntries(rows []db.PartnerWalletEntry) []partner.Entry {
 
 // Brands implements partner.Repo.
 func (r *PartnerRepo) Brands(ctx context.Context, q partner.BrandQuery) ([]partner.Brand, int64, error) {
-	rows, err := r.q.PartnerBrands(ctx, db.PartnerBrandsParams{Code: orNil(q.Code), Search: orNil(q.Search), Lim: int32(q.Limit), Off: int32(q.Offset)})
+	var rows []db.PartnerBrandsRow
+	var err error
+	if q.Code != "" && q.Search == "" && q.Offset == 0 && q.Limit >= 1 {
+		// One brand, an order's: on its own statement, which keeps its plan.
+		var one []db.PartnerBrandRow
+		one, err = r.q.PartnerBrand(ctx, q.Code)
+		for _, b := range one {
+			rows = append(rows, db.PartnerBrandsRow(b))
+		}
+	} else {
+		rows, err = r.q.PartnerBrands(ctx, db.PartnerBrandsParams{Code: orNil(q.Code), Search: orNil(q.Search), Lim: int32(q.Limit), Off: int32(q.Offset)})
+	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("partner brands: %w", err)
 	}

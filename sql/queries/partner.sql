@@ -104,6 +104,20 @@ SELECT *, count(*) OVER () AS total FROM cards
 ORDER BY brand_name, brand_code
 LIMIT @lim OFFSET @off;
 
+-- name: PartnerBrand :many
+-- PartnerBrands of one brand, for an order or a preview (total is 1). Its brand is no nullable
+-- parameter, so PostgreSQL keeps its generic plan, which finds the brand by its key: PartnerBrands'
+-- generic plan ranks the whole catalogue, and so it was planned at every order (0.37 ms with
+-- 10,000 rewards, four times its execution).
+SELECT DISTINCT ON (b.code) b.code AS brand_code, b.name AS brand_name, b.logo_url, b.categories,
+    b.description AS brand_description, r.id AS reward_id, r.value_type, r.denominations, r.min_face, r.max_face,
+    r.description, r.terms_and_conditions, r.how_to_redeem, r.provider_product_id::text AS provider_product,
+    1::bigint AS total
+FROM catalogue_brands b JOIN catalogue_rewards r ON r.brand_code = b.code
+WHERE b.code = @code AND r.type = 'GIFT_CARD' AND r.is_active AND b.is_active AND r.provider_product_id IS NOT NULL
+    AND (r.end_date IS NULL OR r.end_date > now())
+ORDER BY b.code, r.created_at, r.id;
+
 -- name: PartnerRecordEvent :execrows
 INSERT INTO payment_events (provider, event_id, type, session_id, order_id, environment)
 VALUES (@provider, @event_id, @type, @session_id, sqlc.narg(order_id), @environment)

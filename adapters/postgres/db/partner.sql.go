@@ -43,6 +43,75 @@ func (q *Queries) PartnerAddEntry(ctx context.Context, arg PartnerAddEntryParams
 	return id, err
 }
 
+const partnerBrand = `-- name: PartnerBrand :many
+SELECT DISTINCT ON (b.code) b.code AS brand_code, b.name AS brand_name, b.logo_url, b.categories,
+    b.description AS brand_description, r.id AS reward_id, r.value_type, r.denominations, r.min_face, r.max_face,
+    r.description, r.terms_and_conditions, r.how_to_redeem, r.provider_product_id::text AS provider_product,
+    1::bigint AS total
+FROM catalogue_brands b JOIN catalogue_rewards r ON r.brand_code = b.code
+WHERE b.code = $1 AND r.type = 'GIFT_CARD' AND r.is_active AND b.is_active AND r.provider_product_id IS NOT NULL
+    AND (r.end_date IS NULL OR r.end_date > now())
+ORDER BY b.code, r.created_at, r.id
+`
+
+type PartnerBrandRow struct {
+	BrandCode          string
+	BrandName          string
+	LogoUrl            string
+	Categories         []string
+	BrandDescription   string
+	RewardID           uuid.UUID
+	ValueType          string
+	Denominations      []int64
+	MinFace            int64
+	MaxFace            int64
+	Description        string
+	TermsAndConditions string
+	HowToRedeem        string
+	ProviderProduct    string
+	Total              int64
+}
+
+// PartnerBrands of one brand, for an order or a preview (total is 1). Its brand is no nullable
+// parameter, so PostgreSQL keeps its generic plan, which finds the brand by its key: PartnerBrands'
+// generic plan ranks the whole catalogue, and so it was planned at every order (0.37 ms with
+// 10,000 rewards, four times its execution).
+func (q *Queries) PartnerBrand(ctx context.Context, code string) ([]PartnerBrandRow, error) {
+	rows, err := q.db.Query(ctx, partnerBrand, code)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []PartnerBrandRow{}
+	for rows.Next() {
+		var i PartnerBrandRow
+		if err := rows.Scan(
+			&i.BrandCode,
+			&i.BrandName,
+			&i.LogoUrl,
+			&i.Categories,
+			&i.BrandDescription,
+			&i.RewardID,
+			&i.ValueType,
+			&i.Denominations,
+			&i.MinFace,
+			&i.MaxFace,
+			&i.Description,
+			&i.TermsAndConditions,
+			&i.HowToRedeem,
+			&i.ProviderProduct,
+			&i.Total,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const partnerBrands = `-- name: PartnerBrands :many
 WITH cards AS (
     SELECT DISTINCT ON (b.code) b.code AS brand_code, b.name AS brand_name, b.logo_url, b.categories,
