@@ -183,7 +183,11 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 	// The store's reads (lists, fetches) take coin values and pool stock from memory; this
 	// instance's own changes of either are served at once, other instances' within a second.
 	coinValues, poolStock := coins.NewValues(), catalogue.NewPoolStock(nil)
+	catalogueReads := catalogue.NewReadModel(postgres.NewCatalogueSnapshots(database), nil)
+	catalogueReads.OnError = func(err error) { ext.Log.Warn("catalogue read model: serving the last snapshot", "err", err) }
 	ordersSvc := orders.NewService(database, orderStore, coinStore, catalogueStore, keeper, orders.Config{
+		// Purchases are planned from the store's memory too, and checked in their transaction.
+		ReadModel: catalogueReads, CoinValues: coinValues,
 		PoolStock: poolStock, Box: box, Provider: ext.Vouchers, TestProvider: testVouchers, Jobs: queue, Wait: ext.VoucherWait, Poll: ext.VoucherPoll, Deadline: ext.VoucherDeadline,
 		PartnerRefunds: partner.Refunds{Partner: partnerStore, Jobs: queue},
 	})
@@ -196,8 +200,6 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 	if err != nil {
 		return Modules{}, err
 	}
-	catalogueReads := catalogue.NewReadModel(postgres.NewCatalogueSnapshots(database), nil)
-	catalogueReads.OnError = func(err error) { ext.Log.Warn("catalogue read model: serving the last snapshot", "err", err) }
 	catalogueSvc := catalogue.NewService(database, catalogueStore, coinStore, games, catalogue.Config{
 		Currency: ext.Currency, Provider: liveStock, TestProvider: testStock, Box: box, AllowHTTPURLs: ext.AllowHTTPURLs, PublicURL: ext.PublicURL, Cooldowns: ordersSvc,
 		ReadModel: catalogueReads, CoinValues: coinValues, PoolStock: poolStock,

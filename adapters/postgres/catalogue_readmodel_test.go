@@ -61,7 +61,21 @@ func (b catalogueBundle) seedRandomCatalogue(t *testing.T, rng *rand.Rand) {
 			r.Countries = []string{"US"}
 		}
 		randomPrices(rng, &r, 5)
-		created, err := b.svc.CreateReward(ctx, catalogue.NewReward{Reward: r})
+		// What a purchase reads besides the price (orders.Service plans from the read model).
+		var shared string
+		switch rng.IntN(4) {
+		case 0:
+			r.PurchaseCooldown = time.Duration(1+rng.IntN(3)) * time.Hour
+		case 1:
+			if r.Type == catalogue.GiftCard {
+				r.ProviderProductID = fmt.Sprintf("P-%d", n)
+			}
+		case 2:
+			if r.Type == catalogue.Coupon {
+				shared = fmt.Sprintf("SHARED-%d", n)
+			}
+		}
+		created, err := b.svc.CreateReward(ctx, catalogue.NewReward{Reward: r, SharedCode: shared})
 		require.NoError(t, err)
 		b.ids[fmt.Sprint(n)] = created.ID
 		if o := rng.IntN(4); o > 0 {
@@ -162,6 +176,22 @@ func TestReadModelAgreesWithTheSQL(t *testing.T) {
 			}
 		}
 	}
+	// What a purchase's plan reads of a reward, and its coin price at each face value it offers
+	// (a range's ends and middle): a purchase is planned from the read model (orders.Config).
+	purchased := func(l catalogue.Listed) string {
+		r := l.Reward
+		faces := r.Faces()
+		if r.ValueType == catalogue.Range {
+			faces = []money.Amount{r.MinValue, (r.MinValue + r.MaxValue) / 2, r.MaxValue}
+		}
+		prices := make([]int64, len(faces))
+		for i, f := range faces {
+			prices[i] = r.CoinPrice(f, base.CoinsPerUnit, l.Override)
+		}
+		return fmt.Sprintf("%s %s faces %v offered %v prices %v cooldown %s shared %v provider %q pool %v end %v active %v",
+			r.Type, r.ValueType, faces, r.OffersFace(r.MinValue), prices, r.PurchaseCooldown, r.HasSharedCode,
+			r.ProviderProductID, r.IsPool(), r.EndDate != nil, r.IsActive)
+	}
 	for key, id := range b.ids {
 		for _, country := range []string{"", "IN", "US"} {
 			q := base
@@ -171,6 +201,7 @@ func TestReadModelAgreesWithTheSQL(t *testing.T) {
 			require.Equal(t, wantErr, gotErr, "reward %s in %q", key, country)
 			require.Equal(t, want.Override, got.Override, "reward %s in %q", key, country)
 			require.Equal(t, want.Reward.ID, got.Reward.ID, "reward %s in %q", key, country)
+			require.Equal(t, purchased(want), purchased(got), "reward %s in %q", key, country)
 		}
 	}
 	brandRows := func(list []catalogue.BrandMeta) []string {

@@ -153,6 +153,26 @@ func (r *OrdersRepo) Insert(ctx context.Context, o orders.Order, reason string, 
 	return o, nil
 }
 
+// QueuePlanCheck implements orders.Repo.
+func (r *OrdersRepo) QueuePlanCheck(ctx context.Context, gameID, coinID uuid.UUID, coinsPerUnit, version int64) func(context.Context) (bool, error) {
+	params := db.OrdersPlanHoldsParams{Version: version, CoinID: coinID, GameID: gameID, CoinsPerUnit: coinsPerUnit}
+	if r.owner == nil {
+		holds, err := r.q.OrdersPlanHolds(ctx, params)
+		return func(context.Context) (bool, error) { return holds, err }
+	}
+	var holds bool
+	sent := r.owner.queueRow(func(q db.DBTX) (err error) {
+		holds, err = db.New(q).OrdersPlanHolds(ctx, params)
+		return err
+	})
+	return func(ctx context.Context) (bool, error) {
+		if err := sent(ctx); err != nil {
+			return false, fmt.Errorf("check the purchase's plan: %w", err)
+		}
+		return holds, nil
+	}
+}
+
 // Move implements orders.Repo.
 func (r *OrdersRepo) Move(ctx context.Context, id uuid.UUID, from, to orders.Status, reason string, refundTxID *uuid.UUID) (bool, error) {
 	_, err := r.q.OrdersMove(ctx, db.OrdersMoveParams{ID: id, FromStatus: string(from), ToStatus: string(to), Reason: reason, RefundTxID: refundTxID})

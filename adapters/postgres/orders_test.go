@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -332,4 +333,125 @@ func TestPurchaseStatementsKeepTheirPlans(t *testing.T) {
 			WHERE statement LIKE '-- name: ' || $1 || ' %'`, name).Scan(&generic))
 		require.GreaterOrEqual(t, generic, int64(5), "%s: runs of its kept plan", name)
 	}
+}
+
+// frozenVersion is the storage of a read model that has not heard of the catalogue's changes
+// since freeze was called: another instance's read model, a moment behind.
+type frozenVersion struct {
+	catalogue.SnapshotSource
+	mu     sync.Mutex
+	frozen *int64
+}
+
+func (f *frozenVersion) freeze(t *testing.T) {
+	t.Helper()
+	v, err := f.SnapshotSource.Version(context.Background())
+	require.NoError(t, err)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.frozen = &v
+}
+
+func (f *frozenVersion) Version(ctx context.Context) (int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.frozen != nil {
+		return *f.frozen, nil
+	}
+	return f.SnapshotSource.Version(ctx)
+}
+
+// statementNames is a pgx tracer that records the names of the sqlc statements sent.
+type statementNames struct {
+	mu    sync.Mutex
+	names []string
+}
+
+func (s *statementNames) add(sql string) {
+	if name, ok := strings.CutPrefix(sql, "-- name: "); ok {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.names = append(s.names, strings.Fields(name)[0])
+	}
+}
+
+func (s *statementNames) take() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.names
+	s.names = nil
+	return out
+}
+
+func (s *statementNames) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	s.add(d.SQL)
+	return ctx
+}
+func (s *statementNames) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (s *statementNames) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	return ctx
+}
+func (s *statementNames) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
+	s.add(d.SQL)
+}
+func (s *statementNames) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
+
+// A purchase planned from memory (the catalogue's read model, the coin's value this instance
+// keeps) sends no statement for its plan, and its transaction checks the plan: a coin revalued
+// or a reward repriced behind this instance's back (by another instance) rolls it back, and it
+// is planned again from the storage, at the new price. It never charges a stale price, and
+// never charges twice.
+func TestPurchasePlannedFromMemoryIsCheckedInItsTransaction(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupOrders(t)
+	reward := b.coupon(t, 10, 20)
+	p := b.player(t, "remembered", 100_000)
+	names := &statementNames{}
+	cfg := b.pool.Config().Copy()
+	cfg.ConnConfig.Tracer = names
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	database := postgres.NewDB(pool)
+	src := &frozenVersion{SnapshotSource: postgres.NewCatalogueSnapshots(database)}
+	svc := orders.NewService(database, postgres.NewOrdersStore(database), postgres.NewCoinsStore(database, nil),
+		postgres.NewCatalogueStore(database), idempotency.NewKeeper(database, postgres.NewIdempotencyStore(database)),
+		orders.Config{Box: b.box, ReadModel: catalogue.NewReadModel(src, nil), CoinValues: coins.NewValues()})
+	buy := func(key string) orders.View {
+		t.Helper()
+		v, _, err := svc.Buy(ctx, orders.Purchase{Caller: b.caller, Player: p, RewardID: reward.ID, CoinID: b.coin.ID, IdempotencyKey: key})
+		require.NoError(t, err)
+		require.Equal(t, orders.Success, v.Status)
+		return v
+	}
+	price := reward.CoinPrice(reward.MRP, b.coin.CoinsPerUnit, nil)
+
+	first := buy("")
+	require.Equal(t, price, first.CoinsSpent)
+	require.NotContains(t, names.take(), "CatalogueGetVisibleWithCoin", "planned from memory")
+	buy("")
+	require.NotContains(t, names.take(), "CatalogueGetVisibleWithCoin", "planned from memory")
+
+	// Another instance revalues the coin: this one still holds its old value.
+	b.exec(`UPDATE coins SET coins_per_unit = coins_per_unit * 2 WHERE id = $1`, b.coin.ID)
+	revalued := buy("after-revaluation")
+	require.Equal(t, 2*price, revalued.CoinsSpent, "the coin's new value, not the one in memory")
+	require.Contains(t, names.take(), "CatalogueGetVisibleWithCoin", "planned again from the storage")
+
+	// Another instance reprices the reward: this one's read model has not heard of it yet.
+	src.freeze(t)
+	_, err = b.svc.ChangeReward(ctx, reward.ID, catalogue.RewardChange{Apply: func(r *catalogue.Reward) { r.SellingPrice = r.MRP / 2 }})
+	require.NoError(t, err)
+	repriced := buy("")
+	require.Less(t, repriced.CoinsSpent, revalued.CoinsSpent, "the reward's new price, not the one in memory")
+	require.Equal(t, reward.CoinPrice(reward.MRP, 2*b.coin.CoinsPerUnit, nil)/2, repriced.CoinsSpent)
+	require.Contains(t, names.take(), "CatalogueGetVisibleWithCoin", "planned again from the storage")
+
+	// Each purchase charged once, and its order is the only one.
+	require.Equal(t, int64(100_000)-2*price-revalued.CoinsSpent-repriced.CoinsSpent, b.balance(t, p))
+	var n int
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT count(*) FROM orders WHERE player_id = $1`, p.ID).Scan(&n))
+	require.Equal(t, 4, n)
+	b.requireLedgerConsistent(t)
 }

@@ -61,6 +61,14 @@ type Config struct {
 	// PoolStock, when set, is the catalogue's cache of pool stock on this instance: a purchase
 	// from a pool tells it once committed, so this instance's store shows the new count at once.
 	PoolStock *catalogue.PoolStock
+	// ReadModel and CoinValues, when both are set, plan purchases from memory: the reward as the
+	// catalogue's read model has it and the coin's value as this instance keeps it, instead of
+	// a round trip to the storage. The purchase's transaction checks in its first round trip
+	// that the catalogue's version and the coin's value are still those (Repo.QueuePlanCheck);
+	// when either moved, the transaction rolls back and the purchase is planned again from the
+	// storage.
+	ReadModel  *catalogue.ReadModel
+	CoinValues *coins.Values
 }
 
 // Service holds the order use cases.
@@ -124,7 +132,14 @@ type plan struct {
 	face    money.Amount
 	price   int64 // coins for all units
 	address *players.Address
+	// fromMemory: planned from the read model at catalogue version, which the transaction checks.
+	fromMemory bool
+	version    int64
 }
+
+// errPlanMoved means the catalogue or the coin moved between a purchase's plan from memory and
+// its transaction, which rolled back: the purchase is planned again from the storage.
+var errPlanMoved = errors.New("the catalogue or the coin changed since the purchase was planned")
 
 // Buy spends a player's coins on a reward. In one transaction it debits the coins
 // (PURCHASE_DEBIT, a COINS_DEBITED event), creates the order and, for a coupon, takes its codes
@@ -143,6 +158,16 @@ func (s *Service) Buy(ctx context.Context, p Purchase) (View, bool, error) {
 	if p.Quantity < 1 || p.Quantity > MaxQuantity {
 		return View{}, false, errs.Invalidf("quantity must be from 1 to %d", MaxQuantity)
 	}
+	v, replayed, err := s.buy(ctx, p, true)
+	if errors.Is(err, errPlanMoved) {
+		// Planned from memory that the transaction found stale: nothing committed.
+		v, replayed, err = s.buy(ctx, p, false)
+	}
+	return v, replayed, err
+}
+
+// buy is Buy, planned from memory when fromMemory and Config allows it.
+func (s *Service) buy(ctx context.Context, p Purchase, fromMemory bool) (View, bool, error) {
 	var pl plan
 	var coin coins.Coin
 	req := idempotency.Request{
@@ -152,7 +177,7 @@ func (s *Service) Buy(ctx context.Context, p Purchase) (View, bool, error) {
 		Body: purchaseRequest{RewardID: p.RewardID, CoinID: p.CoinID, Denomination: p.Denomination, Quantity: p.Quantity, AddressID: p.AddressID},
 		// The checks that ask the provider run outside the transaction, and not on a replay.
 		Prepare: func(ctx context.Context) (err error) {
-			pl, coin, err = s.plan(ctx, p)
+			pl, coin, err = s.plan(ctx, p, fromMemory)
 			return err
 		},
 	}
@@ -182,20 +207,21 @@ func (s *Service) Buy(ctx context.Context, p Purchase) (View, bool, error) {
 }
 
 // plan checks a purchase against the catalogue before any transaction: the reward (visible to
-// the game, not expired), the coin, the face value, the address, the provider's stock.
-func (s *Service) plan(ctx context.Context, p Purchase) (plan, coins.Coin, error) {
-	cat := s.catalogue.Repo()
-	listed, coin, err := cat.GetVisibleWithCoin(ctx, catalogue.ListQuery{GameID: p.Caller.GameID, CoinID: p.CoinID, Now: s.now()}, p.RewardID)
-	if errs.CodeOf(err) == catalogue.ErrRewardNotFound.Code {
-		if r, gerr := cat.GetReward(ctx, p.RewardID); gerr == nil && r.IsActive && r.EndDate != nil && !r.EndDate.After(s.now()) {
-			return plan{}, coin, ErrRewardExpired
+// the game, not expired), the coin, the face value, the address, the provider's stock. With
+// fromMemory it reads the reward and the coin from memory where it can (planned).
+func (s *Service) plan(ctx context.Context, p Purchase, fromMemory bool) (plan, coins.Coin, error) {
+	var pl plan
+	listed, coin, version, ok := s.fromMemory(ctx, p, fromMemory)
+	if ok {
+		pl.fromMemory, pl.version = true, version
+	} else {
+		var err error
+		if listed, coin, err = s.fromStorage(ctx, p); err != nil {
+			return plan{}, coin, err
 		}
 	}
-	if err != nil {
-		return plan{}, coin, err
-	}
 	r := listed.Reward
-	pl := plan{reward: r}
+	pl.reward = r
 	switch {
 	case p.Denomination != nil:
 		if !r.OffersFace(*p.Denomination) {
@@ -232,6 +258,43 @@ func (s *Service) plan(ctx context.Context, p Purchase) (plan, coins.Coin, error
 	return pl, coin, nil
 }
 
+// fromMemory reads a purchase's reward, as the game's players see it, from the catalogue's read
+// model, and its coin's value from this instance's coin values, with the catalogue version they
+// were read at; ok is false when it cannot (use false, no read model or coin values, a
+// reward the snapshot does not show, a failed read): the purchase is then planned from the
+// storage, which also tells an expired reward from an unknown one.
+func (s *Service) fromMemory(ctx context.Context, p Purchase, use bool) (listed catalogue.Listed, coin coins.Coin, version int64, ok bool) {
+	if !use || s.cfg.ReadModel == nil || s.cfg.CoinValues == nil {
+		return listed, coin, 0, false
+	}
+	snap, err := s.cfg.ReadModel.Current(ctx)
+	if err != nil {
+		return listed, coin, 0, false
+	}
+	n, err := s.cfg.CoinValues.CoinsPerUnit(ctx, s.coins.Repo(), p.Caller.GameID, p.CoinID)
+	if err != nil {
+		return listed, coin, 0, false
+	}
+	listed, err = snap.Get(catalogue.ListQuery{GameID: p.Caller.GameID, CoinID: p.CoinID, CoinsPerUnit: n, Now: s.now()}, p.RewardID)
+	if err != nil {
+		return listed, coin, 0, false
+	}
+	return listed, coins.Coin{ID: p.CoinID, GameID: p.Caller.GameID, CoinsPerUnit: n}, snap.Version(), true
+}
+
+// fromStorage reads a purchase's reward, as the game's players see it, and its coin in one
+// round trip: ErrRewardExpired for a reward whose end date has passed.
+func (s *Service) fromStorage(ctx context.Context, p Purchase) (catalogue.Listed, coins.Coin, error) {
+	cat := s.catalogue.Repo()
+	listed, coin, err := cat.GetVisibleWithCoin(ctx, catalogue.ListQuery{GameID: p.Caller.GameID, CoinID: p.CoinID, Now: s.now()}, p.RewardID)
+	if errs.CodeOf(err) == catalogue.ErrRewardNotFound.Code {
+		if r, gerr := cat.GetReward(ctx, p.RewardID); gerr == nil && r.IsActive && r.EndDate != nil && !r.EndDate.After(s.now()) {
+			return listed, coin, ErrRewardExpired
+		}
+	}
+	return listed, coin, err
+}
+
 // Provider is the voucher provider of env, nil when none is configured: the test environment
 // has its own (a provider's sandbox or the built-in one) and never reaches the live one, so that
 // a test key can never turn test coins into real gift cards.
@@ -256,6 +319,12 @@ func inStock(levels []vouchers.Stock, r catalogue.Reward, f money.Amount, quanti
 // unfinished after the wait is handed to a job (handOver).
 func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, coin coins.Coin) (View, error) {
 	repo, cat := s.orders.WithTx(t), s.catalogue.WithTx(t)
+	// A plan from memory is checked in the first round trip, and the transaction rolls back if it
+	// no longer holds (below, before the debit's outcome counts).
+	holds := func(context.Context) (bool, error) { return true, nil }
+	if pl.fromMemory {
+		holds = repo.QueuePlanCheck(ctx, p.Caller.GameID, coin.ID, coin.CoinsPerUnit, pl.version)
+	}
 	if err := repo.LockPlayerReward(ctx, p.Caller.GameID, p.Player.ID, p.RewardID); err != nil {
 		return View{}, err
 	}
@@ -288,6 +357,11 @@ func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, co
 		codes, cerr = s.couponCodes(ctx, cat, pl.reward, o)
 	}
 	debit, err := outcome(ctx)
+	if ok, herr := holds(ctx); herr != nil {
+		return View{}, herr
+	} else if !ok {
+		return View{}, errPlanMoved
+	}
 	if err == nil {
 		err = cerr
 	}

@@ -803,6 +803,34 @@ func (q *Queries) OrdersMoveInTx(ctx context.Context, arg OrdersMoveInTxParams) 
 	return err
 }
 
+const ordersPlanHolds = `-- name: OrdersPlanHolds :one
+SELECT coalesce((SELECT version FROM catalogue_version) = $1::bigint
+   AND EXISTS (SELECT 1 FROM coins k WHERE k.id = $2 AND k.game_id = $3 AND k.coins_per_unit = $4::bigint),
+   false)::boolean AS holds
+`
+
+type OrdersPlanHoldsParams struct {
+	Version      int64
+	CoinID       uuid.UUID
+	GameID       uuid.UUID
+	CoinsPerUnit int64
+}
+
+// Whether a purchase planned from memory (the catalogue's read model at @version, the coin
+// worth @coins_per_unit) still holds in the purchase's transaction: the catalogue has not moved
+// past @version and the coin is the game's and still worth as much.
+func (q *Queries) OrdersPlanHolds(ctx context.Context, arg OrdersPlanHoldsParams) (bool, error) {
+	row := q.db.QueryRow(ctx, ordersPlanHolds,
+		arg.Version,
+		arg.CoinID,
+		arg.GameID,
+		arg.CoinsPerUnit,
+	)
+	var holds bool
+	err := row.Scan(&holds)
+	return holds, err
+}
+
 const ordersReturnBudget = `-- name: OrdersReturnBudget :exec
 INSERT INTO purchase_budget_days AS d (game_id, environment, day, shard, spent)
 SELECT $1, $2::text, $3::date, 0, -least($4::bigint, t.total)
