@@ -352,6 +352,12 @@ func (f *frozenVersion) freeze(t *testing.T) {
 	f.frozen = &v
 }
 
+func (f *frozenVersion) thaw() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.frozen = nil
+}
+
 func (f *frozenVersion) Version(ctx context.Context) (int64, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -448,10 +454,23 @@ func TestPurchasePlannedFromMemoryIsCheckedInItsTransaction(t *testing.T) {
 	require.Equal(t, reward.CoinPrice(reward.MRP, 2*b.coin.CoinsPerUnit, nil)/2, repriced.CoinsSpent)
 	require.Contains(t, names.take(), "CatalogueGetVisibleWithCoin", "planned again from the storage")
 
+	// A refusal is the storage's: a cooldown lifted behind this instance's back refuses nothing.
+	src.thaw()
+	_, err = b.svc.ChangeReward(ctx, reward.ID, catalogue.RewardChange{Apply: func(r *catalogue.Reward) { r.PurchaseCooldown = time.Hour }})
+	require.NoError(t, err)
+	_, _, err = svc.Buy(ctx, orders.Purchase{Caller: b.caller, Player: p, RewardID: reward.ID, CoinID: b.coin.ID})
+	require.ErrorIs(t, err, orders.ErrCooldown, "the read model has the cooldown")
+	src.freeze(t)
+	_, err = b.svc.ChangeReward(ctx, reward.ID, catalogue.RewardChange{Apply: func(r *catalogue.Reward) { r.PurchaseCooldown = 0 }})
+	require.NoError(t, err)
+	names.take()
+	lifted := buy("")
+	require.Contains(t, names.take(), "CatalogueGetVisibleWithCoin", "planned again from the storage")
+
 	// Each purchase charged once, and its order is the only one.
-	require.Equal(t, int64(100_000)-2*price-revalued.CoinsSpent-repriced.CoinsSpent, b.balance(t, p))
+	require.Equal(t, int64(100_000)-2*price-revalued.CoinsSpent-repriced.CoinsSpent-lifted.CoinsSpent, b.balance(t, p))
 	var n int
 	require.NoError(t, b.pool.QueryRow(ctx, `SELECT count(*) FROM orders WHERE player_id = $1`, p.ID).Scan(&n))
-	require.Equal(t, 4, n)
+	require.Equal(t, 5, n)
 	b.requireLedgerConsistent(t)
 }

@@ -1,6 +1,7 @@
 package orders
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -208,36 +209,44 @@ func (s *Service) buy(ctx context.Context, p Purchase, fromMemory bool) (View, b
 
 // plan checks a purchase against the catalogue before any transaction: the reward (visible to
 // the game, not expired), the coin, the face value, the address, the provider's stock. With
-// fromMemory it reads the reward and the coin from memory where it can (planned).
+// fromMemory it reads the reward and the coin from memory where it can (fromMemory); a refusal is
+// the storage's to make, since memory may be a moment behind it, so a plan from memory that
+// refuses is made again from the storage.
 func (s *Service) plan(ctx context.Context, p Purchase, fromMemory bool) (plan, coins.Coin, error) {
-	var pl plan
-	listed, coin, version, ok := s.fromMemory(ctx, p, fromMemory)
-	if ok {
-		pl.fromMemory, pl.version = true, version
-	} else {
-		var err error
-		if listed, coin, err = s.fromStorage(ctx, p); err != nil {
-			return plan{}, coin, err
+	if listed, coin, version, ok := s.fromMemory(ctx, p, fromMemory); ok {
+		if pl, err := s.check(ctx, p, listed, coin); err == nil {
+			pl.fromMemory, pl.version = true, version
+			return pl, coin, nil
 		}
 	}
+	listed, coin, err := s.fromStorage(ctx, p)
+	if err != nil {
+		return plan{}, coin, err
+	}
+	pl, err := s.check(ctx, p, listed, coin)
+	return pl, coin, err
+}
+
+// check is plan's checks of the reward as listed, priced in coin.
+func (s *Service) check(ctx context.Context, p Purchase, listed catalogue.Listed, coin coins.Coin) (plan, error) {
 	r := listed.Reward
-	pl.reward = r
+	pl := plan{reward: r}
 	switch {
 	case p.Denomination != nil:
 		if !r.OffersFace(*p.Denomination) {
-			return plan{}, coin, ErrDenominationNotAvailable
+			return plan{}, ErrDenominationNotAvailable
 		}
 		pl.face = *p.Denomination
 	case len(r.Faces()) == 1:
 		pl.face = r.Faces()[0]
 	default:
-		return plan{}, coin, errs.Invalidf("denomination is required: this reward offers several values")
+		return plan{}, errs.Invalidf("denomination is required: this reward offers several values")
 	}
 	pl.price = money.MulSat(r.CoinPrice(pl.face, coin.CoinsPerUnit, listed.Override), int64(p.Quantity))
 	if r.Type == catalogue.Physical {
 		i, err := strconv.Atoi(p.AddressID)
 		if p.AddressID == "" || err != nil || i < 1 || i > len(p.Player.Addresses) {
-			return plan{}, coin, ErrAddressRequired
+			return plan{}, ErrAddressRequired
 		}
 		a := p.Player.Addresses[i-1]
 		pl.address = &a
@@ -245,17 +254,17 @@ func (s *Service) plan(ctx context.Context, p Purchase, fromMemory bool) (plan, 
 	if r.ProviderProductID != "" {
 		provider := s.Provider(p.Caller.Environment)
 		if provider == nil {
-			return plan{}, coin, ErrOutOfStock.Withf("no voucher provider is configured")
+			return plan{}, ErrOutOfStock.Withf("no voucher provider is configured")
 		}
 		levels, err := provider.Stock(ctx, r.ProviderProductID)
 		if err != nil {
-			return plan{}, coin, fmt.Errorf("stock of %s: %w", r.ProviderProductID, err)
+			return plan{}, fmt.Errorf("stock of %s: %w", r.ProviderProductID, err)
 		}
 		if !inStock(levels, r, pl.face, p.Quantity) {
-			return plan{}, coin, ErrOutOfStock
+			return plan{}, ErrOutOfStock
 		}
 	}
-	return pl, coin, nil
+	return pl, nil
 }
 
 // fromMemory reads a purchase's reward, as the game's players see it, from the catalogue's read
@@ -325,6 +334,14 @@ func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, co
 	if pl.fromMemory {
 		holds = repo.QueuePlanCheck(ctx, p.Caller.GameID, coin.ID, coin.CoinsPerUnit, pl.version)
 	}
+	// stale is errPlanMoved when the plan from memory no longer holds; any refusal of the
+	// transaction waits for it, so that it is the storage's.
+	stale := func() error {
+		if ok, err := holds(ctx); err != nil || !ok {
+			return cmp.Or(err, errPlanMoved)
+		}
+		return nil
+	}
 	if err := repo.LockPlayerReward(ctx, p.Caller.GameID, p.Player.ID, p.RewardID); err != nil {
 		return View{}, err
 	}
@@ -335,7 +352,7 @@ func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, co
 		}
 		if last != nil {
 			if wait := last.Add(pl.reward.PurchaseCooldown).Sub(s.now()); wait > 0 {
-				return View{}, ErrCooldown.WithRetryAfter(wait)
+				return View{}, cmp.Or(stale(), error(ErrCooldown.WithRetryAfter(wait)))
 			}
 		}
 	}
@@ -357,10 +374,8 @@ func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, co
 		codes, cerr = s.couponCodes(ctx, cat, pl.reward, o)
 	}
 	debit, err := outcome(ctx)
-	if ok, herr := holds(ctx); herr != nil {
-		return View{}, herr
-	} else if !ok {
-		return View{}, errPlanMoved
+	if err := stale(); err != nil {
+		return View{}, err
 	}
 	if err == nil {
 		err = cerr
