@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -153,20 +154,26 @@ func (r *OrdersRepo) Insert(ctx context.Context, o orders.Order, reason string, 
 	return o, nil
 }
 
-// QueuePlanCheck implements orders.Repo.
+// QueuePlanCheck implements orders.Repo: the check raises RWPLN when the plan no longer holds,
+// so that PostgreSQL skips what the transaction sent after it.
 func (r *OrdersRepo) QueuePlanCheck(ctx context.Context, gameID, coinID uuid.UUID, coinsPerUnit, version int64) func(context.Context) (bool, error) {
-	params := db.OrdersPlanHoldsParams{Version: version, CoinID: coinID, GameID: gameID, CoinsPerUnit: coinsPerUnit}
 	if r.owner == nil {
-		holds, err := r.q.OrdersPlanHolds(ctx, params)
-		return func(context.Context) (bool, error) { return holds, err }
+		return func(context.Context) (bool, error) {
+			return false, errors.New("a purchase's plan is checked in its transaction")
+		}
 	}
+	params := db.OrdersPlanHoldsParams{Version: version, CoinID: coinID, GameID: gameID, CoinsPerUnit: coinsPerUnit}
 	var holds bool
 	sent := r.owner.queueRow(func(q db.DBTX) (err error) {
 		holds, err = db.New(q).OrdersPlanHolds(ctx, params)
 		return err
 	})
 	return func(ctx context.Context) (bool, error) {
-		if err := sent(ctx); err != nil {
+		err := sent(ctx)
+		switch {
+		case pgCode(err) == "RWPLN":
+			return false, nil
+		case err != nil:
 			return false, fmt.Errorf("check the purchase's plan: %w", err)
 		}
 		return holds, nil

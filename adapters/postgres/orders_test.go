@@ -18,6 +18,7 @@ import (
 	"github.com/rewardsco/rewards/core/coins"
 	"github.com/rewardsco/rewards/core/errs"
 	"github.com/rewardsco/rewards/core/idempotency"
+	"github.com/rewardsco/rewards/core/money"
 	"github.com/rewardsco/rewards/core/orders"
 	"github.com/rewardsco/rewards/core/players"
 	"github.com/rewardsco/rewards/core/studio"
@@ -421,56 +422,78 @@ func TestPurchasePlannedFromMemoryIsCheckedInItsTransaction(t *testing.T) {
 	t.Cleanup(pool.Close)
 	database := postgres.NewDB(pool)
 	src := &frozenVersion{SnapshotSource: postgres.NewCatalogueSnapshots(database)}
+	reads := catalogue.NewReadModel(src, nil)
+	_, err = reads.Current(ctx) // loaded: a purchase never waits for the first load
+	require.NoError(t, err)
 	svc := orders.NewService(database, postgres.NewOrdersStore(database), postgres.NewCoinsStore(database, nil),
 		postgres.NewCatalogueStore(database), idempotency.NewKeeper(database, postgres.NewIdempotencyStore(database)),
-		orders.Config{Box: b.box, ReadModel: catalogue.NewReadModel(src, nil), CoinValues: coins.NewValues()})
-	buy := func(key string) orders.View {
+		orders.Config{Box: b.box, ReadModel: reads, CoinValues: coins.NewValues()})
+	purchase := func(key string, face *money.Amount) orders.Purchase {
+		return orders.Purchase{Caller: b.caller, Player: p, RewardID: reward.ID, CoinID: b.coin.ID, IdempotencyKey: key, Denomination: face}
+	}
+	buy := func(key string, face *money.Amount) orders.View {
 		t.Helper()
-		v, _, err := svc.Buy(ctx, orders.Purchase{Caller: b.caller, Player: p, RewardID: reward.ID, CoinID: b.coin.ID, IdempotencyKey: key})
+		v, _, err := svc.Buy(ctx, purchase(key, face))
 		require.NoError(t, err)
 		require.Equal(t, orders.Success, v.Status)
 		return v
 	}
 	price := reward.CoinPrice(reward.MRP, b.coin.CoinsPerUnit, nil)
+	spent := int64(0)
 
-	first := buy("")
+	first := buy("", nil)
 	require.Equal(t, price, first.CoinsSpent)
 	require.NotContains(t, names.take(), "CatalogueGetVisibleWithCoin", "planned from memory")
-	buy("")
+	spent += buy("", nil).CoinsSpent
 	require.NotContains(t, names.take(), "CatalogueGetVisibleWithCoin", "planned from memory")
 
-	// Another instance revalues the coin: this one still holds its old value.
-	b.exec(`UPDATE coins SET coins_per_unit = coins_per_unit * 2 WHERE id = $1`, b.coin.ID)
-	revalued := buy("after-revaluation")
-	require.Equal(t, 2*price, revalued.CoinsSpent, "the coin's new value, not the one in memory")
-	require.Contains(t, names.take(), "CatalogueGetVisibleWithCoin", "planned again from the storage")
-
-	// Another instance reprices the reward: this one's read model has not heard of it yet.
+	// Another instance reprices the reward: this one's read model has not heard of it yet (the
+	// catalogue's version moved; the coin's value did not).
 	src.freeze(t)
 	_, err = b.svc.ChangeReward(ctx, reward.ID, catalogue.RewardChange{Apply: func(r *catalogue.Reward) { r.SellingPrice = r.MRP / 2 }})
 	require.NoError(t, err)
-	repriced := buy("")
-	require.Less(t, repriced.CoinsSpent, revalued.CoinsSpent, "the reward's new price, not the one in memory")
-	require.Equal(t, reward.CoinPrice(reward.MRP, 2*b.coin.CoinsPerUnit, nil)/2, repriced.CoinsSpent)
+	repriced := buy("after-repricing", nil)
+	require.Equal(t, price/2, repriced.CoinsSpent, "the reward's new price, not the one in memory")
+	require.Contains(t, names.take(), "CatalogueGetVisibleWithCoin", "planned again from the storage")
+	again, replayed, err := svc.Buy(ctx, purchase("after-repricing", nil))
+	require.NoError(t, err)
+	require.True(t, replayed, "the key kept the purchase made again under it")
+	require.Equal(t, repriced.ID, again.ID)
+
+	// Another instance revalues the coin: this one still holds its old value.
+	src.thaw()
+	b.exec(`UPDATE coins SET coins_per_unit = coins_per_unit * 2 WHERE id = $1`, b.coin.ID)
+	revalued := buy("", nil)
+	require.Equal(t, price, revalued.CoinsSpent, "the coin's new value, not the one in memory")
 	require.Contains(t, names.take(), "CatalogueGetVisibleWithCoin", "planned again from the storage")
 
-	// A refusal is the storage's: a cooldown lifted behind this instance's back refuses nothing.
+	// A refusal is the storage's. A face value the read model does not know yet:
+	src.freeze(t)
+	_, err = b.svc.ChangeReward(ctx, reward.ID, catalogue.RewardChange{Apply: func(r *catalogue.Reward) {
+		r.MRP, r.SellingPrice = 2*r.MRP, 2*r.MRP
+	}})
+	require.NoError(t, err)
+	newFace := 2 * reward.MRP
+	refaced := buy("", &newFace)
+	require.Equal(t, 4*price, refaced.CoinsSpent)
+	// A cooldown lifted behind this instance's back:
 	src.thaw()
 	_, err = b.svc.ChangeReward(ctx, reward.ID, catalogue.RewardChange{Apply: func(r *catalogue.Reward) { r.PurchaseCooldown = time.Hour }})
 	require.NoError(t, err)
-	_, _, err = svc.Buy(ctx, orders.Purchase{Caller: b.caller, Player: p, RewardID: reward.ID, CoinID: b.coin.ID})
+	_, _, err = svc.Buy(ctx, purchase("", nil))
 	require.ErrorIs(t, err, orders.ErrCooldown, "the read model has the cooldown")
 	src.freeze(t)
 	_, err = b.svc.ChangeReward(ctx, reward.ID, catalogue.RewardChange{Apply: func(r *catalogue.Reward) { r.PurchaseCooldown = 0 }})
 	require.NoError(t, err)
 	names.take()
-	lifted := buy("")
+	lifted := buy("", nil)
 	require.Contains(t, names.take(), "CatalogueGetVisibleWithCoin", "planned again from the storage")
 
 	// Each purchase charged once, and its order is the only one.
-	require.Equal(t, int64(100_000)-2*price-revalued.CoinsSpent-repriced.CoinsSpent-lifted.CoinsSpent, b.balance(t, p))
+	spent += first.CoinsSpent + repriced.CoinsSpent + revalued.CoinsSpent + refaced.CoinsSpent + lifted.CoinsSpent
+	require.Equal(t, int64(100_000)-spent, b.balance(t, p))
 	var n int
 	require.NoError(t, b.pool.QueryRow(ctx, `SELECT count(*) FROM orders WHERE player_id = $1`, p.ID).Scan(&n))
-	require.Equal(t, 5, n)
+	require.Equal(t, 6, n)
 	b.requireLedgerConsistent(t)
 }

@@ -55,6 +55,13 @@ END $$`)
 		require.Equal(t, "Gift card 1234", list[0].Name)
 		require.Equal(t, "P-1234", list[0].ProviderProduct)
 	}
+	// The same brand as the list's statement finds it.
+	one, _, err := repo.Brands(ctx, partner.BrandQuery{Code: "GC1234", Limit: 1})
+	require.NoError(t, err)
+	found, total, err := repo.Brands(ctx, partner.BrandQuery{Search: "Gift card 1234", Limit: 10})
+	require.NoError(t, err)
+	require.Equal(t, int64(1), total)
+	require.Equal(t, found, one)
 	list, _, err := repo.Brands(ctx, partner.BrandQuery{Code: "NOPE", Limit: 1})
 	require.NoError(t, err)
 	require.Empty(t, list, "an unknown brand")

@@ -142,6 +142,19 @@ func (m *ReadModel) Current(ctx context.Context) (*Snapshot, error) {
 	return s, nil
 }
 
+// Loaded is Current for a reader that must not wait for the catalogue's first load (a
+// purchase, which can read the storage instead): nil until a snapshot is loaded.
+func (m *ReadModel) Loaded(ctx context.Context) *Snapshot {
+	if m.cur.Load() == nil {
+		return nil
+	}
+	s, err := m.Current(ctx)
+	if err != nil {
+		return nil
+	}
+	return s
+}
+
 // Refresh loads the catalogue again when its version moved past the snapshot's (or when there
 // is no snapshot yet), and returns once the new snapshot serves reads.
 func (m *ReadModel) Refresh(ctx context.Context) error {

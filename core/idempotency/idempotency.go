@@ -99,6 +99,10 @@ type Request struct {
 	// replayed request gets its first outcome even when the checks would now refuse it; a coded
 	// refusal from it is an outcome like the work's.
 	Prepare func(ctx context.Context) error
+	// Again, when set, is asked about an error of the work's transaction (which committed
+	// nothing): when it says so, Prepare and the work run once more, under the same claim of
+	// the key (a plan made from memory that the transaction found stale, made again).
+	Again func(err error) bool
 }
 
 // Keeper runs requests at most once per key. It has no clock of its own: every age of a key
@@ -124,13 +128,22 @@ func NewKeeper(runner store.Runner, keys store.Of[Repo]) *Keeper {
 // as an insufficient balance) is an outcome too and is replayed; any other failure frees the key
 // so that a retry runs afresh. T must survive a JSON round trip.
 func Do[T any](ctx context.Context, k *Keeper, req Request, work func(ctx context.Context, t store.Tx) (T, error)) (out T, replayed bool, err error) {
-	if req.Key.Key == "" {
-		if req.Prepare != nil {
-			if err := req.Prepare(ctx); err != nil {
-				return out, false, err
+	// run is Prepare and the work's transaction, run again when Again says so.
+	run := func(ctx context.Context, work func(t store.Tx) error) error {
+		for again := true; ; again = false {
+			if req.Prepare != nil {
+				if err := req.Prepare(ctx); err != nil {
+					return err
+				}
+			}
+			err := k.runner.InTx(ctx, work)
+			if err == nil || !again || req.Again == nil || !req.Again(err) {
+				return err
 			}
 		}
-		err = k.runner.InTx(ctx, func(t store.Tx) error {
+	}
+	if req.Key.Key == "" {
+		err = run(ctx, func(t store.Tx) error {
 			var err error
 			out, err = work(ctx, t)
 			return err
@@ -160,22 +173,17 @@ func Do[T any](ctx context.Context, k *Keeper, req Request, work func(ctx contex
 	// The work under the claim must end well before a retry could take the key over.
 	workCtx, cancel := context.WithTimeout(ctx, WorkTimeout)
 	defer cancel()
-	if req.Prepare != nil {
-		err = req.Prepare(workCtx)
-	}
-	if err == nil {
-		err = k.runner.InTx(workCtx, func(t store.Tx) error {
-			var err error
-			if out, err = work(workCtx, t); err != nil {
-				return err
-			}
-			result, err := json.Marshal(out)
-			if err != nil {
-				return fmt.Errorf("encode outcome: %w", err)
-			}
-			return k.keys.WithTx(t).CompleteKey(workCtx, claim, result, "")
-		})
-	}
+	err = run(workCtx, func(t store.Tx) error {
+		var err error
+		if out, err = work(workCtx, t); err != nil {
+			return err
+		}
+		result, err := json.Marshal(out)
+		if err != nil {
+			return fmt.Errorf("encode outcome: %w", err)
+		}
+		return k.keys.WithTx(t).CompleteKey(workCtx, claim, result, "")
+	})
 	if err == nil {
 		return out, false, nil
 	}

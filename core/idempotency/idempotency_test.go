@@ -356,3 +356,54 @@ func TestStaleCheckUsesTheDatabaseClock(t *testing.T) {
 		})
 	}
 }
+
+// A request whose Again accepts its work's error runs Prepare and the work once more, under the
+// same claim of its key (no other request can take it in between), and only once.
+func TestAgainRunsTheWorkOnceMoreUnderTheSameClaim(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	errStale := errors.New("planned from a stale read")
+	for _, key := range []string{"", "k1"} {
+		b.runs.Store(0)
+		var prepared, asked int
+		req := b.request(key, 5)
+		req.Prepare = func(context.Context) error { prepared++; return nil }
+		req.Again = func(err error) bool { asked++; return errors.Is(err, errStale) }
+		fail := errStale
+		work := func(ctx context.Context, tx store.Tx) (coins.Transaction, error) {
+			if key != "" {
+				// The key is still claimed by this request while its work runs again.
+				_, _, err := b.do(b.request(key, 5), b.credit(5, nil))
+				require.ErrorIs(t, err, idempotency.ErrInProgress)
+			}
+			f := fail
+			fail = nil
+			return b.credit(5, f)(ctx, tx)
+		}
+		_, replayed, err := b.do(req, work)
+		require.NoError(t, err, "key %q", key)
+		require.False(t, replayed)
+		require.Equal(t, 2, prepared, "key %q: prepared again", key)
+		require.Equal(t, 1, asked)
+		require.EqualValues(t, 2, b.runs.Load(), "key %q: the first run rolled back, the second committed", key)
+
+		// Again says no to a second failure: the work runs twice at most.
+		b.runs.Store(0)
+		req.Again = func(error) bool { return true }
+		_, _, err = b.do(b.request("", 5), func(ctx context.Context, tx store.Tx) (coins.Transaction, error) {
+			return b.credit(5, errStale)(ctx, tx)
+		})
+		require.ErrorIs(t, err, errStale, "a request without Again runs once")
+		require.EqualValues(t, 1, b.runs.Load())
+		b.runs.Store(0)
+		if key != "" {
+			req.Key.Key = key + "-failing"
+		}
+		_, _, err = b.do(req, func(ctx context.Context, tx store.Tx) (coins.Transaction, error) {
+			return b.credit(5, errStale)(ctx, tx)
+		})
+		require.ErrorIs(t, err, errStale)
+		require.EqualValues(t, 2, b.runs.Load(), "key %q: twice at most", key)
+	}
+	require.EqualValues(t, 10, b.balance(t), "each request's one committed run credited once")
+}

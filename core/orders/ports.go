@@ -37,9 +37,11 @@ type Repo interface {
 	ListForPlayer(ctx context.Context, playerID uuid.UUID, rewardID *uuid.UUID, limit, offset int) ([]Order, int64, error)
 	// Transitions returns an order's history, oldest first.
 	Transitions(ctx context.Context, id uuid.UUID) ([]Transition, error)
-	// QueuePlanCheck asks whether a purchase planned from memory still holds: the catalogue's
-	// version is still version and the game's coin still worth coinsPerUnit. In a transaction
-	// the question travels with the next statement; the returned function answers it.
+	// QueuePlanCheck asks, in a transaction, whether a purchase planned from memory still
+	// holds: the catalogue's version is still version and the game's coin still worth
+	// coinsPerUnit. The question travels with the transaction's next statement, and when the
+	// plan does not hold nothing the transaction sends after it takes effect; the returned
+	// function answers it once sent.
 	QueuePlanCheck(ctx context.Context, gameID, coinID uuid.UUID, coinsPerUnit, version int64) (holds func(context.Context) (bool, error))
 	// LockPlayerReward serialises purchases of one reward by one player until the transaction
 	// ends, so that a cooldown holds under concurrency; it also holds off a change of the game's

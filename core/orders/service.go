@@ -159,18 +159,9 @@ func (s *Service) Buy(ctx context.Context, p Purchase) (View, bool, error) {
 	if p.Quantity < 1 || p.Quantity > MaxQuantity {
 		return View{}, false, errs.Invalidf("quantity must be from 1 to %d", MaxQuantity)
 	}
-	v, replayed, err := s.buy(ctx, p, true)
-	if errors.Is(err, errPlanMoved) {
-		// Planned from memory that the transaction found stale: nothing committed.
-		v, replayed, err = s.buy(ctx, p, false)
-	}
-	return v, replayed, err
-}
-
-// buy is Buy, planned from memory when fromMemory and Config allows it.
-func (s *Service) buy(ctx context.Context, p Purchase, fromMemory bool) (View, bool, error) {
 	var pl plan
 	var coin coins.Coin
+	fromMemory := true
 	req := idempotency.Request{
 		Key: idempotency.Key{GameID: p.Caller.GameID, Environment: string(p.Caller.Environment),
 			Scope: "player:" + p.Player.ID.String(), Key: p.IdempotencyKey},
@@ -180,6 +171,13 @@ func (s *Service) buy(ctx context.Context, p Purchase, fromMemory bool) (View, b
 		Prepare: func(ctx context.Context) (err error) {
 			pl, coin, err = s.plan(ctx, p, fromMemory)
 			return err
+		},
+		// Planned from memory that the transaction found stale (nothing committed): planned
+		// again from the storage.
+		Again: func(err error) bool {
+			again := fromMemory && errors.Is(err, errPlanMoved)
+			fromMemory = false
+			return again
 		},
 	}
 	// The answer is what the transaction left (no read after it); a replay reads the order as it
@@ -269,15 +267,15 @@ func (s *Service) check(ctx context.Context, p Purchase, listed catalogue.Listed
 
 // fromMemory reads a purchase's reward, as the game's players see it, from the catalogue's read
 // model, and its coin's value from this instance's coin values, with the catalogue version they
-// were read at; ok is false when it cannot (use false, no read model or coin values, a
-// reward the snapshot does not show, a failed read): the purchase is then planned from the
-// storage, which also tells an expired reward from an unknown one.
+// were read at; ok is false when it cannot (use false, no read model or coin values, no
+// snapshot loaded yet, a reward the snapshot does not show, a failed read): the purchase is then
+// planned from the storage, which also tells an expired reward from an unknown one.
 func (s *Service) fromMemory(ctx context.Context, p Purchase, use bool) (listed catalogue.Listed, coin coins.Coin, version int64, ok bool) {
 	if !use || s.cfg.ReadModel == nil || s.cfg.CoinValues == nil {
 		return listed, coin, 0, false
 	}
-	snap, err := s.cfg.ReadModel.Current(ctx)
-	if err != nil {
+	snap := s.cfg.ReadModel.Loaded(ctx)
+	if snap == nil {
 		return listed, coin, 0, false
 	}
 	n, err := s.cfg.CoinValues.CoinsPerUnit(ctx, s.coins.Repo(), p.Caller.GameID, p.CoinID)
@@ -328,8 +326,9 @@ func inStock(levels []vouchers.Stock, r catalogue.Reward, f money.Amount, quanti
 // unfinished after the wait is handed to a job (handOver).
 func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, coin coins.Coin) (View, error) {
 	repo, cat := s.orders.WithTx(t), s.catalogue.WithTx(t)
-	// A plan from memory is checked in the first round trip, and the transaction rolls back if it
-	// no longer holds (below, before the debit's outcome counts).
+	// A plan from memory is checked first, in the first round trip: when it no longer holds,
+	// PostgreSQL skips everything the transaction sent after it, and every error of the
+	// transaction is errPlanMoved (stale), so that the purchase is planned again (Again).
 	holds := func(context.Context) (bool, error) { return true, nil }
 	if pl.fromMemory {
 		holds = repo.QueuePlanCheck(ctx, p.Caller.GameID, coin.ID, coin.CoinsPerUnit, pl.version)
@@ -348,7 +347,7 @@ func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, co
 	if pl.reward.PurchaseCooldown > 0 {
 		last, err := repo.LastPurchase(ctx, p.Player.ID, p.RewardID)
 		if err != nil {
-			return View{}, err
+			return View{}, cmp.Or(stale(), err)
 		}
 		if last != nil {
 			if wait := last.Add(pl.reward.PurchaseCooldown).Sub(s.now()); wait > 0 {

@@ -180,9 +180,14 @@ WITH budget AS (
 SELECT CASE WHEN EXISTS (SELECT 1 FROM spent) THEN 1 ELSE rewards_raise('RWBDG', 'purchase budget exceeded') END;
 
 -- name: OrdersPlanHolds :one
--- Whether a purchase planned from memory (the catalogue's read model at @version, the coin
--- worth @coins_per_unit) still holds in the purchase's transaction: the catalogue has not moved
--- past @version and the coin is the game's and still worth as much.
-SELECT coalesce((SELECT version FROM catalogue_version) = @version::bigint
-   AND EXISTS (SELECT 1 FROM coins k WHERE k.id = @coin_id AND k.game_id = @game_id AND k.coins_per_unit = @coins_per_unit::bigint),
-   false)::boolean AS holds;
+-- Checks that a purchase planned from memory (the catalogue's read model at @version, the coin
+-- worth @coins_per_unit) still holds in the purchase's transaction, before anything else it
+-- sends: the catalogue has not moved past @version and the coin is the game's and still worth as
+-- much; otherwise it raises RWPLN, which aborts the transaction, and PostgreSQL skips the rest
+-- of the batch (the debit, the take of a code), so a stale plan changes and locks nothing.
+SELECT CASE
+    WHEN (SELECT version FROM catalogue_version) = @version::bigint
+     AND EXISTS (SELECT 1 FROM coins k WHERE k.id = @coin_id AND k.game_id = @game_id AND k.coins_per_unit = @coins_per_unit::bigint)
+    THEN true
+    ELSE rewards_raise('RWPLN', 'the catalogue or the coin changed since the purchase was planned') = 0
+  END::boolean AS holds;

@@ -804,9 +804,12 @@ func (q *Queries) OrdersMoveInTx(ctx context.Context, arg OrdersMoveInTxParams) 
 }
 
 const ordersPlanHolds = `-- name: OrdersPlanHolds :one
-SELECT coalesce((SELECT version FROM catalogue_version) = $1::bigint
-   AND EXISTS (SELECT 1 FROM coins k WHERE k.id = $2 AND k.game_id = $3 AND k.coins_per_unit = $4::bigint),
-   false)::boolean AS holds
+SELECT CASE
+    WHEN (SELECT version FROM catalogue_version) = $1::bigint
+     AND EXISTS (SELECT 1 FROM coins k WHERE k.id = $2 AND k.game_id = $3 AND k.coins_per_unit = $4::bigint)
+    THEN true
+    ELSE rewards_raise('RWPLN', 'the catalogue or the coin changed since the purchase was planned') = 0
+  END::boolean AS holds
 `
 
 type OrdersPlanHoldsParams struct {
@@ -816,9 +819,11 @@ type OrdersPlanHoldsParams struct {
 	CoinsPerUnit int64
 }
 
-// Whether a purchase planned from memory (the catalogue's read model at @version, the coin
-// worth @coins_per_unit) still holds in the purchase's transaction: the catalogue has not moved
-// past @version and the coin is the game's and still worth as much.
+// Checks that a purchase planned from memory (the catalogue's read model at @version, the coin
+// worth @coins_per_unit) still holds in the purchase's transaction, before anything else it
+// sends: the catalogue has not moved past @version and the coin is the game's and still worth as
+// much; otherwise it raises RWPLN, which aborts the transaction, and PostgreSQL skips the rest
+// of the batch (the debit, the take of a code), so a stale plan changes and locks nothing.
 func (q *Queries) OrdersPlanHolds(ctx context.Context, arg OrdersPlanHoldsParams) (bool, error) {
 	row := q.db.QueryRow(ctx, ordersPlanHolds,
 		arg.Version,
