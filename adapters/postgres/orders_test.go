@@ -462,10 +462,15 @@ func TestPurchasePlannedFromMemoryIsCheckedInItsTransaction(t *testing.T) {
 
 	// Another instance revalues the coin: this one still holds its old value.
 	src.thaw()
+	spent += buy("", nil).CoinsSpent // the coin's value, in memory again
+	names.take()
 	b.exec(`UPDATE coins SET coins_per_unit = coins_per_unit * 2 WHERE id = $1`, b.coin.ID)
 	revalued := buy("", nil)
 	require.Equal(t, price, revalued.CoinsSpent, "the coin's new value, not the one in memory")
 	require.Contains(t, names.take(), "CatalogueGetVisibleWithCoin", "planned again from the storage")
+	// The value found stale is forgotten: the next purchase is planned from memory again.
+	spent += buy("", nil).CoinsSpent
+	require.NotContains(t, names.take(), "CatalogueGetVisibleWithCoin", "planned from memory, the coin's value read again")
 
 	// A refusal is the storage's. A face value the read model does not know yet:
 	src.freeze(t)
@@ -494,6 +499,6 @@ func TestPurchasePlannedFromMemoryIsCheckedInItsTransaction(t *testing.T) {
 	require.Equal(t, int64(100_000)-spent, b.balance(t, p))
 	var n int
 	require.NoError(t, b.pool.QueryRow(ctx, `SELECT count(*) FROM orders WHERE player_id = $1`, p.ID).Scan(&n))
-	require.Equal(t, 6, n)
+	require.Equal(t, 8, n)
 	b.requireLedgerConsistent(t)
 }

@@ -47,3 +47,7 @@ func (v *Values) CoinsPerUnit(ctx context.Context, repo Repo, gameID, coinID uui
 func (v *Values) changed(coinID uuid.UUID) {
 	v.cache.Drop(func(k valueKey, _ int64) bool { return k.coin == coinID })
 }
+
+// Stale forgets what a coin was worth, for a caller that found the value it was given out of
+// date (a purchase whose transaction found its plan stale): the next lookup reads it again.
+func (v *Values) Stale(coinID uuid.UUID) { v.changed(coinID) }

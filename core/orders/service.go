@@ -176,6 +176,10 @@ func (s *Service) Buy(ctx context.Context, p Purchase) (View, bool, error) {
 		// again from the storage.
 		Again: func(err error) bool {
 			again := fromMemory && errors.Is(err, errPlanMoved)
+			if again {
+				// The coin's value may be what moved: read it again from now on.
+				s.cfg.CoinValues.Stale(p.CoinID)
+			}
 			fromMemory = false
 			return again
 		},
