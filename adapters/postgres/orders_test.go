@@ -368,7 +368,7 @@ func (f *frozenVersion) Version(ctx context.Context) (int64, error) {
 	return f.SnapshotSource.Version(ctx)
 }
 
-// statementNames is a pgx tracer that records the names of the sqlc statements sent.
+// statementNames records the names of the sqlc statements sent (its add is a sentSQL).
 type statementNames struct {
 	mu    sync.Mutex
 	names []string
@@ -390,18 +390,19 @@ func (s *statementNames) take() []string {
 	return out
 }
 
-func (s *statementNames) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	s.add(d.SQL)
+// sentSQL is a pgx tracer that hands it every statement a pool sends, alone or in a batch.
+type sentSQL func(sql string)
+
+func (f sentSQL) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	f(d.SQL)
 	return ctx
 }
-func (s *statementNames) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-func (s *statementNames) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+func (sentSQL) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (sentSQL) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
 	return ctx
 }
-func (s *statementNames) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
-	s.add(d.SQL)
-}
-func (s *statementNames) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
+func (f sentSQL) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) { f(d.SQL) }
+func (sentSQL) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)             {}
 
 // A purchase planned from memory (the catalogue's read model, the coin's value this instance
 // keeps) sends no statement for its plan, and its transaction checks the plan: a coin revalued
@@ -416,7 +417,7 @@ func TestPurchasePlannedFromMemoryIsCheckedInItsTransaction(t *testing.T) {
 	p := b.player(t, "remembered", 100_000)
 	names := &statementNames{}
 	cfg := b.pool.Config().Copy()
-	cfg.ConnConfig.Tracer = names
+	cfg.ConnConfig.Tracer = sentSQL(names.add)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	require.NoError(t, err)
 	t.Cleanup(pool.Close)

@@ -41,7 +41,7 @@ func setupWallet(t *testing.T, balance int64) walletBundle {
 	t.Helper()
 	b := walletBundle{ordersBundle: setupOrders(t), commits: &commitCounter{}}
 	cfg := b.pool.Config().Copy()
-	cfg.ConnConfig.Tracer = b.commits
+	cfg.ConnConfig.Tracer = sentSQL(b.commits.count)
 	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	require.NoError(t, err)
 	t.Cleanup(pool.Close)
@@ -61,7 +61,7 @@ func setupWallet(t *testing.T, balance int64) walletBundle {
 	return b
 }
 
-// commitCounter is a pgx tracer that counts the COMMITs sent, alone or in a batch.
+// commitCounter counts the COMMITs sent, alone or in a batch (its count is a sentSQL).
 type commitCounter struct{ n atomic.Int64 }
 
 func (c *commitCounter) count(sql string) {
@@ -69,23 +69,6 @@ func (c *commitCounter) count(sql string) {
 		c.n.Add(1)
 	}
 }
-
-func (c *commitCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	c.count(d.SQL)
-	return ctx
-}
-
-func (c *commitCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-
-func (c *commitCounter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
-	return ctx
-}
-
-func (c *commitCounter) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
-	c.count(d.SQL)
-}
-
-func (c *commitCounter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
 
 // place places a WALLET order of amount with clientOrderID in the wallet's turns.
 func (b walletBundle) place(ctx context.Context, clientOrderID string, amount int64) (uuid.UUID, error) {

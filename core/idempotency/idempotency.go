@@ -128,19 +128,21 @@ func NewKeeper(runner store.Runner, keys store.Of[Repo]) *Keeper {
 // as an insufficient balance) is an outcome too and is replayed; any other failure frees the key
 // so that a retry runs afresh. T must survive a JSON round trip.
 func Do[T any](ctx context.Context, k *Keeper, req Request, work func(ctx context.Context, t store.Tx) (T, error)) (out T, replayed bool, err error) {
-	// run is Prepare and the work's transaction, run again when Again says so.
+	// run is Prepare and the work's transaction, once more when Again says so.
 	run := func(ctx context.Context, work func(t store.Tx) error) error {
-		for again := true; ; again = false {
+		attempt := func() error {
 			if req.Prepare != nil {
 				if err := req.Prepare(ctx); err != nil {
 					return err
 				}
 			}
-			err := k.runner.InTx(ctx, work)
-			if err == nil || !again || req.Again == nil || !req.Again(err) {
-				return err
-			}
+			return k.runner.InTx(ctx, work)
 		}
+		err := attempt()
+		if err != nil && req.Again != nil && req.Again(err) {
+			err = attempt()
+		}
+		return err
 	}
 	if req.Key.Key == "" {
 		err = run(ctx, func(t store.Tx) error {

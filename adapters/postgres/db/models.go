@@ -310,6 +310,23 @@ type OtpFailureRun struct {
 	LockedUntil *time.Time
 }
 
+type PartnerGiftCard struct {
+	BrandCode          string
+	BrandName          string
+	LogoUrl            string
+	Categories         []string
+	BrandDescription   string
+	RewardID           uuid.UUID
+	ValueType          string
+	Denominations      []int64
+	MinFace            int64
+	MaxFace            int64
+	Description        string
+	TermsAndConditions string
+	HowToRedeem        string
+	ProviderProduct    string
+}
+
 type PartnerQuoteUse struct {
 	QuoteID string
 	OrderID uuid.UUID
