@@ -233,41 +233,46 @@ func toCoreEntries(rows []db.PartnerWalletEntry) []partner.Entry {
 
 // Brands implements partner.Repo.
 func (r *PartnerRepo) Brands(ctx context.Context, q partner.BrandQuery) ([]partner.Brand, int64, error) {
-	var rows []db.PartnerBrandsRow
-	var err error
-	if q.Code != "" && q.Search == "" && q.Offset == 0 && q.Limit >= 1 {
-		// One brand, an order's: on its own statement, which keeps its plan.
-		var one []db.PartnerBrandRow
-		one, err = r.q.PartnerBrand(ctx, q.Code)
-		for _, b := range one {
-			rows = append(rows, db.PartnerBrandsRow(b))
-		}
-	} else {
-		rows, err = r.q.PartnerBrands(ctx, db.PartnerBrandsParams{Code: orNil(q.Code), Search: orNil(q.Search), Lim: int32(q.Limit), Off: int32(q.Offset)})
-	}
+	rows, err := r.q.PartnerBrands(ctx, db.PartnerBrandsParams{Search: orNil(q.Search), Lim: int32(q.Limit), Off: int32(q.Offset)})
 	if err != nil {
 		return nil, 0, fmt.Errorf("partner brands: %w", err)
 	}
 	out := make([]partner.Brand, len(rows))
 	var total int64
 	for i, b := range rows {
-		out[i] = partner.Brand{Code: b.BrandCode, Name: b.BrandName, LogoURL: b.LogoUrl, Categories: b.Categories,
-			Description: b.Description, Terms: b.TermsAndConditions, HowToRedeem: b.HowToRedeem, RewardID: b.RewardID,
-			ValueType: partner.Fixed, MinValue: money.Amount(b.MinFace), MaxValue: money.Amount(b.MaxFace), ProviderProduct: b.ProviderProduct}
-		if out[i].Description == "" {
-			out[i].Description = b.BrandDescription
-		}
-		if b.ValueType == "RANGE" {
-			out[i].ValueType = partner.Dynamic
-		} else {
-			out[i].Denominations = make([]money.Amount, len(b.Denominations))
-			for j, d := range b.Denominations {
-				out[i].Denominations[j] = money.Amount(d)
-			}
-		}
-		total = b.Total
+		out[i], total = toPartnerBrand(b.PartnerGiftCard), b.Total
 	}
 	return out, total, nil
+}
+
+// Brand implements partner.Repo, on a statement of its own (PartnerBrand), which keeps its plan.
+func (r *PartnerRepo) Brand(ctx context.Context, code string) (partner.Brand, bool, error) {
+	row, err := r.q.PartnerBrand(ctx, code)
+	if isNoRows(err) {
+		return partner.Brand{}, false, nil
+	}
+	if err != nil {
+		return partner.Brand{}, false, fmt.Errorf("partner brand %s: %w", code, err)
+	}
+	return toPartnerBrand(row), true, nil
+}
+
+func toPartnerBrand(b db.PartnerGiftCard) partner.Brand {
+	out := partner.Brand{Code: b.BrandCode, Name: b.BrandName, LogoURL: b.LogoUrl, Categories: b.Categories,
+		Description: b.Description, Terms: b.TermsAndConditions, HowToRedeem: b.HowToRedeem, RewardID: b.RewardID,
+		ValueType: partner.Fixed, MinValue: money.Amount(b.MinFace), MaxValue: money.Amount(b.MaxFace), ProviderProduct: b.ProviderProduct}
+	if out.Description == "" {
+		out.Description = b.BrandDescription
+	}
+	if b.ValueType == "RANGE" {
+		out.ValueType = partner.Dynamic
+	} else {
+		out.Denominations = make([]money.Amount, len(b.Denominations))
+		for j, d := range b.Denominations {
+			out.Denominations[j] = money.Amount(d)
+		}
+	}
+	return out
 }
 
 // ClaimPaymentCheck implements partner.Repo.

@@ -47,24 +47,23 @@ END $$`)
 	t.Cleanup(pool.Close)
 	repo := postgres.NewPartnerStore(postgres.NewDB(pool)).Repo()
 	for range 10 {
-		list, total, err := repo.Brands(ctx, partner.BrandQuery{Code: "GC1234", Limit: 1})
+		one, found, err := repo.Brand(ctx, "GC1234")
 		require.NoError(t, err)
-		require.Len(t, list, 1)
-		require.Equal(t, int64(1), total)
-		require.Equal(t, "GC1234", list[0].Code)
-		require.Equal(t, "Gift card 1234", list[0].Name)
-		require.Equal(t, "P-1234", list[0].ProviderProduct)
+		require.True(t, found)
+		require.Equal(t, "GC1234", one.Code)
+		require.Equal(t, "Gift card 1234", one.Name)
+		require.Equal(t, "P-1234", one.ProviderProduct)
 	}
 	// The same brand as the list's statement finds it.
-	one, _, err := repo.Brands(ctx, partner.BrandQuery{Code: "GC1234", Limit: 1})
+	one, _, err := repo.Brand(ctx, "GC1234")
 	require.NoError(t, err)
 	found, total, err := repo.Brands(ctx, partner.BrandQuery{Search: "Gift card 1234", Limit: 10})
 	require.NoError(t, err)
 	require.Equal(t, int64(1), total)
-	require.Equal(t, found, one)
-	list, _, err := repo.Brands(ctx, partner.BrandQuery{Code: "NOPE", Limit: 1})
+	require.Equal(t, found, []partner.Brand{one})
+	_, known, err := repo.Brand(ctx, "NOPE")
 	require.NoError(t, err)
-	require.Empty(t, list, "an unknown brand")
+	require.False(t, known, "an unknown brand")
 
 	var generic int64
 	require.NoError(t, pool.QueryRow(ctx, `SELECT coalesce(sum(generic_plans), 0) FROM pg_prepared_statements

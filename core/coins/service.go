@@ -77,7 +77,7 @@ func (s *Service) SetCoinsPerUnit(ctx context.Context, coinID uuid.UUID, n int64
 	}
 	c, err := s.coins.Repo().SetCoinsPerUnit(ctx, coinID, n)
 	if s.Values != nil {
-		s.Values.changed(coinID)
+		s.Values.Forget(coinID)
 	}
 	return c, err
 }

@@ -43,11 +43,9 @@ func (v *Values) CoinsPerUnit(ctx context.Context, repo Repo, gameID, coinID uui
 	return c.CoinsPerUnit, nil
 }
 
-// changed forgets what a coin was worth, and any lookup of it in flight.
-func (v *Values) changed(coinID uuid.UUID) {
+// Forget forgets what a coin was worth, and any lookup of it in flight, so that the next lookup
+// reads it again: SetCoinsPerUnit calls it once its change is committed, and a purchase whose
+// transaction found the value it was planned with out of date calls it too.
+func (v *Values) Forget(coinID uuid.UUID) {
 	v.cache.Drop(func(k valueKey, _ int64) bool { return k.coin == coinID })
 }
-
-// Stale forgets what a coin was worth, for a caller that found the value it was given out of
-// date (a purchase whose transaction found its plan stale): the next lookup reads it again.
-func (v *Values) Stale(coinID uuid.UUID) { v.changed(coinID) }

@@ -128,24 +128,8 @@ func NewKeeper(runner store.Runner, keys store.Of[Repo]) *Keeper {
 // as an insufficient balance) is an outcome too and is replayed; any other failure frees the key
 // so that a retry runs afresh. T must survive a JSON round trip.
 func Do[T any](ctx context.Context, k *Keeper, req Request, work func(ctx context.Context, t store.Tx) (T, error)) (out T, replayed bool, err error) {
-	// run is Prepare and the work's transaction, once more when Again says so.
-	run := func(ctx context.Context, work func(t store.Tx) error) error {
-		attempt := func() error {
-			if req.Prepare != nil {
-				if err := req.Prepare(ctx); err != nil {
-					return err
-				}
-			}
-			return k.runner.InTx(ctx, work)
-		}
-		err := attempt()
-		if err != nil && req.Again != nil && req.Again(err) {
-			err = attempt()
-		}
-		return err
-	}
 	if req.Key.Key == "" {
-		err = run(ctx, func(t store.Tx) error {
+		err = k.run(ctx, req, func(t store.Tx) error {
 			var err error
 			out, err = work(ctx, t)
 			return err
@@ -175,7 +159,7 @@ func Do[T any](ctx context.Context, k *Keeper, req Request, work func(ctx contex
 	// The work under the claim must end well before a retry could take the key over.
 	workCtx, cancel := context.WithTimeout(ctx, WorkTimeout)
 	defer cancel()
-	err = run(workCtx, func(t store.Tx) error {
+	err = k.run(workCtx, req, func(t store.Tx) error {
 		var err error
 		if out, err = work(workCtx, t); err != nil {
 			return err
@@ -205,6 +189,23 @@ func Do[T any](ctx context.Context, k *Keeper, req Request, work func(ctx contex
 		return out, false, fmt.Errorf("%w (and releasing the key failed: %v)", err, rerr)
 	}
 	return out, false, err
+}
+
+// run is req's Prepare and then work in a transaction, once more when req.Again asks for it.
+func (k *Keeper) run(ctx context.Context, req Request, work func(t store.Tx) error) error {
+	attempt := func() error {
+		if req.Prepare != nil {
+			if err := req.Prepare(ctx); err != nil {
+				return err
+			}
+		}
+		return k.runner.InTx(ctx, work)
+	}
+	err := attempt()
+	if err != nil && req.Again != nil && req.Again(err) {
+		err = attempt()
+	}
+	return err
 }
 
 // Purge deletes keys past the retention period.

@@ -178,7 +178,7 @@ func (s *Service) Buy(ctx context.Context, p Purchase) (View, bool, error) {
 			again := fromMemory && errors.Is(err, errPlanMoved)
 			if again {
 				// The coin's value may be what moved: read it again from now on.
-				s.cfg.CoinValues.Stale(p.CoinID)
+				s.cfg.CoinValues.Forget(p.CoinID)
 			}
 			fromMemory = false
 			return again
@@ -332,18 +332,17 @@ func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, co
 	repo, cat := s.orders.WithTx(t), s.catalogue.WithTx(t)
 	// A plan from memory is checked first, in the first round trip: when it no longer holds,
 	// PostgreSQL skips everything the transaction sent after it, and every error of the
-	// transaction is errPlanMoved (stale), so that the purchase is planned again (Again).
-	holds := func(context.Context) (bool, error) { return true, nil }
+	// transaction is errPlanMoved (stale), so that the purchase is planned again (Again). Any
+	// refusal of the transaction waits for stale, so that it is the storage's.
+	stale := func() error { return nil }
 	if pl.fromMemory {
-		holds = repo.QueuePlanCheck(ctx, p.Caller.GameID, coin.ID, coin.CoinsPerUnit, pl.version)
-	}
-	// stale is errPlanMoved when the plan from memory no longer holds; any refusal of the
-	// transaction waits for it, so that it is the storage's.
-	stale := func() error {
-		if ok, err := holds(ctx); err != nil || !ok {
-			return cmp.Or(err, errPlanMoved)
+		holds := repo.QueuePlanCheck(ctx, p.Caller.GameID, coin.ID, coin.CoinsPerUnit, pl.version)
+		stale = func() error {
+			if ok, err := holds(ctx); err != nil || !ok {
+				return cmp.Or(err, errPlanMoved)
+			}
+			return nil
 		}
-		return nil
 	}
 	if err := repo.LockPlayerReward(ctx, p.Caller.GameID, p.Player.ID, p.RewardID); err != nil {
 		return View{}, err

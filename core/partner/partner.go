@@ -144,10 +144,8 @@ func (b Brand) Offers(d money.Amount) bool {
 	return false
 }
 
-// BrandQuery selects brands: by Code when set, else a page of those whose name or code contains
-// Search.
+// BrandQuery selects a page of brands: those whose name or code contains Search.
 type BrandQuery struct {
-	Code          string
 	Search        string
 	Limit, Offset int
 }

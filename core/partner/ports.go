@@ -60,6 +60,9 @@ type Repo interface {
 
 	// Brands returns the gift cards of q and the total.
 	Brands(ctx context.Context, q BrandQuery) ([]Brand, int64, error)
+	// Brand returns the gift card of one brand by its code; found is false when partners have
+	// none of it.
+	Brand(ctx context.Context, code string) (b Brand, found bool, err error)
 	// ClaimPaymentCheck claims asking the provider about an order's payment now: false when it
 	// was asked less than every ago (by any instance).
 	ClaimPaymentCheck(ctx context.Context, orderID uuid.UUID, every time.Duration) (bool, error)

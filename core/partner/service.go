@@ -341,14 +341,14 @@ func (s *Service) Brands(ctx context.Context, search string, limit, offset int) 
 
 // Brand returns one gift card by its brand code, or ErrBrandUnknown.
 func (s *Service) Brand(ctx context.Context, code string) (Brand, error) {
-	list, _, err := s.partner.Repo().Brands(ctx, BrandQuery{Code: code, Limit: 1})
+	b, found, err := s.partner.Repo().Brand(ctx, code)
 	if err != nil {
 		return Brand{}, err
 	}
-	if len(list) == 0 {
+	if !found {
 		return Brand{}, ErrBrandUnknown
 	}
-	return list[0], nil
+	return b, nil
 }
 
 // Stock says whether a denomination of a brand can be bought now, and how many are left.

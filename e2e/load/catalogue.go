@@ -598,7 +598,7 @@ func (fx *storeFixture) searchHTTP(ctx context.Context, env *environment, client
 		})
 	}
 	// driveHTTP's warm-up and run, with the tallies above cleared in between.
-	if _, err := env.warmUp(ctx, clients, do); err != nil {
+	if err := env.warmUp(ctx, clients, do); err != nil {
 		return result{}, err
 	}
 	answered.Store(0)

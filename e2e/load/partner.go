@@ -126,7 +126,7 @@ func partnerWallet(ctx context.Context, env *environment, clients int) (result, 
 		})
 	}
 	st := &orderStats{baseline: tpcbBaseline}
-	if _, err := env.warmUp(ctx, clients, do); err != nil {
+	if err := env.warmUp(ctx, clients, do); err != nil {
 		return result{}, err
 	}
 	if env.opts.warmup > 0 {

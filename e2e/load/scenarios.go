@@ -141,7 +141,7 @@ var answerBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // driveHTTP runs clients loops of do, first for the warm-up (not recorded), then for the
 // measured duration, recording every request's latency. Only 201 counts as success.
 func driveHTTP(ctx context.Context, env *environment, clients int, do request) (result, error) {
-	if _, err := env.warmUp(ctx, clients, do); err != nil {
+	if err := env.warmUp(ctx, clients, do); err != nil {
 		return result{}, err
 	}
 	r := loop(ctx, clients, env.opts.duration, do)
@@ -149,13 +149,12 @@ func driveHTTP(ctx context.Context, env *environment, clients int, do request) (
 }
 
 // warmUp runs clients loops of do for the warm-up (none without one) and then settles the
-// database: what every scenario does before its measured run. It returns the warm-up's tally.
-func (env *environment) warmUp(ctx context.Context, clients int, do request) (result, error) {
-	var w result
+// database: what every scenario does before its measured run.
+func (env *environment) warmUp(ctx context.Context, clients int, do request) error {
 	if env.opts.warmup > 0 {
-		w = loop(ctx, clients, env.opts.warmup, do)
+		loop(ctx, clients, env.opts.warmup, do)
 	}
-	return w, env.settle(ctx)
+	return env.settle(ctx)
 }
 
 // settle takes the statistics of the service's database (ANALYZE) between a scenario's warm-up

@@ -89,18 +89,19 @@ SELECT count(*) FROM partner_wallet_entries WHERE game_id = @game_id AND environ
 -- name: PartnerBrands :many
 -- A page of the gift cards partners can buy (partner_gift_cards), by brand name; search matches
 -- the brand's name or code.
-SELECT *, count(*) OVER () AS total FROM partner_gift_cards
-WHERE (sqlc.narg(code)::text IS NULL OR brand_code = sqlc.narg(code))
-    AND (sqlc.narg(search)::text IS NULL OR brand_name ILIKE '%' || replace(replace(replace(sqlc.narg(search)::text, '\', '\\'), '%', '\%'), '_', '\_') || '%' OR brand_code ILIKE '%' || replace(replace(replace(sqlc.narg(search)::text, '\', '\\'), '%', '\%'), '_', '\_') || '%')
+SELECT sqlc.embed(partner_gift_cards), count(*) OVER () AS total FROM partner_gift_cards
+WHERE sqlc.narg(search)::text IS NULL
+    OR brand_name ILIKE '%' || replace(replace(replace(sqlc.narg(search)::text, '\', '\\'), '%', '\%'), '_', '\_') || '%'
+    OR brand_code ILIKE '%' || replace(replace(replace(sqlc.narg(search)::text, '\', '\\'), '%', '\%'), '_', '\_') || '%'
 ORDER BY brand_name, brand_code
 LIMIT @lim OFFSET @off;
 
--- name: PartnerBrand :many
--- The gift card of one brand (partner_gift_cards), for an order or a preview (total is 1). Its
--- brand is no nullable parameter, so PostgreSQL keeps its generic plan, which finds the brand by
--- its key: PartnerBrands' generic plan ranks the whole catalogue, and so it was planned at every
--- order (0.37 ms with 10,000 rewards, four times its execution).
-SELECT *, 1::bigint AS total FROM partner_gift_cards WHERE brand_code = @code;
+-- name: PartnerBrand :one
+-- The gift card of one brand (partner_gift_cards), for an order or a preview. Its own statement,
+-- whose generic plan PostgreSQL keeps and which finds the brand by its key: PartnerBrands'
+-- generic plan ranks the whole catalogue, and a lookup through it was planned at every order
+-- (0.37 ms with 10,000 rewards, four times its execution).
+SELECT * FROM partner_gift_cards WHERE brand_code = @code;
 
 -- name: PartnerRecordEvent :execrows
 INSERT INTO payment_events (provider, event_id, type, session_id, order_id, environment)
