@@ -20,12 +20,18 @@ import (
 // budgetPlayers makes n funded players of the saga's game in its test environment.
 func budgetPlayers(t *testing.T, b sagaBundle, n int) []players.Player {
 	t.Helper()
+	return budgetPlayersIn(t, b, b.caller, n)
+}
+
+// budgetPlayersIn makes n funded players of the saga's game in caller's environment.
+func budgetPlayersIn(t *testing.T, b sagaBundle, caller studio.Caller, n int) []players.Player {
+	t.Helper()
 	ctx := context.Background()
 	out := make([]players.Player, n)
 	for i := range out {
-		created, err := b.m.Players.CreateWithUUID(ctx, b.caller, "budget-"+string(rune('a'+i/26))+string(rune('a'+i%26)))
+		created, err := b.m.Players.CreateWithUUID(ctx, caller, "budget-"+string(caller.Environment)+"-"+string(rune('a'+i/26))+string(rune('a'+i%26)))
 		require.NoError(t, err)
-		_, _, err = b.m.Coins.Distribute(ctx, coins.Movement{GameID: b.caller.GameID, Environment: studio.Test, PlayerID: created.Player.ID,
+		_, _, err = b.m.Coins.Distribute(ctx, coins.Movement{GameID: caller.GameID, Environment: caller.Environment, PlayerID: created.Player.ID,
 			UserUUID: created.Player.StudioRef(), CoinID: b.coin.ID, Amount: 1_000_000})
 		require.NoError(t, err)
 		out[i] = created.Player
@@ -103,6 +109,43 @@ func TestPurchaseBudget(t *testing.T) {
 	require.NoError(t, err)
 	_, err = buy(ps[2], "AMAZON")
 	require.NoError(t, err)
+}
+
+// Live purchases are capped by the live budget, whatever the test environment's (unlimited by
+// default): a live purchase past it is refused and takes nothing, while a test one still goes.
+func TestLivePurchaseBudget(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupSaga(t, time.Hour)
+	face := budgetFace(t, b, "AMAZON")
+	budget := face.Times(2)
+	g, err := b.m.Studios.SetPurchaseBudget(ctx, b.caller.GameID, studio.Budgets{Live: &budget}, map[studio.Environment]bool{studio.Live: true})
+	require.NoError(t, err)
+	require.Nil(t, g.PurchaseBudget.Test, "the test environment has no budget")
+	live := b.caller
+	live.Environment = studio.Live
+	buy := func(caller studio.Caller, p players.Player) (orders.View, error) {
+		v, _, err := b.m.Orders.Buy(ctx, orders.Purchase{Caller: caller, Player: p, RewardID: b.products["AMAZON"], CoinID: b.coin.ID, Denomination: &face})
+		return v, err
+	}
+	ps := budgetPlayersIn(t, b, live, 3)
+	for _, p := range ps[:2] {
+		v, err := buy(live, p)
+		require.NoError(t, err)
+		require.Equal(t, orders.Success, v.Status)
+	}
+
+	funds, err := b.m.Coins.Funds(ctx, b.caller.GameID, ps[2].ID)
+	require.NoError(t, err)
+	_, err = buy(live, ps[2])
+	require.ErrorIs(t, err, orders.ErrBudgetExceeded, "the live budget is spent")
+	after, err := b.m.Coins.Funds(ctx, b.caller.GameID, ps[2].ID)
+	require.NoError(t, err)
+	require.Equal(t, funds[0].Balance, after[0].Balance, "a refused purchase took coins")
+
+	v, err := buy(b.caller, budgetPlayers(t, b, 1)[0])
+	require.NoError(t, err, "the live budget capped a test purchase")
+	require.Equal(t, orders.Success, v.Status)
 }
 
 // 50 purchases racing at the edge of the budget never take the day past it.
