@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/validation"
 
 	"github.com/rewardsco/rewards/core/errs"
 )
@@ -65,7 +67,7 @@ func NewError(ctx context.Context, status int, code, message string) *APIError {
 	}
 	return &APIError{
 		StatusCode: status,
-		Message:    message,
+		Message:    clip(message, maxMessageBytes),
 		Reason:     http.StatusText(status),
 		Code:       code,
 		RequestID:  requestIDFrom(ctx),
@@ -133,27 +135,57 @@ func humaError(ctx context.Context, status int, msg string, errs ...error) huma.
 		loggerFrom(ctx).ErrorContext(ctx, "request failed", "status", status, "message", msg, "errors", errors.Join(errs...))
 		return NewError(ctx, status, "", msg)
 	}
-	var details []ErrorDetail
+	details := make([]ErrorDetail, 0, min(len(errs), maxDetails+1))
+	var unknown *unknownFields
+	problems := 0
 	for _, err := range errs {
 		if err == nil {
 			continue
 		}
 		var d huma.ErrorDetailer
-		if errors.As(err, &d) {
-			ed := d.ErrorDetail()
-			details = append(details, ErrorDetail{Location: ed.Location, Message: ed.Message, Value: ed.Value})
+		if !errors.As(err, &d) {
+			problems++
+			if len(details) < maxDetails {
+				details = append(details, ErrorDetail{Message: err.Error()})
+			}
 			continue
 		}
-		details = append(details, ErrorDetail{Message: err.Error()})
+		ed := d.ErrorDetail()
+		if ed.Message == validation.MsgUnexpectedProperty {
+			// One detail for every unknown field, however many came: Huma makes one per field,
+			// each carrying the whole object as its value.
+			if unknown == nil {
+				problems++
+				unknown = &unknownFields{at: len(details), parent: parentLocation(ed.Location)}
+				if len(details) < maxDetails {
+					details = append(details, ErrorDetail{})
+				}
+			}
+			unknown.add(ed.Location[strings.LastIndexByte(ed.Location, '.')+1:])
+			continue
+		}
+		problems++
+		if len(details) < maxDetails {
+			details = append(details, boundedDetail(ed.Location, ed.Message, ed.Value))
+		}
+	}
+	if unknown != nil && unknown.at < len(details) {
+		details[unknown.at] = unknown.detail()
 	}
 	code := ""
-	if status == http.StatusUnprocessableEntity || (status == http.StatusBadRequest && len(details) > 0) {
+	// A 400 of Huma's is always about the request's content (a missing or unreadable body
+	// included), so it has the one code of that kind.
+	if status == http.StatusUnprocessableEntity || status == http.StatusBadRequest || status == 0 {
 		status, code = http.StatusBadRequest, "VALIDATION_FAILED"
 	}
-	if status == 0 { // Huma builds an example error with status 0 for the schema.
-		status = http.StatusBadRequest
+	if problems > len(details) {
+		msg = fmt.Sprintf("%s: %d problems, the first %d listed", msg, problems, len(details))
 	}
 	e := NewError(ctx, status, code, msg)
+	if status == http.StatusUnsupportedMediaType {
+		// Huma's detail of a body it cannot read holds the whole body, credentials included.
+		details = nil
+	}
 	e.Details = details
 	return e
 }
@@ -215,7 +247,7 @@ func ErrorFrom(ctx context.Context, err error) *APIError {
 // express.
 func ValidationError(ctx context.Context, location, message string, value any) *APIError {
 	e := NewError(ctx, http.StatusBadRequest, "VALIDATION_FAILED", "validation failed")
-	e.Details = []ErrorDetail{{Location: location, Message: message, Value: value}}
+	e.Details = []ErrorDetail{boundedDetail(location, message, value)}
 	return e
 }
 

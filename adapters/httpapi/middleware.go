@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"mime"
 	"net"
 	"net/http"
@@ -16,9 +17,12 @@ import (
 	"regexp"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
+	"github.com/danielgtaylor/huma/v2"
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/rewardsco/rewards/core/studio"
@@ -140,26 +144,36 @@ func (h Hosts) unknownHostMessage(host string) string {
 		host, strings.Join(h.Live, ", "), strings.Join(h.Dev, ", "))
 }
 
-// nulMessage is what a request carrying a NUL character is told.
-const nulMessage = "text must not contain the NUL character (\\u0000 in JSON, %00 in a URL)"
+// Messages of the text refuseBadText refuses.
+const (
+	nulMessage  = "text must not contain the NUL character (\\u0000 in JSON, %00 in a URL)"
+	utf8Message = "text must be UTF-8"
+	nulProblem  = "must not contain the NUL character"
+	utf8Problem = "must be valid UTF-8"
+	unreadable  = "could not read the request body"
+)
 
-// refuseNUL answers 400 VALIDATION_FAILED to a request with a NUL character (U+0000) in its
-// path, a query parameter, a header or a JSON or form body: PostgreSQL stores no NUL in text
-// (nor \u0000 in jsonb), so such a value would otherwise fail as a 500 wherever it reached the
-// database. Other bodies (multipart uploads, binary data) pass untouched.
-func refuseNUL(next http.Handler) http.Handler {
+// refuseBadText answers 400 VALIDATION_FAILED to a request with text that no column can hold: a
+// NUL character (U+0000) in its path, a query parameter, a header or a JSON, form or text body
+// (PostgreSQL stores no NUL in text, nor \u0000 in jsonb), or bytes that are not UTF-8 in its
+// path, query or such a body (PostgreSQL refuses them in a UTF-8 database, and encoding/json
+// would turn them into U+FFFD behind the client's back). Either would otherwise fail as a 500
+// wherever it reached the database. Other bodies (multipart uploads, binary data) pass
+// untouched; so do headers that are not UTF-8, which HTTP allows and which reach storage only
+// as an operation's declared parameters (checked by refuseBadParams).
+func refuseBadText(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		location := nulInURL(r)
+		location, problem := badURLText(r)
 		if location == "" {
 			for name, values := range r.Header {
 				if strings.ContainsRune(name, 0) || slices.ContainsFunc(values, func(v string) bool { return strings.ContainsRune(v, 0) }) {
-					location = "header." + name // r.Header keys are canonical, as Huma's header locations are
+					location, problem = "header."+name, nulProblem // r.Header keys are canonical, as Huma's header locations are
 					break
 				}
 			}
 		}
 		if location == "" && r.Body != nil && r.Body != http.NoBody {
-			check := bodyNULCheck(r.Header.Get("Content-Type"))
+			check := bodyTextCheck(r.Header.Get("Content-Type"))
 			if check != nil {
 				body, err := io.ReadAll(r.Body)
 				if err != nil {
@@ -169,18 +183,22 @@ func refuseNUL(next http.Handler) http.Handler {
 							fmt.Sprintf("request body is larger than %d bytes", tooLarge.Limit)))
 						return
 					}
-					writeError(w, NewError(r.Context(), http.StatusBadRequest, "", "could not read the request body"))
+					writeError(w, NewError(r.Context(), http.StatusBadRequest, "VALIDATION_FAILED", unreadable))
 					return
 				}
 				r.Body = io.NopCloser(bytes.NewReader(body))
-				if check(body) {
+				if problem = check(body); problem != "" {
 					location = "body"
 				}
 			}
 		}
 		if location != "" {
-			e := NewError(r.Context(), http.StatusBadRequest, "VALIDATION_FAILED", nulMessage)
-			e.Details = []ErrorDetail{{Location: location, Message: "must not contain the NUL character"}}
+			message := nulMessage
+			if problem == utf8Problem {
+				message = utf8Message
+			}
+			e := NewError(r.Context(), http.StatusBadRequest, "VALIDATION_FAILED", message)
+			e.Details = []ErrorDetail{boundedDetail(location, problem, nil)}
 			writeError(w, e)
 			return
 		}
@@ -188,59 +206,91 @@ func refuseNUL(next http.Handler) http.Handler {
 	})
 }
 
-// nulInURL returns where the request's path or query holds a NUL, or "".
-func nulInURL(r *http.Request) string {
-	if strings.ContainsRune(r.URL.Path, 0) {
-		return "path"
-	}
-	if r.URL.RawQuery == "" {
-		return ""
-	}
-	q, err := url.ParseQuery(r.URL.RawQuery)
-	if err != nil {
-		// Malformed escapes elsewhere in the query: look for an escaped NUL directly.
-		if strings.Contains(r.URL.RawQuery, "%00") || strings.ContainsRune(r.URL.RawQuery, 0) {
-			return "query"
-		}
-		return ""
-	}
-	for name, values := range q {
-		if strings.ContainsRune(name, 0) {
-			return "query"
-		}
-		if slices.ContainsFunc(values, func(v string) bool { return strings.ContainsRune(v, 0) }) {
-			return "query." + name
-		}
+// textProblem says what is wrong with s as text: a NUL, bytes that are not UTF-8, or "".
+func textProblem(s string) string {
+	switch {
+	case strings.ContainsRune(s, 0):
+		return nulProblem
+	case !utf8.ValidString(s):
+		return utf8Problem
 	}
 	return ""
 }
 
-// bodyNULCheck returns how to find a NUL in a body of contentType, or nil for a body that is
-// not text (a multipart upload, binary data), which may hold NUL bytes legitimately. A body with
-// no Content-Type is read as JSON, as Huma reads it.
-func bodyNULCheck(contentType string) func([]byte) bool {
+// badURLText returns where the request's path or query holds bad text and what is wrong, or "".
+func badURLText(r *http.Request) (location, problem string) {
+	if p := textProblem(r.URL.Path); p != "" {
+		return "path", p
+	}
+	if r.URL.RawQuery == "" {
+		return "", ""
+	}
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		// Malformed escapes elsewhere in the query: look at the escapes that parse.
+		if strings.Contains(r.URL.RawQuery, "%00") || strings.ContainsRune(r.URL.RawQuery, 0) {
+			return "query", nulProblem
+		}
+		if unescaped, err := url.QueryUnescape(r.URL.RawQuery); err == nil && !utf8.ValidString(unescaped) {
+			return "query", utf8Problem
+		}
+		return "", ""
+	}
+	for name, values := range q {
+		if p := textProblem(name); p != "" {
+			return "query", p
+		}
+		for _, v := range values {
+			if p := textProblem(v); p != "" {
+				return "query." + clip(name, maxFieldBytes), p
+			}
+		}
+	}
+	return "", ""
+}
+
+// bodyTextCheck returns how to find bad text in a body of contentType, or nil for a body that
+// is not text (a multipart upload, binary data), which may hold any bytes legitimately. A body
+// with no Content-Type is read as JSON, as Huma reads it.
+func bodyTextCheck(contentType string) func([]byte) string {
 	mediaType, _, err := mime.ParseMediaType(contentType)
 	if contentType == "" || err != nil {
 		mediaType = "application/json"
 	}
 	switch {
 	case mediaType == "application/json" || strings.HasSuffix(mediaType, "+json"):
-		return jsonHasNUL
+		return func(b []byte) string {
+			if jsonHasNUL(b) {
+				return nulProblem
+			}
+			if !utf8.Valid(b) {
+				return utf8Problem
+			}
+			return ""
+		}
 	case mediaType == "application/x-www-form-urlencoded":
-		return func(b []byte) bool {
+		return func(b []byte) string {
 			q, err := url.ParseQuery(string(b))
 			if err != nil {
-				return bytes.Contains(b, []byte("%00")) || bytes.IndexByte(b, 0) >= 0
+				if bytes.Contains(b, []byte("%00")) || bytes.IndexByte(b, 0) >= 0 {
+					return nulProblem
+				}
+				return ""
 			}
 			for name, values := range q {
-				if strings.ContainsRune(name, 0) || slices.ContainsFunc(values, func(v string) bool { return strings.ContainsRune(v, 0) }) {
-					return true
+				if p := textProblem(name); p != "" {
+					return p
+				}
+				for _, v := range values {
+					if p := textProblem(v); p != "" {
+						return p
+					}
 				}
 			}
-			return false
+			return ""
 		}
 	case strings.HasPrefix(mediaType, "text/"):
-		return func(b []byte) bool { return bytes.IndexByte(b, 0) >= 0 }
+		return func(b []byte) string { return textProblem(string(b)) }
 	}
 	return nil
 }
@@ -279,4 +329,44 @@ func sandboxFiles(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// refuseBadParams answers 400 VALIDATION_FAILED to a number parameter that is not finite
+// (strconv reads NaN, Inf and Infinity, which no rule of the schema refuses and JSON cannot
+// write) and to a header parameter that is not UTF-8, which would reach storage as it came
+// (refuseBadText checks paths, queries and bodies, where every value is a parameter's).
+func refuseBadParams(hctx huma.Context, next func(huma.Context)) {
+	for _, p := range hctx.Operation().Parameters {
+		if p == nil || p.Schema == nil {
+			continue
+		}
+		var v string
+		switch p.In {
+		case "query":
+			v = hctx.Query(p.Name)
+		case "path":
+			v = hctx.Param(p.Name)
+		case "header":
+			v = hctx.Header(p.Name)
+		default:
+			continue
+		}
+		problem := ""
+		switch {
+		case v == "":
+		case p.In == "header" && !utf8.ValidString(v):
+			problem = utf8Problem
+		case p.Schema.Type == huma.TypeNumber:
+			if f, err := strconv.ParseFloat(v, 64); err == nil && (math.IsNaN(f) || math.IsInf(f, 0)) {
+				problem = "expected a finite number"
+			}
+		}
+		if problem != "" {
+			e := NewError(hctx.Context(), http.StatusBadRequest, "VALIDATION_FAILED", "validation failed")
+			e.Details = []ErrorDetail{boundedDetail(p.In+"."+p.Name, problem, nil)}
+			writeHumaError(hctx, e)
+			return
+		}
+	}
+	next(hctx)
 }

@@ -38,7 +38,7 @@ func TestJSONHasNUL(t *testing.T) {
 func TestRefuseNULLeavesBinaryBodiesAlone(t *testing.T) {
 	t.Parallel()
 	var got string
-	h := refuseNUL(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := refuseBadText(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		got = string(b)
 		w.WriteHeader(http.StatusNoContent)

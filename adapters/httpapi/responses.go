@@ -16,8 +16,10 @@ const (
 )
 
 // declareKitStatuses declares the error statuses the kit answers for any operation, so that
-// the documents are exact for generated clients: 400 VALIDATION_FAILED (a text holding a NUL,
-// middleware refuseNUL), 413 BODY_TOO_LARGE for a body past the limit, 500, and the 503
+// the documents are exact for generated clients: 400 VALIDATION_FAILED (a text holding a NUL or
+// bytes that are not UTF-8, middleware refuseBadText), 413 BODY_TOO_LARGE for a body past the
+// limit and 415 UNSUPPORTED_MEDIA_TYPE for a body of a type the operation does not read, 500,
+// and the 503
 // SERVICE_UNAVAILABLE of an operation while the database is out of reach. Huma gives an
 // operation without errors a "default" answer of the error model instead, which would make every
 // status valid: it is replaced by these. It runs as each operation is added, before
@@ -33,7 +35,7 @@ func declareKitStatuses(op *huma.Operation) {
 	}
 	statuses := []int{http.StatusBadRequest, http.StatusInternalServerError}
 	if op.RequestBody != nil {
-		statuses = append(statuses, http.StatusRequestEntityTooLarge)
+		statuses = append(statuses, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
 	}
 	if op.Path != "/healthz" && op.Path != "/metrics" {
 		statuses = append(statuses, http.StatusServiceUnavailable)

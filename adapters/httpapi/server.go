@@ -112,7 +112,7 @@ func New(cfg Config) *Server {
 
 	router := chi.NewMux()
 	s := &Server{cfg: cfg, router: router}
-	router.Use(s.observe, withRequestContext(cfg.Log), s.cors, limitBody(cfg.MaxBodyBytes), sandboxFiles, refuseNUL)
+	router.Use(s.observe, withRequestContext(cfg.Log), s.cors, limitBody(cfg.MaxBodyBytes), sandboxFiles, refuseBadText)
 	router.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, NewError(r.Context(), http.StatusNotFound, "ROUTE_NOT_FOUND", "no route for "+r.Method+" "+r.URL.Path))
 	})
@@ -150,7 +150,7 @@ func New(cfg Config) *Server {
 		})
 		oapi.OnAddOperation = append(oapi.OnAddOperation, declareKitResponses)
 		// First of every operation's middlewares, so it must come before any operation.
-		api.UseMiddleware(noteOperation)
+		api.UseMiddleware(noteOperation, refuseBadParams)
 	}
 	s.registerHealth()
 	s.registerMetrics()
