@@ -282,7 +282,7 @@ func TestRandomOperationsKeepEveryBalanceTrue(t *testing.T) {
 	ran := time.Since(opsBegan)
 	select {
 	case <-runnerDone:
-	case <-time.After(10 * time.Second): // the deadline fails any order well before
+	case <-time.After(10 * time.Second): // every order is final well before: the provider answers within its sandbox delay once the chaos ends
 		stopJobs()
 		<-runnerDone
 	}
@@ -703,7 +703,9 @@ func (e *chkEnv) verify(ctx context.Context, t *testing.T, p *chkProblems, all [
 		case o.status != orders.Failed:
 			// Not final: reported above.
 		case strings.Contains(o.reason, "deadline"):
-			// Failed unanswered: the provider may still have issued it (counted below).
+			// Failed at the deadline because the provider never got it (a provider order's
+			// failure is its refusal): a placement still in flight could have reached it since
+			// (counted below).
 			p.check(o.updated.After(o.deadline), "deadline", "order %s failed at the deadline at %v, before its deadline %v", o.id, o.updated, o.deadline)
 			if po != nil && po.Status == fakevouchers.StatusComplete {
 				leaked++

@@ -149,6 +149,7 @@ func TestMetricsNeedTheOperatorTokenAndShowEverySeries(t *testing.T) {
 		`rewards_webhook_deliveries_total{outcome="delivered"} 2`,
 		`rewards_order_transitions_total{status="INITIATED"} 1`,
 		`rewards_orders_open{status=`,
+		"rewards_orders_awaiting_operator 0\n",
 		`rewards_jobs{kind=`,
 		`rewards_db_pool_acquired_conns `,
 		`rewards_db_pool_idle_conns `,
@@ -162,6 +163,7 @@ func TestMetricsNeedTheOperatorTokenAndShowEverySeries(t *testing.T) {
 	// Paths carry ids; the operation label never does.
 	require.NotRegexp(t, regexp.MustCompile(`operation="[^"]*[0-9a-f]{8}-[0-9a-f]{4}`), text)
 	require.NotContains(t, text, `rewards_scrape_query_errors_total{collector="orders_open"} 1`)
+	require.NotContains(t, text, `rewards_scrape_query_errors_total{collector="orders_awaiting_operator"} 1`)
 }
 
 // TestRequestsOfUnknownRoutesShareOneLabel: a client inventing paths adds no series.

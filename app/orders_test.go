@@ -231,18 +231,99 @@ func TestSagaWithTheVoucherProvider(t *testing.T) {
 	require.Equal(t, start-spent, b.balance(t))
 }
 
-// Past its deadline an order the provider has not finished is failed and refunded.
-func TestSagaDeadline(t *testing.T) {
+// Past its deadline an order the provider holds is not refunded on the deadline alone: through
+// an outage past the deadline it stays TIMEOUT and is asked again, and the card the provider
+// issued late is delivered, the coins spent once.
+func TestOrdersLateAreDeliveredNotRefunded(t *testing.T) {
 	t.Parallel()
-	b := setupSaga(t, time.Second)
+	b := setupSaga(t, time.Millisecond)
 	start := b.balance(t)
-	b.fake.SetBehaviour(fakevouchers.Behaviour{StallMs: 5000})
 	v, err := b.buy(t, "SANDBOX_SLOW")
 	require.NoError(t, err)
-	require.Contains(t, []orders.Status{orders.Processing, orders.Timeout}, v.Status)
-	time.Sleep(1100 * time.Millisecond)
+	require.Equal(t, orders.Timeout, v.Status, "pending at the provider past the deadline")
+	require.Equal(t, start-v.CoinsSpent, b.balance(t))
+
 	b.fake.SetBehaviour(fakevouchers.Behaviour{Status: 503})
-	v = b.runJob(t, v.ID)
-	require.Equal(t, orders.Failed, v.Status)
+	next, err := b.m.Orders.Fulfil(context.Background(), v.ID)
+	require.NoError(t, err)
+	require.Positive(t, next, "asked again after the outage")
+	o, err := b.m.Orders.Get(context.Background(), v.ID)
+	require.NoError(t, err)
+	require.Equal(t, orders.Timeout, o.Status, "no answer past the deadline refunds nothing")
+	require.Equal(t, start-v.CoinsSpent, b.balance(t))
+
+	b.fake.SetBehaviour(fakevouchers.Behaviour{})
+	done := b.runJob(t, v.ID)
+	require.Equal(t, orders.Success, done.Status)
+	require.Len(t, done.Codes, 1)
+	require.Equal(t, b.fake.Orders()[0].Rewards[0].Code, done.Codes[0].Code, "the card the provider issued")
+	require.Equal(t, start-v.CoinsSpent, b.balance(t), "the coins are spent once, not refunded")
+	require.Equal(t, map[string]int{orders.ReasonPurchaseDebit: 1}, b.movements(t, v.ID))
+}
+
+// An order the provider refuses after its deadline is refunded once, when the provider says so.
+func TestOrdersLateAreRefundedOnceRefused(t *testing.T) {
+	t.Parallel()
+	b := setupSaga(t, time.Millisecond)
+	start := b.balance(t)
+	v, err := b.buy(t, "SANDBOX_SLOW_FAIL")
+	require.NoError(t, err)
+	require.Equal(t, orders.Timeout, v.Status, "pending at the provider past the deadline")
+	done := b.runJob(t, v.ID)
+	require.Equal(t, orders.Failed, done.Status)
+	require.Equal(t, "refused by the voucher provider (SANDBOX_SLOW_FAIL)", done.FailureReason)
+	require.Equal(t, start, b.balance(t), "the coins are back")
+	next, err := b.m.Orders.Fulfil(context.Background(), v.ID)
+	require.NoError(t, err)
+	require.Zero(t, next)
+	require.Equal(t, map[string]int{orders.ReasonPurchaseDebit: 1, orders.ReasonRefundCredit: 1}, b.movements(t, v.ID), "refunded once")
 	require.Equal(t, start, b.balance(t))
+}
+
+// An order a day past its deadline without a final answer waits for an operator: the recovery
+// queues no job for it (its job ended on purpose; another would only alert again), and /metrics
+// counts it. One less late is still recovered.
+func TestOrdersAwaitingAnOperatorAreNotRecovered(t *testing.T) {
+	t.Parallel()
+	b := setupSaga(t, time.Hour)
+	ctx := context.Background()
+	v, err := b.buy(t, "SANDBOX_SLOW")
+	require.NoError(t, err)
+	require.Equal(t, orders.Timeout, v.Status)
+	_, err = b.pool.Exec(ctx, `DELETE FROM river_job WHERE kind = 'fulfil_order' AND args->>'order_id' = $1`, v.ID.String())
+	require.NoError(t, err)
+
+	late := func(by time.Duration) {
+		_, err := b.pool.Exec(ctx, `UPDATE orders SET deadline_at = now() - make_interval(secs => $2) WHERE id = $1`, v.ID, by.Seconds())
+		require.NoError(t, err)
+	}
+	late(orders.GiveUpAfter + time.Minute)
+	n, err := b.queue.RecoverOrders(ctx, 0)
+	require.NoError(t, err)
+	require.Zero(t, n, "an order awaiting an operator gets no job")
+	waiting, err := b.queue.OrdersAwaitingOperator(ctx)
+	require.NoError(t, err)
+	require.Equal(t, int64(1), waiting)
+
+	late(orders.GiveUpAfter - time.Minute)
+	n, err = b.queue.RecoverOrders(ctx, 0)
+	require.NoError(t, err)
+	require.Equal(t, 1, n, "a late order still asked gets its job back")
+	waiting, err = b.queue.OrdersAwaitingOperator(ctx)
+	require.NoError(t, err)
+	require.Zero(t, waiting)
+}
+
+// movements counts the journal entries of an order by reason.
+func (b sagaBundle) movements(t *testing.T, orderID uuid.UUID) map[string]int {
+	t.Helper()
+	list, _, err := b.m.Coins.Transactions(context.Background(), b.player.ID, 100, 0)
+	require.NoError(t, err)
+	out := map[string]int{}
+	for _, tx := range list {
+		if tx.ReferenceID == orderID.String() {
+			out[tx.Reason]++
+		}
+	}
+	return out
 }

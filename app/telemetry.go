@@ -124,7 +124,8 @@ func NewMetrics() (*prometheus.Registry, *metrics.Metrics) {
 	return reg, metrics.New(reg)
 }
 
-// RegisterCollectors adds the scrape-time figures: pool use, open orders and queue depth.
+// RegisterCollectors adds the scrape-time figures: pool use, open orders, orders awaiting an
+// operator and queue depth.
 func RegisterCollectors(reg prometheus.Registerer, pool *pgxpool.Pool, database *postgres.DB, queue *jobs.Queue) {
 	reg.MustRegister(
 		metrics.NewPoolCollector(pool),
@@ -136,6 +137,15 @@ func RegisterCollectors(reg prometheus.Registerer, pool *pgxpool.Pool, database 
 					out = append(out, metrics.Sample{Labels: []string{status}, Value: float64(n)})
 				}
 				return out, err
+			}),
+		metrics.NewQueryCollector("orders_awaiting_operator", "Provider orders with no final answer a day past their deadline: asked no more, "+
+			"neither delivered nor refunded, they wait for an operator (any is an alert).",
+			nil, func(ctx context.Context) ([]metrics.Sample, error) {
+				n, err := queue.OrdersAwaitingOperator(ctx)
+				if err != nil {
+					return nil, err
+				}
+				return []metrics.Sample{{Value: float64(n)}}, nil
 			}),
 		metrics.NewQueryCollector("jobs", fmt.Sprintf("Unfinished background jobs by state and kind (counted up to %d per state).", jobs.DepthCap),
 			[]string{"state", "kind"}, func(ctx context.Context) ([]metrics.Sample, error) {

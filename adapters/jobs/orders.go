@@ -59,17 +59,26 @@ const recoverGrace = 2 * time.Second
 const recoverBatch = 1000
 
 // orphanOrders are the open orders of the voucher provider, unchanged for longer than $1, with
-// no job queued or running (an order's job finishes only once the order is final, so an open
-// order with a finished job has none). They are found with the orders' open-status index, their
-// jobs with River's index of job args.
+// no job queued or running (an order's job finishes only once the order is final, or once it
+// waits for an operator, so an open order with a finished job has none), and not yet waiting
+// for an operator (orders.GiveUpAfter, $3, past its deadline: its job ended on purpose). They
+// are found with the orders' open-status index, their jobs with River's index of job args.
 const orphanOrders = `SELECT o.id FROM orders o
 WHERE o.status IN ('INITIATED', 'PROCESSING', 'TIMEOUT') AND o.provider_product IS NOT NULL
   AND o.updated_at < now() - make_interval(secs => $1::float8)
+  AND o.deadline_at > now() - make_interval(secs => $3::float8)
   AND NOT EXISTS (SELECT 1 FROM river_job j WHERE j.kind = 'fulfil_order'
       AND j.args @> jsonb_build_object('order_id', o.id::text)
       AND j.state NOT IN ('completed', 'cancelled', 'discarded'))
 ORDER BY o.updated_at
 LIMIT $2`
+
+// awaitingOperator counts the open orders of the voucher provider that wait for an operator:
+// without a final answer orders.GiveUpAfter ($1) past their deadline. It reads the orders'
+// open-status index.
+const awaitingOperator = `SELECT count(*) FROM orders o
+WHERE o.status IN ('INITIATED', 'PROCESSING', 'TIMEOUT') AND o.provider_product IS NOT NULL
+  AND o.deadline_at <= now() - make_interval(secs => $1::float8)`
 
 // OrderFulfiller advances an order by one step and says when to ask again (zero: final);
 // orders.Service implements it.
@@ -81,7 +90,7 @@ type OrderFulfiller interface {
 // left without a job, every RecoverInterval on the leader instance; wait is how long a placing
 // process waits for the provider before it hands an order to a job.
 func RegisterOrders(q *Queue, f OrderFulfiller, wait time.Duration, log *slog.Logger) {
-	Register(q, QueueOrders, &fulfilWorker{f: f})
+	Register(q, QueueOrders, &fulfilWorker{f: f, log: log})
 	Register(q, QueueMaintenance, &recoverWorker{q: q, after: wait + recoverGrace, log: log})
 	q.AddPeriodic(river.NewPeriodicJob(river.PeriodicInterval(RecoverInterval),
 		func() (river.JobArgs, *river.InsertOpts) { return RecoverOrdersArgs{}, nil },
@@ -111,10 +120,10 @@ func (w *recoverWorker) Work(ctx context.Context, _ *river.Job[RecoverOrdersArgs
 }
 
 // RecoverOrders queues, due at once, the fulfilment job of every open order of the voucher
-// provider unchanged for longer than after and without one; it returns how many it queued (at
-// most recoverBatch).
+// provider unchanged for longer than after and without one, those waiting for an operator
+// aside; it returns how many it queued (at most recoverBatch).
 func (q *Queue) RecoverOrders(ctx context.Context, after time.Duration) (int, error) {
-	rows, err := q.pool.Query(ctx, orphanOrders, after.Seconds(), recoverBatch)
+	rows, err := q.pool.Query(ctx, orphanOrders, after.Seconds(), recoverBatch, orders.GiveUpAfter.Seconds())
 	if err != nil {
 		return 0, err
 	}
@@ -132,14 +141,32 @@ func (q *Queue) RecoverOrders(ctx context.Context, after time.Duration) (int, er
 	return len(ids), nil
 }
 
-type fulfilWorker struct {
-	river.WorkerDefaults[FulfilOrderArgs]
-	f OrderFulfiller
+// OrdersAwaitingOperator counts the open orders of the voucher provider that wait for an
+// operator (orders.ErrAwaitingOperator), for /metrics: any is an alert.
+func (q *Queue) OrdersAwaitingOperator(ctx context.Context) (int64, error) {
+	var n int64
+	if err := q.pool.QueryRow(ctx, awaitingOperator, orders.GiveUpAfter.Seconds()).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count the orders awaiting an operator: %w", err)
+	}
+	return n, nil
 }
 
-// Work makes one step and snoozes the job until the next one is due.
+type fulfilWorker struct {
+	river.WorkerDefaults[FulfilOrderArgs]
+	f   OrderFulfiller
+	log *slog.Logger
+}
+
+// Work makes one step and snoozes the job until the next one is due. An order that waits for an
+// operator ends its job with an alert: asked again, it would only alert again.
 func (w *fulfilWorker) Work(ctx context.Context, job *river.Job[FulfilOrderArgs]) error {
 	next, err := w.f.Fulfil(ctx, job.Args.OrderID)
+	if errors.Is(err, orders.ErrAwaitingOperator) {
+		if w.log != nil {
+			w.log.ErrorContext(ctx, "alert: an order waits for an operator", "order_id", job.Args.OrderID, "error", err)
+		}
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("fulfil order %s: %w", job.Args.OrderID, err)
 	}

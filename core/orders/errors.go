@@ -1,6 +1,10 @@
 package orders
 
-import "github.com/rewardsco/rewards/core/errs"
+import (
+	"errors"
+
+	"github.com/rewardsco/rewards/core/errs"
+)
 
 var (
 	// ErrOrderNotFound means no order of the caller has the id.
@@ -25,3 +29,8 @@ var (
 // ErrClientOrderTaken means another order of the partner already has the clientOrderId (a
 // concurrent placement won): the caller reads that order instead.
 var ErrClientOrderTaken = errs.New(errs.Conflict, "CLIENT_ORDER_ID_TAKEN", "an order with this clientOrderId already exists")
+
+// ErrAwaitingOperator means a provider order has had no final answer for GiveUpAfter past its
+// deadline: it is asked no more, neither delivered nor refunded, until an operator settles it
+// with the provider. It is an alert, not a failure of the order.
+var ErrAwaitingOperator = errors.New("the voucher provider gave no final answer a day past the order's deadline: it waits for an operator")

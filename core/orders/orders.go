@@ -31,7 +31,8 @@ const (
 	// Failed: not delivered, and the funds given back in the same transaction.
 	Failed Status = "FAILED"
 	// Timeout: the provider did not answer finally within the wait; it is asked again until it
-	// does or the deadline passes.
+	// does, past the deadline less and less often, for at most GiveUpAfter past the deadline,
+	// and then waits for an operator.
 	Timeout Status = "TIMEOUT"
 	// Refunded: a partner's order whose payment never completed or was given back.
 	Refunded Status = "REFUNDED"

@@ -19,7 +19,7 @@ func TestStateMachine(t *testing.T) {
 		{orders.Processing, orders.Failed}:        true, // refused, refunded
 		{orders.Processing, orders.Timeout}:       true, // no final answer within the wait
 		{orders.Timeout, orders.Success}:          true, // issued later
-		{orders.Timeout, orders.Failed}:           true, // refused later, or past the deadline
+		{orders.Timeout, orders.Failed}:           true, // refused later, or never reached the provider by the deadline
 		{orders.PendingPayment, orders.Initiated}: true, // paid: fulfilment starts
 		{orders.PendingPayment, orders.Refunded}:  true, // never paid
 		{orders.PendingPayment, orders.Failed}:    true, // paid, then refused

@@ -81,8 +81,9 @@ type Refunder interface {
 // which hands it to a job only when it is not final within the wait (Service.handOver): an
 // order on time costs no job. The Scheduler's side of that bargain is recovery: an open order of
 // the provider (INITIATED, PROCESSING or TIMEOUT) left without a job for longer than the wait,
-// because its process died or could not queue the job, gets one. An order has at most one job
-// queued or running at a time, whoever queues it.
+// because its process died or could not queue the job, gets one, unless it waits for an operator
+// (ErrAwaitingOperator: GiveUpAfter past its deadline). An order has at most one job queued or
+// running at a time, whoever queues it.
 type Scheduler interface {
 	// ScheduleFulfilment queues the order's job inside t, to run at at; an order that already
 	// has one keeps it alone.

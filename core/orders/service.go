@@ -38,6 +38,17 @@ const (
 	MaxQuantity = 5
 )
 
+// A provider order past its deadline is refunded only on the provider's final word, since the
+// provider may still issue it: it is asked again after as long as it has been late, so that the
+// waits double from Config.Poll up to MaxLatePoll, until GiveUpAfter past its deadline.
+const (
+	// MaxLatePoll is the longest wait between two asks about a late order.
+	MaxLatePoll = 30 * time.Minute
+	// GiveUpAfter is how long past its deadline an order without a final answer is still
+	// asked; then it is asked no more and waits for an operator (ErrAwaitingOperator).
+	GiveUpAfter = 24 * time.Hour
+)
+
 // Config holds the orders module's collaborators and timings.
 type Config struct {
 	// Box seals codes at rest (the same box as the catalogue's pools, so a pool code moves to its
@@ -51,8 +62,9 @@ type Config struct {
 	// Jobs queues fulfilment jobs.
 	Jobs Scheduler
 	// Wait is how long a purchase waits for the provider's final answer before answering
-	// TIMEOUT; Poll how often a job asks again; Deadline when an unfinished order is failed and
-	// refunded.
+	// TIMEOUT; Poll how often a job asks again; Deadline when an unfinished order is late: one
+	// the provider never got is then failed and refunded, one it holds is asked less and less
+	// often until it answers finally (MaxLatePoll, GiveUpAfter).
 	Wait, Poll, Deadline time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
@@ -571,11 +583,13 @@ const handOverTimeout = 5 * time.Second
 // Wait is how long a purchase waits for the provider.
 func (s *Service) Wait() time.Duration { return s.cfg.Wait }
 
-// Deadline is how long the provider has to finish an order.
+// Deadline is how long the provider has to finish an order before it is late.
 func (s *Service) Deadline() time.Duration { return s.cfg.Deadline }
 
 // Fulfil advances an order the provider fulfils, for its job: it returns how long to wait
-// before asking again, or zero when the order is final.
+// before asking again, or zero when the order is final. An order still without a final answer
+// GiveUpAfter past its deadline is ErrAwaitingOperator: its job ends, and an operator resolves
+// it with the provider.
 func (s *Service) Fulfil(ctx context.Context, id uuid.UUID) (time.Duration, error) {
 	return s.advance(ctx, id)
 }
@@ -583,9 +597,10 @@ func (s *Service) Fulfil(ctx context.Context, id uuid.UUID) (time.Duration, erro
 // advance moves a provider order one step: an INITIATED order is marked PROCESSING and placed
 // with the provider; a PROCESSING or TIMEOUT one is asked for its state (placed again if the
 // provider never saw it: the reference makes that safe). An issued order succeeds with its
-// codes; a refused one, or one past its deadline, fails and is refunded; one still pending is
-// TIMEOUT. Every move is conditional on the state read, so the purchase's own wait and the job
-// never apply one twice.
+// codes, late or not; a refused one fails and is refunded, as does one the provider never got
+// by its deadline; one still pending, or not answered, is TIMEOUT and asked again (step). Every
+// move is conditional on the state read, so the purchase's own wait and the job never apply one
+// twice.
 func (s *Service) advance(ctx context.Context, id uuid.UUID) (time.Duration, error) {
 	o, err := s.orders.Repo().Get(ctx, id)
 	if err != nil {
@@ -615,6 +630,10 @@ func (s *Service) advance(ctx context.Context, id uuid.UUID) (time.Duration, err
 // was never sent) and applies the answer, leaving o as it then is: SUCCESS with its codes,
 // FAILED, or TIMEOUT. It returns how long to wait before asking again, zero when o is final. A
 // final move is made in one transaction.
+//
+// The deadline alone fails nothing the provider holds: a pending answer, or none, past the
+// deadline only makes the next ask later (latePoll), since the provider may still issue the
+// order, and a refund then would pay for a card nobody receives.
 func (s *Service) step(ctx context.Context, o *Order, fresh bool) (time.Duration, error) {
 	var res vouchers.Result
 	var err error
@@ -638,13 +657,15 @@ func (s *Service) step(ctx context.Context, o *Order, fresh bool) (time.Duration
 			o.Status, o.FailureReason = Failed, reason
 		}
 		return s.settled(ferr)
-	case s.now().After(o.DeadlineAt):
-		reason := "no final answer from the voucher provider before the deadline"
-		ferr := s.fail(ctx, *o, o.Status, reason)
-		if ferr == nil {
-			o.Status, o.FailureReason = Failed, reason
-		}
-		return s.settled(ferr)
+	}
+	next, late := s.cfg.Poll, s.now().Sub(o.DeadlineAt)
+	var giveUp error
+	switch {
+	case late >= GiveUpAfter:
+		next, giveUp = 0, fmt.Errorf("%s order %s (%s) has had no final answer from the voucher provider for %s past its deadline %s (last answer: %s): %w",
+			o.Channel, o.ID, o.Environment, late.Round(time.Second), o.DeadlineAt.Format(time.RFC3339), answer(res, err), ErrAwaitingOperator)
+	case late > 0:
+		next = s.latePoll(late)
 	}
 	if o.Status == Processing {
 		if _, merr := s.move(context.WithoutCancel(ctx), o.ID, Processing, Timeout, "no final answer yet; asking again"); merr != nil {
@@ -652,7 +673,23 @@ func (s *Service) step(ctx context.Context, o *Order, fresh bool) (time.Duration
 		}
 		o.Status = Timeout
 	}
-	return s.cfg.Poll, nil
+	return next, giveUp
+}
+
+// latePoll is how long to wait before asking again about an order late by late (0 < late <
+// GiveUpAfter): as long as it has been late, so that each wait doubles the lateness, from Poll
+// up to MaxLatePoll, and never past GiveUpAfter, when it is asked a last time.
+func (s *Service) latePoll(late time.Duration) time.Duration {
+	return min(max(late, s.cfg.Poll), MaxLatePoll, GiveUpAfter-late)
+}
+
+// answer says what the provider last answered about an order that is not final, for the
+// operator.
+func answer(res vouchers.Result, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	return string(res.Status)
 }
 
 // neverReached is the reason of an order that never reached the provider before its deadline.

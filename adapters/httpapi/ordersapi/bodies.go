@@ -96,7 +96,7 @@ type AdminOrderBody struct {
 	RefundTransactionID *uuid.UUID            `json:"refundTransactionId" nullable:"true" doc:"The journal entry of the refund, or null"`
 	Address             *OrderAddressBody     `json:"address" doc:"Where a PHYSICAL good goes, or null"`
 	FailureReason       *string               `json:"failureReason" doc:"Why the order failed, or null"`
-	DeadlineAt          time.Time             `json:"deadlineAt" doc:"When an unfinished provider order is failed and refunded"`
+	DeadlineAt          time.Time             `json:"deadlineAt" doc:"When an unfinished provider order becomes late: past it, an order the provider never received is failed and refunded; one it holds is refunded only if it refuses it, and waits for an operator when it has no final answer a day later"`
 	CreatedAt           time.Time             `json:"createdAt" doc:"When the order was placed"`
 	UpdatedAt           time.Time             `json:"updatedAt" doc:"When it last changed"`
 	Transitions         []OrderTransitionBody `json:"transitions" doc:"Every change of status, oldest first"`

@@ -30,8 +30,12 @@ const sagaRule = "**How it is carried out.** One transaction debits the coins (j
 	"(from its code pool, each code to one order, or its shared code) and a PHYSICAL good is placed; both answer SUCCESS. " +
 	"A GIFT_CARD or DIGITAL_CREDIT is then sent to the voucher provider, with the order id as the provider's idempotent reference. " +
 	"A final answer within `REWARDS_VOUCHER_WAIT` (default 5 s) is in this response (SUCCESS with its codes, or FAILED); otherwise the status is TIMEOUT " +
-	"and the order is resolved later (the provider is asked every `REWARDS_VOUCHER_POLL`, until `REWARDS_VOUCHER_DEADLINE`, default 24 h): " +
-	"read it at GET /player/orders/{orderId}. A failure refunds the coins in the transaction that marks the order FAILED " +
+	"and the order is resolved later: read it at GET /player/orders/{orderId}. The provider is asked every `REWARDS_VOUCHER_POLL` until the order's deadline " +
+	"(`REWARDS_VOUCHER_DEADLINE` after the purchase, default 24 h), then, while it still says pending or does not answer, less and less often " +
+	"(each wait as long as the order has been late, at most 30 min) for up to a day more. The deadline alone refunds nothing the provider holds: " +
+	"a card it issues late is delivered (SUCCESS), and the coins are refunded only when it refuses the order, or when it never received the order by the deadline. " +
+	"An order with no final answer a day past its deadline stays TIMEOUT and waits for an operator, who settles it with the provider. " +
+	"A failure refunds the coins in the transaction that marks the order FAILED, once " +
 	"(journal reason REFUND_CREDIT, webhook event COINS_REFUNDED). States: INITIATED, PROCESSING, SUCCESS, FAILED, TIMEOUT."
 
 // orderRule documents the order body players read.
@@ -107,7 +111,9 @@ func Register(s *httpapi.Server, svc *orders.Service) {
 		Path:        "/admin/v1/orders/{orderId}",
 		Summary:     "An order with its history",
 		Description: "Any order of any game: its state, what it cost and delivered (`codeCount`: codes and pins stay sealed, shown to their owner only), the failure reason, " +
-			"the deadline past which an unfinished provider order is failed and refunded, the delivery address of a PHYSICAL good, " +
+			"the deadline (`deadlineAt`: past it an order the provider never received is failed and refunded, and one it holds is asked less and less often until it answers finally; " +
+			"one still without a final answer a day past it is asked no more, stays TIMEOUT and waits for an operator, counted in `rewards_orders_awaiting_operator`), " +
+			"the delivery address of a PHYSICAL good, " +
 			"and every transition `{from, to, reason, at}`, oldest first (`from` is null on the first). 404 ORDER_NOT_FOUND for an unknown or malformed id.",
 		Errors: []int{http.StatusNotFound},
 	}), h.adminGetOrder)
