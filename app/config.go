@@ -99,7 +99,7 @@ type Setting struct {
 
 // Settings are every environment variable the service reads.
 var Settings = []Setting{
-	{"REWARDS_MODE", "development", "development or production. Production requires DATABASE_URL and REWARDS_ADMIN_TOKEN and never seeds demo data."},
+	{"REWARDS_MODE", "development", "development or production. Production requires DATABASE_URL and REWARDS_ADMIN_TOKEN and never seeds demo data. Left unset, it is development only when no setting names a real provider (REWARDS_VOUCHER_BASE_URL, a live Stripe key, Cashfree credentials for its live API, an SMS provider other than log): with one, the service refuses to start until REWARDS_MODE is set."},
 	{"REWARDS_HTTP_ADDR", ":8080", "Address the HTTP server listens on."},
 	{"DATABASE_URL", "(unset)", "PostgreSQL connection URL. Unset in development: a private PostgreSQL is started from the machine's binaries with its data under REWARDS_DATA_DIR."},
 	{"REWARDS_DATA_DIR", ".data", "Local state in development: the private PostgreSQL, the generated operator token, the demo credentials."},
@@ -152,6 +152,27 @@ var Settings = []Setting{
 	{"REWARDS_DELIVERY_RETENTION", "720h", "How long finished (SUCCESS or FAILED) webhook deliveries are kept before the hourly purge deletes them; at least 24h. Pending ones are never deleted."},
 	{"OTEL_EXPORTER_OTLP_ENDPOINT", "(unset)", "OpenTelemetry's standard variable: when it (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set, traces are exported over OTLP/HTTP; unset, nothing is traced. The other OTEL_EXPORTER_OTLP_* variables and OTEL_SERVICE_NAME apply."},
 	{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "(unset)", "OpenTelemetry's standard variable: the traces endpoint alone (a full URL, e.g. http://collector:4318/v1/traces)."},
+}
+
+// liveSettings names the settings of getenv that point at a real provider: a voucher provider's
+// address, a live Stripe key, Cashfree credentials for its live API, an SMS provider other than
+// the log.
+func liveSettings(getenv func(string) string) []string {
+	set := func(name string) string { return strings.TrimSpace(getenv(name)) }
+	var out []string
+	if set("REWARDS_VOUCHER_BASE_URL") != "" {
+		out = append(out, "REWARDS_VOUCHER_BASE_URL")
+	}
+	if k := set("REWARDS_STRIPE_SECRET_KEY"); strings.HasPrefix(k, "sk_live_") || strings.HasPrefix(k, "rk_live_") {
+		out = append(out, "REWARDS_STRIPE_SECRET_KEY")
+	}
+	if set("REWARDS_CASHFREE_CLIENT_ID") != "" && set("REWARDS_CASHFREE_BASE_URL") == "" {
+		out = append(out, "REWARDS_CASHFREE_CLIENT_ID")
+	}
+	if p := set("REWARDS_SMS_PROVIDER"); p != "" && p != "log" {
+		out = append(out, "REWARDS_SMS_PROVIDER")
+	}
+	return out
 }
 
 // LoadConfig reads the configuration from getenv (os.Getenv in production use).
@@ -232,6 +253,12 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if c.Mode != Development && c.Mode != Production {
 		errs = append(errs, fmt.Sprintf("REWARDS_MODE must be development or production, not %q", c.Mode))
+	}
+	if live := liveSettings(getenv); strings.TrimSpace(getenv("REWARDS_MODE")) == "" && len(live) > 0 {
+		// Development prints the operator token and secrets, pays through in-process fakes and
+		// logs OTPs: a deployment that names a real provider must say which mode it means.
+		errs = append(errs, fmt.Sprintf("REWARDS_MODE is unset but %s names a real provider: set REWARDS_MODE=production (or development, to run against it locally)",
+			strings.Join(live, ", ")))
 	}
 	if c.Currency != "INR" && c.Currency != "USD" {
 		errs = append(errs, fmt.Sprintf("REWARDS_CURRENCY must be INR or USD, not %q", c.Currency))

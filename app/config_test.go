@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -144,5 +145,33 @@ func TestPublicURLFollowsTheListenAddress(t *testing.T) {
 	for _, bad := range []string{"rewards.example.com", "javascript:alert(1)", "/store"} {
 		_, err := app.LoadConfig(env(map[string]string{"REWARDS_PUBLIC_URL": bad}))
 		require.ErrorContains(t, err, "REWARDS_PUBLIC_URL", bad)
+	}
+}
+
+// A deployment that names a real provider but no mode used to start in development: printing
+// the operator token and the live partner secret, paying through the in-process fake, logging
+// OTPs. Development is chosen, never assumed then.
+func TestDevelopmentIsNeverAssumedWithRealProviders(t *testing.T) {
+	t.Parallel()
+	for name, v := range map[string]string{
+		"REWARDS_VOUCHER_BASE_URL":   "https://vouchers.example.com/vouchers",
+		"REWARDS_STRIPE_SECRET_KEY":  "sk_live_abc",
+		"REWARDS_CASHFREE_CLIENT_ID": "cf-live",
+		"REWARDS_SMS_PROVIDER":       "twilio",
+	} {
+		_, err := app.LoadConfig(env(map[string]string{name: v}))
+		require.ErrorContains(t, err, "REWARDS_MODE is unset but "+name, name)
+		_, err = app.LoadConfig(env(map[string]string{name: v, "REWARDS_MODE": "development"}))
+		require.NotContains(t, fmt.Sprint(err), "REWARDS_MODE is unset", "%s: development chosen", name)
+	}
+	// Local stand-ins are no real provider: a test Stripe key, Cashfree at a fake's address, the log.
+	for _, m := range []map[string]string{
+		{},
+		{"REWARDS_STRIPE_SECRET_KEY": "sk_test_abc"},
+		{"REWARDS_CASHFREE_CLIENT_ID": "cf", "REWARDS_CASHFREE_CLIENT_SECRET": "s", "REWARDS_CASHFREE_BASE_URL": "http://127.0.0.1:9090/cashfree"},
+		{"REWARDS_SMS_PROVIDER": "log"},
+	} {
+		_, err := app.LoadConfig(env(m))
+		require.NotContains(t, fmt.Sprint(err), "REWARDS_MODE is unset", "%v", m)
 	}
 }
