@@ -21,7 +21,9 @@ import (
 // seedRandomCatalogue builds a catalogue with every case the visibility and order rules tell
 // apart: inactive rewards and brands, past and future end dates, countries on rewards and
 // brands, hidden rewards and coin prices of the game, equal coin prices (ties), dedupe by
-// brand, orders over 7 and 30 days, brands in several categories.
+// brand, orders over 7 and 30 days, brands in several categories, and rewards created in one
+// transaction, as a provider sync creates its products, so that they share created_at and only
+// the last tie-break (the id) orders those of equal x-score.
 func (b catalogueBundle) seedRandomCatalogue(t *testing.T, rng *rand.Rand) {
 	t.Helper()
 	ctx := context.Background()
@@ -44,6 +46,30 @@ func (b catalogueBundle) seedRandomCatalogue(t *testing.T, rng *rand.Rand) {
 	}
 	past, future := time.Now().Add(-time.Hour), time.Now().Add(time.Hour)
 	types := []catalogue.Type{catalogue.GiftCard, catalogue.Coupon, catalogue.DigitalCredit, catalogue.Physical}
+	// After a reward's creation: its orders, and the game hiding or repricing it.
+	created := func(n int, r catalogue.Reward) {
+		b.ids[fmt.Sprint(n)] = r.ID
+		if o := rng.IntN(4); o > 0 {
+			b.exec(`INSERT INTO catalogue_reward_orders (reward_id, day, orders) VALUES ($1, current_date - 1, $2), ($1, current_date - 20, $3)`,
+				r.ID, o, rng.IntN(3))
+		}
+		yes := true
+		var err error
+		switch rng.IntN(6) {
+		case 0:
+			_, err = b.svc.ChangeGameReward(ctx, b.game.ID, r.ID, catalogue.GameRewardChange{Hidden: &yes})
+		case 1:
+			if r.FlagAllowStudioEditPrice {
+				_, err = b.svc.ChangeGameReward(ctx, b.game.ID, r.ID, catalogue.GameRewardChange{
+					CoinPrices: map[uuid.UUID]int64{b.coin.ID: int64(100 * (1 + rng.IntN(4)))}})
+			}
+		}
+		require.NoError(t, err)
+	}
+	// Rewards 30 to 49 are created in one transaction: 20 rewards of 3 x-scores, about half of
+	// them visible, always leave some with equal created_at and x-score.
+	const batchFrom, batchTo = 30, 50
+	var batch []catalogue.NewReward
 	for n := range 60 {
 		r := catalogue.Reward{Type: types[rng.IntN(len(types))], BrandCode: brands[rng.IntN(len(brands))].Code,
 			Name: fmt.Sprintf("Reward %d", n), IsActive: rng.IntN(8) != 0, XScore: float64(rng.IntN(3)),
@@ -75,24 +101,35 @@ func (b catalogueBundle) seedRandomCatalogue(t *testing.T, rng *rand.Rand) {
 				shared = fmt.Sprintf("SHARED-%d", n)
 			}
 		}
-		created, err := b.svc.CreateReward(ctx, catalogue.NewReward{Reward: r, SharedCode: shared})
-		require.NoError(t, err)
-		b.ids[fmt.Sprint(n)] = created.ID
-		if o := rng.IntN(4); o > 0 {
-			b.exec(`INSERT INTO catalogue_reward_orders (reward_id, day, orders) VALUES ($1, current_date - 1, $2), ($1, current_date - 20, $3)`,
-				created.ID, o, rng.IntN(3))
+		if n < batchFrom || n >= batchTo {
+			r, err := b.svc.CreateReward(ctx, catalogue.NewReward{Reward: r, SharedCode: shared})
+			require.NoError(t, err)
+			created(n, r)
+			continue
 		}
-		yes := true
-		switch rng.IntN(6) {
-		case 0:
-			_, err = b.svc.ChangeGameReward(ctx, b.game.ID, created.ID, catalogue.GameRewardChange{Hidden: &yes})
-		case 1:
-			if r.FlagAllowStudioEditPrice {
-				_, err = b.svc.ChangeGameReward(ctx, b.game.ID, created.ID, catalogue.GameRewardChange{
-					CoinPrices: map[uuid.UUID]int64{b.coin.ID: int64(100 * (1 + rng.IntN(4)))}})
+		batch = append(batch, catalogue.NewReward{Reward: r, SharedCode: shared})
+		if n < batchTo-1 {
+			continue
+		}
+		inserted := make([]catalogue.Reward, len(batch))
+		err := postgres.NewCatalogueStore(postgres.NewDB(b.pool)).InTx(ctx, func(repo catalogue.Repo) error {
+			for i, nr := range batch {
+				var sealed []byte
+				if nr.SharedCode != "" {
+					sealed = b.box.Seal(nr.SharedCode)
+				}
+				var err error
+				if inserted[i], err = repo.InsertReward(ctx, nr.Reward, sealed); err != nil {
+					return err
+				}
 			}
-		}
+			return nil
+		})
 		require.NoError(t, err)
+		require.Equal(t, inserted[0].CreatedAt, inserted[len(inserted)-1].CreatedAt, "one transaction, one created_at")
+		for i, r := range inserted {
+			created(batchFrom+i, r)
+		}
 	}
 }
 
@@ -102,7 +139,9 @@ func randomPrices(rng *rand.Rand, r *catalogue.Reward, faces int) {
 	face := inr(int64(10 * (1 + rng.IntN(faces))))
 	switch {
 	case r.Type == catalogue.Coupon || r.Type == catalogue.Physical:
-		r.MRP, r.SellingPrice = face, face-money.Amount(rng.IntN(3))*inr(5)
+		// FIXED, as the catalogue keeps a reward priced by its mrp (rewards created through the
+		// store, as a sync does, skip the service's normalising).
+		r.ValueType, r.MRP, r.SellingPrice = catalogue.Fixed, face, face-money.Amount(rng.IntN(3))*inr(5)
 	case rng.IntN(3) == 0:
 		r.ValueType, r.MinValue, r.MaxValue, r.DiscountPct = catalogue.Range, face, face*10, money.Pct(rng.IntN(3)*500)
 	default:
