@@ -15,16 +15,20 @@ import (
 	"github.com/rewardsco/rewards/core/coins"
 	"github.com/rewardsco/rewards/core/orders"
 	"github.com/rewardsco/rewards/core/studio"
+	fakevouchers "github.com/rewardsco/rewards/fakes/vouchers"
 )
 
 // The environments are separate money worlds: with a test key only, store purchases and
 // partner orders are fulfilled by the built-in sandbox (SANDBOX- codes) and never reach the live
-// voucher provider, while live ones do.
+// voucher provider, not even to read stock or an order's status, while live ones do.
 func TestTestEnvironmentNeverReachesTheLiveVoucherProvider(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	p := setupPartnerWorlds(t, "INR", time.Minute, true)
-	live := func() int { return len(p.vouchers.Orders()) }
+	// The setup synced the catalogue from the live provider; every call after it is the test
+	// world's until the live purchase.
+	synced := len(p.vouchers.Calls())
+	reached := func() []fakevouchers.Call { return p.vouchers.Calls()[synced:] }
 
 	// The store: a test player buys a gift card and a sandbox brand.
 	s, g, coin := p.shop("Worlds")
@@ -53,7 +57,13 @@ func TestTestEnvironmentNeverReachesTheLiveVoucherProvider(t *testing.T) {
 	require.Len(t, v.Codes, 1)
 	require.True(t, strings.HasPrefix(v.Codes[0].Code, "SANDBOX-"), v.Codes[0].Code)
 	require.Equal(t, orders.Failed, buy(studio.Test, "SANDBOX_FAIL").Status, "the sandbox honours SANDBOX_FAIL")
-	require.Zero(t, live(), "a test purchase reached the live voucher provider")
+	// A slow order is pending at first: its status is read until the sandbox issues it.
+	slowBuy := buy(studio.Test, "SANDBOX_SLOW")
+	require.Eventually(t, func() bool {
+		o, err := p.m.Orders.Get(ctx, slowBuy.ID)
+		return err == nil && o.Status == orders.Success
+	}, 20*time.Second, 100*time.Millisecond, "the sandbox issues SANDBOX_SLOW")
+	require.Empty(t, reached(), "a test purchase reached the live voucher provider")
 
 	// The partner API: a funded test wallet orders through the sandbox too.
 	pg := p.game("WALLET", 0)
@@ -69,14 +79,25 @@ func TestTestEnvironmentNeverReachesTheLiveVoucherProvider(t *testing.T) {
 	slow := p.order(tok, orderBody("w-2", "SANDBOX_SLOW", firstValue(data(p.as(tok, "GET", "/partner/v1/gift-cards/brands/SANDBOX_SLOW", nil))), 1))
 	require.Contains(t, []int{200, 201}, slow.Status, string(slow.Raw))
 	p.await(tok, data(slow)["orderId"].(string), status("SUCCESS"))
-	require.Zero(t, live(), "a test partner order reached the live voucher provider")
+	require.Empty(t, reached(), "a test partner order reached the live voucher provider")
 
-	// Live: the live provider fulfils, with its own codes.
+	// Live: the live provider fulfils, with its own codes, after reading its stock.
 	v = buy(studio.Live, "AMAZON")
 	require.Equal(t, orders.Success, v.Status)
 	require.False(t, strings.HasPrefix(v.Codes[0].Code, "SANDBOX-"), v.Codes[0].Code)
-	require.Equal(t, 1, live(), "the live purchase is the live provider's only order")
+	require.Len(t, p.vouchers.Orders(), 1, "the live purchase is the live provider's only order")
 	require.Equal(t, v.ID.String(), p.vouchers.Orders()[0].ExternalRefID)
+	var stockReads, placements int
+	for _, c := range reached() {
+		switch {
+		case c.Method == "GET" && strings.HasPrefix(c.Path, "/vouchers/stock/"):
+			stockReads++
+		case c.Method == "POST" && c.Path == "/vouchers/orders":
+			placements++
+		}
+	}
+	require.Positive(t, stockReads, "the live purchase read the live provider's stock: %v", reached())
+	require.Equal(t, 1, placements, "%v", reached())
 }
 
 // The test environment's CASH orders use the built-in sandbox payment page when no test-mode

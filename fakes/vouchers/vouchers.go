@@ -1,6 +1,8 @@
 // Package vouchers is a fake voucher provider speaking the Tango-RaaS-style JSON API that
 // adapters/vouchers speaks, under the prefix /vouchers. It keeps its orders and stock in memory,
-// issues random unique codes, and can be told to fail, answer a given status, or stall.
+// issues random unique codes, and can be told to fail, answer a given status, or stall. It logs
+// every call to its API (catalogue, stock, orders placed and read), so that a test can tell that
+// a service never called it at all, not only that it placed no order.
 //
 // Authentication is the header X-Api-Key. Without a key configured (WithAPIKey;
 // FAKE_VOUCHER_API_KEY in fakes/cmd/fakes) any key, or none, is accepted; with one, anything
@@ -25,6 +27,10 @@
 //	GET  /vouchers/orders/{externalRefID}  Order, or 404 ORDER_NOT_FOUND
 //	GET  /vouchers/orders                  inspection: every Order, oldest first;
 //	                                       ?externalRefID= narrows to one
+//	GET  /vouchers/calls                   inspection: every Call to the catalogue, stock and
+//	                                       order endpoints (inspection aside), oldest first,
+//	                                       whatever it answered (forced failures and 401s
+//	                                       included)
 //	POST /vouchers/behaviour               {failNext?, failStatus?, status?, stallMs?}; {} resets
 //	GET  /vouchers/images/{brandKey}.svg   a generated logo, what the catalogue's imageUrls name
 //	                                       (under the address the request came to, or the
@@ -39,6 +45,7 @@
 //	Order  {referenceOrderID, externalRefID, utid, brandKey, rewardName, currencyCode, amount,
 //	       quantity, status: PENDING|COMPLETE|FAILED, reason (FAILED), createdAt, placements,
 //	       rewards: [{voucherId, code, pin, faceValue, currencyCode, expiresAt}]}
+//	Call   {method, path (with its query), status}
 //
 // An order needs externalRefID (1–128 of A–Z a–z 0–9 . _ : -), the utid of an item, quantity 1–100
 // (default 1), an amount that is one of a FIXED_VALUE item's faceValues (else 400
@@ -241,6 +248,18 @@ type Order struct {
 	Rewards []Reward `json:"rewards"`
 }
 
+// Call is one request to the provider's API (catalogue, stock, an order placed or read) and the
+// status it answered.
+type Call struct {
+	Method string `json:"method"`
+	// Path is the request's path with its query: /vouchers/catalogs?currency=INR.
+	Path   string `json:"path"`
+	Status int    `json:"status"`
+}
+
+// String writes the call as "GET /vouchers/stock/U-AMAZON-INR-F 200".
+func (c Call) String() string { return fmt.Sprintf("%s %s %d", c.Method, c.Path, c.Status) }
+
 // APIError is the body of every error answer.
 type APIError struct {
 	HTTPCode int    `json:"httpCode"`
@@ -309,6 +328,7 @@ type Provider struct {
 	placed    []*order
 	codes     map[string]bool
 	seq       int
+	calls     []Call
 	behaviour Behaviour
 }
 
@@ -363,6 +383,7 @@ func (p *Provider) Register(mux *http.ServeMux) {
 	mux.HandleFunc("POST /vouchers/orders", p.api(p.placeOrder))
 	mux.HandleFunc("GET /vouchers/orders/{ref}", p.api(p.getOrder))
 	mux.HandleFunc("GET /vouchers/orders", p.listOrders)
+	mux.HandleFunc("GET /vouchers/calls", p.listCalls)
 	mux.HandleFunc("POST /vouchers/behaviour", p.setBehaviour)
 	mux.Handle("GET /vouchers/images/{file}", p.Images())
 }
@@ -391,6 +412,13 @@ func (p *Provider) Orders() []Order {
 	return out
 }
 
+// Calls returns every call to the API, oldest first, as GET /vouchers/calls does.
+func (p *Provider) Calls() []Call {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.calls)
+}
+
 // answer is what an API handler answers.
 type answer struct {
 	status int
@@ -417,6 +445,9 @@ func (p *Provider) api(h func(*http.Request) answer) http.HandlerFunc {
 		default:
 			a = h(r)
 		}
+		p.mu.Lock()
+		p.calls = append(p.calls, Call{Method: r.Method, Path: r.URL.RequestURI(), Status: a.status})
+		p.mu.Unlock()
 		if !behave.Hold(r.Context(), stall) {
 			return
 		}
@@ -573,6 +604,14 @@ func (p *Provider) listOrders(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+func (p *Provider) listCalls(w http.ResponseWriter, _ *http.Request) {
+	calls := p.Calls()
+	if calls == nil {
+		calls = []Call{}
+	}
+	writeJSON(w, http.StatusOK, calls)
 }
 
 func (p *Provider) setBehaviour(w http.ResponseWriter, r *http.Request) {

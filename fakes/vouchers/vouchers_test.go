@@ -419,3 +419,37 @@ func TestImageBaseNamesLogosThatImagesServes(t *testing.T) {
 		require.Equal(t, 404, res.StatusCode, path)
 	}
 }
+
+// Every call to the API is logged with its answer, forced failures and refused keys included, so
+// that a test can require that a service never called the provider; inspection, behaviour and
+// logos are not calls to the provider.
+func TestCallsAreLogged(t *testing.T) {
+	t.Parallel()
+	f := start(t, vouchers.WithAPIKey("s3cret"))
+	f.key = "s3cret"
+	require.Equal(t, 200, f.call(http.MethodGet, "/vouchers/catalogs?currency=INR", nil, nil))
+	require.Equal(t, 200, f.call(http.MethodGet, "/vouchers/stock/U-AMAZON-INR-F", nil, nil))
+	status, _ := f.order("log-1", "U-AMAZON-INR-F", "500", 1)
+	require.Equal(t, http.StatusCreated, status)
+	require.Equal(t, 200, f.call(http.MethodGet, "/vouchers/orders/log-1", nil, nil))
+	require.Equal(t, 200, f.call(http.MethodPost, "/vouchers/behaviour", `{"failNext":1}`, nil))
+	require.Equal(t, 500, f.call(http.MethodGet, "/vouchers/orders/log-1", nil, nil))
+	require.Equal(t, 200, f.call(http.MethodGet, "/vouchers/orders", nil, nil))
+	require.Equal(t, 200, f.call(http.MethodGet, "/vouchers/images/AMAZON.svg", nil, nil))
+	f.key = "wrong"
+	require.Equal(t, 401, f.call(http.MethodGet, "/vouchers/stock/U-AMAZON-INR-F", nil, nil))
+
+	want := []vouchers.Call{
+		{Method: "GET", Path: "/vouchers/catalogs?currency=INR", Status: 200},
+		{Method: "GET", Path: "/vouchers/stock/U-AMAZON-INR-F", Status: 200},
+		{Method: "POST", Path: "/vouchers/orders", Status: 201},
+		{Method: "GET", Path: "/vouchers/orders/log-1", Status: 200},
+		{Method: "GET", Path: "/vouchers/orders/log-1", Status: 500},
+		{Method: "GET", Path: "/vouchers/stock/U-AMAZON-INR-F", Status: 401},
+	}
+	require.Equal(t, want, f.p.Calls())
+	var listed []vouchers.Call
+	require.Equal(t, 200, f.call(http.MethodGet, "/vouchers/calls", nil, &listed))
+	require.Equal(t, want, listed, "GET /vouchers/calls lists what Calls returns, and is no call itself")
+	require.Equal(t, "GET /vouchers/stock/U-AMAZON-INR-F 401", listed[5].String())
+}
