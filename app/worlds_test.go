@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -193,14 +194,15 @@ func TestPaymentEventsCountOnlyInTheirEnvironment(t *testing.T) {
 }
 
 // A CASH order is fulfilled only when the provider's paid amount and currency are the order's:
-// otherwise it is FAILED (PAYMENT_MISMATCH) and the payment refunded.
+// otherwise (underpaid, overpaid, another currency) it is FAILED (PAYMENT_MISMATCH) and the
+// payment refunded.
 func TestPaymentMismatchIsRefundedNotFulfilled(t *testing.T) {
 	t.Parallel()
 	p := setupPartnerWorlds(t, "USD", time.Minute, true)
 	g := p.game("CASH", 0)
 	tok := p.token(g.key, "")
-	for _, tamper := range []string{`amount = amount - 1`, `currency = 'EUR'`} {
-		r := p.order(tok, orderBody("mm-"+strings.Fields(tamper)[0], "AMAZON", 25, 1))
+	for i, tamper := range []string{`amount = amount - 1`, `amount = amount + 1`, `currency = 'EUR'`} {
+		r := p.order(tok, orderBody(fmt.Sprintf("mm-%d", i), "AMAZON", 25, 1))
 		require.Equal(t, 201, r.Status, string(r.Raw))
 		o := data(r)
 		page := strings.TrimPrefix(o["paymentSessionId"].(string), "https://rewards.example.com")
@@ -209,9 +211,13 @@ func TestPaymentMismatchIsRefundedNotFulfilled(t *testing.T) {
 		require.NoError(t, err)
 		pay := p.call("POST", page, "", map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, "action=pay")
 		require.Equal(t, 200, pay.Status, string(pay.Raw))
-		done := p.await(tok, o["orderId"].(string), func(o map[string]any) bool { return o["paymentStatus"] == "REFUNDED" })
+		// Until it is fulfilled, or refunded.
+		done := p.await(tok, o["orderId"].(string), func(o map[string]any) bool {
+			return o["status"] == "SUCCESS" || o["paymentStatus"] == "REFUNDED"
+		})
 		require.Equal(t, "FAILED", done["status"], tamper)
 		require.Equal(t, "PAYMENT_MISMATCH", done["failureReason"], tamper)
+		require.Equal(t, "REFUNDED", done["paymentStatus"], tamper)
 		require.Empty(t, done["codes"], tamper)
 	}
 }
