@@ -644,4 +644,111 @@ func TestOrdersSurviveAKilledService(t *testing.T) {
 		s.requireSettledOnce(t, w, done, 5000)
 		require.Equal(t, []string{"INITIATED", "PROCESSING", "TIMEOUT", "SUCCESS"}, s.transitions(t, id))
 	})
+
+	// The provider still says pending past the orders' deadline; the orders' jobs ask again
+	// rather than refund, the service dies while they wait, and the restarted service delivers
+	// the card the provider issues late, or refunds the order it refuses, once.
+	t.Run("killed while orders past their deadline wait for the provider", func(t *testing.T) {
+		late := startStack(t, lateEnv())
+		late.syncCatalogue(t)
+		lateDB := late.pg.DB(late.ctx)
+		type lateOrder struct {
+			w      webhookTenant
+			id     string
+			status string // the final status the provider's answer makes
+		}
+		type buy struct {
+			w          webhookTenant
+			rewardID   string
+			price      int64
+			finalState string
+		}
+		var buys []buy
+		for _, c := range []struct{ brand, status string }{{"SANDBOX_SLOW", "SUCCESS"}, {"SANDBOX_SLOW_FAIL", "FAILED"}} {
+			w := late.newShopper(t, "Late "+c.brand, 5000)
+			rewardID, price := late.giftCard(t, w, c.brand, 100)
+			buys = append(buys, buy{w, rewardID, price, c.status})
+		}
+		// Bought one after the other, so that their jobs' waits overlap.
+		var placed []lateOrder
+		for _, b := range buys {
+			o := requirePurchase(t, late.purchase(t, b.w, map[string]any{"rewardId": b.rewardID, "coinId": b.w.CoinID, "denomination": 100}),
+				b.w, b.rewardID, "TIMEOUT", 100, b.price, 5000)
+			placed = append(placed, lateOrder{w: b.w, id: str(o["orderId"]), status: b.finalState})
+		}
+		awaitLateJobsWaiting(t, lateDB, placed[0].id, placed[1].id)
+		for _, o := range placed {
+			po := late.providerOrders(t, o.id)
+			require.Len(t, po, 1)
+			require.Equal(t, "PENDING", po[0].Status, "killed while the provider still works on order %s", o.id)
+		}
+		late.svc.Kill(late.ctx)
+		killed := time.Now()
+		for _, o := range placed {
+			var lateBy float64
+			var refunded bool
+			require.NoError(t, lateDB.QueryRow(`SELECT extract(epoch FROM now() - deadline_at), refund_tx_id IS NOT NULL FROM orders WHERE id = $1`,
+				o.id).Scan(&lateBy, &refunded))
+			require.Equal(t, "TIMEOUT", orderStatus(t, lateDB, o.id))
+			require.False(t, refunded, "order %s is not refunded on its deadline alone", o.id)
+			t.Logf("order %s killed %.1f s past its deadline, still TIMEOUT", o.id, lateBy)
+		}
+		late.svc.Start(late.ctx)
+
+		for _, o := range placed {
+			done := late.awaitOrder(t, o.w, o.id, o.status, 2*time.Minute)
+			t.Logf("order %s %s %s after the kill", o.id, o.status, time.Since(killed).Round(100*time.Millisecond))
+			late.requireSettledOnce(t, o.w, done, 5000)
+			require.Equal(t, []string{"INITIATED", "PROCESSING", "TIMEOUT", o.status}, late.transitions(t, o.id))
+			if o.status == "SUCCESS" {
+				late.requireIssuedOnce(t, done)
+				continue
+			}
+			po := late.providerOrders(t, o.id)
+			require.Len(t, po, 1)
+			require.Equal(t, "FAILED", po[0].Status)
+			require.Equal(t, 1, po[0].Placements)
+			r := late.admin("GET", "/admin/v1/orders/"+o.id, nil)
+			require.Equal(t, 200, r.Status, string(r.Raw))
+			require.Equal(t, "refused by the voucher provider (SANDBOX_SLOW_FAIL)", r.Body["failureReason"], "refunded on the provider's refusal")
+		}
+	})
+}
+
+// lateEnv is ordersEnv with a 2 s order deadline: the fake provider's sandbox brands stay
+// pending 10 s, so their orders are late for 8 s before the provider answers.
+func lateEnv() map[string]string {
+	env := ordersEnv()
+	env["REWARDS_VOUCHER_DEADLINE"] = "2s"
+	return env
+}
+
+// awaitLateJobsWaiting waits until the fulfilment jobs of orders have each asked the provider
+// past its order's deadline and all wait in the queue at once for their next ask, not due for at
+// least a second (as awaitJobWaiting: a kill then finds no step in flight), the orders still
+// TIMEOUT; an order failed meanwhile fails the test at once.
+func awaitLateJobsWaiting(t *testing.T, db *sql.DB, orderIDs ...string) {
+	t.Helper()
+	start := time.Now()
+	for {
+		waiting := 0
+		for _, id := range orderIDs {
+			var status string
+			var ok bool
+			require.NoError(t, db.QueryRow(`SELECT o.status, EXISTS (SELECT 1 FROM river_job j WHERE j.kind = 'fulfil_order'
+					AND j.args->>'order_id' = o.id::text AND j.state IN ('available', 'scheduled')
+					AND j.attempted_at > o.deadline_at AND j.scheduled_at > now() + interval '1 second')
+				FROM orders o WHERE o.id = $1`, id).Scan(&status, &ok))
+			require.Equal(t, "TIMEOUT", status, "order %s past its deadline, the provider still pending", id)
+			if ok {
+				waiting++
+			}
+		}
+		if waiting == len(orderIDs) {
+			t.Logf("the jobs of %d orders wait past their deadline after %s", waiting, time.Since(start).Round(100*time.Millisecond))
+			return
+		}
+		require.Less(t, time.Since(start), 30*time.Second, "the jobs of orders %v should ask past their deadline and wait", orderIDs)
+		time.Sleep(25 * time.Millisecond)
+	}
 }
