@@ -2,8 +2,10 @@ package httpapi
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -19,7 +21,6 @@ const (
 	maxMessageBytes  = 1024
 	// maxNamedFields is how many unknown fields one detail names.
 	maxNamedFields = 20
-	maxFieldBytes  = 32
 )
 
 // credentialWords mark a field whose value is a credential, which no answer repeats: a
@@ -43,6 +44,9 @@ func boundedValue(location string, value any) any {
 	}
 	switch v := value.(type) {
 	case string:
+		if strings.ContainsFunc(v, unicode.IsControl) {
+			return nil // not text a person reads back, and JSON encoders escape it differently
+		}
 		return clip(v, maxValueBytes)
 	case bool, float64, float32, int, int64, int32, uint, uint64, uint32:
 		return v
@@ -67,18 +71,24 @@ type unknownFields struct {
 
 func (u *unknownFields) add(name string) {
 	u.count++
-	if len(u.names) < maxNamedFields {
-		u.names = append(u.names, clip(name, maxFieldBytes))
+	if len(u.names) < maxNamedFields && fieldName.MatchString(name) {
+		u.names = append(u.names, name)
 	}
 }
 
+// fieldName is a name an answer repeats: what a client's field names look like. Others (a
+// whole body read as a form's one field name, say) are counted, not shown.
+var fieldName = regexp.MustCompile(`^[A-Za-z0-9_$@-]{1,32}$`)
+
 func (u *unknownFields) detail() ErrorDetail {
 	slices.Sort(u.names)
-	msg := "unknown field: " + u.names[0]
-	if u.count > 1 {
-		msg = fmt.Sprintf("%d unknown fields: ", u.count)
+	msg := "unknown field"
+	if u.count == 1 && len(u.names) == 1 {
+		msg += ": " + u.names[0]
+	} else if u.count > 1 {
+		msg = fmt.Sprintf("%d unknown fields", u.count)
 		for i, name := range u.names {
-			next := name
+			next := ": " + name
 			if i > 0 {
 				next = ", " + name
 			}
@@ -92,12 +102,19 @@ func (u *unknownFields) detail() ErrorDetail {
 	return ErrorDetail{Location: clip(u.parent, maxLocationBytes), Message: clip(msg, maxDetailBytes)}
 }
 
-// parentLocation is the location that holds the field at location: body for body.x.
-func parentLocation(location string) string {
+// splitField splits the location of an unknown field (Huma's parent.name) into its parent and
+// its name, given the object that holds it. A name with a dot of its own cannot be told from a
+// nested location: the field is then named as a whole, under the body.
+func splitField(location string, object any) (parent, name string) {
 	if i := strings.LastIndexByte(location, '.'); i > 0 {
-		return location[:i]
+		parent, name = location[:i], location[i+1:]
+		if m, ok := object.(map[string]any); ok {
+			if _, found := m[name]; found {
+				return parent, name
+			}
+		}
 	}
-	return location
+	return "body", strings.TrimPrefix(location, "body.")
 }
 
 // clip cuts s to at most max bytes as JSON writes it (a control character takes 6, as do <, >

@@ -154,14 +154,15 @@ func humaError(ctx context.Context, status int, msg string, errs ...error) huma.
 		if ed.Message == validation.MsgUnexpectedProperty {
 			// One detail for every unknown field, however many came: Huma makes one per field,
 			// each carrying the whole object as its value.
+			parent, name := splitField(ed.Location, ed.Value)
 			if unknown == nil {
 				problems++
-				unknown = &unknownFields{at: len(details), parent: parentLocation(ed.Location)}
+				unknown = &unknownFields{at: len(details), parent: parent}
 				if len(details) < maxDetails {
 					details = append(details, ErrorDetail{})
 				}
 			}
-			unknown.add(ed.Location[strings.LastIndexByte(ed.Location, '.')+1:])
+			unknown.add(name)
 			continue
 		}
 		problems++

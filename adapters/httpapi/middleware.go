@@ -242,7 +242,10 @@ func badURLText(r *http.Request) (location, problem string) {
 		}
 		for _, v := range values {
 			if p := textProblem(v); p != "" {
-				return "query." + clip(name, maxFieldBytes), p
+				if fieldName.MatchString(name) {
+					return "query." + name, p
+				}
+				return "query", p
 			}
 		}
 	}
