@@ -25,7 +25,7 @@ type APIError struct {
 	Reason     string        `json:"error" doc:"HTTP reason phrase" example:"Bad Request"`
 	Code       string        `json:"code,omitempty" doc:"Stable machine-readable code, UPPER_SNAKE_CASE" example:"VALIDATION_FAILED"`
 	RequestID  string        `json:"requestId" doc:"The request id, also in the x-request-id header" example:"01J9Z6W3P4Q5R6S7T8V9W0X1Y2"`
-	Details    []ErrorDetail `json:"details,omitempty" doc:"Validation failures, one per field"`
+	Details    []ErrorDetail `json:"details,omitempty" maxItems:"20" doc:"Validation failures, at most 20 (the message counts the rest); all unknown fields of a body are one"`
 
 	headers http.Header
 }
@@ -34,7 +34,7 @@ type APIError struct {
 type ErrorDetail struct {
 	Location string `json:"location" doc:"Where the bad value is, e.g. body.amount or header.X-Language" example:"body.amount"`
 	Message  string `json:"message" doc:"What is wrong with it" example:"expected number >= 1"`
-	Value    any    `json:"value,omitempty" doc:"The value received"`
+	Value    any    `json:"value,omitempty" doc:"The value received, when it is a short scalar (at most 256 bytes of text) and not a credential"`
 }
 
 // Error implements error.
