@@ -17,7 +17,8 @@ import (
 )
 
 // A touchpoint tree is bounded as served: DYNAMIC under DYNAMIC and trees that could serve more
-// than 2,000 nodes are refused on write; GET /touchpoints lists at most 100 trees.
+// than 2,000 nodes are refused on write; a page of GET /touchpoints holds 20 trees unless asked
+// for more, at most 100.
 func TestTouchpointTreesAreBounded(t *testing.T) {
 	t.Parallel()
 	p := setupPartner(t, "INR", time.Minute)
@@ -48,9 +49,79 @@ func TestTouchpointTreesAreBounded(t *testing.T) {
 		_, _, err := p.m.Touchpoints.PutTree(ctx, g.id, fmt.Sprintf("t%03d", i), []touchpoints.Node{{}})
 		require.NoError(t, err)
 	}
-	list := p.call("GET", "/touchpoints", "", map[string]string{"x-api-key": g.key}, nil)
-	require.Equal(t, 200, list.Status, string(list.Raw))
-	require.Len(t, data(list)["touchpoints"], 100)
+	for query, want := range map[string]int{"": 20, "?limit=100": 100} {
+		list := p.call("GET", "/touchpoints"+query, "", map[string]string{"x-api-key": g.key}, nil)
+		require.Equal(t, 200, list.Status, string(list.Raw))
+		require.Equal(t, want, len(data(list)["touchpoints"].([]any)), query)
+		require.Equal(t, []any{float64(102), true}, []any{data(list)["total"], data(list)["hasMore"]}, query)
+	}
+}
+
+// GET /touchpoints serves at most touchpoints.MaxPageNodes nodes in one answer, all its trees
+// together: four trees that each serve 2,000 nodes come two to a page, every tree exactly once,
+// and a page past the last is empty with the total.
+func TestTouchpointListIsPagedWithinTheNodeBound(t *testing.T) {
+	t.Parallel()
+	p := setupPartner(t, "INR", time.Minute)
+	g := p.game("WALLET", 0)
+	ctx := context.Background()
+	// 20 copies of a DYNAMIC node with 99 children: 2,000 nodes served, the most a tree may.
+	big := func() []touchpoints.Node {
+		kids := make([]touchpoints.Node, 99)
+		for i := range kids {
+			kids[i] = touchpoints.Node{DisplayOrder: i}
+		}
+		return []touchpoints.Node{{DataType: touchpoints.DataDynamic, ActionPrefix: "store://r/",
+			Query: &touchpoints.Query{Type: touchpoints.QueryRewards, Limit: 20}, Nodes: kids}}
+	}
+	names := []string{"a", "b", "c", "d"}
+	for _, name := range names {
+		_, _, err := p.m.Touchpoints.PutTree(ctx, g.id, name, big())
+		require.NoError(t, err)
+	}
+	list := func(query string) response {
+		r := p.call("GET", "/touchpoints?"+query, "", map[string]string{"x-api-key": g.key}, nil)
+		require.Equal(t, 200, r.Status, string(r.Raw))
+		return r
+	}
+	var seen []string
+	for page, want := range [][]string{{"a", "b"}, {"c", "d"}} {
+		r := list(fmt.Sprintf("page=%d", page+1))
+		body := data(r)
+		var got []string
+		served := 0
+		for _, tp := range body["touchpoints"].([]any) {
+			tree := tp.(map[string]any)
+			got = append(got, tree["name"].(string))
+			served += servedNodes(tree["nodes"])
+		}
+		require.Equal(t, want, got, "page %d", page+1)
+		require.LessOrEqual(t, served, touchpoints.MaxPageNodes, "page %d serves %d nodes", page+1, served)
+		require.Greater(t, served, touchpoints.MaxServedNodes, "the trees are expanded (page %d)", page+1)
+		require.Equal(t, []any{float64(4), float64(page + 1), float64(20), page == 0},
+			[]any{body["total"], body["page"], body["limit"], body["hasMore"]}, "page %d", page+1)
+		seen = append(seen, got...)
+	}
+	require.Equal(t, names, seen, "every tree once")
+	past := data(list("page=3"))
+	require.Empty(t, past["touchpoints"])
+	require.Equal(t, []any{float64(4), false}, []any{past["total"], past["hasMore"]})
+	requireError(t, p.call("GET", "/touchpoints?limit=101", "", map[string]string{"x-api-key": g.key}, nil), 400, "VALIDATION_FAILED")
+	requireError(t, p.call("GET", "/touchpoints?page=101&limit=100", "", map[string]string{"x-api-key": g.key}, nil), 400, "VALIDATION_FAILED")
+}
+
+// servedNodes counts the nodes of a served list, their descendants and popups included.
+func servedNodes(list any) int {
+	nodes, _ := list.([]any)
+	n := 0
+	for _, it := range nodes {
+		node := it.(map[string]any)
+		n += 1 + servedNodes(node["nodes"])
+		if popup, ok := node["popup"].(map[string]any); ok {
+			n += servedNodes([]any{popup})
+		}
+	}
+	return n
 }
 
 // A tree read without a player token is kept for authcache.TTL on each instance (its coin's

@@ -141,7 +141,7 @@ func toCorePlacement(gameID uuid.UUID, env studio.Environment, r db.TouchpointsL
 }
 
 func toCoreTree(t db.TouchpointTree) (touchpoints.Tree, error) {
-	out := touchpoints.Tree{ID: t.ID, GameID: t.GameID, Name: t.Name, UpdatedAt: t.UpdatedAt}
+	out := touchpoints.Tree{ID: t.ID, GameID: t.GameID, Name: t.Name, UpdatedAt: t.UpdatedAt, Served: int(t.ServedSize)}
 	if err := json.Unmarshal(t.Nodes, &out.Nodes); err != nil {
 		return touchpoints.Tree{}, fmt.Errorf("decode tree %s: %w", t.ID, err)
 	}
@@ -518,7 +518,8 @@ func (r *TouchpointsRepo) TreeWithCoin(ctx context.Context, gameID uuid.UUID, ke
 		}
 		return cached, coin, nil
 	}
-	t, err := toCoreTree(db.TouchpointTree{ID: *row.TreeID, GameID: gameID, Name: *row.TreeName, Nodes: row.Nodes, UpdatedAt: *row.TreeUpdatedAt})
+	t, err := toCoreTree(db.TouchpointTree{ID: *row.TreeID, GameID: gameID, Name: *row.TreeName, Nodes: row.Nodes,
+		UpdatedAt: *row.TreeUpdatedAt, ServedSize: *row.TreeServedSize})
 	if err != nil {
 		return touchpoints.Tree{}, nil, err
 	}
@@ -536,7 +537,8 @@ func (r *TouchpointsRepo) UpsertTree(ctx context.Context, t touchpoints.Tree) (t
 	if err != nil {
 		return touchpoints.Tree{}, false, fmt.Errorf("encode tree: %w", err)
 	}
-	row, err := r.q.TouchpointsUpsertTree(ctx, db.TouchpointsUpsertTreeParams{GameID: t.GameID, Name: t.Name, Nodes: raw})
+	row, err := r.q.TouchpointsUpsertTree(ctx, db.TouchpointsUpsertTreeParams{GameID: t.GameID, Name: t.Name, Nodes: raw,
+		ServedSize: int32(t.Served)})
 	if err != nil {
 		return touchpoints.Tree{}, false, fmt.Errorf("upsert tree: %w", err)
 	}
@@ -556,11 +558,26 @@ func (r *TouchpointsRepo) DeleteTree(ctx context.Context, gameID uuid.UUID, name
 	return nil
 }
 
-// Trees implements touchpoints.Repo.
-func (r *TouchpointsRepo) Trees(ctx context.Context, gameID uuid.UUID) ([]touchpoints.Tree, error) {
-	rows, err := r.q.TouchpointsListTrees(ctx, gameID)
+// TreeSizes implements touchpoints.Repo: the trees' nodes stay in the database.
+func (r *TouchpointsRepo) TreeSizes(ctx context.Context, gameID uuid.UUID, n int) ([]touchpoints.TreeSize, int, error) {
+	rows, err := r.q.TouchpointsTreeSizes(ctx, db.TouchpointsTreeSizesParams{GameID: gameID, Lim: int32(n)})
 	if err != nil {
-		return nil, fmt.Errorf("list trees: %w", err)
+		return nil, 0, fmt.Errorf("tree sizes: %w", err)
+	}
+	out := make([]touchpoints.TreeSize, len(rows))
+	total := 0
+	for i, row := range rows {
+		out[i] = touchpoints.TreeSize{ID: row.ID, Name: row.Name, Served: int(row.ServedSize)}
+		total = int(row.Total)
+	}
+	return out, total, nil
+}
+
+// TreesByID implements touchpoints.Repo, decoding only the trees the cache does not hold.
+func (r *TouchpointsRepo) TreesByID(ctx context.Context, gameID uuid.UUID, ids []uuid.UUID) ([]touchpoints.Tree, error) {
+	rows, err := r.q.TouchpointsTreesByID(ctx, db.TouchpointsTreesByIDParams{GameID: gameID, Ids: ids})
+	if err != nil {
+		return nil, fmt.Errorf("trees by id: %w", err)
 	}
 	out := make([]touchpoints.Tree, 0, len(rows))
 	for _, row := range rows {

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rewardsco/rewards/adapters/postgres"
@@ -15,6 +17,7 @@ import (
 	"github.com/rewardsco/rewards/core/money"
 	"github.com/rewardsco/rewards/core/studio"
 	"github.com/rewardsco/rewards/core/touchpoints"
+	"github.com/rewardsco/rewards/sql/migrations"
 )
 
 type touchBundle struct {
@@ -275,12 +278,74 @@ func TestTouchpointsTreesHydrateAndExpand(t *testing.T) {
 	missing := uuid.New()
 	_, _, err = b.tp.PutTree(ctx, b.game.ID, "Bad", []touchpoints.Node{{DataType: touchpoints.DataStatic, RewardID: &missing}})
 	require.Equal(t, errs.Invalid, errs.KindOf(err))
-	list, err := b.tp.Trees(ctx, touchpoints.TreeRequest{GameID: b.game.ID})
+	list, err := b.tp.Trees(ctx, touchpoints.TreeRequest{GameID: b.game.ID}, 1, 20)
 	require.NoError(t, err)
-	require.Len(t, list, 1, "a refused tree is not stored")
+	require.Len(t, list.Trees, 1, "a refused tree is not stored")
+	require.Equal(t, 1, list.Total)
 
 	require.NoError(t, b.tp.DeleteTree(ctx, b.game.ID, "Home"))
 	require.Equal(t, touchpoints.ErrTouchpointNotFound.Code, errs.CodeOf(b.tp.DeleteTree(ctx, b.game.ID, "Home")))
+}
+
+// A tree is stored with the most nodes it serves, which the list's paging reads without the
+// nodes: the first n trees by name, and how many the game has. Trees stored before the sizes
+// were kept (migration 00028) hold 2,000, a bound every write has kept.
+func TestTouchpointsTreeSizesAreStoredAndReadAlone(t *testing.T) {
+	t.Parallel()
+	b := setupTouchpoints(t)
+	ctx := context.Background()
+	put := func(name string, nodes ...touchpoints.Node) touchpoints.Tree {
+		t.Helper()
+		tree, _, err := b.tp.PutTree(ctx, b.game.ID, name, nodes)
+		require.NoError(t, err)
+		return tree
+	}
+	dyn := touchpoints.Node{DataType: touchpoints.DataDynamic, ActionPrefix: "store://r/",
+		Query: &touchpoints.Query{Type: touchpoints.QueryRewards, Limit: 4}, Nodes: []touchpoints.Node{{}}}
+	c := put("c", touchpoints.Node{})
+	a := put("a", dyn)
+	bb := put("b", touchpoints.Node{}, touchpoints.Node{}, touchpoints.Node{})
+	sizes, total, err := b.repo.TreeSizes(ctx, b.game.ID, 2)
+	require.NoError(t, err)
+	require.Equal(t, 3, total)
+	require.Equal(t, []touchpoints.TreeSize{{ID: a.ID, Name: "a", Served: 8}, {ID: bb.ID, Name: "b", Served: 3}}, sizes)
+
+	trees, err := b.repo.TreesByID(ctx, b.game.ID, []uuid.UUID{c.ID, a.ID, uuid.New()})
+	require.NoError(t, err)
+	require.Len(t, trees, 2)
+	require.Equal(t, []any{"a", 8, 1, "c", 1, 1}, []any{trees[0].Name, trees[0].Served, len(trees[0].Nodes), trees[1].Name, trees[1].Served, len(trees[1].Nodes)})
+	other, err := b.repo.TreesByID(ctx, uuid.New(), []uuid.UUID{a.ID})
+	require.NoError(t, err)
+	require.Empty(t, other, "another game's tree")
+	byName, err := b.tp.TreeByName(ctx, touchpoints.TreeRequest{GameID: b.game.ID}, "a")
+	require.NoError(t, err)
+	require.Equal(t, 8, byName.Served)
+
+	// The upgrade: the column is dropped and added again, as on a database that had trees
+	// before it.
+	db := stdlib.OpenDBFromPool(b.pool)
+	defer db.Close()
+	provider, err := goose.NewProvider(goose.DialectPostgres, db, migrations.FS)
+	require.NoError(t, err)
+	_, err = provider.ApplyVersion(ctx, 28, false)
+	require.NoError(t, err)
+	_, err = provider.ApplyVersion(ctx, 28, true)
+	require.NoError(t, err)
+	sizes, total, err = b.repo.TreeSizes(ctx, b.game.ID, 10)
+	require.NoError(t, err)
+	require.Equal(t, 3, total)
+	for _, s := range sizes {
+		require.Equal(t, touchpoints.MaxServedNodes, s.Served, "%s stored before the sizes", s.Name)
+	}
+	put("c", touchpoints.Node{}, touchpoints.Node{})
+	sizes, _, err = b.repo.TreeSizes(ctx, b.game.ID, 10)
+	require.NoError(t, err)
+	require.Equal(t, 2, sizes[2].Served, "a tree written again has its own size")
+
+	none, total, err := b.repo.TreeSizes(ctx, uuid.New(), 10)
+	require.NoError(t, err)
+	require.Empty(t, none)
+	require.Zero(t, total)
 }
 
 func ptrTo[T any](v T) *T { return &v }

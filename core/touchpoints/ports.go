@@ -150,6 +150,9 @@ type Repo interface {
 	// coins.ErrCoinNotFound when coinID is not a coin of the game (whether or not the tree
 	// exists), else ErrTouchpointNotFound when there is no such tree.
 	TreeWithCoin(ctx context.Context, gameID uuid.UUID, key TreeKey, coinID, playerID *uuid.UUID) (Tree, *Coin, error)
-	// Trees returns the game's trees by name.
-	Trees(ctx context.Context, gameID uuid.UUID) ([]Tree, error)
+	// TreeSizes returns the first n of the game's trees in list order (by name, then id),
+	// without their nodes, and how many trees the game has.
+	TreeSizes(ctx context.Context, gameID uuid.UUID, n int) (sizes []TreeSize, total int, err error)
+	// TreesByID returns the game's trees of ids that exist, in list order.
+	TreesByID(ctx context.Context, gameID uuid.UUID, ids []uuid.UUID) ([]Tree, error)
 }

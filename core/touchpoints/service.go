@@ -549,7 +549,7 @@ func (s *Service) PutTree(ctx context.Context, gameID uuid.UUID, name string, no
 				return errs.Invalidf("productId %q is not a product of the catalogue", id)
 			}
 		}
-		out, created, err = repo.UpsertTree(ctx, Tree{GameID: gameID, Name: name, Nodes: nodes})
+		out, created, err = repo.UpsertTree(ctx, Tree{GameID: gameID, Name: name, Nodes: nodes, Served: ServedSize(nodes)})
 		return err
 	})
 	s.treesChanged(gameID)
@@ -637,18 +637,50 @@ func (s *Service) knownTree(ctx context.Context, repo Repo, q TreeRequest, key T
 	return t, coin, nil
 }
 
-// Trees returns every tree of the game, by name, served.
-func (s *Service) Trees(ctx context.Context, q TreeRequest) ([]Tree, error) {
+// Trees returns a page of the game's trees, by name, served: at most limit trees (1 to
+// MaxListedTrees) that serve at most MaxPageNodes nodes together (pageOf). Only the page's
+// trees are read whole.
+func (s *Service) Trees(ctx context.Context, q TreeRequest, page, limit int) (TreeList, error) {
+	if page < 1 || limit < 1 || limit > MaxListedTrees {
+		return TreeList{}, errs.Invalidf("page must be at least 1 and limit from 1 to %d", MaxListedTrees)
+	}
 	repo := s.repo.Repo()
 	coin, err := s.treeCoin(ctx, repo, q)
 	if err != nil {
-		return nil, err
+		return TreeList{}, err
 	}
-	list, err := repo.Trees(ctx, q.GameID)
+	sizes, total, err := repo.TreeSizes(ctx, q.GameID, page*limit)
 	if err != nil {
-		return nil, err
+		return TreeList{}, err
 	}
-	return list, s.serveTrees(ctx, repo, q.GameID, coin, list)
+	served := make([]int, len(sizes))
+	for i, t := range sizes {
+		served[i] = t.Served
+	}
+	lo, hi := pageOf(served, page, limit)
+	out := TreeList{Total: total, More: hi < total}
+	if lo == hi {
+		return out, nil
+	}
+	ids := make([]uuid.UUID, 0, hi-lo)
+	for _, t := range sizes[lo:hi] {
+		ids = append(ids, t.ID)
+	}
+	trees, err := repo.TreesByID(ctx, q.GameID, ids)
+	if err != nil {
+		return TreeList{}, err
+	}
+	// A tree written again between the two reads may serve more than it did: the page ends
+	// before it when it would pass the bound, as read.
+	served = served[:0]
+	for _, t := range trees {
+		served = append(served, t.Served)
+	}
+	if _, end := pageOf(served, 1, limit); end < len(trees) {
+		trees, out.More = trees[:end], true
+	}
+	out.Trees = trees
+	return out, s.serveTrees(ctx, repo, q.GameID, coin, trees)
 }
 
 // treeCoin is the coin that hydrates trees (nil without coinId), with the player's balance. Without

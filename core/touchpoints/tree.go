@@ -23,7 +23,7 @@ const (
 	MaxServedNodes = 2000
 	// MaxDynamicNodes bounds the DYNAMIC nodes of a tree: each is a query on every read.
 	MaxDynamicNodes = 10
-	// MaxListedTrees bounds GET /touchpoints.
+	// MaxListedTrees bounds the trees of one page of a game's trees (Service.Trees).
 	MaxListedTrees = 100
 	MaxQueryLimit  = 20
 	MaxNameLen     = 128
@@ -125,6 +125,9 @@ type Tree struct {
 	Name      string
 	Nodes     []Node
 	UpdatedAt time.Time
+	// Served is the most nodes the tree serves: ServedSize of its nodes when written (a tree
+	// stored before it was kept holds MaxServedNodes, which bounds every tree).
+	Served int
 }
 
 // Data is a STATIC or generated node's hydrated item: exactly one of the two.

@@ -1,7 +1,9 @@
 package touchpoints
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -21,6 +23,10 @@ type treeRepo struct {
 	trees  map[string]Tree
 	reads  int
 	during func()
+	// askedByID are the ids of each TreesByID; beforeByID, when set, runs inside the next one
+	// before it reads.
+	askedByID  [][]uuid.UUID
+	beforeByID func()
 }
 
 func (r *treeRepo) LockGame(context.Context, uuid.UUID) error { return nil }
@@ -28,7 +34,43 @@ func (r *treeRepo) RewardTypes(context.Context, []uuid.UUID) (map[uuid.UUID]cata
 	return nil, nil
 }
 func (r *treeRepo) ExistingProducts(context.Context, []string) ([]string, error) { return nil, nil }
-func (r *treeRepo) Lookup(context.Context, Lookup) (Found, error)                { return Found{}, nil }
+
+// Lookup finds nothing: one empty answer per query.
+func (r *treeRepo) Lookup(_ context.Context, l Lookup) (Found, error) {
+	return Found{BestRewards: make([][]RewardItem, len(l.BestRewards)), BestProducts: make([][]catalogue.Product, len(l.BestProducts))}, nil
+}
+
+// listed is the game's trees in list order.
+func (r *treeRepo) listed(gameID uuid.UUID) []Tree {
+	var out []Tree
+	for _, t := range r.trees {
+		if t.GameID == gameID {
+			out = append(out, t)
+		}
+	}
+	slices.SortFunc(out, func(a, b Tree) int {
+		return cmp.Or(cmp.Compare(a.Name, b.Name), slices.Compare(a.ID[:], b.ID[:]))
+	})
+	return out
+}
+
+func (r *treeRepo) TreeSizes(_ context.Context, gameID uuid.UUID, n int) ([]TreeSize, int, error) {
+	list := r.listed(gameID)
+	var out []TreeSize
+	for _, t := range list[:min(n, len(list))] {
+		out = append(out, TreeSize{ID: t.ID, Name: t.Name, Served: t.Served})
+	}
+	return out, len(list), nil
+}
+
+func (r *treeRepo) TreesByID(_ context.Context, gameID uuid.UUID, ids []uuid.UUID) ([]Tree, error) {
+	r.askedByID = append(r.askedByID, ids)
+	if before := r.beforeByID; before != nil {
+		r.beforeByID = nil
+		before()
+	}
+	return slices.DeleteFunc(r.listed(gameID), func(t Tree) bool { return !slices.Contains(ids, t.ID) }), nil
+}
 
 func (r *treeRepo) UpsertTree(_ context.Context, t Tree) (Tree, bool, error) {
 	_, existed := r.trees[t.Name]

@@ -166,8 +166,8 @@ SELECT id, type FROM catalogue_rewards WHERE id = ANY (@ids::uuid[]);
 SELECT id FROM catalogue_products WHERE id = ANY (@ids::text[]);
 
 -- name: TouchpointsUpsertTree :one
-INSERT INTO touchpoint_trees (game_id, name, nodes) VALUES (@game_id, @name, @nodes)
-ON CONFLICT (game_id, name) DO UPDATE SET nodes = excluded.nodes, updated_at = now()
+INSERT INTO touchpoint_trees (game_id, name, nodes, served_size) VALUES (@game_id, @name, @nodes, @served_size)
+ON CONFLICT (game_id, name) DO UPDATE SET nodes = excluded.nodes, served_size = excluded.served_size, updated_at = now()
 RETURNING id, updated_at, (xmax = 0) AS created;
 
 -- name: TouchpointsDeleteTree :execrows
@@ -179,9 +179,15 @@ SELECT * FROM touchpoint_trees WHERE game_id = @game_id AND name = @name;
 -- name: TouchpointsTreeByID :one
 SELECT * FROM touchpoint_trees WHERE game_id = @game_id AND id = @id;
 
--- name: TouchpointsListTrees :many
--- The first 100 trees by name (touchpoints.MaxListedTrees).
-SELECT * FROM touchpoint_trees WHERE game_id = @game_id ORDER BY name, id LIMIT 100;
+-- name: TouchpointsTreeSizes :many
+-- The first @lim trees of the game in list order, without their nodes (what paging reads), and
+-- how many trees the game has.
+SELECT id, name, served_size, count(*) OVER () AS total
+FROM touchpoint_trees WHERE game_id = @game_id ORDER BY name, id LIMIT @lim;
+
+-- name: TouchpointsTreesByID :many
+-- The game's trees of @ids, in list order.
+SELECT * FROM touchpoint_trees WHERE game_id = @game_id AND id = ANY (@ids::uuid[]) ORDER BY name, id;
 
 -- name: TouchpointsTreeAndCoinByName :one
 -- What reading a tree by name needs, in one statement (one round trip): the coin coin_id of the
@@ -190,7 +196,7 @@ SELECT * FROM touchpoint_trees WHERE game_id = @game_id ORDER BY name, id LIMIT 
 -- version the caller has decoded already (known_id, known_updated_at): a stored tree is
 -- kilobytes of (compressed) JSON that the database would read and send on every call.
 SELECT c.id AS coin_id, c.name AS coin_name, c.image_url AS coin_image_url, c.coins_per_unit, b.balance,
-       t.id AS tree_id, t.name AS tree_name, t.updated_at AS tree_updated_at,
+       t.id AS tree_id, t.name AS tree_name, t.updated_at AS tree_updated_at, t.served_size AS tree_served_size,
        (CASE WHEN t.id = sqlc.narg(known_id)::uuid AND t.updated_at = sqlc.narg(known_updated_at)::timestamptz
              THEN NULL ELSE t.nodes END)::jsonb AS nodes
 FROM (VALUES (1)) AS one (x)
@@ -201,7 +207,7 @@ LEFT JOIN touchpoint_trees t ON t.game_id = @game_id::uuid AND t.name = @name::t
 -- name: TouchpointsTreeAndCoinByID :one
 -- TouchpointsTreeAndCoinByName for a tree named by id.
 SELECT c.id AS coin_id, c.name AS coin_name, c.image_url AS coin_image_url, c.coins_per_unit, b.balance,
-       t.id AS tree_id, t.name AS tree_name, t.updated_at AS tree_updated_at,
+       t.id AS tree_id, t.name AS tree_name, t.updated_at AS tree_updated_at, t.served_size AS tree_served_size,
        (CASE WHEN t.id = sqlc.narg(known_id)::uuid AND t.updated_at = sqlc.narg(known_updated_at)::timestamptz
              THEN NULL ELSE t.nodes END)::jsonb AS nodes
 FROM (VALUES (1)) AS one (x)

@@ -275,8 +275,11 @@ type TouchpointBody struct {
 
 // TouchpointListBody is the list of a game's touchpoints.
 type TouchpointListBody struct {
-	Touchpoints []TouchpointBody `json:"touchpoints"`
-	Total       int              `json:"total" doc:"How many"`
+	Touchpoints []TouchpointBody `json:"touchpoints" doc:"The trees of this page, by name"`
+	Total       int              `json:"total" doc:"The game's trees in all"`
+	Page        int              `json:"page" doc:"Page number, from 1"`
+	Limit       int              `json:"limit" doc:"Most trees a page holds"`
+	HasMore     bool             `json:"hasMore" doc:"Whether trees follow this page"`
 }
 
 func toTouchpointBody(t touchpoints.Tree) TouchpointBody {

@@ -68,9 +68,13 @@ func Register(s *httpapi.Server, svc *touchpoints.Service) {
 		Method:      http.MethodGet,
 		Path:        "/touchpoints",
 		Summary:     "The game's touchpoints (1.0)",
-		Description: "The trees of the key's game (both environments), by name, at most the first 100: `{touchpoints, total}`. " + treeRule,
-		Tags:        tags,
-		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
+		Description: "The trees of the key's game (both environments), by name, a page at a time: `{touchpoints, total, page, limit, hasMore}`, where `total` counts every tree of the game " +
+			"and `hasMore` tells whether trees follow this page. One answer serves at most 5,000 nodes, all its trees together: a page takes trees in order while it holds fewer than `limit` " +
+			"(default 20, at most 100) and ends before the tree that would take it past 5,000, counting for each tree the most nodes it can serve (up to 2,000, as checked when it was written); " +
+			"a page holds at least one tree, so a page may hold fewer than `limit` trees while more follow. The pages are cut the same way on every read: reading `page` 1, 2, … while `hasMore` " +
+			"lists every tree once (as long as the trees do not change meanwhile). A page past the last is an empty list with the total. `page` × `limit` is at most 10,000 (400 VALIDATION_FAILED). " + treeRule,
+		Tags:   tags,
+		Errors: []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.list)
 
 	huma.Register(s.API, s.MaybePlayer(huma.Operation{
@@ -215,7 +219,20 @@ type CoinQuery struct {
 	CoinID string `query:"coinId" maxLength:"64" doc:"A coin of the game: fills data (404 COIN_NOT_FOUND when it is not one); without it nodes are unhydrated"`
 }
 
-type listInput struct{ CoinQuery }
+// ListPage is the paging of GET /touchpoints (embedded, so exported for Huma).
+type ListPage struct {
+	Limit int `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"Trees per page, at most 100; a page also ends before the tree that would take it past 5,000 served nodes"`
+	Page  int `query:"page" minimum:"1" maximum:"10000" default:"1" doc:"Page number, from 1; page × limit is at most 10,000"`
+}
+
+// Resolve implements huma.Resolver: page × limit is at most httpapi.MaxListDepth (400
+// VALIDATION_FAILED).
+func (p *ListPage) Resolve(huma.Context) []error { return httpapi.CheckDepth(p.Page, p.Limit) }
+
+type listInput struct {
+	CoinQuery
+	ListPage
+}
 
 type byNameInput struct {
 	Name string `path:"name" maxLength:"128" doc:"Touchpoint name, case sensitive" example:"Home"`
@@ -368,11 +385,12 @@ func (h handlers) list(ctx context.Context, in *listInput) (*touchpointListOutpu
 	if err != nil {
 		return nil, err
 	}
-	list, err := h.svc.Trees(ctx, q)
+	list, err := h.svc.Trees(ctx, q, in.Page, in.Limit)
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
-	body := TouchpointListBody{Touchpoints: httpapi.Map(list, toTouchpointBody), Total: len(list)}
+	body := TouchpointListBody{Touchpoints: httpapi.Map(list.Trees, toTouchpointBody), Total: list.Total, Page: in.Page, Limit: in.Limit,
+		HasMore: list.More}
 	return &touchpointListOutput{Body: httpapi.Wrap(ctx, http.StatusOK, "OK", body)}, nil
 }
 

@@ -489,12 +489,13 @@ type TouchpointPlacement struct {
 }
 
 type TouchpointTree struct {
-	ID        uuid.UUID
-	GameID    uuid.UUID
-	Name      string
-	Nodes     []byte
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	ID         uuid.UUID
+	GameID     uuid.UUID
+	Name       string
+	Nodes      []byte
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+	ServedSize int32
 }
 
 type WebhookConfig struct {

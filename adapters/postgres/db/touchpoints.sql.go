@@ -539,38 +539,6 @@ func (q *Queries) TouchpointsListPlacements(ctx context.Context, arg Touchpoints
 	return items, nil
 }
 
-const touchpointsListTrees = `-- name: TouchpointsListTrees :many
-SELECT id, game_id, name, nodes, created_at, updated_at FROM touchpoint_trees WHERE game_id = $1 ORDER BY name, id LIMIT 100
-`
-
-// The first 100 trees by name (touchpoints.MaxListedTrees).
-func (q *Queries) TouchpointsListTrees(ctx context.Context, gameID uuid.UUID) ([]TouchpointTree, error) {
-	rows, err := q.db.Query(ctx, touchpointsListTrees, gameID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []TouchpointTree{}
-	for rows.Next() {
-		var i TouchpointTree
-		if err := rows.Scan(
-			&i.ID,
-			&i.GameID,
-			&i.Name,
-			&i.Nodes,
-			&i.CreatedAt,
-			&i.UpdatedAt,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const touchpointsLockGame = `-- name: TouchpointsLockGame :one
 SELECT id FROM games WHERE id = $1 FOR UPDATE
 `
@@ -758,7 +726,7 @@ func (q *Queries) TouchpointsSetCoin(ctx context.Context, arg TouchpointsSetCoin
 
 const touchpointsTreeAndCoinByID = `-- name: TouchpointsTreeAndCoinByID :one
 SELECT c.id AS coin_id, c.name AS coin_name, c.image_url AS coin_image_url, c.coins_per_unit, b.balance,
-       t.id AS tree_id, t.name AS tree_name, t.updated_at AS tree_updated_at,
+       t.id AS tree_id, t.name AS tree_name, t.updated_at AS tree_updated_at, t.served_size AS tree_served_size,
        (CASE WHEN t.id = $1::uuid AND t.updated_at = $2::timestamptz
              THEN NULL ELSE t.nodes END)::jsonb AS nodes
 FROM (VALUES (1)) AS one (x)
@@ -777,15 +745,16 @@ type TouchpointsTreeAndCoinByIDParams struct {
 }
 
 type TouchpointsTreeAndCoinByIDRow struct {
-	CoinID        *uuid.UUID
-	CoinName      *string
-	CoinImageUrl  *string
-	CoinsPerUnit  *int32
-	Balance       *int64
-	TreeID        *uuid.UUID
-	TreeName      *string
-	TreeUpdatedAt *time.Time
-	Nodes         []byte
+	CoinID         *uuid.UUID
+	CoinName       *string
+	CoinImageUrl   *string
+	CoinsPerUnit   *int32
+	Balance        *int64
+	TreeID         *uuid.UUID
+	TreeName       *string
+	TreeUpdatedAt  *time.Time
+	TreeServedSize *int32
+	Nodes          []byte
 }
 
 // TouchpointsTreeAndCoinByName for a tree named by id.
@@ -808,6 +777,7 @@ func (q *Queries) TouchpointsTreeAndCoinByID(ctx context.Context, arg Touchpoint
 		&i.TreeID,
 		&i.TreeName,
 		&i.TreeUpdatedAt,
+		&i.TreeServedSize,
 		&i.Nodes,
 	)
 	return i, err
@@ -815,7 +785,7 @@ func (q *Queries) TouchpointsTreeAndCoinByID(ctx context.Context, arg Touchpoint
 
 const touchpointsTreeAndCoinByName = `-- name: TouchpointsTreeAndCoinByName :one
 SELECT c.id AS coin_id, c.name AS coin_name, c.image_url AS coin_image_url, c.coins_per_unit, b.balance,
-       t.id AS tree_id, t.name AS tree_name, t.updated_at AS tree_updated_at,
+       t.id AS tree_id, t.name AS tree_name, t.updated_at AS tree_updated_at, t.served_size AS tree_served_size,
        (CASE WHEN t.id = $1::uuid AND t.updated_at = $2::timestamptz
              THEN NULL ELSE t.nodes END)::jsonb AS nodes
 FROM (VALUES (1)) AS one (x)
@@ -834,15 +804,16 @@ type TouchpointsTreeAndCoinByNameParams struct {
 }
 
 type TouchpointsTreeAndCoinByNameRow struct {
-	CoinID        *uuid.UUID
-	CoinName      *string
-	CoinImageUrl  *string
-	CoinsPerUnit  *int32
-	Balance       *int64
-	TreeID        *uuid.UUID
-	TreeName      *string
-	TreeUpdatedAt *time.Time
-	Nodes         []byte
+	CoinID         *uuid.UUID
+	CoinName       *string
+	CoinImageUrl   *string
+	CoinsPerUnit   *int32
+	Balance        *int64
+	TreeID         *uuid.UUID
+	TreeName       *string
+	TreeUpdatedAt  *time.Time
+	TreeServedSize *int32
+	Nodes          []byte
 }
 
 // What reading a tree by name needs, in one statement (one round trip): the coin coin_id of the
@@ -869,13 +840,14 @@ func (q *Queries) TouchpointsTreeAndCoinByName(ctx context.Context, arg Touchpoi
 		&i.TreeID,
 		&i.TreeName,
 		&i.TreeUpdatedAt,
+		&i.TreeServedSize,
 		&i.Nodes,
 	)
 	return i, err
 }
 
 const touchpointsTreeByID = `-- name: TouchpointsTreeByID :one
-SELECT id, game_id, name, nodes, created_at, updated_at FROM touchpoint_trees WHERE game_id = $1 AND id = $2
+SELECT id, game_id, name, nodes, created_at, updated_at, served_size FROM touchpoint_trees WHERE game_id = $1 AND id = $2
 `
 
 type TouchpointsTreeByIDParams struct {
@@ -893,12 +865,13 @@ func (q *Queries) TouchpointsTreeByID(ctx context.Context, arg TouchpointsTreeBy
 		&i.Nodes,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.ServedSize,
 	)
 	return i, err
 }
 
 const touchpointsTreeByName = `-- name: TouchpointsTreeByName :one
-SELECT id, game_id, name, nodes, created_at, updated_at FROM touchpoint_trees WHERE game_id = $1 AND name = $2
+SELECT id, game_id, name, nodes, created_at, updated_at, served_size FROM touchpoint_trees WHERE game_id = $1 AND name = $2
 `
 
 type TouchpointsTreeByNameParams struct {
@@ -916,8 +889,91 @@ func (q *Queries) TouchpointsTreeByName(ctx context.Context, arg TouchpointsTree
 		&i.Nodes,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.ServedSize,
 	)
 	return i, err
+}
+
+const touchpointsTreeSizes = `-- name: TouchpointsTreeSizes :many
+SELECT id, name, served_size, count(*) OVER () AS total
+FROM touchpoint_trees WHERE game_id = $1 ORDER BY name, id LIMIT $2
+`
+
+type TouchpointsTreeSizesParams struct {
+	GameID uuid.UUID
+	Lim    int32
+}
+
+type TouchpointsTreeSizesRow struct {
+	ID         uuid.UUID
+	Name       string
+	ServedSize int32
+	Total      int64
+}
+
+// The first @lim trees of the game in list order, without their nodes (what paging reads), and
+// how many trees the game has.
+func (q *Queries) TouchpointsTreeSizes(ctx context.Context, arg TouchpointsTreeSizesParams) ([]TouchpointsTreeSizesRow, error) {
+	rows, err := q.db.Query(ctx, touchpointsTreeSizes, arg.GameID, arg.Lim)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []TouchpointsTreeSizesRow{}
+	for rows.Next() {
+		var i TouchpointsTreeSizesRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Name,
+			&i.ServedSize,
+			&i.Total,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const touchpointsTreesByID = `-- name: TouchpointsTreesByID :many
+SELECT id, game_id, name, nodes, created_at, updated_at, served_size FROM touchpoint_trees WHERE game_id = $1 AND id = ANY ($2::uuid[]) ORDER BY name, id
+`
+
+type TouchpointsTreesByIDParams struct {
+	GameID uuid.UUID
+	Ids    []uuid.UUID
+}
+
+// The game's trees of @ids, in list order.
+func (q *Queries) TouchpointsTreesByID(ctx context.Context, arg TouchpointsTreesByIDParams) ([]TouchpointTree, error) {
+	rows, err := q.db.Query(ctx, touchpointsTreesByID, arg.GameID, arg.Ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []TouchpointTree{}
+	for rows.Next() {
+		var i TouchpointTree
+		if err := rows.Scan(
+			&i.ID,
+			&i.GameID,
+			&i.Name,
+			&i.Nodes,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.ServedSize,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const touchpointsUpsertAsset = `-- name: TouchpointsUpsertAsset :one
@@ -1020,15 +1076,16 @@ func (q *Queries) TouchpointsUpsertPlacement(ctx context.Context, arg Touchpoint
 }
 
 const touchpointsUpsertTree = `-- name: TouchpointsUpsertTree :one
-INSERT INTO touchpoint_trees (game_id, name, nodes) VALUES ($1, $2, $3)
-ON CONFLICT (game_id, name) DO UPDATE SET nodes = excluded.nodes, updated_at = now()
+INSERT INTO touchpoint_trees (game_id, name, nodes, served_size) VALUES ($1, $2, $3, $4)
+ON CONFLICT (game_id, name) DO UPDATE SET nodes = excluded.nodes, served_size = excluded.served_size, updated_at = now()
 RETURNING id, updated_at, (xmax = 0) AS created
 `
 
 type TouchpointsUpsertTreeParams struct {
-	GameID uuid.UUID
-	Name   string
-	Nodes  []byte
+	GameID     uuid.UUID
+	Name       string
+	Nodes      []byte
+	ServedSize int32
 }
 
 type TouchpointsUpsertTreeRow struct {
@@ -1038,7 +1095,12 @@ type TouchpointsUpsertTreeRow struct {
 }
 
 func (q *Queries) TouchpointsUpsertTree(ctx context.Context, arg TouchpointsUpsertTreeParams) (TouchpointsUpsertTreeRow, error) {
-	row := q.db.QueryRow(ctx, touchpointsUpsertTree, arg.GameID, arg.Name, arg.Nodes)
+	row := q.db.QueryRow(ctx, touchpointsUpsertTree,
+		arg.GameID,
+		arg.Name,
+		arg.Nodes,
+		arg.ServedSize,
+	)
 	var i TouchpointsUpsertTreeRow
 	err := row.Scan(&i.ID, &i.UpdatedAt, &i.Created)
 	return i, err
