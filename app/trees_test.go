@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rewardsco/rewards/app"
@@ -55,6 +56,26 @@ func TestTouchpointTreesAreBounded(t *testing.T) {
 		require.Equal(t, want, len(data(list)["touchpoints"].([]any)), query)
 		require.Equal(t, []any{float64(102), true}, []any{data(list)["total"], data(list)["hasMore"]}, query)
 	}
+}
+
+// The operator's touchpoint routes answer 404 with the code their descriptions name: a
+// placement id that is not a UUID, a tree of an unknown or malformed game.
+func TestTouchpointOperatorRoutesAnswerTheirCodes(t *testing.T) {
+	t.Parallel()
+	p := setupPartner(t, "INR", time.Minute)
+	g := p.game("WALLET", 0)
+	placement := map[string]any{"screen": "home", "type": "coupon", "item": map[string]any{"rule": map[string]any{}},
+		"asset": map[string]any{"source": "UPLOAD", "imageUrl": "https://cdn.example.com/f.png", "orientation": "PORTRAIT", "width": 1, "height": 1}}
+	requireError(t, p.admin("PUT", "/admin/v1/games/"+g.id.String()+"/placements/test/not-a-uuid", placement), 404, "PLACEMENT_NOT_FOUND")
+	r := p.admin("PUT", "/admin/v1/games/"+g.id.String()+"/placements/test/"+uuid.NewString(), placement)
+	require.Equal(t, 201, r.Status, string(r.Raw))
+
+	_, _, err := p.m.Touchpoints.PutTree(context.Background(), g.id, "Home", []touchpoints.Node{{}})
+	require.NoError(t, err)
+	requireError(t, p.admin("DELETE", "/admin/v1/games/"+uuid.NewString()+"/touchpoints/Home", nil), 404, "GAME_NOT_FOUND")
+	requireError(t, p.admin("DELETE", "/admin/v1/games/not-a-game/touchpoints/Home", nil), 404, "GAME_NOT_FOUND")
+	requireError(t, p.admin("DELETE", "/admin/v1/games/"+g.id.String()+"/touchpoints/Away", nil), 404, "TOUCHPOINT_NOT_FOUND")
+	require.Equal(t, 204, p.admin("DELETE", "/admin/v1/games/"+g.id.String()+"/touchpoints/Home", nil).Status)
 }
 
 // GET /touchpoints serves at most touchpoints.MaxPageNodes nodes in one answer, all its trees

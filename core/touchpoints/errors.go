@@ -15,6 +15,8 @@ var (
 	ErrTreeTooLarge = errs.New(errs.Invalid, "TREE_TOO_LARGE", "this tree could serve more than 2,000 nodes once its DYNAMIC nodes are expanded")
 	// ErrAssetNotFound means no library asset has the id.
 	ErrAssetNotFound = errs.New(errs.NotFound, "ASSET_NOT_FOUND", "asset not found in the library")
+	// ErrPlacementNotFound means no placement can have the id sent: placement ids are UUIDs.
+	ErrPlacementNotFound = errs.New(errs.NotFound, "PLACEMENT_NOT_FOUND", "placement not found (placement ids are UUIDs)")
 	// ErrPlacementConflict means another placement of the game and environment already has the
 	// screen and type.
 	ErrPlacementConflict = errs.New(errs.Conflict, "PLACEMENT_CONFLICT", "another placement of this game and environment already serves this screen and type")

@@ -556,9 +556,15 @@ func (s *Service) PutTree(ctx context.Context, gameID uuid.UUID, name string, no
 	return out, created, err
 }
 
-// DeleteTree deletes the game's tree of name.
+// DeleteTree deletes the game's tree of name: studio.ErrGameNotFound when there is no such
+// game, ErrTouchpointNotFound when it has no such tree.
 func (s *Service) DeleteTree(ctx context.Context, gameID uuid.UUID, name string) error {
-	err := s.repo.Repo().DeleteTree(ctx, gameID, name)
+	err := s.repo.InTx(ctx, func(repo Repo) error {
+		if err := repo.LockGame(ctx, gameID); err != nil {
+			return err
+		}
+		return repo.DeleteTree(ctx, gameID, name)
+	})
 	s.treesChanged(gameID)
 	return err
 }

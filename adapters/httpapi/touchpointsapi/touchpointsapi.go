@@ -131,7 +131,8 @@ func registerOperator(s *httpapi.Server, h handlers) {
 			"(409 PLACEMENT_CONFLICT). `asset`: `{source: PRESET, presetId}` (a library frame, 400 otherwise) or `{source: UPLOAD, imageUrl, orientation, width, height}`. " +
 			"`item`: `rewardId` (a COUPON for coupon placements, a GIFT_CARD for gift-card ones) or `productId` (product placements), and/or `rule {category?, brand?, sortBy?}` " +
 			"whose best item stands in when there is no configured item or it is inactive or out of stock. `isActive` defaults to true. 201 when new, 200 when replaced. " +
-			"Test placements reach live only through POST .../placements/promote. 404 GAME_NOT_FOUND; bad input is 400 and changes nothing.",
+			"Test placements reach live only through POST .../placements/promote. 404 GAME_NOT_FOUND; a `placementId` that is not a UUID is 404 PLACEMENT_NOT_FOUND; " +
+			"bad input is 400 and changes nothing.",
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict},
 	}), h.putPlacement)
 	documentCreated(s, "/admin/v1/games/{gameId}/placements/{environment}/{placementId}")
@@ -186,7 +187,7 @@ func registerOperator(s *httpapi.Server, h handlers) {
 		Path:          "/admin/v1/games/{gameId}/touchpoints/{name}",
 		Summary:       "Delete a touchpoint tree (1.0)",
 		DefaultStatus: http.StatusNoContent,
-		Description:   "Deletes the game's tree of that name (case sensitive). 404 TOUCHPOINT_NOT_FOUND.",
+		Description:   "Deletes the game's tree of that name (case sensitive). 404 GAME_NOT_FOUND for an unknown game, TOUCHPOINT_NOT_FOUND when the game has no tree of that name.",
 		Errors:        []int{http.StatusNotFound},
 	}), h.deleteTree)
 }
@@ -286,7 +287,7 @@ type GamePath struct {
 type putPlacementInput struct {
 	GamePath
 	Environment string `path:"environment" enum:"live,test" doc:"Environment"`
-	PlacementID string `path:"placementId" format:"uuid" doc:"Placement id, chosen by the caller (a UUID)"`
+	PlacementID string `path:"placementId" maxLength:"64" doc:"Placement id, chosen by the caller: a UUID (404 PLACEMENT_NOT_FOUND otherwise)"`
 	Body        struct {
 		Screen   string             `json:"screen" maxLength:"64" doc:"Screen; only home" example:"home"`
 		Type     string             `json:"type" enum:"product,coupon,gift-card" doc:"Kind of offer"`
@@ -455,7 +456,11 @@ func (h handlers) putPlacement(ctx context.Context, in *putPlacementInput) (*pla
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
-	p, err := toCorePlacement(gameID, in)
+	id, err := httpapi.ParseID(in.PlacementID, touchpoints.ErrPlacementNotFound)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	p, err := toCorePlacement(gameID, id, in)
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
@@ -466,17 +471,12 @@ func (h handlers) putPlacement(ctx context.Context, in *putPlacementInput) (*pla
 	return &placementOutput{Status: createdOr(created), Body: toPlacementBody(p)}, nil
 }
 
-func toCorePlacement(gameID uuid.UUID, in *putPlacementInput) (touchpoints.Placement, error) {
+func toCorePlacement(gameID, id uuid.UUID, in *putPlacementInput) (touchpoints.Placement, error) {
 	b := in.Body
-	p := touchpoints.Placement{GameID: gameID, Environment: studio.Environment(in.Environment), Screen: b.Screen,
+	p := touchpoints.Placement{ID: id, GameID: gameID, Environment: studio.Environment(in.Environment), Screen: b.Screen,
 		Type: touchpoints.ItemType(b.Type), ProductID: b.Item.ProductID, IsActive: b.IsActive == nil || *b.IsActive,
 		Asset: touchpoints.Asset{Source: b.Asset.Source, PresetID: b.Asset.PresetID, ImageURL: b.Asset.ImageURL,
 			Orientation: b.Asset.Orientation, Width: b.Asset.Width, Height: b.Asset.Height}}
-	id, err := uuid.Parse(in.PlacementID)
-	if err != nil {
-		return p, errs.Invalidf("placementId must be a UUID")
-	}
-	p.ID = id
 	if b.Item.RewardID != "" {
 		rid, err := uuid.Parse(b.Item.RewardID)
 		if err != nil {
