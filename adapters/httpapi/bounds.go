@@ -84,7 +84,8 @@ func (u *unknownFields) detail() ErrorDetail {
 	slices.Sort(u.names)
 	msg := "unknown field"
 	if u.count == 1 && len(u.names) == 1 {
-		msg += ": " + u.names[0]
+		// One unknown field is located as any other failure is: at the field itself.
+		return ErrorDetail{Location: clip(u.parent+"."+u.names[0], maxLocationBytes), Message: msg}
 	} else if u.count > 1 {
 		msg = fmt.Sprintf("%d unknown fields", u.count)
 		for i, name := range u.names {
