@@ -28,6 +28,7 @@ import (
 	"github.com/rewardsco/rewards/adapters/httpapi/ordersapi"
 	"github.com/rewardsco/rewards/adapters/httpapi/partnerapi"
 	"github.com/rewardsco/rewards/adapters/httpapi/playersapi"
+	"github.com/rewardsco/rewards/adapters/httpapi/storefrontapi"
 	"github.com/rewardsco/rewards/adapters/httpapi/studioapi"
 	"github.com/rewardsco/rewards/adapters/httpapi/touchpointsapi"
 	"github.com/rewardsco/rewards/adapters/httpapi/webhooksapi"
@@ -53,6 +54,7 @@ import (
 	"github.com/rewardsco/rewards/core/players"
 	"github.com/rewardsco/rewards/core/sealed"
 	"github.com/rewardsco/rewards/core/store"
+	"github.com/rewardsco/rewards/core/storefront"
 	"github.com/rewardsco/rewards/core/studio"
 	"github.com/rewardsco/rewards/core/touchpoints"
 	"github.com/rewardsco/rewards/core/vouchers"
@@ -87,6 +89,8 @@ type Modules struct {
 	// StorePages are the service's own store pages ({REWARDS_PUBLIC_URL}/store/rewards/{id}),
 	// what touchpoint links open for a game without a store of its own.
 	StorePages *storepage.Pages
+	// Storefront opens the store's web-view sessions (POST /player/store-session).
+	Storefront *storefront.Service
 }
 
 // External are the adapters of the outside world the modules use.
@@ -207,6 +211,17 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 	coinsSvc := coins.NewService(database, coinStore, games, keeper)
 	coinsSvc.Values = coinValues
 	touchpointStore := postgres.NewTouchpointsStore(database)
+	playersSvc := players.NewService(database, postgres.NewPlayersStore(database), games, players.Config{
+		TokenKey: deriveKey(ext.SecretKey, "player-token"),
+		OTPKey:   deriveKey(ext.SecretKey, "otp"),
+		TokenTTL: ext.PlayerTokenTTL,
+		Sender:   ext.OTPSender,
+		Files:    ext.Files,
+		Now:      ext.Now,
+
+		OTPSendsPerHour: ext.OTPSendsPerHour,
+	})
+	sessions := storefront.New(postgres.NewStorefrontStore(database).Repo(), playersSvc, deriveKey(ext.SecretKey, "store-session"), ext.Now)
 	m := Modules{
 		Studios:        studios,
 		Coins:          coinsSvc,
@@ -224,20 +239,16 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 			}},
 			CoinValues: treeCoinValues{values: coinValues, coins: coinStore},
 		}),
-		StorePages:      storepage.New(storeCatalogue{catalogueSvc, touchpointStore}, ext.Currency),
+		StorePages: storepage.New(storepage.Config{
+			Catalogue: storeCatalogue{catalogueSvc, touchpointStore}, Currency: ext.Currency,
+			Shelf: catalogueSvc, Sessions: sessions, Orders: ordersSvc, Wallet: coinsSvc, Games: storeGames{studios, playersSvc}, Profiles: playersSvc,
+			SecureCookies: strings.HasPrefix(ext.PublicURL, "https://"), Log: ext.Log.With("component", "store"),
+		}),
+		Storefront:      sessions,
 		Webhooks:        hooks,
 		Idempotency:     keeper,
 		SandboxPayments: sandboxPayments,
-		Players: players.NewService(database, postgres.NewPlayersStore(database), games, players.Config{
-			TokenKey: deriveKey(ext.SecretKey, "player-token"),
-			OTPKey:   deriveKey(ext.SecretKey, "otp"),
-			TokenTTL: ext.PlayerTokenTTL,
-			Sender:   ext.OTPSender,
-			Files:    ext.Files,
-			Now:      ext.Now,
-
-			OTPSendsPerHour: ext.OTPSendsPerHour,
-		}),
+		Players:         playersSvc,
 	}
 	jobs.RegisterWebhooks(queue, m.Webhooks)
 	jobs.RegisterOrders(queue, m.Orders, ext.VoucherWait, ext.Log.With("component", "orders"))
@@ -265,6 +276,17 @@ type storeCatalogue struct {
 
 func (c storeCatalogue) Products(ctx context.Context, ids []string) ([]catalogue.Product, error) {
 	return c.touchpoints.Repo().Products(ctx, ids)
+}
+
+// storeGames is what the store pages read of a game: the game (studio) and its store settings
+// (players).
+type storeGames struct {
+	*studio.Service
+	settings *players.Service
+}
+
+func (g storeGames) StoreSettings(ctx context.Context, gameID uuid.UUID) (players.StoreSettings, error) {
+	return g.settings.StoreSettings(ctx, gameID)
 }
 
 // FakeImagesPath is where a local run serves the in-process fake voucher provider's logos
@@ -341,9 +363,12 @@ func NewServer(m Modules, cfg ServerConfig) *httpapi.Server {
 	touchpointsapi.Register(s, m.Touchpoints)
 	webhooksapi.Register(s, m.Webhooks)
 	studioapi.Register(s, m.Studios)
+	storefrontapi.Register(s, m.Storefront, cfg.PublicURL)
 	if m.StorePages != nil {
-		// The store pages a touchpoint's link opens when the game has no store of its own.
-		s.Router().Handle(storepage.Path+"/rewards/*", m.StorePages)
+		// The player's store: what POST /player/store-session's link opens, and the pages a
+		// touchpoint's link opens when the game has no store of its own.
+		s.Router().Handle(storepage.Path, m.StorePages)
+		s.Router().Handle(storepage.Path+"/*", m.StorePages)
 	}
 	if cfg.FakeVoucherImages != nil {
 		s.Router().Handle(FakeImagesPath+"/vouchers/images/*", cfg.FakeVoucherImages)

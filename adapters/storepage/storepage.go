@@ -1,30 +1,41 @@
-// Package storepage serves the service's own store pages: GET {Path}/rewards/{id}, one page
-// per reward or product, in plain HTML. A touchpoint's link is {storeUrl}/rewards/{id}; a game
-// with no store of its own (no storeUrl), and the demo game of a local run, get these pages as
-// their store, so that every link a player is offered opens the item it names. The page shows
-// the catalogue's side of the item (name, art, values, how to redeem); buying it takes the
-// player's coins, which happens in the game's store through the API.
+// Package storepage serves the player's store: the service's own pages under Path, what a
+// game opens in a web view (POST /player/store-session gives the link) and what a touchpoint's
+// link opens for a game without a store of its own.
+//
+// One small file per page action (home.go, list.go, reward.go, buy.go, orders.go, profile.go,
+// enter.go), forms parsed in form.go, the session in session.go, the security headers and the
+// cross-origin check of every POST in headers.go, the embedded assets in assets.go and every
+// route in routes.go. The pages are html/template, which escapes every value it prints:
+// catalogue text is never markup. Every page works without JavaScript; static/store.js only
+// adds copy buttons and refreshes a pending order's page.
+//
+// Caches: games keeps each game's store settings, allowed origins and name for gameTTL (what
+// the theme, the landing page and frame-ancestors are made of), so that a change a studio
+// makes shows within that time. Everything else is read from the catalogue's read model,
+// the players module's lookups and the orders module, as the API reads them.
 package storepage
 
 import (
 	"context"
-	"html/template"
+	"log/slog"
 	"net/http"
-	"path"
-	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/rewardsco/rewards/core/catalogue"
-	"github.com/rewardsco/rewards/core/errs"
-	"github.com/rewardsco/rewards/core/money"
+	"github.com/rewardsco/rewards/core/coins"
+	"github.com/rewardsco/rewards/core/orders"
+	"github.com/rewardsco/rewards/core/players"
+	"github.com/rewardsco/rewards/core/storefront"
+	"github.com/rewardsco/rewards/core/studio"
 )
 
-// Path is where the pages are served: Path + "/rewards/{id}". {REWARDS_PUBLIC_URL}/store is the
-// store address of a game without one.
+// Path is where the pages are served. {REWARDS_PUBLIC_URL}/store is the store address of a
+// game without one.
 const Path = "/store"
 
-// Catalogue is what the pages read.
+// Catalogue is what the pages read of the catalogue without a session: one item by id.
 type Catalogue interface {
 	// GetReward returns a reward, or an error coded catalogue.ErrRewardNotFound.
 	GetReward(ctx context.Context, id uuid.UUID) (catalogue.Reward, error)
@@ -32,145 +43,82 @@ type Catalogue interface {
 	Products(ctx context.Context, ids []string) ([]catalogue.Product, error)
 }
 
+// Shelf is what a signed-in player's pages read: the game's catalogue priced in its coin, as
+// GET /rewards, GET /search and GET /rewards/{id} read it.
+type Shelf interface {
+	List(ctx context.Context, q catalogue.ListQuery) ([]catalogue.Listed, int64, error)
+	Search(ctx context.Context, q catalogue.SearchQuery, kinds []string) (catalogue.SearchResult, error)
+	Fetch(ctx context.Context, q catalogue.ListQuery, rewardID, playerID uuid.UUID) (catalogue.Detail, error)
+	Categories(ctx context.Context, gameID uuid.UUID) ([]catalogue.CategoryMeta, error)
+}
+
+// Sessions opens and resumes store sessions (core/storefront).
+type Sessions interface {
+	Enter(ctx context.Context, code string) (storefront.Session, string, error)
+	Resume(ctx context.Context, value string) (storefront.Session, error)
+}
+
+// Orders buys and shows a player's orders (core/orders).
+type Orders interface {
+	Buy(ctx context.Context, p orders.Purchase) (orders.View, bool, error)
+	PlayerOrder(ctx context.Context, playerID, id uuid.UUID) (orders.View, error)
+	PlayerOrders(ctx context.Context, playerID uuid.UUID, rewardID *uuid.UUID, limit, offset int) ([]orders.View, int64, error)
+}
+
+// Wallet reads a player's coins (core/coins).
+type Wallet interface {
+	Funds(ctx context.Context, gameID, playerID uuid.UUID) ([]coins.Fund, error)
+}
+
+// Games reads what a game's store looks like and who may frame it.
+type Games interface {
+	GetGame(ctx context.Context, id uuid.UUID) (studio.Game, error)
+	StoreSettings(ctx context.Context, gameID uuid.UUID) (players.StoreSettings, error)
+}
+
+// Profiles changes a player's delivery address (core/players).
+type Profiles interface {
+	UpdateProfile(ctx context.Context, p players.Player, u players.ProfileUpdate) (players.Player, error)
+}
+
+// Config is what the pages need. Catalogue and Currency serve the item pages anyone may open;
+// the rest serve signed-in players (nil Sessions: no one signs in).
+type Config struct {
+	Catalogue Catalogue
+	Currency  string
+	Shelf     Shelf
+	Sessions  Sessions
+	Orders    Orders
+	Wallet    Wallet
+	Games     Games
+	Profiles  Profiles
+	// SecureCookies marks cookies Secure: everywhere but a plain-http local run.
+	SecureCookies bool
+	// PurchaseWait bounds how long a purchase waits for a first tap of the same form still
+	// running (zero: 15 s).
+	PurchaseWait time.Duration
+	Log          *slog.Logger
+}
+
 // Pages serves the store pages. Use New.
 type Pages struct {
-	cat      Catalogue
-	currency string
+	cfg     Config
+	games   *gameCache
+	handler http.Handler
 }
 
-// New returns the pages of cat's items, priced in currency.
-func New(cat Catalogue, currency string) *Pages {
-	return &Pages{cat: cat, currency: currency}
+// New returns the pages of cfg.
+func New(cfg Config) *Pages {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.PurchaseWait == 0 {
+		cfg.PurchaseWait = 15 * time.Second
+	}
+	p := &Pages{cfg: cfg, games: newGameCache(cfg.Games)}
+	p.handler = p.routes()
+	return p
 }
 
-// item is what a page shows.
-type item struct {
-	Name, Kind, Image, Description string
-	Values, Price, MRP             string
-	HowToRedeem, Terms             string
-}
-
-// ServeHTTP answers GET and HEAD of Path + "/rewards/{id}": 200 with the page of an active
-// reward (by its id) or product (by its productId), 404 for anything else.
-func (p *Pages) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-		return
-	}
-	dir, id := path.Split(r.URL.Path)
-	if dir != Path+"/rewards/" || id == "" {
-		notFound(w)
-		return
-	}
-	it, found, err := p.find(r.Context(), id)
-	if err != nil {
-		http.Error(w, "internal error", http.StatusInternalServerError)
-		return
-	}
-	if !found {
-		notFound(w)
-		return
-	}
-	header(w)
-	_ = page.Execute(w, it)
-}
-
-// find looks id up as a reward, then as a product; found is false when neither is active.
-func (p *Pages) find(ctx context.Context, id string) (it item, found bool, err error) {
-	if rid, perr := uuid.Parse(id); perr == nil {
-		rw, err := p.cat.GetReward(ctx, rid)
-		switch {
-		case errs.CodeOf(err) == catalogue.ErrRewardNotFound.Code:
-		case err != nil:
-			return item{}, false, err
-		case rw.IsActive:
-			return p.reward(rw), true, nil
-		}
-	}
-	products, err := p.cat.Products(ctx, []string{id})
-	if err != nil {
-		return item{}, false, err
-	}
-	for _, pr := range products {
-		if pr.ID == id && pr.IsActive {
-			return item{Name: pr.Name, Kind: "Product by " + pr.BrandName, Image: firstOf(pr.HeroImageURL, pr.ImageURL),
-				Price: p.money(pr.DiscountedListingPrice), MRP: p.money(pr.MRP)}, true, nil
-		}
-	}
-	return item{}, false, nil
-}
-
-func (p *Pages) reward(r catalogue.Reward) item {
-	it := item{Name: r.Name, Kind: kinds[r.Type], Image: r.CoverImage, Description: firstOf(r.Description, r.CampaignDetails),
-		HowToRedeem: r.HowToRedeem, Terms: r.TermsAndConditions}
-	switch {
-	case r.Type == catalogue.Coupon || r.Type == catalogue.Physical:
-		if r.SellingPrice > 0 {
-			it.Price = p.money(r.SellingPrice)
-		}
-		if r.MRP > r.SellingPrice {
-			it.MRP = p.money(r.MRP)
-		}
-	case r.ValueType == catalogue.Range:
-		it.Values = "any value from " + p.money(r.MinValue) + " to " + p.money(r.MaxValue)
-	default:
-		values := make([]string, len(r.Denominations))
-		for i, d := range r.Denominations {
-			values[i] = d.String()
-		}
-		it.Values = strings.Join(values, ", ") + " " + p.currency
-	}
-	return it
-}
-
-var kinds = map[catalogue.Type]string{catalogue.GiftCard: "Gift card", catalogue.Coupon: "Coupon",
-	catalogue.DigitalCredit: "Digital credit", catalogue.Physical: "Delivered to your door"}
-
-func (p *Pages) money(a money.Amount) string { return a.String() + " " + p.currency }
-
-func firstOf(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-// header sets what every page sends: HTML that runs no script and loads only images.
-func header(w http.ResponseWriter) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; img-src https: http:; style-src 'unsafe-inline'")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.Header().Set("Cache-Control", "no-cache")
-}
-
-func notFound(w http.ResponseWriter) {
-	header(w)
-	w.WriteHeader(http.StatusNotFound)
-	_ = missing.Execute(w, nil)
-}
-
-var page = template.Must(template.New("page").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Name}}</title></head>
-<body style="font-family: sans-serif; max-width: 36em; margin: 2em auto; padding: 0 1em">
-<p style="color: #666">{{.Kind}}</p>
-<h1>{{.Name}}</h1>
-{{if .Image}}<img src="{{.Image}}" alt="{{.Name}}" style="max-width: 100%; border-radius: 12px">{{end}}
-{{if .Description}}<p>{{.Description}}</p>{{end}}
-{{if .Values}}<p>Values: <strong>{{.Values}}</strong></p>{{end}}
-{{if .Price}}<p>Price: <strong>{{.Price}}</strong>{{if .MRP}} <s>{{.MRP}}</s>{{end}}</p>{{end}}
-<p>Redeem it with your coins in the game's store.</p>
-{{if .HowToRedeem}}<h2>How to redeem</h2><p style="white-space: pre-line">{{.HowToRedeem}}</p>{{end}}
-{{if .Terms}}<h2>Terms</h2><p style="white-space: pre-line; font-size: small">{{.Terms}}</p>{{end}}
-</body></html>
-`))
-
-var missing = template.Must(template.New("missing").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Not available</title></head>
-<body style="font-family: sans-serif; max-width: 36em; margin: 2em auto; padding: 0 1em">
-<h1>This reward is not available</h1><p>It may have been withdrawn. Open the game's store to see what you can redeem.</p>
-</body></html>
-`))
+// ServeHTTP serves every page under Path.
+func (p *Pages) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.handler.ServeHTTP(w, r) }

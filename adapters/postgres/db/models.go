@@ -433,6 +433,16 @@ type ServerSecret struct {
 	CreatedAt   time.Time
 }
 
+type StoreEntryCode struct {
+	CodeHash    []byte
+	GameID      uuid.UUID
+	Environment string
+	PlayerID    uuid.UUID
+	ExpiresAt   time.Time
+	UsedAt      *time.Time
+	CreatedAt   time.Time
+}
+
 type StoreSetting struct {
 	GameID             uuid.UUID
 	RewardsEnabled     bool

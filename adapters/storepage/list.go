@@ -1,0 +1,164 @@
+package storepage
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/rewardsco/rewards/core/catalogue"
+)
+
+// pageSize is the rewards on one page of a list.
+const pageSize = 20
+
+// card is a reward in a list.
+type card struct {
+	URL, Name, Brand, Image string
+	Coins                   int64
+	From                    bool
+}
+
+// listPage is the list, the search and the home page's data.
+type listPage struct {
+	Query, Category, Brand, Sort, Kind string
+	Categories                         []option
+	Sorts                              []option
+	Cards                              []card
+	Total                              int64
+	Page                               int
+	Prev, Next                         string
+	Searched                           bool
+}
+
+type option struct {
+	Value, Label string
+	Selected     bool
+}
+
+// sorts are GET /rewards' contentLogic orders, as the list offers them.
+var sorts = []option{{Value: "DEFAULT", Label: "Recommended"}, {Value: "NEWEST", Label: "Newest"}, {Value: "TRENDING", Label: "Trending"},
+	{Value: "PRICE_LOW_HIGH", Label: "Price: low to high"}, {Value: "PRICE_HIGH_LOW", Label: "Price: high to low"}, {Value: "DISCOUNT", Label: "Biggest discount"}}
+
+// list is GET /store/rewards?category=&brand=&sort=&kind=&page=: the game's rewards, as
+// GET /rewards lists them.
+func (p *Pages) list(w http.ResponseWriter, r *http.Request) {
+	p.listOrSearch(w, r, false)
+}
+
+// search is GET /store/search?q=.
+func (p *Pages) search(w http.ResponseWriter, r *http.Request) {
+	p.listOrSearch(w, r, true)
+}
+
+func (p *Pages) listOrSearch(w http.ResponseWriter, r *http.Request, search bool) {
+	s, ok := p.signedIn(w, r)
+	if !ok {
+		return
+	}
+	lang := p.language(w, r)
+	fund, err := p.fund(r.Context(), s)
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	lp := listPage{Query: q.Get("q"), Category: q.Get("category"), Brand: q.Get("brand"), Sort: q.Get("sort"), Kind: q.Get("kind")}
+	lp.Page, _ = strconv.Atoi(q.Get("page"))
+	lp.Page = max(1, min(lp.Page, 500))
+	order, known := catalogue.ContentLogics[lp.Sort]
+	if !known {
+		lp.Sort, order = "DEFAULT", catalogue.OrderDefault
+	}
+	lq := catalogue.ListQuery{GameID: s.Player.GameID, Environment: s.Player.Environment, CoinID: fund.id,
+		Category: lp.Category, Brand: lp.Brand, Order: order, Limit: pageSize, Offset: (lp.Page - 1) * pageSize}
+	switch lp.Kind {
+	case "cards":
+		lq.GiftCard = ptr(true)
+	case "other":
+		lq.GiftCard = ptr(false)
+	default:
+		lp.Kind = ""
+	}
+	var list []catalogue.Listed
+	title, nav := "Rewards", "rewards"
+	switch {
+	case search && (len(lp.Query) == 0 || len(lp.Query) > 200):
+		title, nav = "Search", "search"
+	case search:
+		title, nav, lp.Searched = "Search", "search", true
+		if lp.Sort == "DEFAULT" {
+			lq.Order = catalogue.OrderRelevance
+		}
+		res, err := p.cfg.Shelf.Search(r.Context(), catalogue.SearchQuery{ListQuery: lq, Text: lp.Query}, []string{"rewards"})
+		if err != nil {
+			p.fail(w, r, err)
+			return
+		}
+		list, lp.Total = res.Rewards, res.Total
+	default:
+		list, lp.Total, err = p.cfg.Shelf.List(r.Context(), lq)
+		if err != nil {
+			p.fail(w, r, err)
+			return
+		}
+		cats, err := p.cfg.Shelf.Categories(r.Context(), s.Player.GameID)
+		if err != nil {
+			p.fail(w, r, err)
+			return
+		}
+		for _, c := range cats {
+			name, _ := localise(c.Category.Translations, lang, c.Category.Name, "")
+			lp.Categories = append(lp.Categories, option{Value: c.Category.Code, Label: name, Selected: c.Category.Code == lp.Category})
+		}
+	}
+	lp.Cards = cards(list, lang)
+	for _, o := range sorts {
+		o.Selected = o.Value == lp.Sort
+		lp.Sorts = append(lp.Sorts, o)
+	}
+	pageURL := func(n int) string {
+		v := url.Values{}
+		for k, val := range map[string]string{"q": lp.Query, "category": lp.Category, "brand": lp.Brand, "kind": lp.Kind} {
+			if val != "" {
+				v.Set(k, val)
+			}
+		}
+		if lp.Sort != "DEFAULT" {
+			v.Set("sort", lp.Sort)
+		}
+		v.Set("page", strconv.Itoa(n))
+		return r.URL.Path + "?" + v.Encode()
+	}
+	if lp.Page > 1 {
+		lp.Prev = pageURL(lp.Page - 1)
+	}
+	if int64(lp.Page*pageSize) < lp.Total {
+		lp.Next = pageURL(lp.Page + 1)
+	}
+	v, fa := s.frame(title, nav, lang, fund)
+	v.Page = lp
+	p.render(w, http.StatusOK, "list.html", v, fa)
+}
+
+func cards(list []catalogue.Listed, lang string) []card {
+	out := make([]card, len(list))
+	for i, l := range list {
+		name, _ := localise(l.Reward.Translations, lang, l.Reward.Name, "")
+		brand, _ := localise(l.Brand.Translations, lang, l.Brand.Name, "")
+		pr := l.Prices()
+		out[i] = card{URL: Path + "/rewards/" + l.Reward.ID.String(), Name: name, Brand: brand,
+			Image: firstOf(l.Reward.CoverImage, l.Brand.LogoURL), Coins: pr.Min, From: pr.Max > pr.Min}
+	}
+	return out
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func firstOf(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

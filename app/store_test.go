@@ -1,0 +1,257 @@
+package app_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rewardsco/rewards/adapters/httpapi"
+	"github.com/rewardsco/rewards/adapters/jobs"
+	"github.com/rewardsco/rewards/adapters/postgres"
+	"github.com/rewardsco/rewards/adapters/postgres/pgtest"
+	"github.com/rewardsco/rewards/app"
+	"github.com/rewardsco/rewards/core/catalogue"
+	"github.com/rewardsco/rewards/core/coins"
+	"github.com/rewardsco/rewards/core/money"
+	"github.com/rewardsco/rewards/core/studio"
+)
+
+// storeBundle is the service on a private PostgreSQL with a game whose player holds 500 coins
+// and a coupon of 300 coins with codes in its pool.
+type storeBundle struct {
+	t       *testing.T
+	m       app.Modules
+	srv     *httptest.Server
+	clock   *clock
+	client  *http.Client
+	key     string
+	game    uuid.UUID
+	coupon  uuid.UUID
+	scripty uuid.UUID
+	token   string
+	pool    *pgxpool.Pool
+	player  uuid.UUID
+}
+
+const storeOrigin = "https://play.example.com"
+
+func setupStore(t *testing.T) *storeBundle {
+	t.Helper()
+	ctx := context.Background()
+	pool := pgtest.Pool(t)
+	clk := &clock{now: time.Now()}
+	srv := httptest.NewUnstartedServer(nil)
+	srv.Start()
+	t.Cleanup(srv.Close)
+	m, err := app.NewModules(postgres.NewDB(pool), jobs.New(pool, jobs.Options{}), app.External{
+		SecretKey: "test-secret-key-test-secret-key-0123456789", PlayerTokenTTL: time.Hour, Currency: "INR", Now: clk.Now,
+		PublicURL: srv.URL,
+	})
+	require.NoError(t, err)
+	srv.Config.Handler = app.NewServer(m, app.ServerConfig{Log: slog.New(slog.DiscardHandler), Currency: "INR", PublicURL: srv.URL,
+		Hosts: httpapi.Hosts{Live: []string{"live.localhost"}, Dev: []string{"127.0.0.1"}}, AdminToken: adminToken,
+		Ready: func(ctx context.Context) error { return pool.Ping(ctx) }}).Handler()
+	b := &storeBundle{t: t, m: m, srv: srv, clock: clk, pool: pool,
+		client: &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }, Timeout: 30 * time.Second}}
+	s, err := m.Studios.CreateStudio(ctx, "Store Studio")
+	require.NoError(t, err)
+	g, err := m.Studios.CreateGame(ctx, studio.Game{StudioID: s.ID, Name: "Store Game"})
+	require.NoError(t, err)
+	b.game, b.key = g.ID, g.TestKey
+	_, err = m.Studios.SetAllowedOrigins(ctx, g.ID, studio.Origins{Test: []string{storeOrigin}}, map[studio.Environment]bool{studio.Test: true})
+	require.NoError(t, err)
+	coin, err := m.Coins.CreateCoin(ctx, coins.Coin{GameID: g.ID, Name: "Gems", ImageURL: "https://cdn.example.com/g.png", CoinsPerUnit: 1})
+	require.NoError(t, err)
+	_, err = m.Catalogue.PutBrand(ctx, catalogue.Brand{Code: "HOUSE", Name: "House", IsActive: true})
+	require.NoError(t, err)
+	coupon, err := m.Catalogue.CreateReward(ctx, catalogue.NewReward{Reward: catalogue.Reward{Type: catalogue.Coupon, BrandCode: "HOUSE",
+		Name: "House coupon", IsActive: true, MRP: money.Amount(500_00), SellingPrice: money.Amount(300_00), HowToRedeem: "Show it at the till."}})
+	require.NoError(t, err)
+	_, _, err = m.Catalogue.AddCodes(ctx, coupon.ID, []catalogue.Code{{Code: "HOUSE-1", Pin: "1111"}, {Code: "HOUSE-2"}, {Code: "HOUSE-3"}})
+	require.NoError(t, err)
+	scripty, err := m.Catalogue.CreateReward(ctx, catalogue.NewReward{Reward: catalogue.Reward{Type: catalogue.Coupon, BrandCode: "HOUSE",
+		Name: `<script>alert("x")</script> Deal`, IsActive: true, MRP: money.Amount(20_00), SellingPrice: money.Amount(10_00)}, SharedCode: "SHARED"})
+	require.NoError(t, err)
+	b.coupon, b.scripty = coupon.ID, scripty.ID
+	require.NoError(t, m.CatalogueReads.Refresh(ctx))
+	created, err := m.Players.CreateWithUUID(ctx, studio.Caller{GameID: g.ID, StudioID: s.ID, Environment: studio.Test}, "shopper")
+	require.NoError(t, err)
+	_, _, err = m.Coins.Distribute(ctx, coins.Movement{GameID: g.ID, Environment: studio.Test, PlayerID: created.ID, UserUUID: "shopper",
+		CoinID: coin.ID, Amount: 500})
+	require.NoError(t, err)
+	tok, err := m.Players.FederatedLogin(ctx, studio.Caller{GameID: g.ID, StudioID: s.ID, Environment: studio.Test}, "shopper")
+	require.NoError(t, err)
+	b.token, b.player = tok.AccessToken, created.ID
+	return b
+}
+
+// page is an answer of the store.
+type page struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func (b *storeBundle) send(method, path, cookie string, form url.Values, header map[string]string) page {
+	b.t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequest(method, b.srv.URL+path, body)
+	require.NoError(b.t, err)
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	if cookie != "" {
+		req.AddCookie(&http.Cookie{Name: "rewards_store", Value: cookie})
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	res, err := b.client.Do(req)
+	require.NoError(b.t, err)
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	require.NoError(b.t, err)
+	return page{status: res.StatusCode, header: res.Header, body: string(raw)}
+}
+
+func (b *storeBundle) get(path, cookie string) page { return b.send(http.MethodGet, path, cookie, nil, nil) }
+
+// link asks for a store link as the game client does.
+func (b *storeBundle) link() (string, time.Time) {
+	b.t.Helper()
+	res := b.send(http.MethodPost, "/player/store-session", "", nil, map[string]string{"x-api-key": b.key, "Authorization": "Bearer " + b.token})
+	require.Equal(b.t, http.StatusCreated, res.status, res.body)
+	var out struct {
+		URL       string    `json:"url"`
+		ExpiresAt time.Time `json:"expiresAt"`
+	}
+	require.NoError(b.t, json.Unmarshal([]byte(res.body), &out))
+	require.True(b.t, strings.HasPrefix(out.URL, b.srv.URL+"/store/enter?code="), out.URL)
+	return strings.TrimPrefix(out.URL, b.srv.URL), out.ExpiresAt
+}
+
+// enter opens a link and returns the session cookie it set.
+func (b *storeBundle) enter() string {
+	b.t.Helper()
+	link, _ := b.link()
+	res := b.get(link, "")
+	require.Equal(b.t, http.StatusSeeOther, res.status, res.body)
+	return sessionCookie(b.t, res)
+}
+
+func sessionCookie(t *testing.T, res page) string {
+	t.Helper()
+	for _, c := range (&http.Response{Header: res.header}).Cookies() {
+		if c.Name == "rewards_store" {
+			return c.Value
+		}
+	}
+	t.Fatalf("no store cookie in %v", res.header)
+	return ""
+}
+
+var balancePattern = regexp.MustCompile(`<strong id="balance">([0-9,]+)</strong>`)
+
+func balanceOf(t *testing.T, res page) string {
+	t.Helper()
+	m := balancePattern.FindStringSubmatch(res.body)
+	require.NotNil(t, m, res.body)
+	return m[1]
+}
+
+// The link opens the store once, within 60 s, for a player who may still shop; the cookie it
+// sets is HttpOnly and Lax, and the session ends at the next request once the player deletes
+// its account.
+func TestStoreEntryLink(t *testing.T) {
+	t.Parallel()
+	b := setupStore(t)
+	link, exp := b.link()
+	code := strings.TrimPrefix(link, "/store/enter?code=")
+	require.GreaterOrEqual(t, len(code), 32)
+	require.WithinDuration(t, b.clock.Now().Add(60*time.Second), exp, 2*time.Second)
+
+	res := b.get(link, "")
+	require.Equal(t, http.StatusSeeOther, res.status)
+	require.Equal(t, "/store/rewards", res.header.Get("Location"), "the default landing page")
+	require.Equal(t, "no-store", res.header.Get("Cache-Control"))
+	set := res.header.Get("Set-Cookie")
+	require.Contains(t, set, "HttpOnly")
+	require.Contains(t, set, "SameSite=Lax")
+	require.NotContains(t, set, "Secure", "a plain-http run")
+	cookie := sessionCookie(t, res)
+	require.NotContains(t, cookie, code)
+
+	again := b.get(link, "")
+	require.Equal(t, http.StatusGone, again.status, "a link opens once")
+	require.Empty(t, again.header.Values("Set-Cookie"))
+	require.Contains(t, again.body, "This link has expired")
+
+	forged := b.get("/store/enter?code="+strings.Repeat("A", 52), "")
+	require.Equal(t, http.StatusGone, forged.status)
+	require.Empty(t, forged.header.Values("Set-Cookie"))
+
+	late, _ := b.link()
+	b.clock.Advance(61 * time.Second)
+	res = b.get(late, "")
+	require.Equal(t, http.StatusGone, res.status, "a link lives 60 s")
+	require.Empty(t, res.header.Values("Set-Cookie"))
+
+	home := b.get("/store", cookie)
+	require.Equal(t, http.StatusOK, home.status, home.body)
+	require.Equal(t, "500", balanceOf(t, home))
+
+	b.clock.Advance(24*time.Hour + time.Minute)
+	res = b.get("/store", cookie)
+	require.Equal(t, http.StatusSeeOther, res.status, "a session lasts 24 h")
+	b.clock.Advance(-24*time.Hour - time.Minute)
+
+	// A link the player had not opened yet when it deleted its account opens nothing, and
+	// the session it had ends at the next request.
+	pending, _ := b.link()
+	res = b.send(http.MethodDelete, "/player/me", "", nil, map[string]string{"x-api-key": b.key, "Authorization": "Bearer " + b.token})
+	require.Equal(t, http.StatusOK, res.status, res.body)
+	res = b.get("/store", cookie)
+	require.Equal(t, http.StatusSeeOther, res.status)
+	require.Equal(t, "/store/signed-out", res.header.Get("Location"))
+	require.Contains(t, res.header.Get("Set-Cookie"), "Max-Age=0", "the dead cookie is cleared")
+	res = b.get(pending, "")
+	require.Equal(t, http.StatusGone, res.status)
+	require.Empty(t, res.header.Values("Set-Cookie"))
+	res = b.send(http.MethodPost, "/player/store-session", "", nil, map[string]string{"x-api-key": b.key, "Authorization": "Bearer " + b.token})
+	require.Equal(t, http.StatusForbidden, res.status, res.body)
+}
+
+// A player blocked in the storage (by another instance, or an operator) is signed out once
+// this instance's lookup of it is older than authcache.TTL (a second), and its links open
+// nothing.
+func TestStoreBlockedPlayerIsSignedOut(t *testing.T) {
+	t.Parallel()
+	b := setupStore(t)
+	cookie := b.enter()
+	require.Equal(t, http.StatusOK, b.get("/store/orders", cookie).status)
+	link, _ := b.link()
+	_, err := b.pool.Exec(context.Background(), "UPDATE players SET is_blocked = true WHERE id = $1", b.player)
+	require.NoError(t, err)
+	time.Sleep(1100 * time.Millisecond)
+	res := b.get("/store/orders", cookie)
+	require.Equal(t, http.StatusSeeOther, res.status)
+	require.Equal(t, "/store/signed-out", res.header.Get("Location"))
+	res = b.get(link, "")
+	require.Equal(t, http.StatusGone, res.status, "a blocked player's link opens nothing")
+	require.Empty(t, res.header.Values("Set-Cookie"))
+}
