@@ -255,3 +255,155 @@ func TestStoreBlockedPlayerIsSignedOut(t *testing.T) {
 	require.Equal(t, http.StatusGone, res.status, "a blocked player's link opens nothing")
 	require.Empty(t, res.header.Values("Set-Cookie"))
 }
+
+var denominationPattern = regexp.MustCompile(`name="denomination" value="([^"]+)"`)
+
+var keyPattern = regexp.MustCompile(`name="idempotencyKey" value="([^"]+)"`)
+
+// buyForm is the buy form of a reward's page as rendered for the session.
+func (b *storeBundle) buyForm(cookie string, reward uuid.UUID) url.Values {
+	b.t.Helper()
+	res := b.get("/store/rewards/"+reward.String(), cookie)
+	require.Equal(b.t, http.StatusOK, res.status, res.body)
+	m := keyPattern.FindStringSubmatch(res.body)
+	require.NotNil(b.t, m, "a signed-in reward page has a buy form")
+	form := url.Values{"idempotencyKey": {m[1]}}
+	if d := denominationPattern.FindStringSubmatch(res.body); d != nil {
+		form.Set("denomination", d[1])
+	}
+	return form
+}
+
+func (b *storeBundle) orderCount() int {
+	b.t.Helper()
+	var n int
+	require.NoError(b.t, b.pool.QueryRow(context.Background(), "SELECT count(*) FROM orders WHERE player_id = $1", b.player).Scan(&n))
+	return n
+}
+
+// Every page sends the security headers; frame-ancestors is the game's allowedOrigins of the
+// session's environment; a page with codes is never cached; assets are kept a year.
+func TestStoreHeaders(t *testing.T) {
+	t.Parallel()
+	b := setupStore(t)
+	cookie := b.enter()
+	for _, path := range []string{"/store", "/store/rewards", "/store/search?q=house", "/store/rewards/" + b.coupon.String(), "/store/orders"} {
+		res := b.get(path, cookie)
+		require.Equal(t, http.StatusOK, res.status, path)
+		require.Equal(t, "text/html; charset=utf-8", res.header.Get("Content-Type"), path)
+		require.Equal(t, "default-src 'self'; img-src 'self' https: data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors "+storeOrigin,
+			res.header.Get("Content-Security-Policy"), path)
+		require.Equal(t, "nosniff", res.header.Get("X-Content-Type-Options"), path)
+		require.Equal(t, "same-origin", res.header.Get("Referrer-Policy"), path)
+	}
+	res := b.send(http.MethodPost, "/store/rewards/"+b.coupon.String()+"/purchase", cookie, b.buyForm(cookie, b.coupon), nil)
+	require.Equal(t, http.StatusSeeOther, res.status, res.body)
+	order := b.get(res.header.Get("Location"), cookie)
+	require.Equal(t, http.StatusOK, order.status)
+	require.Equal(t, "no-store", order.header.Get("Cache-Control"), "a page with a code")
+	require.Contains(t, order.body, "HOUSE-")
+
+	css := regexp.MustCompile(`href="(/store/assets/store\.[0-9a-f]{12}\.css)"`).FindStringSubmatch(order.body)
+	require.NotNil(t, css, "the stylesheet's name carries its content's hash")
+	asset := b.get(css[1], "")
+	require.Equal(t, http.StatusOK, asset.status)
+	require.Equal(t, "public, max-age=31536000, immutable", asset.header.Get("Cache-Control"))
+	require.Contains(t, asset.header.Get("Content-Type"), "text/css")
+}
+
+// A POST from another site is refused with 403 before anything is bought; the same form from
+// the store's own page buys.
+func TestStoreCrossSitePostIsRefused(t *testing.T) {
+	t.Parallel()
+	b := setupStore(t)
+	cookie := b.enter()
+	form := b.buyForm(cookie, b.coupon)
+	path := "/store/rewards/" + b.coupon.String() + "/purchase"
+	for _, h := range []map[string]string{{"Sec-Fetch-Site": "cross-site"}, {"Origin": "https://evil.example"}, {"Sec-Fetch-Site": "same-site"}} {
+		res := b.send(http.MethodPost, path, cookie, form, h)
+		require.Equal(t, http.StatusForbidden, res.status, h)
+		require.Equal(t, "same-origin", res.header.Get("Referrer-Policy"))
+	}
+	require.Zero(t, b.orderCount(), "nothing bought")
+	require.Equal(t, "500", balanceOf(t, b.get("/store", cookie)))
+	res := b.send(http.MethodPost, "/store/profile", cookie, url.Values{"line1": {"x"}}, map[string]string{"Sec-Fetch-Site": "cross-site"})
+	require.Equal(t, http.StatusForbidden, res.status, "every POST")
+
+	res = b.send(http.MethodPost, path, cookie, form, map[string]string{"Sec-Fetch-Site": "same-origin", "Origin": b.srv.URL})
+	require.Equal(t, http.StatusSeeOther, res.status, res.body)
+	require.Equal(t, 1, b.orderCount())
+}
+
+// Without the cookie, the pages of a player's own things send it to a page that says to open
+// the store from the game; a reward's page shows the reward without a buy form; a purchase
+// buys nothing.
+func TestStorePagesWithoutTheCookie(t *testing.T) {
+	t.Parallel()
+	b := setupStore(t)
+	for _, path := range []string{"/store", "/store/rewards", "/store/rewards?sort=NEWEST", "/store/search?q=house", "/store/orders",
+		"/store/orders/" + uuid.NewString(), "/store/profile"} {
+		for _, cookie := range []string{"", "forged-value"} {
+			res := b.get(path, cookie)
+			require.Equal(t, http.StatusSeeOther, res.status, path)
+			require.Equal(t, "/store/signed-out", res.header.Get("Location"), path)
+		}
+	}
+	out := b.get("/store/signed-out", "")
+	require.Equal(t, http.StatusOK, out.status)
+	require.Contains(t, out.body, "Open the store from the game")
+
+	res := b.get("/store/rewards/"+b.coupon.String(), "")
+	require.Equal(t, http.StatusOK, res.status)
+	require.Contains(t, res.body, "House coupon")
+	require.Contains(t, res.body, "300.00 INR")
+	require.NotContains(t, res.body, "<form class=\"buy\"")
+
+	res = b.send(http.MethodPost, "/store/rewards/"+b.coupon.String()+"/purchase", "", url.Values{"idempotencyKey": {uuid.NewString()}}, nil)
+	require.Equal(t, http.StatusSeeOther, res.status)
+	require.Equal(t, "/store/signed-out", res.header.Get("Location"))
+	require.Zero(t, b.orderCount())
+	require.Equal(t, http.StatusNotFound, b.get("/store/rewards/"+uuid.NewString(), "").status)
+}
+
+// A reward's name holding markup is shown as text on every page that names it.
+func TestStoreEscapesCatalogueText(t *testing.T) {
+	t.Parallel()
+	b := setupStore(t)
+	cookie := b.enter()
+	for _, path := range []string{"/store/rewards", "/store/rewards/" + b.scripty.String(), "/store/search?q=deal"} {
+		res := b.get(path, cookie)
+		require.Equal(t, http.StatusOK, res.status, path)
+		require.Contains(t, res.body, "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; Deal", path)
+		require.NotContains(t, res.body, "<script>alert", path)
+	}
+}
+
+// A form sent twice buys once; a purchase the player cannot afford renders the reward's page
+// again with the reason and 409, and takes nothing; another player's order is 404.
+func TestStorePurchase(t *testing.T) {
+	t.Parallel()
+	b := setupStore(t)
+	cookie := b.enter()
+	form := b.buyForm(cookie, b.coupon)
+	path := "/store/rewards/" + b.coupon.String() + "/purchase"
+	first := b.send(http.MethodPost, path, cookie, form, nil)
+	require.Equal(t, http.StatusSeeOther, first.status, first.body)
+	second := b.send(http.MethodPost, path, cookie, form, nil)
+	require.Equal(t, http.StatusSeeOther, second.status, second.body)
+	require.Equal(t, first.header.Get("Location"), second.header.Get("Location"), "the same order")
+	require.Equal(t, 1, b.orderCount())
+	order := b.get(first.header.Get("Location"), cookie)
+	require.Contains(t, order.body, "Delivered")
+	require.Contains(t, order.body, "Show it at the till.")
+	require.Equal(t, "200", balanceOf(t, order))
+
+	refused := b.send(http.MethodPost, path, cookie, b.buyForm(cookie, b.coupon), nil)
+	require.Equal(t, http.StatusConflict, refused.status)
+	require.Contains(t, refused.body, "You don&#39;t have enough Gems")
+	require.Contains(t, refused.body, "Nothing was taken")
+	require.Equal(t, "200", balanceOf(t, refused))
+	require.Equal(t, 1, b.orderCount())
+
+	require.Equal(t, http.StatusNotFound, b.get("/store/orders/"+uuid.NewString(), cookie).status)
+	require.Equal(t, http.StatusNotFound, b.get("/store/rewards/"+uuid.NewString(), cookie).status)
+}

@@ -2,6 +2,7 @@ package storepage
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -92,5 +93,9 @@ func refusalWords(e *errs.Error, fund fundView) string {
 	case orders.ErrAddressRequired.Code:
 		return "Add a delivery address in your profile first." + nothing
 	}
-	return e.Message + "." + nothing
+	words := e.Message
+	if words != "" {
+		words = strings.ToUpper(words[:1]) + words[1:]
+	}
+	return strings.TrimSuffix(words, ".") + "." + nothing
 }
