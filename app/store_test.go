@@ -129,7 +129,9 @@ func (b *storeBundle) send(method, path, cookie string, form url.Values, header 
 	return page{status: res.StatusCode, header: res.Header, body: string(raw)}
 }
 
-func (b *storeBundle) get(path, cookie string) page { return b.send(http.MethodGet, path, cookie, nil, nil) }
+func (b *storeBundle) get(path, cookie string) page {
+	return b.send(http.MethodGet, path, cookie, nil, nil)
+}
 
 // link asks for a store link as the game client does.
 func (b *storeBundle) link() (string, time.Time) {

@@ -64,7 +64,7 @@ func TestPages(t *testing.T) {
 			card: {ID: card, Type: catalogue.GiftCard, Name: "Amazon Gift Card (INR)", IsActive: true, ValueType: catalogue.Fixed,
 				Denominations: []money.Amount{100_00, 500_00}, CoverImage: "https://img.example.com/amazon.svg",
 				HowToRedeem: "Enter the code at checkout.", Description: `<script>alert("x")</script>`},
-			scripted: {ID: scripted, Type: catalogue.Coupon, Name: `<script>alert(1)</script> Deal`, IsActive: true, MRP: 10_00, SellingPrice: 5_00},
+			scripted:  {ID: scripted, Type: catalogue.Coupon, Name: `<script>alert(1)</script> Deal`, IsActive: true, MRP: 10_00, SellingPrice: 5_00},
 			withdrawn: {ID: withdrawn, Type: catalogue.GiftCard, Name: "Gone", IsActive: false},
 			coupon:    {ID: coupon, Type: catalogue.Coupon, Name: "20% off shoes", IsActive: true, MRP: 1000_00, SellingPrice: 800_00},
 		},
