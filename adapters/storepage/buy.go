@@ -58,6 +58,8 @@ func (p *Pages) buy(w http.ResponseWriter, r *http.Request) {
 		// The first tap is still buying: wait for its order.
 		time.Sleep(100 * time.Millisecond)
 	}
+	// Whatever happened, the balance shown next is read again.
+	p.balances.drop(s.Player.ID)
 	if err != nil {
 		e, refused := errs.As(err)
 		if !refused || e.Kind == errs.Internal || e.Kind == errs.Unavailable || e.Kind == errs.Upstream {

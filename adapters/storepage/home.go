@@ -1,6 +1,7 @@
 package storepage
 
 import (
+	"html/template"
 	"net/http"
 
 	"github.com/rewardsco/rewards/core/catalogue"
@@ -9,7 +10,7 @@ import (
 // homePage is the store's front: the player's balance, a shelf of gift cards and one of
 // everything else, and the player's latest orders.
 type homePage struct {
-	Cards, Others []card
+	Cards, Others []template.HTML
 	Orders        []orderRow
 }
 
@@ -33,10 +34,15 @@ func (p *Pages) home(w http.ResponseWriter, r *http.Request) {
 			p.fail(w, r, err)
 			return
 		}
+		shelf, err := cards(list, lang)
+		if err != nil {
+			p.fail(w, r, err)
+			return
+		}
 		if giftCard {
-			hp.Cards = cards(list, lang)
+			hp.Cards = shelf
 		} else {
-			hp.Others = cards(list, lang)
+			hp.Others = shelf
 		}
 	}
 	recent, _, err := p.cfg.Orders.PlayerOrders(r.Context(), s.Player.ID, nil, 3, 0)

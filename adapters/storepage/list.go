@@ -1,6 +1,7 @@
 package storepage
 
 import (
+	"html/template"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -21,9 +22,8 @@ type card struct {
 // listPage is the list, the search and the home page's data.
 type listPage struct {
 	Query, Category, Brand, Sort, Kind string
-	Categories                         []option
-	Sorts                              []option
-	Cards                              []card
+	CategoryOptions, SortOptions       template.HTML
+	Cards                              []template.HTML
 	Total                              int64
 	Page                               int
 	Prev, Next                         string
@@ -106,15 +106,27 @@ func (p *Pages) listOrSearch(w http.ResponseWriter, r *http.Request, search bool
 			p.fail(w, r, err)
 			return
 		}
+		opts := make([]option, 0, len(cats))
 		for _, c := range cats {
 			name, _ := localise(c.Category.Translations, lang, c.Category.Name, "")
-			lp.Categories = append(lp.Categories, option{Value: c.Category.Code, Label: name, Selected: c.Category.Code == lp.Category})
+			opts = append(opts, option{Value: c.Category.Code, Label: name, Selected: c.Category.Code == lp.Category})
+		}
+		if lp.CategoryOptions, err = optionsHTML(opts); err != nil {
+			p.fail(w, r, err)
+			return
 		}
 	}
-	lp.Cards = cards(list, lang)
-	for _, o := range sorts {
+	opts := make([]option, len(sorts))
+	for i, o := range sorts {
 		o.Selected = o.Value == lp.Sort
-		lp.Sorts = append(lp.Sorts, o)
+		opts[i] = o
+	}
+	if lp.SortOptions, err = optionsHTML(opts); err == nil {
+		lp.Cards, err = cards(list, lang)
+	}
+	if err != nil {
+		p.fail(w, r, err)
+		return
 	}
 	pageURL := func(n int) string {
 		v := url.Values{}
@@ -140,7 +152,8 @@ func (p *Pages) listOrSearch(w http.ResponseWriter, r *http.Request, search bool
 	p.render(w, http.StatusOK, "list.html", v, fa)
 }
 
-func cards(list []catalogue.Listed, lang string) []card {
+// cards are the rendered cards of list, in lang.
+func cards(list []catalogue.Listed, lang string) ([]template.HTML, error) {
 	out := make([]card, len(list))
 	for i, l := range list {
 		name, _ := localise(l.Reward.Translations, lang, l.Reward.Name, "")
@@ -149,7 +162,7 @@ func cards(list []catalogue.Listed, lang string) []card {
 		out[i] = card{URL: Path + "/rewards/" + l.Reward.ID.String(), Name: name, Brand: brand,
 			Image: firstOf(l.Reward.CoverImage, l.Brand.LogoURL), Coins: pr.Min, From: pr.Max > pr.Min}
 	}
-	return out
+	return cardsHTML(out)
 }
 
 func ptr[T any](v T) *T { return &v }

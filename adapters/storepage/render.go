@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/rewardsco/rewards/core/catalogue"
 	"github.com/rewardsco/rewards/core/errs"
@@ -40,10 +41,15 @@ type view struct {
 	Page any
 }
 
+// renderBuffers are the buffers pages are rendered into before their length is known.
+var renderBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
 // render writes a page with status, or a 500 when the template fails.
 func (p *Pages) render(w http.ResponseWriter, status int, name string, v view, frameAncestors []string) {
-	var buf bytes.Buffer
-	if err := pages.ExecuteTemplate(&buf, name, v); err != nil {
+	buf := renderBuffers.Get().(*bytes.Buffer)
+	defer renderBuffers.Put(buf)
+	buf.Reset()
+	if err := pages.ExecuteTemplate(buf, name, v); err != nil {
 		p.cfg.Log.Error("store page", "page", name, "err", err)
 		headers(w, nil)
 		http.Error(w, "internal error", http.StatusInternalServerError)

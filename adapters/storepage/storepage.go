@@ -11,8 +11,10 @@
 //
 // Caches: games keeps each game's store settings, allowed origins and name for gameTTL (what
 // the theme, the landing page and frame-ancestors are made of), so that a change a studio
-// makes shows within that time. Everything else is read from the catalogue's read model,
-// the players module's lookups and the orders module, as the API reads them.
+// makes shows within that time; balances keeps each player's balance of the store's coin for
+// balanceTTL (a purchase here drops it); fragments keeps rendered cards and options, keyed by
+// all they show (never stale). Everything else is read from the catalogue's read model, the
+// players module's lookups and the orders module, as the API reads them.
 package storepage
 
 import (
@@ -102,9 +104,10 @@ type Config struct {
 
 // Pages serves the store pages. Use New.
 type Pages struct {
-	cfg     Config
-	games   *gameCache
-	handler http.Handler
+	cfg      Config
+	games    *gameCache
+	balances *balances
+	handler  http.Handler
 }
 
 // New returns the pages of cfg.
@@ -115,7 +118,7 @@ func New(cfg Config) *Pages {
 	if cfg.PurchaseWait == 0 {
 		cfg.PurchaseWait = 15 * time.Second
 	}
-	p := &Pages{cfg: cfg, games: newGameCache(cfg.Games)}
+	p := &Pages{cfg: cfg, games: newGameCache(cfg.Games), balances: &balances{m: map[uuid.UUID]balanceEntry{}}}
 	p.handler = p.routes()
 	return p
 }

@@ -199,6 +199,7 @@ func run() error {
 	reportCPU(os.Stdout, results)
 	reportMoneyWrites(os.Stdout, results, mem)
 	reportReadModel(os.Stdout, results)
+	reportStorePage(os.Stdout, results)
 	if failed > 0 {
 		return fmt.Errorf("%d run(s) had failed requests: their numbers are not trustworthy", failed)
 	}

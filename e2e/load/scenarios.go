@@ -44,6 +44,7 @@ var scenarios = []scenario{
 	{searchBaseline, "pgbench -M prepared running the statements GET /rewards/search runs for them, on the service's database", pgbenchSearch},
 	{typoScenario, "GET /rewards/search: one-edit typos in rotation (full text finds nothing, then trigram similarity)", rewardsSearchTypo},
 	{typoBaseline, "pgbench -M prepared running the statements GET /rewards/search runs for them, on the service's database", pgbenchSearchTypo},
+	{storePageScenario, "GET /store/rewards?sort=&page= with a store session's cookie: the player's store's list page (HTML) of the same catalogue", storePage},
 	{uncachedScenario, "GET /rewards/search: ~1,500 brand words and prefixes × 8 sortBys in turn, more than the read model keeps: every search ranked afresh", rewardsSearchUncached},
 	// Touchpoints (touchpoints.go), on the same seeded catalogue.
 	{serveScenario, "GET /v2/touchpoints/serve with a player token: a gift-card placement and its configured reward", touchpointsServe},
