@@ -102,7 +102,7 @@ type External struct {
 	Files          players.FileStorage
 	// OTPSendsPerHour caps OTP sends per game and environment an hour; 0 means the default.
 	OTPSendsPerHour int
-	// Now is the clock of the players module; nil means time.Now. Tests move it.
+	// Now is the clock of the players and webhooks modules; nil means time.Now. Tests move it.
 	Now func() time.Time
 	// WebhookTransport sends webhook requests; WebhookRetryDelays nil means the default.
 	WebhookTransport   webhooks.Transport
@@ -196,10 +196,11 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 		PartnerRefunds: partner.Refunds{Partner: partnerStore, Jobs: queue},
 	})
 	studios := studio.NewService(games)
-	hooks, err := webhooks.NewService(postgres.NewWebhooksStore(database), webhooks.Options{
+	hooks, err := webhooks.NewService(postgres.NewWebhooksStore(database, queue), webhooks.Options{
 		SecretKey:   deriveKey(ext.SecretKey, "webhook-secret"),
 		RetryDelays: ext.WebhookRetryDelays,
 		Transport:   ext.WebhookTransport,
+		Now:         ext.Now,
 	})
 	if err != nil {
 		return Modules{}, err
@@ -332,6 +333,9 @@ type ServerConfig struct {
 	TracerProvider trace.TracerProvider
 	// FakeVoucherImages is External.FakeVoucherImages (nil: none).
 	FakeVoucherImages http.Handler
+	// DemoStore opens the demo player's store at DemoStorePath (a local run with the demo
+	// seeded; nil: none).
+	DemoStore http.Handler
 }
 
 // NewServer builds the HTTP API: the shared kit, then each module's operations (one line a
@@ -369,6 +373,9 @@ func NewServer(m Modules, cfg ServerConfig) *httpapi.Server {
 		// touchpoint's link opens when the game has no store of its own.
 		s.Router().Handle(storepage.Path, m.StorePages)
 		s.Router().Handle(storepage.Path+"/*", m.StorePages)
+	}
+	if cfg.DemoStore != nil {
+		s.Router().Handle(DemoStorePath, cfg.DemoStore)
 	}
 	if cfg.FakeVoucherImages != nil {
 		s.Router().Handle(FakeImagesPath+"/vouchers/images/*", cfg.FakeVoucherImages)
@@ -740,9 +747,17 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) err
 		}
 	}
 	var demo *DemoCredentials
+	var demoShop http.Handler
 	if cfg.DemoSeed {
 		if demo, err = SeedDemo(ctx, mods, filepath.Join(cfg.DataDir, "demo.json"), cfg.PublicURL, devFakes); err != nil {
 			return fmt.Errorf("seed demo data: %w", err)
+		}
+		if cfg.Mode != Production {
+			shopper, err := seedDemoShopper(ctx, mods, demo)
+			if err != nil {
+				return err
+			}
+			demoShop = demoStore(mods.Storefront, shopper)
 		}
 	}
 
@@ -757,6 +772,7 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) err
 
 		Metrics: counters, Gatherer: registry, TracerProvider: tracing.Provider,
 		FakeVoucherImages: ext.FakeVoucherImages,
+		DemoStore:         demoShop,
 	}).Handler()
 	server := &http.Server{
 		Handler:           handler,
@@ -836,6 +852,10 @@ func printBanner(out io.Writer, cfg Config, addr net.Addr, demo *DemoCredentials
 		}
 		fmt.Fprintf(out, "  Store pages:     %s%s/rewards/{id}   (the demo game's storeUrl, from REWARDS_PUBLIC_URL: what touchpoint links open)\n",
 			cfg.PublicURL, storepage.Path)
+		if cfg.Mode != Production {
+			fmt.Fprintf(out, "  Player's store:  %s%s   (the web view as the demo player %q, %d %s to spend: a fresh one-time link at each visit)\n",
+				cfg.PublicURL, DemoStorePath, DemoShopperUUID, DemoShopperCoins, demo.CoinName)
+		}
 		fmt.Fprintf(out, "  Partner API:     the demo game is a WALLET partner with %s %s in its test wallet: POST /partner/v1/token {\"client_id\": test key}\n",
 			DemoWallet, cfg.Currency)
 		if demo.LivePartnerSecret != "" {

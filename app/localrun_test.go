@@ -194,6 +194,7 @@ func TestLocalRunStaysWholeAcrossRestarts(t *testing.T) {
 	public := "http://localhost:" + port
 	require.Equal(t, public, first.demo.PublicURL)
 	require.Equal(t, public+"/store", first.storeURL())
+	first.requireDemoStore()
 	image, link := first.served()
 	require.True(t, strings.HasPrefix(image, public+"/"), image)
 	first.requireImage(image)
