@@ -25,6 +25,7 @@ import (
 	"github.com/rewardsco/rewards/core/catalogue"
 	"github.com/rewardsco/rewards/core/coins"
 	"github.com/rewardsco/rewards/core/money"
+	"github.com/rewardsco/rewards/core/players"
 	"github.com/rewardsco/rewards/core/studio"
 )
 
@@ -408,4 +409,77 @@ func TestStorePurchase(t *testing.T) {
 
 	require.Equal(t, http.StatusNotFound, b.get("/store/orders/"+uuid.NewString(), cookie).status)
 	require.Equal(t, http.StatusNotFound, b.get("/store/rewards/"+uuid.NewString(), cookie).status)
+}
+
+// The game's theme colours the pages through its own stylesheet (a value that is not a colour
+// is left out); catalogue texts follow ?lang=, kept in a cookie, then Accept-Language; the
+// landing page follows the store settings.
+func TestStoreThemeLanguageAndLanding(t *testing.T) {
+	t.Parallel()
+	b := setupStore(t)
+	ctx := context.Background()
+	home := "home"
+	_, err := b.m.Players.ChangeStoreSettings(ctx, b.game, players.SettingsChange{DefaultLandingPage: &home,
+		Theme: []byte(`{"primaryColor": "#0a7", "backgroundColor": "red;}</style><script>x</script>", "logoUrl": "javascript:alert(1)"}`)})
+	require.NoError(t, err)
+	_, err = b.m.Catalogue.ChangeReward(ctx, b.coupon, catalogue.RewardChange{Apply: func(r *catalogue.Reward) {
+		r.Translations = catalogue.Translations{"hi": {Name: "घर का कूपन"}}
+	}})
+	require.NoError(t, err)
+	require.NoError(t, b.m.CatalogueReads.Refresh(ctx))
+
+	link, _ := b.link()
+	res := b.get(link, "")
+	require.Equal(t, "/store", res.header.Get("Location"), "defaultLandingPage home")
+	cookie := sessionCookie(t, res)
+
+	page := b.get("/store/rewards", cookie)
+	theme := regexp.MustCompile(`href="(/store/theme/[^"]+\.css)"`).FindStringSubmatch(page.body)
+	require.NotNil(t, theme, page.body)
+	css := b.get(theme[1], "")
+	require.Equal(t, http.StatusOK, css.status)
+	require.Equal(t, ":root{--accent:#0a7;}\n", css.body, "a colour, and nothing that is not one")
+	require.NotContains(t, page.body, "javascript:")
+
+	require.Contains(t, page.body, "House coupon")
+	hindi := b.send(http.MethodGet, "/store/rewards?lang=hi", cookie, nil, nil)
+	require.Contains(t, hindi.body, "घर का कूपन")
+	require.Contains(t, hindi.body, `<html lang="hi">`)
+	var lang string
+	for _, c := range (&http.Response{Header: hindi.header}).Cookies() {
+		if c.Name == "rewards_store_lang" {
+			lang = c.Value
+		}
+	}
+	require.Equal(t, "hi", lang)
+	kept := b.send(http.MethodGet, "/store/rewards", "", nil, map[string]string{"Cookie": "rewards_store=" + cookie + "; rewards_store_lang=hi"})
+	require.Contains(t, kept.body, "घर का कूपन", "the language cookie")
+	browser := b.send(http.MethodGet, "/store/rewards", cookie, nil, map[string]string{"Accept-Language": "hi-IN,hi;q=0.9,en;q=0.8"})
+	require.Contains(t, browser.body, "घर का कूपन", "Accept-Language, by its primary language")
+}
+
+// The profile keeps the delivery address of goods when the store sells them, and is 404
+// otherwise.
+func TestStoreProfile(t *testing.T) {
+	t.Parallel()
+	b := setupStore(t)
+	cookie := b.enter()
+	require.Equal(t, http.StatusNotFound, b.get("/store/profile", cookie).status, "no goods, no address")
+	on := true
+	_, err := b.m.Players.ChangeStoreSettings(context.Background(), b.game, players.SettingsChange{GcommerceEnabled: &on})
+	require.NoError(t, err)
+	time.Sleep(5100 * time.Millisecond) // the pages keep a game's settings for 5 s
+	res := b.get("/store/profile", cookie)
+	require.Equal(t, http.StatusOK, res.status)
+	require.Equal(t, "no-store", res.header.Get("Cache-Control"))
+	form := url.Values{"name": {"Asha"}, "line1": {"12 MG Road"}, "city": {"Bengaluru"}, "state": {"Karnataka"}, "pinCode": {"560001"}, "phone": {"+919876543210"}}
+	res = b.send(http.MethodPost, "/store/profile", cookie, form, nil)
+	require.Equal(t, http.StatusSeeOther, res.status, res.body)
+	res = b.get(res.header.Get("Location"), cookie)
+	require.Contains(t, res.body, "Saved.")
+	require.Contains(t, res.body, `value="12 MG Road"`)
+	form.Set("pinCode", "12")
+	res = b.send(http.MethodPost, "/store/profile", cookie, form, nil)
+	require.Equal(t, http.StatusBadRequest, res.status)
+	require.Contains(t, res.body, `role="alert"`)
 }
