@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/google/uuid"
@@ -37,11 +38,53 @@ type DeliveryRunner interface {
 	Deliver(ctx context.Context, id uuid.UUID) (webhooks.Attempt, error)
 	// Abandon dead-letters a delivery the queue gives up on after repeated internal errors.
 	Abandon(ctx context.Context, id uuid.UUID, reason string) error
+	// DisableFailing applies the auto-disable rule to every configuration.
+	DisableFailing(ctx context.Context) ([]uuid.UUID, error)
 }
 
-// RegisterWebhooks registers the webhooks module's delivery worker.
+// DisableFailingWebhooksArgs asks for the auto-disable rule to be applied to every webhook
+// configuration.
+type DisableFailingWebhooksArgs struct{}
+
+// Kind implements river.JobArgs.
+func (DisableFailingWebhooksArgs) Kind() string { return "disable_failing_webhooks" }
+
+// InsertOpts implements river.JobArgsWithInsertOpts.
+func (DisableFailingWebhooksArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueMaintenance, MaxAttempts: 3}
+}
+
+// DisableCheckInterval is how often every configuration is checked against the auto-disable
+// rule. A delivery that fails for good checks its own configuration at once; this catches a
+// configuration whose window closes with no delivery failing then.
+const DisableCheckInterval = 10 * time.Minute
+
+// RegisterWebhooks registers the webhooks module's delivery worker, and the auto-disable rule
+// as a periodic job run on the leader instance only.
 func RegisterWebhooks(q *Queue, runner DeliveryRunner) {
 	Register(q, QueueWebhooks, &deliverWorker{runner: runner, metrics: q.opts.Metrics})
+	Register(q, QueueMaintenance, &disableWorker{runner: runner, log: q.opts.Logger})
+	q.AddPeriodic(river.NewPeriodicJob(river.PeriodicInterval(DisableCheckInterval),
+		func() (river.JobArgs, *river.InsertOpts) { return DisableFailingWebhooksArgs{}, nil },
+		&river.PeriodicJobOpts{RunOnStart: true}))
+}
+
+// disableWorker works DisableFailingWebhooksArgs.
+type disableWorker struct {
+	river.WorkerDefaults[DisableFailingWebhooksArgs]
+	runner DeliveryRunner
+	log    *slog.Logger
+}
+
+func (w *disableWorker) Work(ctx context.Context, _ *river.Job[DisableFailingWebhooksArgs]) error {
+	ids, err := w.runner.DisableFailing(ctx)
+	if err != nil {
+		return err
+	}
+	if len(ids) > 0 && w.log != nil {
+		w.log.InfoContext(ctx, "disabled failing webhook configurations", "count", len(ids), "ids", ids)
+	}
+	return nil
 }
 
 // deliverWorker works DeliverWebhookArgs.

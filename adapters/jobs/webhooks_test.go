@@ -49,7 +49,7 @@ func setupDeliveries(t *testing.T, workers int) deliveryBundle {
 	database := postgres.NewDB(pool)
 	queue := jobs.New(pool, jobs.Options{Workers: map[string]int{jobs.QueueWebhooks: workers}, Logger: slog.New(slog.DiscardHandler)})
 	games := postgres.NewStudioStore(database)
-	hooks, err := webhooks.NewService(postgres.NewWebhooksStore(database), webhooks.Options{
+	hooks, err := webhooks.NewService(postgres.NewWebhooksStore(database, queue), webhooks.Options{
 		SecretKey: make([]byte, 32),
 		// Loopback test receivers: the development switches.
 		Transport: webhookhttp.New(webhookhttp.Options{AllowHTTP: true, AllowPrivate: true}),

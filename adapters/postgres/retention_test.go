@@ -47,7 +47,7 @@ func setupRetention(t *testing.T) retentionBundle {
 	caller := studio.Caller{GameID: g.ID, StudioID: s.ID, Environment: studio.Test}
 	p, err := players.NewService(database, postgres.NewPlayersStore(database), games, players.Config{}).CreateWithUUID(ctx, caller, "p1")
 	require.NoError(t, err)
-	hooks, err := webhooks.NewService(postgres.NewWebhooksStore(database), webhooks.Options{SecretKey: make([]byte, 32), Transport: anyURL{}})
+	hooks, err := webhooks.NewService(postgres.NewWebhooksStore(database, nil), webhooks.Options{SecretKey: make([]byte, 32), Transport: anyURL{}})
 	require.NoError(t, err)
 	jobs.RegisterWebhooks(queue, hooks)
 	require.NoError(t, queue.Open()) // deliveries are queued, never worked

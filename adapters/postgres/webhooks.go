@@ -13,22 +13,32 @@ import (
 	"github.com/rewardsco/rewards/core/webhooks"
 )
 
-// WebhooksRepo is the storage of the webhooks module.
-type WebhooksRepo struct{ conn }
+// WebhooksRepo is the storage of the webhooks module; it queues the attempts of the deliveries
+// it adds (resend, recover) on jobs in the same transaction.
+type WebhooksRepo struct {
+	conn
+	jobs DeliveryEnqueuer
+}
 
 var _ webhooks.Repo = (*WebhooksRepo)(nil)
 
-// NewWebhooksStore returns the storage of the webhooks module on d.
-func NewWebhooksStore(d *DB) store.Of[webhooks.Repo] {
-	return newModuleStore(d, func(c conn) webhooks.Repo { return &WebhooksRepo{c} })
+// NewWebhooksStore returns the storage of the webhooks module on d, queueing delivery attempts
+// on jobs.
+func NewWebhooksStore(d *DB, jobs DeliveryEnqueuer) store.Of[webhooks.Repo] {
+	return newModuleStore(d, func(c conn) webhooks.Repo { return &WebhooksRepo{conn: c, jobs: jobs} })
 }
 
 func toCoreConfig(r db.WebhookConfig) webhooks.Config {
-	return webhooks.Config{
+	c := webhooks.Config{
 		ID: r.ID, StudioID: r.StudioID, Environment: studio.Environment(r.Environment), URL: r.WebhookUrl,
 		SubscribedEvents: r.SubscribedEvents, ExcludedReasons: r.ExcludedReasons, IsActive: r.IsActive,
-		Sealed: r.SecretSealed, SecretLast4: r.SecretLast4, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		Sealed: r.SecretSealed, SecretLast4: r.SecretLast4, PreviousSealed: r.PreviousSecretSealed,
+		PreviousExpiresAt: r.PreviousSecretExpiresAt, ActiveSince: r.ActiveSince, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 	}
+	if r.DisabledReason != nil {
+		c.DisabledReason = *r.DisabledReason
+	}
+	return c
 }
 
 func configResult(r db.WebhookConfig, err error, what string) (webhooks.Config, error) {
@@ -61,6 +71,7 @@ func (r *WebhooksRepo) InsertConfig(ctx context.Context, c webhooks.Config) (web
 	row, err := r.q.WebhooksInsertConfig(ctx, db.WebhooksInsertConfigParams{
 		StudioID: c.StudioID, Environment: string(c.Environment), WebhookUrl: c.URL, SubscribedEvents: c.SubscribedEvents,
 		ExcludedReasons: c.ExcludedReasons, IsActive: c.IsActive, SecretSealed: c.Sealed, SecretLast4: c.SecretLast4,
+		ActiveSince: c.ActiveSince,
 	})
 	if isNoRows(err) {
 		existing, err := r.GetConfigByURL(ctx, webhooks.Scope{StudioID: c.StudioID, Environment: c.Environment}, c.URL)
@@ -96,12 +107,84 @@ func (r *WebhooksRepo) ListConfigs(ctx context.Context, s webhooks.Scope) ([]web
 }
 
 // UpdateConfig implements webhooks.Repo.
-func (r *WebhooksRepo) UpdateConfig(ctx context.Context, c webhooks.Config) (webhooks.Config, error) {
+func (r *WebhooksRepo) UpdateConfig(ctx context.Context, c webhooks.Config, at time.Time) (webhooks.Config, error) {
 	row, err := r.q.WebhooksUpdateConfig(ctx, db.WebhooksUpdateConfigParams{
 		ID: c.ID, StudioID: c.StudioID, Environment: string(c.Environment), WebhookUrl: c.URL,
-		SubscribedEvents: c.SubscribedEvents, ExcludedReasons: c.ExcludedReasons, IsActive: c.IsActive,
+		SubscribedEvents: c.SubscribedEvents, ExcludedReasons: c.ExcludedReasons, IsActive: c.IsActive, Now: at,
 	})
 	return configResult(row, err, "update webhook config")
+}
+
+// RotateSecret implements webhooks.Repo.
+func (r *WebhooksRepo) RotateSecret(ctx context.Context, s webhooks.Scope, id uuid.UUID, sealed []byte, last4 string, previousExpiresAt time.Time) (webhooks.Config, error) {
+	row, err := r.q.WebhooksRotateSecret(ctx, db.WebhooksRotateSecretParams{
+		ID: id, StudioID: s.StudioID, Environment: string(s.Environment), SecretSealed: sealed, SecretLast4: last4,
+		PreviousExpiresAt: previousExpiresAt,
+	})
+	return configResult(row, err, "rotate webhook secret")
+}
+
+// DisableFailing implements webhooks.Repo in one statement (WebhooksDisableFailing).
+func (r *WebhooksRepo) DisableFailing(ctx context.Context, configID *uuid.UUID, windowStart time.Time, minFailed int, reason string) ([]uuid.UUID, error) {
+	ids, err := r.q.WebhooksDisableFailing(ctx, db.WebhooksDisableFailingParams{
+		ConfigID: configID, WindowStart: windowStart, MinFailed: int32(minFailed), Reason: reason,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("disable failing webhook configs: %w", err)
+	}
+	return ids, nil
+}
+
+// FindDelivery implements webhooks.Repo.
+func (r *WebhooksRepo) FindDelivery(ctx context.Context, s webhooks.Scope, id uuid.UUID) (webhooks.Found, error) {
+	row, err := r.q.WebhooksGetScopedDelivery(ctx, db.WebhooksGetScopedDeliveryParams{ID: id, StudioID: s.StudioID, Environment: string(s.Environment)})
+	if isNoRows(err) {
+		return webhooks.Found{}, webhooks.ErrDeliveryNotFound
+	}
+	if err != nil {
+		return webhooks.Found{}, fmt.Errorf("find delivery %s: %w", id, err)
+	}
+	return webhooks.Found{ID: row.ID, EventID: row.EventID, ConfigID: row.ConfigID, ConfigActive: row.IsActive}, nil
+}
+
+// queue queues the attempts of deliveries ids in r's transaction, so that they exist if and
+// only if the deliveries commit.
+func (r *WebhooksRepo) queue(ctx context.Context, what string, ids []uuid.UUID) error {
+	if r.tx == nil || r.jobs == nil {
+		return fmt.Errorf("%s: needs a transaction and a delivery queue", what)
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	return r.jobs.EnqueueDeliveries(ctx, r.tx, ids)
+}
+
+// Resend implements webhooks.Repo.
+func (r *WebhooksRepo) Resend(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
+	if err := r.queue(ctx, "resend", nil); err != nil {
+		return uuid.Nil, err
+	}
+	newID, err := r.q.WebhooksResend(ctx, id)
+	if isNoRows(err) {
+		return uuid.Nil, webhooks.ErrDeliveryNotFound
+	}
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("resend delivery %s: %w", id, err)
+	}
+	return newID, r.queue(ctx, "resend", []uuid.UUID{newID})
+}
+
+// Recover implements webhooks.Repo in one statement (WebhooksRecover), which takes the failed
+// deliveries and adds the new ones.
+func (r *WebhooksRepo) Recover(ctx context.Context, configID uuid.UUID, since, at time.Time, limit int) (int, error) {
+	if err := r.queue(ctx, "recover", nil); err != nil {
+		return 0, err
+	}
+	ids, err := r.q.WebhooksRecover(ctx, db.WebhooksRecoverParams{ConfigID: configID, Since: since, At: at, Lim: int32(limit)})
+	if err != nil {
+		return 0, fmt.Errorf("recover deliveries of %s: %w", configID, err)
+	}
+	return len(ids), r.queue(ctx, "recover", ids)
 }
 
 // DeleteConfig implements webhooks.Repo.
@@ -127,7 +210,7 @@ func (r *WebhooksRepo) PendingDelivery(ctx context.Context, id uuid.UUID) (webho
 	}
 	return webhooks.Pending{
 		DeliveryID: row.ID, ConfigID: row.ConfigID, Status: row.Status, AttemptNumber: int(row.AttemptNumber), URL: row.WebhookUrl,
-		ConfigActive: row.IsActive, Sealed: row.SecretSealed,
+		ConfigActive: row.IsActive, Sealed: row.SecretSealed, PreviousSealed: row.PreviousSecretSealed, PreviousExpiresAt: row.PreviousSecretExpiresAt,
 		Payload: webhooks.Payload{
 			EventID: row.EventID.String(), EventType: row.EventType, Timestamp: row.EventCreatedAt.UTC().Format(time.RFC3339Nano),
 			AppID: row.GameID.String(), UserUUID: row.UserUuid, CoinID: row.CoinID.String(), Delta: row.Delta,

@@ -38,7 +38,7 @@ func TestConfigureCapHoldsUnderConcurrency(t *testing.T) {
 	database := postgres.NewDB(pool)
 	s, err := studio.NewService(postgres.NewStudioStore(database)).CreateStudio(ctx, "Pixel Forge")
 	require.NoError(t, err)
-	svc, err := webhooks.NewService(postgres.NewWebhooksStore(database), webhooks.Options{SecretKey: make([]byte, 32), Transport: anyURL{}})
+	svc, err := webhooks.NewService(postgres.NewWebhooksStore(database, nil), webhooks.Options{SecretKey: make([]byte, 32), Transport: anyURL{}})
 	require.NoError(t, err)
 	sc := webhooks.Scope{StudioID: s.ID, Environment: studio.Test}
 	configure := func(url string) (bool, error) {

@@ -21,10 +21,21 @@ func newSigningSecret() string {
 // hex HMAC-SHA256 keyed with the whole signing secret over "<t>.<body>" — the scheme Stripe's
 // webhook libraries verify.
 func Sign(secret string, t time.Time, body []byte) string {
+	return SignAll([]string{secret}, t, body)
+}
+
+// SignAll is Sign with one v1 per secret, in order: t=<unix>,v1=<hex>,v1=<hex>. During a
+// rotation's grace a receiver holding either secret finds a v1 it verifies, as Stripe's
+// libraries accept any v1 that matches.
+func SignAll(secrets []string, t time.Time, body []byte) string {
 	ts := strconv.FormatInt(t.Unix(), 10)
-	m := hmac.New(sha256.New, []byte(secret))
-	m.Write([]byte(ts))
-	m.Write([]byte("."))
-	m.Write(body)
-	return "t=" + ts + ",v1=" + hex.EncodeToString(m.Sum(nil))
+	out := "t=" + ts
+	for _, secret := range secrets {
+		m := hmac.New(sha256.New, []byte(secret))
+		m.Write([]byte(ts))
+		m.Write([]byte("."))
+		m.Write(body)
+		out += ",v1=" + hex.EncodeToString(m.Sum(nil))
+	}
+	return out
 }

@@ -18,6 +18,10 @@ var (
 	ErrConfigLimit = errs.New(errs.Invalid, "WEBHOOK_CONFIG_LIMIT", fmt.Sprintf("at most %d webhook configurations per studio and environment: delete one, or update one by its webhookUrl", MaxConfigs))
 	// ErrDeliveryGone means the delivery no longer exists (its configuration was deleted).
 	ErrDeliveryGone = errs.New(errs.NotFound, "DELIVERY_NOT_FOUND", "delivery no longer exists")
+	// ErrDeliveryNotFound means no delivery of the caller's studio and environment has the id.
+	ErrDeliveryNotFound = errs.New(errs.NotFound, "DELIVERY_NOT_FOUND", "delivery not found")
+	// ErrConfigInactive means the configuration is switched off, so nothing can be sent to it.
+	ErrConfigInactive = errs.New(errs.Conflict, "WEBHOOK_CONFIG_INACTIVE", "the webhook configuration is inactive: set isActive true first")
 	// ErrTargetRefused means the transport would not send to the URL: not https, or not a public
 	// address (unless the development switches allow it).
 	ErrTargetRefused = errs.New(errs.Invalid, "WEBHOOK_TARGET_REFUSED", "target refused: the URL must be https and resolve to a public address")

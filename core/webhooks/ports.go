@@ -25,14 +25,34 @@ type Repo interface {
 	GetConfigByURL(ctx context.Context, s Scope, url string) (Config, error)
 	GetConfig(ctx context.Context, s Scope, id uuid.UUID) (Config, error)
 	ListConfigs(ctx context.Context, s Scope) ([]Config, error)
-	UpdateConfig(ctx context.Context, c Config) (Config, error)
+	// UpdateConfig stores c's URL, events, excluded reasons and active switch. Switched on, the
+	// configuration loses its DisabledReason, and when it was off its ActiveSince becomes at.
+	UpdateConfig(ctx context.Context, c Config, at time.Time) (Config, error)
 	DeleteConfig(ctx context.Context, s Scope, id uuid.UUID) error
+	// RotateSecret makes sealed (whose plaintext ends in last4) the configuration's secret and
+	// the current one its previous secret until previousExpiresAt.
+	RotateSecret(ctx context.Context, s Scope, id uuid.UUID, sealed []byte, last4 string, previousExpiresAt time.Time) (Config, error)
+	// DisableFailing switches off with reason every active configuration (or only configID's,
+	// when not nil) active since before windowStart, with no SUCCESS attempt since then and at
+	// least minFailed deliveries FAILED since then. It returns their ids.
+	DisableFailing(ctx context.Context, configID *uuid.UUID, windowStart time.Time, minFailed int, reason string) ([]uuid.UUID, error)
 
 	// PendingDelivery loads what an attempt needs, or ErrDeliveryGone.
 	PendingDelivery(ctx context.Context, id uuid.UUID) (Pending, error)
 	// RecordAttempt stores an attempt's outcome; a finished delivery is never changed again.
 	RecordAttempt(ctx context.Context, id uuid.UUID, status string, attemptNo int, httpStatus *int, errMsg *string, at time.Time, next *time.Time) error
 	ListDeliveries(ctx context.Context, s Scope, f DeliveryFilter) ([]Delivery, int64, error)
+	// FindDelivery returns delivery id of scope s, or ErrDeliveryNotFound.
+	FindDelivery(ctx context.Context, s Scope, id uuid.UUID) (Found, error)
+	// Resend adds a new PENDING delivery of delivery id's event to its configuration, with its
+	// attempts queued, and returns its id. It must run inside a transaction.
+	Resend(ctx context.Context, id uuid.UUID) (uuid.UUID, error)
+	// Recover adds a new PENDING delivery, with its attempts queued, for each event (at most
+	// limit, oldest first) with a FAILED delivery to configuration configID that happened at or
+	// after since and that no recover took yet, marks those deliveries taken at at, and returns
+	// how many it added. Of recovers running at once each takes a delivery once. It must run
+	// inside a transaction.
+	Recover(ctx context.Context, configID uuid.UUID, since, at time.Time, limit int) (int, error)
 	Stats(ctx context.Context, s Scope) (Stats, error)
 }
 

@@ -125,6 +125,7 @@ func (s *Service) Configure(ctx context.Context, sc Scope, ch Change) (Config, b
 	}
 	c.Secret = newSigningSecret()
 	c.Sealed, c.SecretLast4 = s.box.Seal(c.Secret), c.Secret[len(c.Secret)-4:]
+	c.ActiveSince = s.now()
 	var out Config
 	var created bool
 	err = s.store.InTx(ctx, func(r Repo) error {
@@ -193,10 +194,87 @@ func (s *Service) Update(ctx context.Context, sc Scope, id uuid.UUID, ch Change)
 		if err := s.validate(&c); err != nil {
 			return err
 		}
-		out, err = r.UpdateConfig(ctx, c)
+		out, err = r.UpdateConfig(ctx, c, s.now())
 		return err
 	})
 	return out, err
+}
+
+// RotateSecret gives configuration id a new signing secret, returned in full in the
+// configuration's Secret (the only time it is shown). Until the configuration's
+// PreviousExpiresAt, grace from now, deliveries are signed with the replaced secret too; a
+// secret replaced by an earlier rotation stops signing at once. grace is 0 to MaxGrace.
+func (s *Service) RotateSecret(ctx context.Context, sc Scope, id uuid.UUID, grace time.Duration) (Config, error) {
+	if grace < 0 || grace > MaxGrace {
+		return Config{}, invalid("graceMinutes must be 0 to %d", int(MaxGrace/time.Minute))
+	}
+	secret := newSigningSecret()
+	c, err := s.store.Repo().RotateSecret(ctx, sc, id, s.box.Seal(secret), secret[len(secret)-4:], s.now().Add(grace))
+	if err != nil {
+		return Config{}, err
+	}
+	c.Secret = secret
+	return c, nil
+}
+
+// Resend sends delivery id's event again to its configuration, as a new delivery with attempts
+// of its own, and returns the new delivery's id. The event keeps its id and body; each attempt is
+// signed anew. ErrDeliveryNotFound for another scope's delivery, ErrConfigInactive when its
+// configuration is switched off.
+func (s *Service) Resend(ctx context.Context, sc Scope, id uuid.UUID) (uuid.UUID, error) {
+	var out uuid.UUID
+	err := s.store.InTx(ctx, func(r Repo) error {
+		d, err := r.FindDelivery(ctx, sc, id)
+		if err != nil {
+			return err
+		}
+		if !d.ConfigActive {
+			return ErrConfigInactive
+		}
+		out, err = r.Resend(ctx, d.ID)
+		return err
+	})
+	return out, err
+}
+
+// Recover sends again every FAILED delivery of configuration id whose event happened at or
+// after since, once: a delivery a recover took is not taken again, by a later recover or one
+// running at the same time. Several failed deliveries of one event go out as one. It returns
+// how many deliveries it queued, at most MaxRecover. since is not in the future;
+// ErrConfigInactive when the configuration is switched off.
+func (s *Service) Recover(ctx context.Context, sc Scope, id uuid.UUID, since time.Time) (int, error) {
+	now := s.now()
+	if since.After(now) {
+		return 0, invalid("since must not be in the future")
+	}
+	var n int
+	err := s.store.InTx(ctx, func(r Repo) error {
+		c, err := r.GetConfig(ctx, sc, id)
+		if err != nil {
+			return err
+		}
+		if !c.IsActive {
+			return ErrConfigInactive
+		}
+		n, err = r.Recover(ctx, id, since, now, MaxRecover)
+		return err
+	})
+	return n, err
+}
+
+// DisableFailing applies the auto-disable rule to every configuration and returns the ids of
+// those it switched off. Deliver applies it to a delivery's configuration when the delivery
+// fails for good; a periodic job applies it to all.
+func (s *Service) DisableFailing(ctx context.Context) ([]uuid.UUID, error) {
+	return s.disableFailing(ctx, s.store.Repo(), nil)
+}
+
+func (s *Service) disableFailing(ctx context.Context, r Repo, configID *uuid.UUID) ([]uuid.UUID, error) {
+	ids, err := r.DisableFailing(ctx, configID, s.now().Add(-DisableAfter), DisableMinFailed, DisabledReasonFailing)
+	if err != nil {
+		return nil, fmt.Errorf("disable failing webhook configurations: %w", err)
+	}
+	return ids, nil
 }
 
 // Delete removes a configuration and its delivery records.
@@ -236,7 +314,7 @@ func (s *Service) SendTest(ctx context.Context, sc Scope, c studio.Caller, confi
 	if err != nil {
 		return TestResult{}, err
 	}
-	secret, err := s.box.Open(cfg.Sealed)
+	secrets, err := s.secrets(cfg.Sealed, cfg.PreviousSealed, cfg.PreviousExpiresAt)
 	if err != nil {
 		return TestResult{}, err
 	}
@@ -248,7 +326,7 @@ func (s *Service) SendTest(ctx context.Context, sc Scope, c studio.Caller, confi
 	p := Payload{EventID: uuid.NewString(), EventType: eventType, Timestamp: s.now().UTC().Format(time.RFC3339Nano),
 		AppID: c.GameID.String(), UserUUID: "test-user", CoinID: uuid.Nil.String(), Delta: delta, NewBalance: 1000,
 		ReferenceID: "test", Reason: reason}
-	a := s.send(ctx, cfg.URL, secret, p, 1)
+	a := s.send(ctx, cfg.URL, secrets, p, 1)
 	res := TestResult{Delivered: a.Delivered, Duration: a.Duration}
 	if a.Status != 0 {
 		res.HTTPStatus = &a.Status
@@ -259,8 +337,27 @@ func (s *Service) SendTest(ctx context.Context, sc Scope, c studio.Caller, confi
 	return res, nil
 }
 
-// send makes one signed request.
-func (s *Service) send(ctx context.Context, target, secret string, p Payload, attempt int) Attempt {
+// secrets are the plaintext secrets a request is signed with now: the current one, and the
+// one a rotation replaced until its grace ends. They are read at each attempt, so an attempt
+// after a rotation is signed with the new secret.
+func (s *Service) secrets(current, previous []byte, previousExpiresAt *time.Time) ([]string, error) {
+	secret, err := s.box.Open(current)
+	if err != nil {
+		return nil, err
+	}
+	out := []string{secret}
+	if previous != nil && previousExpiresAt != nil && s.now().Before(*previousExpiresAt) {
+		old, err := s.box.Open(previous)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, old)
+	}
+	return out, nil
+}
+
+// send makes one request, signed with each of secrets.
+func (s *Service) send(ctx context.Context, target string, secrets []string, p Payload, attempt int) Attempt {
 	body, _ := json.Marshal(p)
 	now := s.now()
 	req := Request{URL: target, Body: body, Headers: map[string]string{
@@ -270,7 +367,7 @@ func (s *Service) send(ctx context.Context, target, secret string, p Payload, at
 		"X-Service-Event-Type": p.EventType,
 		"X-Service-Timestamp":  strconv.FormatInt(now.Unix(), 10),
 		"X-Service-Attempt":    strconv.Itoa(attempt),
-		"X-Service-Signature":  Sign(secret, now, body),
+		"X-Service-Signature":  SignAll(secrets, now, body),
 	}}
 	ctx, cancel := context.WithTimeout(ctx, AttemptTimeout)
 	defer cancel()
@@ -310,7 +407,7 @@ func (s *Service) Deliver(ctx context.Context, id uuid.UUID) (Attempt, error) {
 		msg := "configuration is inactive"
 		return Attempt{AttemptNo: p.AttemptNumber}, r.RecordAttempt(ctx, id, StatusFailed, p.AttemptNumber, nil, &msg, s.now(), nil)
 	}
-	secret, err := s.box.Open(p.Sealed)
+	secrets, err := s.secrets(p.Sealed, p.PreviousSealed, p.PreviousExpiresAt)
 	if err != nil {
 		return Attempt{}, err
 	}
@@ -318,7 +415,7 @@ func (s *Service) Deliver(ctx context.Context, id uuid.UUID) (Attempt, error) {
 	if !ok {
 		return Attempt{AttemptNo: p.AttemptNumber, Busy: true, RetryAfter: retryAfter}, nil
 	}
-	a := s.send(ctx, p.URL, secret, p.Payload, attempt)
+	a := s.send(ctx, p.URL, secrets, p.Payload, attempt)
 	give()
 	var httpStatus *int
 	if a.Status != 0 {
@@ -331,6 +428,9 @@ func (s *Service) Deliver(ctx context.Context, id uuid.UUID) (Attempt, error) {
 	case attempt >= MaxAttempts:
 		msg := a.Err.Error()
 		err = r.RecordAttempt(ctx, id, StatusFailed, attempt, httpStatus, &msg, now, nil)
+		if err == nil { // the receiver may now have failed long enough to be switched off
+			_, err = s.disableFailing(ctx, r, &p.ConfigID)
+		}
 	default:
 		msg := a.Err.Error()
 		a.RetryAfter = s.opts.RetryDelays[attempt-1]

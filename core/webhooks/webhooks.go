@@ -1,6 +1,12 @@
 // Package webhooks delivers coin events to studios: configurations per studio and environment,
 // one delivery per (event, configuration) queued with the balance change, signed requests,
 // retries with delays and dead-lettering after the last attempt.
+//
+// Studios operate their deliveries: a delivery is sent again (Resend), or every FAILED one of a
+// configuration since a time (Recover, each once); a signing secret is replaced while the old
+// one keeps signing for a grace period (RotateSecret); and a configuration whose receiver stays
+// gone is switched off (DisableFailing, the auto-disable rule). The rule's email to the studio's
+// owners and its audit entry wait for the console's mail port and audit log.
 package webhooks
 
 import (
@@ -46,6 +52,27 @@ const AttemptTimeout = 30 * time.Second
 // UserAgent identifies the webhook agent, version 1.0.
 const UserAgent = "Rewards-Webhooks/1.0"
 
+// Secret rotation: how long the replaced secret keeps signing deliveries beside the new one.
+const (
+	DefaultGrace = 24 * time.Hour
+	MaxGrace     = 72 * time.Hour
+)
+
+// MaxRecover is how many events one recover sends again at most, oldest first: a recover that
+// sends this many may leave newer ones for the next call.
+const MaxRecover = 10_000
+
+// The auto-disable rule: an active configuration with no successful delivery for DisableAfter
+// (and active for at least that long) and at least DisableMinFailed deliveries FAILED in that
+// time is switched off with DisabledReasonFailing.
+const (
+	DisableAfter     = 5 * 24 * time.Hour
+	DisableMinFailed = 20
+)
+
+// DisabledReasonFailing is the disabledReason of a configuration the rule switched off.
+const DisabledReasonFailing = "no delivery succeeded for 5 days and at least 20 failed: set isActive true to resume deliveries"
+
 // Config is a studio's receiver in one environment.
 type Config struct {
 	ID               uuid.UUID
@@ -60,9 +87,17 @@ type Config struct {
 	// SecretLast4 shows which secret is in use without revealing it.
 	SecretLast4 string
 	// Sealed is the encrypted secret as stored.
-	Sealed    []byte
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	Sealed []byte
+	// PreviousSealed is the secret the last rotation replaced, which signs deliveries beside the
+	// current one until PreviousExpiresAt; nil when the secret was never rotated.
+	PreviousSealed    []byte
+	PreviousExpiresAt *time.Time
+	// DisabledReason says why the service switched the configuration off; empty otherwise.
+	DisabledReason string
+	// ActiveSince is when the configuration was last switched on (or created).
+	ActiveSince time.Time
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 // MaskedSecret is the secret as reads show it.
@@ -102,7 +137,18 @@ type Pending struct {
 	URL           string
 	ConfigActive  bool
 	Sealed        []byte
-	Payload       Payload
+	// PreviousSealed and PreviousExpiresAt are the configuration's replaced secret (Config).
+	PreviousSealed    []byte
+	PreviousExpiresAt *time.Time
+	Payload           Payload
+}
+
+// Found is a delivery a studio named, as far as sending it again needs.
+type Found struct {
+	ID           uuid.UUID
+	EventID      uuid.UUID
+	ConfigID     uuid.UUID
+	ConfigActive bool
 }
 
 // Payload is the body of a webhook request, exactly the fields the spec lists.

@@ -5,8 +5,9 @@ SELECT pg_advisory_xact_lock(hashtextextended('webhook_configs/' || @studio_id::
 
 -- name: WebhooksInsertConfig :one
 INSERT INTO webhook_configs (studio_id, environment, webhook_url, subscribed_events, excluded_reasons, is_active,
-                             secret_sealed, secret_last4)
-VALUES (@studio_id, @environment, @webhook_url, @subscribed_events, @excluded_reasons, @is_active, @secret_sealed, @secret_last4)
+                             secret_sealed, secret_last4, active_since)
+VALUES (@studio_id, @environment, @webhook_url, @subscribed_events, @excluded_reasons, @is_active, @secret_sealed, @secret_last4,
+        @active_since)
 ON CONFLICT (studio_id, environment, webhook_url) DO NOTHING
 RETURNING *;
 
@@ -20,9 +21,13 @@ SELECT * FROM webhook_configs WHERE id = @id AND studio_id = @studio_id AND envi
 SELECT * FROM webhook_configs WHERE studio_id = @studio_id AND environment = @environment ORDER BY created_at, id;
 
 -- name: WebhooksUpdateConfig :one
+-- Switching a configuration on clears the reason the service switched it off, and starts the
+-- time auto-disable counts from (@now, the service's clock) when it was off.
 UPDATE webhook_configs
 SET webhook_url = @webhook_url, subscribed_events = @subscribed_events, excluded_reasons = @excluded_reasons,
-    is_active = @is_active, updated_at = now()
+    is_active = @is_active, updated_at = now(),
+    disabled_reason = CASE WHEN @is_active THEN NULL ELSE disabled_reason END,
+    active_since = CASE WHEN @is_active AND NOT is_active THEN @now::timestamptz ELSE active_since END
 WHERE id = @id AND studio_id = @studio_id AND environment = @environment
 RETURNING *;
 
@@ -31,7 +36,7 @@ DELETE FROM webhook_configs WHERE id = @id AND studio_id = @studio_id AND enviro
 
 -- name: WebhooksGetDelivery :one
 SELECT d.id, d.status, d.attempt_number, d.config_id,
-       c.webhook_url, c.is_active, c.secret_sealed,
+       c.webhook_url, c.is_active, c.secret_sealed, c.previous_secret_sealed, c.previous_secret_expires_at,
        e.id AS event_id, e.event_type, e.game_id, e.user_uuid, e.coin_id, e.delta, e.new_balance, e.reference_id,
        e.reason, e.created_at AS event_created_at
 FROM webhook_deliveries d
@@ -64,3 +69,70 @@ SELECT count(*) AS total,
        count(*) FILTER (WHERE status = 'SUCCESS') AS delivered,
        count(*) FILTER (WHERE status = 'FAILED') AS failed
 FROM webhook_deliveries WHERE studio_id = @studio_id AND environment = @environment;
+
+-- name: WebhooksGetScopedDelivery :one
+SELECT d.id, d.event_id, d.config_id, c.is_active
+FROM webhook_deliveries d
+JOIN webhook_configs c ON c.id = d.config_id
+WHERE d.id = @id AND d.studio_id = @studio_id AND d.environment = @environment;
+
+-- name: WebhooksResend :one
+-- A new delivery of the same event to the same configuration, from its first attempt.
+INSERT INTO webhook_deliveries (event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at, resent_from)
+SELECT d.event_id, d.config_id, d.studio_id, d.environment, d.event_type, d.transaction_id, d.event_created_at, d.id
+FROM webhook_deliveries d
+WHERE d.id = @id
+RETURNING id;
+
+-- name: WebhooksRecover :many
+-- Sends again, as one new delivery per event, the configuration's FAILED deliveries of events
+-- at or after @since that no recover took yet (at most @lim events, oldest first), and marks
+-- them taken (recovered_by, recovered_at) in the same statement. A recover running at the same
+-- time waits for the rows this one updates, finds them taken and skips them: each is sent again
+-- once.
+WITH events AS (
+    SELECT d.event_id, gen_random_uuid() AS new_id
+    FROM webhook_deliveries d
+    WHERE d.config_id = @config_id AND d.status = 'FAILED' AND d.recovered_by IS NULL AND d.event_created_at >= @since
+    GROUP BY d.event_id
+    ORDER BY min(d.event_created_at), d.event_id
+    LIMIT @lim
+), taken AS (
+    UPDATE webhook_deliveries d
+    SET recovered_by = events.new_id, recovered_at = @at::timestamptz
+    FROM events
+    WHERE d.config_id = @config_id AND d.event_id = events.event_id AND d.status = 'FAILED' AND d.recovered_by IS NULL
+    RETURNING d.id, d.recovered_by, d.event_id, d.config_id, d.studio_id, d.environment, d.event_type, d.transaction_id,
+              d.event_created_at
+)
+INSERT INTO webhook_deliveries (id, event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at, resent_from)
+SELECT DISTINCT ON (t.recovered_by) t.recovered_by, t.event_id, t.config_id, t.studio_id, t.environment, t.event_type,
+       t.transaction_id, t.event_created_at, t.id
+FROM taken t
+ORDER BY t.recovered_by, t.id
+RETURNING id;
+
+-- name: WebhooksRotateSecret :one
+-- The current secret becomes the previous one, signed with until @previous_expires_at; a
+-- previous secret of an earlier rotation is dropped.
+UPDATE webhook_configs
+SET previous_secret_sealed = secret_sealed, previous_secret_expires_at = @previous_expires_at::timestamptz,
+    secret_sealed = @secret_sealed, secret_last4 = @secret_last4, updated_at = now()
+WHERE id = @id AND studio_id = @studio_id AND environment = @environment
+RETURNING *;
+
+-- name: WebhooksDisableFailing :many
+-- The auto-disable rule: an active configuration (every one, or @config_id's) active since
+-- before @window_start, with no SUCCESS attempt since then and at least @min_failed deliveries
+-- FAILED since then, is switched off with @reason.
+UPDATE webhook_configs c
+SET is_active = false, disabled_reason = @reason::text, updated_at = now()
+WHERE c.is_active
+  AND (sqlc.narg(config_id)::uuid IS NULL OR c.id = sqlc.narg(config_id))
+  AND c.active_since <= @window_start
+  AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d
+                  WHERE d.config_id = c.id AND d.status = 'SUCCESS' AND d.attempted_at >= @window_start)
+  AND (SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries d
+                             WHERE d.config_id = c.id AND d.status = 'FAILED' AND d.attempted_at >= @window_start
+                             LIMIT @min_failed) f) >= @min_failed
+RETURNING c.id;

@@ -28,9 +28,12 @@ type CoinEvent struct {
 const eventsDescription = "Sent as `POST` to each webhook configuration (POST /studio-webhooks/configure) of the game's studio and the environment whose `subscribedEvents` has the event type and whose `excludedReasons` lacks its reason, " +
 	"after the balance change is committed.\n\n" +
 	"**Signature.** `X-Service-Signature: t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256, keyed with the whole `signingSecret` string of the configuration (`whsec_…`), of `<t>.<raw body>`. " +
-	"Compute it over the raw bytes received, compare in constant time, and reject a `t` older than 300 seconds; this is the scheme Stripe's webhook libraries verify. Answer 401 to a bad signature.\n\n" +
+	"Compute it over the raw bytes received, compare in constant time, and reject a `t` older than 300 seconds; this is the scheme Stripe's webhook libraries verify. Answer 401 to a bad signature. " +
+	"After a secret rotation (POST /studio-webhooks/config/{configId}/rotate-secret), until its grace ends, the header carries one v1 per secret, the new one first: `t=<unix seconds>,v1=<new>,v1=<old>`; accept the request when any v1 matches a secret you hold (Stripe's libraries do).\n\n" +
 	"**Delivery.** At least once: the same `event_id` may arrive more than once. Any 2xx within 30 seconds acknowledges; anything else (redirects included) fails the attempt. " +
-	"5 attempts in all, after failed attempts 1 to 4 waiting 1 minute, 5 minutes, 15 minutes and 1 hour; then the delivery is FAILED (GET /studio-webhooks/deliveries lists them)."
+	"5 attempts in all, after failed attempts 1 to 4 waiting 1 minute, 5 minutes, 15 minutes and 1 hour; then the delivery is FAILED (GET /studio-webhooks/deliveries lists them). " +
+	"A resend or recover sends the event again with the same `event_id` and body as a new series of attempts. " +
+	"A configuration with no successful delivery for 5 days and at least 20 FAILED in that time is switched off (`isActive: false`, with a `disabledReason`) until the studio switches it on."
 
 // documentEvents adds the coin events the service sends to studios to the document's webhooks.
 func documentEvents(s *httpapi.Server) {
@@ -69,7 +72,7 @@ func documentEvents(s *httpapi.Server) {
 				header("X-Service-Event-Type", "The event type (event_type of the body)", e.typ, e.typ),
 				header("X-Service-Timestamp", "When this attempt was signed, unix seconds (t of the signature)", "1768473000"),
 				header("X-Service-Attempt", "The attempt number, from 1 to 5", "1"),
-				header("X-Service-Signature", "t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.<raw body>\" keyed with the signingSecret>", "t=1768473000,v1=5f2b8c1e9a7d3f4b6c0e2a8d1f3b5c7e9a0b2d4f6e8c1a3b5d7f9e0c2a4b6d8f"),
+				header("X-Service-Signature", "t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.<raw body>\" keyed with the signingSecret>; during a rotation's grace a second v1, keyed with the replaced secret", "t=1768473000,v1=5f2b8c1e9a7d3f4b6c0e2a8d1f3b5c7e9a0b2d4f6e8c1a3b5d7f9e0c2a4b6d8f"),
 			},
 			RequestBody: &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{
 				"application/json": {Schema: body, Example: example},

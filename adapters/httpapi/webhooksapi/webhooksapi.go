@@ -1,6 +1,7 @@
 // Package webhooksapi serves the webhook-management API of the webhooks module: a studio's
-// webhook configurations, test events, delivery records and delivery stats, each scoped to the
-// API key's studio and the environment of the host called.
+// webhook configurations, test events, delivery records and delivery stats, and the operations
+// that send deliveries again and rotate a signing secret, each scoped to the API key's studio
+// and the environment of the host called.
 package webhooksapi
 
 import (
@@ -12,13 +13,14 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rewardsco/rewards/adapters/httpapi"
+	"github.com/rewardsco/rewards/core/errs"
 	"github.com/rewardsco/rewards/core/studio"
 	"github.com/rewardsco/rewards/core/webhooks"
 )
 
 const (
 	tagWebhooks     = "Webhooks"
-	tagWebhooksDesc = "Signed webhooks of coin events: configuration, test events, deliveries and stats. Answers are wrapped in {data, statusCode, message, requestId, timestamp}."
+	tagWebhooksDesc = "Signed webhooks of coin events: configuration, test events, deliveries and stats, resend and recover of deliveries, secret rotation. Answers are wrapped in {data, statusCode, message, requestId, timestamp}."
 	scopeRule       = " Configurations belong to the API key's studio and the environment of the host called."
 )
 
@@ -31,8 +33,26 @@ type WebhookConfigBody struct {
 	ExcludedReasons  []string  `json:"excludedReasons" doc:"Reasons suppressed server-side"`
 	Environment      string    `json:"environment" enum:"PRODUCTION,DEVELOPMENT" doc:"PRODUCTION on the live hosts, DEVELOPMENT on the development hosts"`
 	IsActive         bool      `json:"isActive" doc:"false stops deliveries without deleting"`
+	DisabledReason   *string   `json:"disabledReason" doc:"Why the service set isActive false (the auto-disable rule), or null; cleared when isActive is set true"`
 	SigningSecret    string    `json:"signingSecret" doc:"In full only in the answer that created the configuration; masked afterwards"`
 	CreatedAt        time.Time `json:"createdAt" doc:"When it was created"`
+}
+
+// ResendBody is the delivery a resend queued.
+type ResendBody struct {
+	DeliveryID uuid.UUID `json:"deliveryId" doc:"The new delivery's id (the one sent again keeps its own record); it lists with the same eventId"`
+	Status     string    `json:"status" enum:"PENDING" doc:"PENDING: its first attempt is queued"`
+}
+
+// RecoverBody counts the deliveries a recover queued.
+type RecoverBody struct {
+	Requeued int `json:"requeued" doc:"How many events were queued to go out again, at most 10,000 a call (oldest first: call again when it is 10,000)"`
+}
+
+// RotationBody is a configuration's new signing secret.
+type RotationBody struct {
+	SigningSecret           string    `json:"signingSecret" doc:"The new secret in full, shown only here"`
+	PreviousSecretExpiresAt time.Time `json:"previousSecretExpiresAt" doc:"Until when deliveries carry a signature with the replaced secret too"`
 }
 
 // DeliveryBody is a delivery record.
@@ -131,6 +151,27 @@ type testInput struct {
 	}
 }
 
+type deliveryIDInput struct {
+	StudioID   string `query:"studioId" format:"uuid" doc:"Optional; must be the API key's studio (403 STUDIO_MISMATCH)"`
+	DeliveryID string `path:"deliveryId" doc:"Delivery id"`
+}
+
+type recoverInput struct {
+	StudioID string `query:"studioId" format:"uuid" doc:"Optional; must be the API key's studio (403 STUDIO_MISMATCH)"`
+	ConfigID string `path:"configId" doc:"Configuration id"`
+	Body     struct {
+		Since string `json:"since" format:"date-time" doc:"Failed deliveries of events at or after this time (ISO 8601) go out again; not in the future" example:"2026-01-15T00:00:00Z"`
+	}
+}
+
+type rotateInput struct {
+	StudioID string `query:"studioId" format:"uuid" doc:"Optional; must be the API key's studio (403 STUDIO_MISMATCH)"`
+	ConfigID string `path:"configId" doc:"Configuration id"`
+	Body     struct {
+		GraceMinutes *int `json:"graceMinutes,omitempty" minimum:"0" maximum:"4320" doc:"How long deliveries are signed with the replaced secret too, 0 to 4,320 minutes (3 days); default 1,440 (a day)"`
+	}
+}
+
 type deliveriesInput struct {
 	StudioID  string `query:"studioId" format:"uuid" doc:"Optional; must be the API key's studio"`
 	Status    string `query:"status" enum:"SUCCESS,FAILED,PENDING,RETRYING" doc:"Only deliveries with this status"`
@@ -170,6 +211,18 @@ type statsOutput struct {
 	Body httpapi.Envelope[WebhookStatsBody]
 }
 
+type resendOutput struct {
+	Body httpapi.Envelope[ResendBody]
+}
+
+type recoverOutput struct {
+	Body httpapi.Envelope[RecoverBody]
+}
+
+type rotateOutput struct {
+	Body httpapi.Envelope[RotationBody]
+}
+
 // Converters.
 
 func toWebhookConfigBody(c webhooks.Config) WebhookConfigBody {
@@ -181,8 +234,20 @@ func toWebhookConfigBody(c webhooks.Config) WebhookConfigBody {
 	if c.Secret != "" {
 		secret = c.Secret
 	}
-	return WebhookConfigBody{ID: c.ID, StudioID: c.StudioID, WebhookURL: c.URL, SubscribedEvents: c.SubscribedEvents,
+	b := WebhookConfigBody{ID: c.ID, StudioID: c.StudioID, WebhookURL: c.URL, SubscribedEvents: c.SubscribedEvents,
 		ExcludedReasons: c.ExcludedReasons, Environment: env, IsActive: c.IsActive, SigningSecret: secret, CreatedAt: c.CreatedAt}
+	if c.DisabledReason != "" {
+		b.DisabledReason = &c.DisabledReason
+	}
+	return b
+}
+
+func toRotationBody(c webhooks.Config) RotationBody {
+	b := RotationBody{SigningSecret: c.Secret}
+	if c.PreviousExpiresAt != nil {
+		b.PreviousSecretExpiresAt = *c.PreviousExpiresAt
+	}
+	return b
 }
 
 func toDeliveryBody(d webhooks.Delivery) DeliveryBody {
@@ -266,7 +331,7 @@ func Register(s *httpapi.Server, svc *webhooks.Service) {
 		Method:      http.MethodPut,
 		Path:        "/studio-webhooks/config/{configId}",
 		Summary:     "Update a webhook configuration",
-		Description: "Changes the fields sent. `isActive: false` stops deliveries (queued ones are marked FAILED when their turn comes) without deleting. 404 WEBHOOK_CONFIG_NOT_FOUND; 409 WEBHOOK_URL_CONFLICT when another configuration has the URL.",
+		Description: "Changes the fields sent. `isActive: false` stops deliveries (queued ones are marked FAILED when their turn comes) without deleting; `isActive: true` resumes them and clears `disabledReason`. 404 WEBHOOK_CONFIG_NOT_FOUND; 409 WEBHOOK_URL_CONFLICT when another configuration has the URL." + autoDisableRule,
 		Tags:        tags,
 		Errors:      []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusConflict},
 	}), h.updateConfig)
@@ -306,6 +371,86 @@ func Register(s *httpapi.Server, svc *webhooks.Service) {
 		Tags:        tags,
 		Errors:      []int{http.StatusBadRequest, http.StatusForbidden},
 	}), h.stats)
+	huma.Register(s.API, s.APIKey(huma.Operation{
+		OperationID:   "webhooks-resend-delivery",
+		Method:        http.MethodPost,
+		Path:          "/studio-webhooks/deliveries/{deliveryId}/resend",
+		Summary:       "Resend a delivery",
+		Description:   "Sends the delivery's event again to its configuration as a new delivery, with 5 attempts of its own on the usual schedule: the same `X-Service-Event-Id` and body, each attempt signed anew. Any delivery can be resent, whatever its status. The answer names the new delivery (PENDING); the delivery resent keeps its own record. 404 DELIVERY_NOT_FOUND for another studio's or environment's delivery, or an id that is none; 409 WEBHOOK_CONFIG_INACTIVE when the configuration is inactive (set isActive true first); 403 STUDIO_MISMATCH.",
+		Tags:          tags,
+		DefaultStatus: http.StatusAccepted,
+		Errors:        []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusConflict},
+	}), h.resend)
+	huma.Register(s.API, s.APIKey(huma.Operation{
+		OperationID:   "webhooks-recover",
+		Method:        http.MethodPost,
+		Path:          "/studio-webhooks/config/{configId}/recover",
+		Summary:       "Recover failed deliveries",
+		Description:   "Sends again every FAILED delivery of the configuration whose event happened at or after `since`, each as a new delivery with 5 attempts of its own and the event's own id and body; several failed deliveries of one event go out once. A failed delivery goes out again once: a second recover (or one running at the same time) requeues only deliveries that failed since. `requeued` counts the events queued, at most 10,000 a call, oldest first. 400 VALIDATION_FAILED for a `since` in the future or not an ISO 8601 time; 404 WEBHOOK_CONFIG_NOT_FOUND for another studio's or environment's configuration; 409 WEBHOOK_CONFIG_INACTIVE when it is inactive (set isActive true first); 403 STUDIO_MISMATCH.",
+		Tags:          tags,
+		DefaultStatus: http.StatusAccepted,
+		Errors:        []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusConflict},
+	}), h.recoverFailed)
+	huma.Register(s.API, s.APIKey(huma.Operation{
+		OperationID: "webhooks-rotate-secret",
+		Method:      http.MethodPost,
+		Path:        "/studio-webhooks/config/{configId}/rotate-secret",
+		Summary:     "Rotate the signing secret",
+		Description: "Replaces the configuration's signingSecret with a new one, answered in full only here. Until `previousSecretExpiresAt` (`graceMinutes` from now, default 1,440) every attempt carries two signatures, `X-Service-Signature: t=<unix>,v1=<new>,v1=<old>`, so a receiver verifies with either secret while it switches; after it, only the new one. Each attempt reads the secrets when it is sent, so deliveries already queued are signed the same way. A rotation during another's grace ends that grace: only the secret just replaced is kept. 400 VALIDATION_FAILED for graceMinutes outside 0 to 4,320; 404 WEBHOOK_CONFIG_NOT_FOUND; 403 STUDIO_MISMATCH.",
+		Tags:        tags,
+		Errors:      []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound},
+	}), h.rotate)
+}
+
+// autoDisableRule is the auto-disable rule, as users read it.
+const autoDisableRule = " A configuration with no successful delivery for 5 days and at least 20 deliveries FAILED in that time (counted from when it was last set active) is set `isActive: false` with a `disabledReason`, and nothing is queued for it until it is set active again."
+
+func (h handlers) resend(ctx context.Context, in *deliveryIDInput) (*resendOutput, error) {
+	sc, err := scope(ctx, in.StudioID)
+	if err != nil {
+		return nil, err
+	}
+	id, err := httpapi.ParseID(in.DeliveryID, webhooks.ErrDeliveryNotFound)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	newID, err := h.svc.Resend(ctx, sc, id)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	return &resendOutput{Body: httpapi.Wrap(ctx, http.StatusAccepted, "delivery queued", ResendBody{DeliveryID: newID, Status: webhooks.StatusPending})}, nil
+}
+
+func (h handlers) recoverFailed(ctx context.Context, in *recoverInput) (*recoverOutput, error) {
+	sc, id, err := scopeAndID(ctx, in.StudioID, in.ConfigID)
+	if err != nil {
+		return nil, err
+	}
+	since, err := time.Parse(time.RFC3339Nano, in.Body.Since)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, errs.Invalidf("since must be an ISO 8601 time, such as 2026-01-15T00:00:00Z"))
+	}
+	n, err := h.svc.Recover(ctx, sc, id, since)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	return &recoverOutput{Body: httpapi.Wrap(ctx, http.StatusAccepted, "failed deliveries queued", RecoverBody{Requeued: n})}, nil
+}
+
+func (h handlers) rotate(ctx context.Context, in *rotateInput) (*rotateOutput, error) {
+	sc, id, err := scopeAndID(ctx, in.StudioID, in.ConfigID)
+	if err != nil {
+		return nil, err
+	}
+	grace := webhooks.DefaultGrace
+	if in.Body.GraceMinutes != nil {
+		grace = time.Duration(*in.Body.GraceMinutes) * time.Minute
+	}
+	c, err := h.svc.RotateSecret(ctx, sc, id, grace)
+	if err != nil {
+		return nil, httpapi.ErrorFrom(ctx, err)
+	}
+	return &rotateOutput{Body: httpapi.Wrap(ctx, http.StatusOK, "signing secret rotated", toRotationBody(c))}, nil
 }
 
 // scope is the caller's scope; a studioId naming another studio is 403 STUDIO_MISMATCH.

@@ -509,17 +509,21 @@ type TouchpointTree struct {
 }
 
 type WebhookConfig struct {
-	ID               uuid.UUID
-	StudioID         uuid.UUID
-	Environment      string
-	WebhookUrl       string
-	SubscribedEvents []string
-	ExcludedReasons  []string
-	IsActive         bool
-	SecretSealed     []byte
-	SecretLast4      string
-	CreatedAt        time.Time
-	UpdatedAt        time.Time
+	ID                      uuid.UUID
+	StudioID                uuid.UUID
+	Environment             string
+	WebhookUrl              string
+	SubscribedEvents        []string
+	ExcludedReasons         []string
+	IsActive                bool
+	SecretSealed            []byte
+	SecretLast4             string
+	CreatedAt               time.Time
+	UpdatedAt               time.Time
+	PreviousSecretSealed    []byte
+	PreviousSecretExpiresAt *time.Time
+	DisabledReason          *string
+	ActiveSince             time.Time
 }
 
 type WebhookDelivery struct {
@@ -538,4 +542,7 @@ type WebhookDelivery struct {
 	AttemptedAt    *time.Time
 	NextRetryAt    *time.Time
 	CreatedAt      time.Time
+	ResentFrom     *uuid.UUID
+	RecoveredBy    *uuid.UUID
+	RecoveredAt    *time.Time
 }

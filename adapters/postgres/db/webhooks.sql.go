@@ -56,8 +56,57 @@ func (q *Queries) WebhooksDeleteConfig(ctx context.Context, arg WebhooksDeleteCo
 	return result.RowsAffected(), nil
 }
 
+const webhooksDisableFailing = `-- name: WebhooksDisableFailing :many
+UPDATE webhook_configs c
+SET is_active = false, disabled_reason = $1::text, updated_at = now()
+WHERE c.is_active
+  AND ($2::uuid IS NULL OR c.id = $2)
+  AND c.active_since <= $3
+  AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d
+                  WHERE d.config_id = c.id AND d.status = 'SUCCESS' AND d.attempted_at >= $3)
+  AND (SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries d
+                             WHERE d.config_id = c.id AND d.status = 'FAILED' AND d.attempted_at >= $3
+                             LIMIT $4) f) >= $4
+RETURNING c.id
+`
+
+type WebhooksDisableFailingParams struct {
+	Reason      string
+	ConfigID    *uuid.UUID
+	WindowStart time.Time
+	MinFailed   int32
+}
+
+// The auto-disable rule: an active configuration (every one, or @config_id's) active since
+// before @window_start, with no SUCCESS attempt since then and at least @min_failed deliveries
+// FAILED since then, is switched off with @reason.
+func (q *Queries) WebhooksDisableFailing(ctx context.Context, arg WebhooksDisableFailingParams) ([]uuid.UUID, error) {
+	rows, err := q.db.Query(ctx, webhooksDisableFailing,
+		arg.Reason,
+		arg.ConfigID,
+		arg.WindowStart,
+		arg.MinFailed,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []uuid.UUID{}
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const webhooksGetConfig = `-- name: WebhooksGetConfig :one
-SELECT id, studio_id, environment, webhook_url, subscribed_events, excluded_reasons, is_active, secret_sealed, secret_last4, created_at, updated_at FROM webhook_configs WHERE id = $1 AND studio_id = $2 AND environment = $3
+SELECT id, studio_id, environment, webhook_url, subscribed_events, excluded_reasons, is_active, secret_sealed, secret_last4, created_at, updated_at, previous_secret_sealed, previous_secret_expires_at, disabled_reason, active_since FROM webhook_configs WHERE id = $1 AND studio_id = $2 AND environment = $3
 `
 
 type WebhooksGetConfigParams struct {
@@ -81,12 +130,16 @@ func (q *Queries) WebhooksGetConfig(ctx context.Context, arg WebhooksGetConfigPa
 		&i.SecretLast4,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.PreviousSecretSealed,
+		&i.PreviousSecretExpiresAt,
+		&i.DisabledReason,
+		&i.ActiveSince,
 	)
 	return i, err
 }
 
 const webhooksGetConfigByURL = `-- name: WebhooksGetConfigByURL :one
-SELECT id, studio_id, environment, webhook_url, subscribed_events, excluded_reasons, is_active, secret_sealed, secret_last4, created_at, updated_at FROM webhook_configs WHERE studio_id = $1 AND environment = $2 AND webhook_url = $3
+SELECT id, studio_id, environment, webhook_url, subscribed_events, excluded_reasons, is_active, secret_sealed, secret_last4, created_at, updated_at, previous_secret_sealed, previous_secret_expires_at, disabled_reason, active_since FROM webhook_configs WHERE studio_id = $1 AND environment = $2 AND webhook_url = $3
 `
 
 type WebhooksGetConfigByURLParams struct {
@@ -110,13 +163,17 @@ func (q *Queries) WebhooksGetConfigByURL(ctx context.Context, arg WebhooksGetCon
 		&i.SecretLast4,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.PreviousSecretSealed,
+		&i.PreviousSecretExpiresAt,
+		&i.DisabledReason,
+		&i.ActiveSince,
 	)
 	return i, err
 }
 
 const webhooksGetDelivery = `-- name: WebhooksGetDelivery :one
 SELECT d.id, d.status, d.attempt_number, d.config_id,
-       c.webhook_url, c.is_active, c.secret_sealed,
+       c.webhook_url, c.is_active, c.secret_sealed, c.previous_secret_sealed, c.previous_secret_expires_at,
        e.id AS event_id, e.event_type, e.game_id, e.user_uuid, e.coin_id, e.delta, e.new_balance, e.reference_id,
        e.reason, e.created_at AS event_created_at
 FROM webhook_deliveries d
@@ -126,23 +183,25 @@ WHERE d.id = $1
 `
 
 type WebhooksGetDeliveryRow struct {
-	ID             uuid.UUID
-	Status         string
-	AttemptNumber  int32
-	ConfigID       uuid.UUID
-	WebhookUrl     string
-	IsActive       bool
-	SecretSealed   []byte
-	EventID        uuid.UUID
-	EventType      string
-	GameID         uuid.UUID
-	UserUuid       string
-	CoinID         uuid.UUID
-	Delta          int64
-	NewBalance     int64
-	ReferenceID    string
-	Reason         string
-	EventCreatedAt time.Time
+	ID                      uuid.UUID
+	Status                  string
+	AttemptNumber           int32
+	ConfigID                uuid.UUID
+	WebhookUrl              string
+	IsActive                bool
+	SecretSealed            []byte
+	PreviousSecretSealed    []byte
+	PreviousSecretExpiresAt *time.Time
+	EventID                 uuid.UUID
+	EventType               string
+	GameID                  uuid.UUID
+	UserUuid                string
+	CoinID                  uuid.UUID
+	Delta                   int64
+	NewBalance              int64
+	ReferenceID             string
+	Reason                  string
+	EventCreatedAt          time.Time
 }
 
 func (q *Queries) WebhooksGetDelivery(ctx context.Context, id uuid.UUID) (WebhooksGetDeliveryRow, error) {
@@ -156,6 +215,8 @@ func (q *Queries) WebhooksGetDelivery(ctx context.Context, id uuid.UUID) (Webhoo
 		&i.WebhookUrl,
 		&i.IsActive,
 		&i.SecretSealed,
+		&i.PreviousSecretSealed,
+		&i.PreviousSecretExpiresAt,
 		&i.EventID,
 		&i.EventType,
 		&i.GameID,
@@ -170,12 +231,45 @@ func (q *Queries) WebhooksGetDelivery(ctx context.Context, id uuid.UUID) (Webhoo
 	return i, err
 }
 
+const webhooksGetScopedDelivery = `-- name: WebhooksGetScopedDelivery :one
+SELECT d.id, d.event_id, d.config_id, c.is_active
+FROM webhook_deliveries d
+JOIN webhook_configs c ON c.id = d.config_id
+WHERE d.id = $1 AND d.studio_id = $2 AND d.environment = $3
+`
+
+type WebhooksGetScopedDeliveryParams struct {
+	ID          uuid.UUID
+	StudioID    uuid.UUID
+	Environment string
+}
+
+type WebhooksGetScopedDeliveryRow struct {
+	ID       uuid.UUID
+	EventID  uuid.UUID
+	ConfigID uuid.UUID
+	IsActive bool
+}
+
+func (q *Queries) WebhooksGetScopedDelivery(ctx context.Context, arg WebhooksGetScopedDeliveryParams) (WebhooksGetScopedDeliveryRow, error) {
+	row := q.db.QueryRow(ctx, webhooksGetScopedDelivery, arg.ID, arg.StudioID, arg.Environment)
+	var i WebhooksGetScopedDeliveryRow
+	err := row.Scan(
+		&i.ID,
+		&i.EventID,
+		&i.ConfigID,
+		&i.IsActive,
+	)
+	return i, err
+}
+
 const webhooksInsertConfig = `-- name: WebhooksInsertConfig :one
 INSERT INTO webhook_configs (studio_id, environment, webhook_url, subscribed_events, excluded_reasons, is_active,
-                             secret_sealed, secret_last4)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+                             secret_sealed, secret_last4, active_since)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
+        $9)
 ON CONFLICT (studio_id, environment, webhook_url) DO NOTHING
-RETURNING id, studio_id, environment, webhook_url, subscribed_events, excluded_reasons, is_active, secret_sealed, secret_last4, created_at, updated_at
+RETURNING id, studio_id, environment, webhook_url, subscribed_events, excluded_reasons, is_active, secret_sealed, secret_last4, created_at, updated_at, previous_secret_sealed, previous_secret_expires_at, disabled_reason, active_since
 `
 
 type WebhooksInsertConfigParams struct {
@@ -187,6 +281,7 @@ type WebhooksInsertConfigParams struct {
 	IsActive         bool
 	SecretSealed     []byte
 	SecretLast4      string
+	ActiveSince      time.Time
 }
 
 func (q *Queries) WebhooksInsertConfig(ctx context.Context, arg WebhooksInsertConfigParams) (WebhookConfig, error) {
@@ -199,6 +294,7 @@ func (q *Queries) WebhooksInsertConfig(ctx context.Context, arg WebhooksInsertCo
 		arg.IsActive,
 		arg.SecretSealed,
 		arg.SecretLast4,
+		arg.ActiveSince,
 	)
 	var i WebhookConfig
 	err := row.Scan(
@@ -213,12 +309,16 @@ func (q *Queries) WebhooksInsertConfig(ctx context.Context, arg WebhooksInsertCo
 		&i.SecretLast4,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.PreviousSecretSealed,
+		&i.PreviousSecretExpiresAt,
+		&i.DisabledReason,
+		&i.ActiveSince,
 	)
 	return i, err
 }
 
 const webhooksListConfigs = `-- name: WebhooksListConfigs :many
-SELECT id, studio_id, environment, webhook_url, subscribed_events, excluded_reasons, is_active, secret_sealed, secret_last4, created_at, updated_at FROM webhook_configs WHERE studio_id = $1 AND environment = $2 ORDER BY created_at, id
+SELECT id, studio_id, environment, webhook_url, subscribed_events, excluded_reasons, is_active, secret_sealed, secret_last4, created_at, updated_at, previous_secret_sealed, previous_secret_expires_at, disabled_reason, active_since FROM webhook_configs WHERE studio_id = $1 AND environment = $2 ORDER BY created_at, id
 `
 
 type WebhooksListConfigsParams struct {
@@ -247,6 +347,10 @@ func (q *Queries) WebhooksListConfigs(ctx context.Context, arg WebhooksListConfi
 			&i.SecretLast4,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.PreviousSecretSealed,
+			&i.PreviousSecretExpiresAt,
+			&i.DisabledReason,
+			&i.ActiveSince,
 		); err != nil {
 			return nil, err
 		}
@@ -259,7 +363,7 @@ func (q *Queries) WebhooksListConfigs(ctx context.Context, arg WebhooksListConfi
 }
 
 const webhooksListDeliveries = `-- name: WebhooksListDeliveries :many
-SELECT id, event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at, status, attempt_number, http_status_code, error_message, attempted_at, next_retry_at, created_at FROM webhook_deliveries
+SELECT id, event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at, status, attempt_number, http_status_code, error_message, attempted_at, next_retry_at, created_at, resent_from, recovered_by, recovered_at FROM webhook_deliveries
 WHERE studio_id = $1 AND environment = $2
   AND ($3::text IS NULL OR status = $3)
   AND ($4::text IS NULL OR event_type = $4)
@@ -308,6 +412,9 @@ func (q *Queries) WebhooksListDeliveries(ctx context.Context, arg WebhooksListDe
 			&i.AttemptedAt,
 			&i.NextRetryAt,
 			&i.CreatedAt,
+			&i.ResentFrom,
+			&i.RecoveredBy,
+			&i.RecoveredAt,
 		); err != nil {
 			return nil, err
 		}
@@ -365,6 +472,132 @@ func (q *Queries) WebhooksRecordAttempt(ctx context.Context, arg WebhooksRecordA
 	return err
 }
 
+const webhooksRecover = `-- name: WebhooksRecover :many
+WITH events AS (
+    SELECT d.event_id, gen_random_uuid() AS new_id
+    FROM webhook_deliveries d
+    WHERE d.config_id = $1 AND d.status = 'FAILED' AND d.recovered_by IS NULL AND d.event_created_at >= $2
+    GROUP BY d.event_id
+    ORDER BY min(d.event_created_at), d.event_id
+    LIMIT $3
+), taken AS (
+    UPDATE webhook_deliveries d
+    SET recovered_by = events.new_id, recovered_at = $4::timestamptz
+    FROM events
+    WHERE d.config_id = $1 AND d.event_id = events.event_id AND d.status = 'FAILED' AND d.recovered_by IS NULL
+    RETURNING d.id, d.recovered_by, d.event_id, d.config_id, d.studio_id, d.environment, d.event_type, d.transaction_id,
+              d.event_created_at
+)
+INSERT INTO webhook_deliveries (id, event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at, resent_from)
+SELECT DISTINCT ON (t.recovered_by) t.recovered_by, t.event_id, t.config_id, t.studio_id, t.environment, t.event_type,
+       t.transaction_id, t.event_created_at, t.id
+FROM taken t
+ORDER BY t.recovered_by, t.id
+RETURNING id
+`
+
+type WebhooksRecoverParams struct {
+	ConfigID uuid.UUID
+	Since    time.Time
+	Lim      int32
+	At       time.Time
+}
+
+// Sends again, as one new delivery per event, the configuration's FAILED deliveries of events
+// at or after @since that no recover took yet (at most @lim events, oldest first), and marks
+// them taken (recovered_by, recovered_at) in the same statement. A recover running at the same
+// time waits for the rows this one updates, finds them taken and skips them: each is sent again
+// once.
+func (q *Queries) WebhooksRecover(ctx context.Context, arg WebhooksRecoverParams) ([]uuid.UUID, error) {
+	rows, err := q.db.Query(ctx, webhooksRecover,
+		arg.ConfigID,
+		arg.Since,
+		arg.Lim,
+		arg.At,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []uuid.UUID{}
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const webhooksResend = `-- name: WebhooksResend :one
+INSERT INTO webhook_deliveries (event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at, resent_from)
+SELECT d.event_id, d.config_id, d.studio_id, d.environment, d.event_type, d.transaction_id, d.event_created_at, d.id
+FROM webhook_deliveries d
+WHERE d.id = $1
+RETURNING id
+`
+
+// A new delivery of the same event to the same configuration, from its first attempt.
+func (q *Queries) WebhooksResend(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
+	row := q.db.QueryRow(ctx, webhooksResend, id)
+	var id_2 uuid.UUID
+	err := row.Scan(&id_2)
+	return id_2, err
+}
+
+const webhooksRotateSecret = `-- name: WebhooksRotateSecret :one
+UPDATE webhook_configs
+SET previous_secret_sealed = secret_sealed, previous_secret_expires_at = $1::timestamptz,
+    secret_sealed = $2, secret_last4 = $3, updated_at = now()
+WHERE id = $4 AND studio_id = $5 AND environment = $6
+RETURNING id, studio_id, environment, webhook_url, subscribed_events, excluded_reasons, is_active, secret_sealed, secret_last4, created_at, updated_at, previous_secret_sealed, previous_secret_expires_at, disabled_reason, active_since
+`
+
+type WebhooksRotateSecretParams struct {
+	PreviousExpiresAt time.Time
+	SecretSealed      []byte
+	SecretLast4       string
+	ID                uuid.UUID
+	StudioID          uuid.UUID
+	Environment       string
+}
+
+// The current secret becomes the previous one, signed with until @previous_expires_at; a
+// previous secret of an earlier rotation is dropped.
+func (q *Queries) WebhooksRotateSecret(ctx context.Context, arg WebhooksRotateSecretParams) (WebhookConfig, error) {
+	row := q.db.QueryRow(ctx, webhooksRotateSecret,
+		arg.PreviousExpiresAt,
+		arg.SecretSealed,
+		arg.SecretLast4,
+		arg.ID,
+		arg.StudioID,
+		arg.Environment,
+	)
+	var i WebhookConfig
+	err := row.Scan(
+		&i.ID,
+		&i.StudioID,
+		&i.Environment,
+		&i.WebhookUrl,
+		&i.SubscribedEvents,
+		&i.ExcludedReasons,
+		&i.IsActive,
+		&i.SecretSealed,
+		&i.SecretLast4,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.PreviousSecretSealed,
+		&i.PreviousSecretExpiresAt,
+		&i.DisabledReason,
+		&i.ActiveSince,
+	)
+	return i, err
+}
+
 const webhooksStats = `-- name: WebhooksStats :one
 SELECT count(*) AS total,
        count(*) FILTER (WHERE status = 'SUCCESS') AS delivered,
@@ -393,9 +626,11 @@ func (q *Queries) WebhooksStats(ctx context.Context, arg WebhooksStatsParams) (W
 const webhooksUpdateConfig = `-- name: WebhooksUpdateConfig :one
 UPDATE webhook_configs
 SET webhook_url = $1, subscribed_events = $2, excluded_reasons = $3,
-    is_active = $4, updated_at = now()
-WHERE id = $5 AND studio_id = $6 AND environment = $7
-RETURNING id, studio_id, environment, webhook_url, subscribed_events, excluded_reasons, is_active, secret_sealed, secret_last4, created_at, updated_at
+    is_active = $4, updated_at = now(),
+    disabled_reason = CASE WHEN $4 THEN NULL ELSE disabled_reason END,
+    active_since = CASE WHEN $4 AND NOT is_active THEN $5::timestamptz ELSE active_since END
+WHERE id = $6 AND studio_id = $7 AND environment = $8
+RETURNING id, studio_id, environment, webhook_url, subscribed_events, excluded_reasons, is_active, secret_sealed, secret_last4, created_at, updated_at, previous_secret_sealed, previous_secret_expires_at, disabled_reason, active_since
 `
 
 type WebhooksUpdateConfigParams struct {
@@ -403,17 +638,21 @@ type WebhooksUpdateConfigParams struct {
 	SubscribedEvents []string
 	ExcludedReasons  []string
 	IsActive         bool
+	Now              time.Time
 	ID               uuid.UUID
 	StudioID         uuid.UUID
 	Environment      string
 }
 
+// Switching a configuration on clears the reason the service switched it off, and starts the
+// time auto-disable counts from (@now, the service's clock) when it was off.
 func (q *Queries) WebhooksUpdateConfig(ctx context.Context, arg WebhooksUpdateConfigParams) (WebhookConfig, error) {
 	row := q.db.QueryRow(ctx, webhooksUpdateConfig,
 		arg.WebhookUrl,
 		arg.SubscribedEvents,
 		arg.ExcludedReasons,
 		arg.IsActive,
+		arg.Now,
 		arg.ID,
 		arg.StudioID,
 		arg.Environment,
@@ -431,6 +670,10 @@ func (q *Queries) WebhooksUpdateConfig(ctx context.Context, arg WebhooksUpdateCo
 		&i.SecretLast4,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.PreviousSecretSealed,
+		&i.PreviousSecretExpiresAt,
+		&i.DisabledReason,
+		&i.ActiveSince,
 	)
 	return i, err
 }

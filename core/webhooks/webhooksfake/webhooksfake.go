@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -50,6 +51,9 @@ type delivery struct {
 	webhooks.Delivery
 	studioID uuid.UUID
 	env      string
+	// resentFrom is the delivery this one sends again; recoveredBy the one a recover sent for
+	// this one (uuid.Nil: none).
+	resentFrom, recoveredBy uuid.UUID
 }
 
 type state struct {
@@ -76,6 +80,8 @@ func cloneConfig(c webhooks.Config) webhooks.Config {
 	c.SubscribedEvents = memstore.CloneSlice(c.SubscribedEvents, nil)
 	c.ExcludedReasons = memstore.CloneSlice(c.ExcludedReasons, nil)
 	c.Sealed = bytes.Clone(c.Sealed)
+	c.PreviousSealed = bytes.Clone(c.PreviousSealed)
+	c.PreviousExpiresAt = memstore.ClonePtr(c.PreviousExpiresAt)
 	return c
 }
 
@@ -140,6 +146,10 @@ func (r *Repo) InsertConfig(_ context.Context, c webhooks.Config) (webhooks.Conf
 	c.ID = uuid.New()
 	c.CreatedAt = r.tab.Now()
 	c.UpdatedAt = c.CreatedAt
+	if c.ActiveSince.IsZero() {
+		c.ActiveSince = c.CreatedAt
+	}
+	c.ActiveSince = memstore.PGTime(c.ActiveSince)
 	c = stored(c)
 	st.configs[c.ID] = c
 	return stored(c), true, nil
@@ -184,7 +194,7 @@ func (r *Repo) ListConfigs(_ context.Context, s webhooks.Scope) ([]webhooks.Conf
 // UpdateConfig implements webhooks.Repo: URL, events, excluded reasons and the active switch of
 // the configuration with c's id in c's scope, or ErrConfigNotFound; ErrURLConflict when another
 // configuration of the scope has the URL. The secret is not changed.
-func (r *Repo) UpdateConfig(_ context.Context, c webhooks.Config) (webhooks.Config, error) {
+func (r *Repo) UpdateConfig(_ context.Context, c webhooks.Config, at time.Time) (webhooks.Config, error) {
 	if err := checkColumns(c); err != nil {
 		return webhooks.Config{}, fmt.Errorf("update webhook config: %w", err)
 	}
@@ -196,6 +206,12 @@ func (r *Repo) UpdateConfig(_ context.Context, c webhooks.Config) (webhooks.Conf
 	}
 	if other, taken := byURL(st, webhooks.Scope{StudioID: c.StudioID, Environment: c.Environment}, c.URL); taken && other.ID != c.ID {
 		return webhooks.Config{}, webhooks.ErrURLConflict
+	}
+	if c.IsActive {
+		cur.DisabledReason = ""
+		if !cur.IsActive {
+			cur.ActiveSince = memstore.PGTime(at)
+		}
 	}
 	cur.URL, cur.IsActive = c.URL, c.IsActive
 	cur.SubscribedEvents = memstore.CloneSlice(c.SubscribedEvents, nil)
@@ -247,7 +263,7 @@ func (r *Repo) AddDelivery(configID uuid.UUID, e Event) (uuid.UUID, error) {
 		e = prev
 	}
 	for _, d := range st.deliveries {
-		if d.EventID == e.ID && d.ConfigID == configID {
+		if d.EventID == e.ID && d.ConfigID == configID && d.resentFrom == uuid.Nil {
 			return uuid.Nil, fmt.Errorf("add delivery: event %s already goes to configuration %s (unique violation)", e.ID, configID)
 		}
 	}
@@ -279,7 +295,7 @@ func (r *Repo) PendingDelivery(_ context.Context, id uuid.UUID) (webhooks.Pendin
 	c, e := st.configs[d.ConfigID], st.events[d.EventID]
 	return webhooks.Pending{
 		DeliveryID: d.ID, ConfigID: d.ConfigID, Status: d.Status, AttemptNumber: d.AttemptNumber, URL: c.URL, ConfigActive: c.IsActive,
-		Sealed: bytes.Clone(c.Sealed),
+		Sealed: bytes.Clone(c.Sealed), PreviousSealed: bytes.Clone(c.PreviousSealed), PreviousExpiresAt: memstore.ClonePtr(c.PreviousExpiresAt),
 		Payload: webhooks.Payload{
 			EventID: e.ID.String(), EventType: e.Type, Timestamp: e.CreatedAt.UTC().Format(time.RFC3339Nano),
 			AppID: e.GameID.String(), UserUUID: e.UserUUID, CoinID: e.CoinID.String(), Delta: e.Delta,
@@ -352,4 +368,112 @@ func (r *Repo) Stats(_ context.Context, s webhooks.Scope) (webhooks.Stats, error
 		}
 	}
 	return stats, nil
+}
+
+// RotateSecret implements webhooks.Repo.
+func (r *Repo) RotateSecret(_ context.Context, s webhooks.Scope, id uuid.UUID, sealed []byte, last4 string, previousExpiresAt time.Time) (webhooks.Config, error) {
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	c, ok := st.configs[id]
+	if !ok || c.StudioID != s.StudioID || c.Environment != s.Environment {
+		return webhooks.Config{}, webhooks.ErrConfigNotFound
+	}
+	exp := memstore.PGTime(previousExpiresAt)
+	c.PreviousSealed, c.PreviousExpiresAt = c.Sealed, &exp
+	c.Sealed, c.SecretLast4 = bytes.Clone(sealed), last4
+	c.UpdatedAt = r.tab.Now()
+	st.configs[id] = c
+	return stored(c), nil
+}
+
+// DisableFailing implements webhooks.Repo.
+func (r *Repo) DisableFailing(_ context.Context, configID *uuid.UUID, windowStart time.Time, minFailed int, reason string) ([]uuid.UUID, error) {
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	out := []uuid.UUID{}
+	for id, c := range st.configs {
+		if !c.IsActive || (configID != nil && *configID != id) || c.ActiveSince.After(windowStart) {
+			continue
+		}
+		failed, succeeded := 0, false
+		for _, d := range st.deliveries {
+			if d.ConfigID != id || d.AttemptedAt == nil || d.AttemptedAt.Before(windowStart) {
+				continue
+			}
+			switch d.Status {
+			case webhooks.StatusSuccess:
+				succeeded = true
+			case webhooks.StatusFailed:
+				failed++
+			}
+		}
+		if succeeded || failed < minFailed {
+			continue
+		}
+		c.IsActive, c.DisabledReason, c.UpdatedAt = false, reason, r.tab.Now()
+		st.configs[id] = c
+		out = append(out, id)
+	}
+	return out, nil
+}
+
+// FindDelivery implements webhooks.Repo.
+func (r *Repo) FindDelivery(_ context.Context, s webhooks.Scope, id uuid.UUID) (webhooks.Found, error) {
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	d, ok := st.deliveries[id]
+	if !ok || d.studioID != s.StudioID || d.env != string(s.Environment) {
+		return webhooks.Found{}, webhooks.ErrDeliveryNotFound
+	}
+	return webhooks.Found{ID: d.ID, EventID: d.EventID, ConfigID: d.ConfigID, ConfigActive: st.configs[d.ConfigID].IsActive}, nil
+}
+
+// again adds to st a PENDING delivery, newID, that sends d's event again.
+func (r *Repo) again(st *state, d delivery, newID uuid.UUID) {
+	n := delivery{studioID: d.studioID, env: d.env, resentFrom: d.ID, Delivery: webhooks.Delivery{
+		ID: newID, EventID: d.EventID, ConfigID: d.ConfigID, EventType: d.EventType, TransactionID: d.TransactionID,
+		EventCreatedAt: d.EventCreatedAt, Status: webhooks.StatusPending, CreatedAt: r.tab.Now(),
+	}}
+	st.deliveries[n.ID] = n
+}
+
+// Resend implements webhooks.Repo; the fake queues nothing.
+func (r *Repo) Resend(_ context.Context, id uuid.UUID) (uuid.UUID, error) {
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	d, ok := st.deliveries[id]
+	if !ok {
+		return uuid.Nil, webhooks.ErrDeliveryNotFound
+	}
+	newID := uuid.New()
+	r.again(st, d, newID)
+	return newID, nil
+}
+
+// Recover implements webhooks.Repo; the fake queues nothing.
+func (r *Repo) Recover(_ context.Context, configID uuid.UUID, since, at time.Time, limit int) (int, error) {
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	byEvent := map[uuid.UUID][]delivery{}
+	for _, d := range st.deliveries {
+		if d.ConfigID == configID && d.Status == webhooks.StatusFailed && d.recoveredBy == uuid.Nil && !d.EventCreatedAt.Before(since) {
+			byEvent[d.EventID] = append(byEvent[d.EventID], d)
+		}
+	}
+	events := slices.Collect(maps.Keys(byEvent))
+	slices.SortFunc(events, func(a, b uuid.UUID) int {
+		return memstore.CompareCreated(byEvent[a][0].EventCreatedAt, a, byEvent[b][0].EventCreatedAt, b)
+	})
+	if len(events) > limit {
+		events = events[:limit]
+	}
+	for _, e := range events {
+		newID := uuid.New()
+		for _, d := range byEvent[e] {
+			d.recoveredBy = newID
+			st.deliveries[d.ID] = d
+		}
+		r.again(st, byEvent[e][0], newID)
+	}
+	return len(events), nil
 }
