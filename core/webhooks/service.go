@@ -171,7 +171,8 @@ func (s *Service) Get(ctx context.Context, sc Scope, id uuid.UUID) (Config, erro
 	return s.store.Repo().GetConfig(ctx, sc, id)
 }
 
-// Update changes the fields ch sets.
+// Update changes the fields ch sets. Switching a configuration on clears its DisabledReason and,
+// when it was off, starts the auto-disable rule's window anew.
 func (s *Service) Update(ctx context.Context, sc Scope, id uuid.UUID, ch Change) (Config, error) {
 	var out Config
 	err := s.store.InTx(ctx, func(r Repo) error {
@@ -385,7 +386,9 @@ func (s *Service) send(ctx context.Context, target string, secrets []string, p P
 
 // Deliver makes the next attempt of a delivery and records it. It returns the attempt; when
 // RetryAfter is set the caller schedules another Deliver after that long. A delivery that is
-// finished, gone, or whose configuration was deactivated is not sent.
+// finished, gone, or whose configuration was deactivated is not sent. Each attempt is signed with
+// the secrets as they are when it is sent. A delivery that fails for good has its configuration
+// checked against the auto-disable rule at once.
 //
 // At most MaxInFlight attempts to one configuration run at once in this process, so that a
 // receiver that stalls holds only that many of the callers' workers. When they are all taken,

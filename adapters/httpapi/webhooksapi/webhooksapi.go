@@ -367,7 +367,7 @@ func Register(s *httpapi.Server, svc *webhooks.Service) {
 		Method:      http.MethodGet,
 		Path:        "/studio-webhooks/stats",
 		Summary:     "Delivery stats",
-		Description: "totalEvents counts deliveries, deliveredEvents those with SUCCESS, failedEvents those FAILED; successRate is delivered/total as a percentage with two decimals." + scopeRule,
+		Description: "totalEvents counts deliveries, deliveredEvents those with SUCCESS, failedEvents those FAILED; successRate is delivered/total as a percentage with two decimals. A resend or recover adds a delivery of its own; the delivery it sends again keeps its status." + scopeRule,
 		Tags:        tags,
 		Errors:      []int{http.StatusBadRequest, http.StatusForbidden},
 	}), h.stats)
