@@ -24,6 +24,7 @@ import (
 	"github.com/rewardsco/rewards/app"
 	"github.com/rewardsco/rewards/core/catalogue"
 	"github.com/rewardsco/rewards/core/coins"
+	"github.com/rewardsco/rewards/core/errs"
 	"github.com/rewardsco/rewards/core/money"
 	"github.com/rewardsco/rewards/core/players"
 	"github.com/rewardsco/rewards/core/studio"
@@ -419,8 +420,16 @@ func TestStoreThemeLanguageAndLanding(t *testing.T) {
 	b := setupStore(t)
 	ctx := context.Background()
 	home := "home"
+	for _, bad := range []string{`{"backgroundColor": "red;}</style><script>x</script>"}`, `{"logoUrl": "javascript:alert(1)"}`,
+		`{"logo": "http://cdn.example.com/l.png"}`, `{"fontFamily": "x;}body{display:none"}`, `{"textColor": 12}`} {
+		_, err := b.m.Players.ChangeStoreSettings(ctx, b.game, players.SettingsChange{Theme: []byte(bad)})
+		require.Equal(t, errs.Invalid, errs.KindOf(err), bad)
+	}
 	_, err := b.m.Players.ChangeStoreSettings(ctx, b.game, players.SettingsChange{DefaultLandingPage: &home,
-		Theme: []byte(`{"primaryColor": "#0a7", "backgroundColor": "red;}</style><script>x</script>", "logoUrl": "javascript:alert(1)"}`)})
+		Theme: []byte(`{"primaryColor": "#0a7", "fontFamily": "Baloo 2", "brandVoice": "anything the studio's own store reads"}`)})
+	require.NoError(t, err)
+	// A theme stored before its keys were checked: what breaks the rules is left out.
+	_, err = b.pool.Exec(ctx, `UPDATE store_settings SET theme = theme || '{"backgroundColor": "red;}</style>", "logoUrl": "javascript:alert(1)"}' WHERE game_id = $1`, b.game)
 	require.NoError(t, err)
 	_, err = b.m.Catalogue.ChangeReward(ctx, b.coupon, catalogue.RewardChange{Apply: func(r *catalogue.Reward) {
 		r.Translations = catalogue.Translations{"hi": {Name: "घर का कूपन"}}
@@ -438,7 +447,7 @@ func TestStoreThemeLanguageAndLanding(t *testing.T) {
 	require.NotNil(t, theme, page.body)
 	css := b.get(theme[1], "")
 	require.Equal(t, http.StatusOK, css.status)
-	require.Equal(t, ":root{--accent:#0a7;}\n", css.body, "a colour, and nothing that is not one")
+	require.Equal(t, ":root{--accent:#0a7;--font:Baloo 2,system-ui,sans-serif;}\n", css.body, "a colour and a font, nothing that is not one")
 	require.NotContains(t, page.body, "javascript:")
 
 	require.Contains(t, page.body, "House coupon")

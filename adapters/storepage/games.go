@@ -4,9 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"net/http"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -27,7 +25,7 @@ const maxGames = 10_000
 type gameInfo struct {
 	game     studio.Game
 	settings players.StoreSettings
-	theme    theme
+	theme    players.Theme
 	// themeURL is the address of the game's theme stylesheet, named by its content.
 	themeURL string
 }
@@ -61,8 +59,8 @@ func (c *gameCache) get(ctx context.Context, id uuid.UUID) (gameInfo, error) {
 	if err != nil {
 		return gameInfo{}, err
 	}
-	info := gameInfo{game: g, settings: st, theme: parseTheme(st.Theme)}
-	sum := sha256.Sum256([]byte(info.theme.css()))
+	info := gameInfo{game: g, settings: st, theme: players.ParseTheme(st.Theme)}
+	sum := sha256.Sum256([]byte(themeCSS(info.theme)))
 	info.themeURL = Path + "/theme/" + id.String() + "-" + hex.EncodeToString(sum[:6]) + ".css"
 	c.mu.Lock()
 	if len(c.m) >= maxGames {
@@ -73,52 +71,11 @@ func (c *gameCache) get(ctx context.Context, id uuid.UUID) (gameInfo, error) {
 	return info, nil
 }
 
-// theme is the part of a game's store theme the pages apply: colours and a font as CSS custom
-// properties, and a logo. Values that are not a colour, a font name or a web address are left
-// out, whatever the stored theme holds.
-type theme struct {
-	Accent, Background, Text, Surface, Font string
-	Logo                                    string
-}
-
-var (
-	colourPattern = regexp.MustCompile(`^(#[0-9a-fA-F]{3,8}|(rgb|rgba|hsl|hsla)\([0-9., %deg/]{1,60}\))$`)
-	fontPattern   = regexp.MustCompile(`^[A-Za-z0-9 ,\-]{1,80}$`)
-)
-
-func parseTheme(raw []byte) theme {
-	var m map[string]any
-	_ = json.Unmarshal(raw, &m)
-	pick := func(keys ...string) string {
-		for _, k := range keys {
-			if s, ok := m[k].(string); ok && s != "" {
-				return strings.TrimSpace(s)
-			}
-		}
-		return ""
-	}
-	colour := func(keys ...string) string {
-		if v := pick(keys...); colourPattern.MatchString(v) {
-			return v
-		}
-		return ""
-	}
-	t := theme{Accent: colour("primaryColor", "accentColor", "accent"), Background: colour("backgroundColor", "background"),
-		Text: colour("textColor", "text"), Surface: colour("surfaceColor", "cardColor")}
-	if f := pick("fontFamily", "font"); fontPattern.MatchString(f) {
-		t.Font = f
-	}
-	if l := pick("logoUrl", "logo"); strings.HasPrefix(l, "https://") && !strings.ContainsAny(l, " \"'<>") {
-		t.Logo = l
-	}
-	return t
-}
-
-// css is the theme as custom properties that static/store.css reads.
-func (t theme) css() string {
+// themeCSS is the theme as custom properties that static/store.css reads.
+func themeCSS(t players.Theme) string {
 	var b strings.Builder
 	b.WriteString(":root{")
-	for _, kv := range [][2]string{{"--accent", t.Accent}, {"--bg", t.Background}, {"--fg", t.Text}, {"--surface", t.Surface}} {
+	for _, kv := range [][2]string{{"--accent", t.Primary}, {"--bg", t.Background}, {"--fg", t.Text}, {"--surface", t.Surface}} {
 		if kv[1] != "" {
 			b.WriteString(kv[0] + ":" + kv[1] + ";")
 		}
@@ -151,5 +108,5 @@ func (p *Pages) theme(w http.ResponseWriter, r *http.Request) {
 	} else {
 		w.Header().Set("Cache-Control", "no-cache")
 	}
-	_, _ = w.Write([]byte(g.theme.css()))
+	_, _ = w.Write([]byte(themeCSS(g.theme)))
 }

@@ -487,6 +487,9 @@ func (s *Service) ChangeStoreSettings(ctx context.Context, gameID uuid.UUID, ch 
 		if err := json.Unmarshal(ch.Theme, &obj); err != nil || obj == nil {
 			return StoreSettings{}, invalid("theme must be a JSON object")
 		}
+		if err := checkTheme(obj); err != nil {
+			return StoreSettings{}, err
+		}
 	}
 	var out StoreSettings
 	err := s.runner.InTx(ctx, func(t store.Tx) error {
