@@ -492,3 +492,29 @@ func TestStoreProfile(t *testing.T) {
 	require.Equal(t, http.StatusBadRequest, res.status)
 	require.Contains(t, res.body, `role="alert"`)
 }
+
+// A purchase past the game's daily budget is 429 and one of a reward with nothing left is 409,
+// each with the reason in words and nothing taken.
+func TestStoreRefusalsSayWhy(t *testing.T) {
+	t.Parallel()
+	b := setupStore(t)
+	ctx := context.Background()
+	empty, err := b.m.Catalogue.CreateReward(ctx, catalogue.NewReward{Reward: catalogue.Reward{Type: catalogue.Coupon, BrandCode: "HOUSE",
+		Name: "Empty coupon", IsActive: true, MRP: money.Amount(20_00), SellingPrice: money.Amount(10_00)}})
+	require.NoError(t, err)
+	require.NoError(t, b.m.CatalogueReads.Refresh(ctx))
+	cookie := b.enter()
+
+	res := b.send(http.MethodPost, "/store/rewards/"+empty.ID.String()+"/purchase", cookie, b.buyForm(cookie, empty.ID), nil)
+	require.Equal(t, http.StatusConflict, res.status, res.body)
+	require.Contains(t, res.body, "This reward is out of stock right now. Nothing was taken")
+
+	budget := money.Amount(1_00)
+	_, err = b.m.Studios.SetPurchaseBudget(ctx, b.game, studio.Budgets{Test: &budget}, map[studio.Environment]bool{studio.Test: true})
+	require.NoError(t, err)
+	res = b.send(http.MethodPost, "/store/rewards/"+b.coupon.String()+"/purchase", cookie, b.buyForm(cookie, b.coupon), nil)
+	require.Equal(t, http.StatusTooManyRequests, res.status, res.body)
+	require.Contains(t, res.body, "The store has sold all it can today")
+	require.Equal(t, "500", balanceOf(t, res))
+	require.Zero(t, b.orderCount())
+}
