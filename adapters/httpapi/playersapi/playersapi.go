@@ -219,7 +219,7 @@ func Register(s *httpapi.Server, svc *players.Service) {
 		Method:      http.MethodPut,
 		Path:        "/admin/v1/games/{gameId}/store-theme",
 		Summary:     "Set a game's store theme",
-		Description: "Replaces the theme and configuration object players read at GET /player/store-theme-config. The player's store (`/store`, opened by POST /player/store-session) applies these keys, each checked here (400 VALIDATION_FAILED otherwise): `primaryColor`, `backgroundColor`, `textColor`, `surfaceColor` (CSS colours: #rgb, #rrggbb, #rrggbbaa, rgb(), rgba(), hsl(), hsla()), `fontFamily` (a font name) and `logoUrl` or `logo` (an https address); other keys are kept for the studio's own store and ignored by ours. 404 GAME_NOT_FOUND.",
+		Description: "Replaces the theme and configuration object players read at GET /player/store-theme-config. 404 GAME_NOT_FOUND.",
 		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.setStoreTheme)
 }
