@@ -3,6 +3,7 @@ module github.com/rewardsco/rewards
 go 1.26.8
 
 require (
+	github.com/caarlos0/env/v11 v11.4.2
 	github.com/chromedp/chromedp v0.23.0
 	github.com/danielgtaylor/huma/v2 v2.37.2
 	github.com/getkin/kin-openapi v0.153.0

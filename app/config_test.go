@@ -3,6 +3,7 @@ package app_test
 import (
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -173,5 +174,22 @@ func TestDevelopmentIsNeverAssumedWithRealProviders(t *testing.T) {
 	} {
 		_, err := app.LoadConfig(env(m))
 		require.NotContains(t, fmt.Sprint(err), "REWARDS_MODE is unset", "%v", m)
+	}
+}
+
+// Each Config field is a setting written once, in its tags: a field without a variable or a
+// description would be read from nowhere or missing from Settings, and so from the README.
+func TestEveryConfigFieldIsADocumentedSetting(t *testing.T) {
+	t.Parallel()
+	listed := map[string]bool{}
+	for _, s := range app.Settings {
+		require.False(t, listed[s.Name], "%s is listed twice", s.Name)
+		listed[s.Name] = true
+	}
+	for f := range reflect.TypeFor[app.Config]().Fields() {
+		name := f.Tag.Get("env")
+		require.NotEmpty(t, name, "Config.%s has no env tag naming its variable", f.Name)
+		require.NotEmpty(t, f.Tag.Get("doc"), "Config.%s (%s) has no doc tag describing it", f.Name, name)
+		require.True(t, listed[name], "app.Settings lacks %s", name)
 	}
 }

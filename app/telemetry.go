@@ -29,6 +29,12 @@ const (
 	envOTLPTracesEndpoint = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
 )
 
+// tracingSettings are the variables above as Settings lists them.
+var tracingSettings = []Setting{
+	{envOTLPEndpoint, "(unset)", "OpenTelemetry's standard variable: when it (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set, traces are exported over OTLP/HTTP; unset, nothing is traced. The other OTEL_EXPORTER_OTLP_* variables and OTEL_SERVICE_NAME apply."},
+	{envOTLPTracesEndpoint, "(unset)", "OpenTelemetry's standard variable: the traces endpoint alone (a full URL, e.g. http://collector:4318/v1/traces)."},
+}
+
 // Tracing is the service's OpenTelemetry tracing: a provider exporting spans over OTLP, or
 // nothing at all.
 type Tracing struct {
