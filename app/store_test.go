@@ -518,3 +518,28 @@ func TestStoreRefusalsSayWhy(t *testing.T) {
 	require.Equal(t, "500", balanceOf(t, res))
 	require.Zero(t, b.orderCount())
 }
+
+// Another player's order, even of the same game, is 404 to a player.
+func TestStoreOrderOfAnotherPlayerIsNotFound(t *testing.T) {
+	t.Parallel()
+	b := setupStore(t)
+	cookie := b.enter()
+	res := b.send(http.MethodPost, "/store/rewards/"+b.coupon.String()+"/purchase", cookie, b.buyForm(cookie, b.coupon), nil)
+	require.Equal(t, http.StatusSeeOther, res.status, res.body)
+	order := res.header.Get("Location")
+	require.Equal(t, http.StatusOK, b.get(order, cookie).status)
+
+	g, err := b.m.Studios.GetGame(context.Background(), b.game)
+	require.NoError(t, err)
+	caller := studio.Caller{GameID: g.ID, StudioID: g.StudioID, Environment: studio.Test}
+	_, err = b.m.Players.CreateWithUUID(context.Background(), caller, "neighbour")
+	require.NoError(t, err)
+	tok, err := b.m.Players.FederatedLogin(context.Background(), caller, "neighbour")
+	require.NoError(t, err)
+	b.token = tok.AccessToken
+	other := b.enter()
+	res = b.get(order, other)
+	require.Equal(t, http.StatusNotFound, res.status)
+	require.NotContains(t, res.body, "HOUSE-")
+	require.NotContains(t, b.get("/store/orders", other).body, "House coupon")
+}
