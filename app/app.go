@@ -229,15 +229,13 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 		Catalogue:      catalogueSvc,
 		CatalogueReads: catalogueReads,
 		Orders:         ordersSvc,
-		Partner: partner.NewService(database, partnerStore, orderStore, studios, ordersSvc, partner.Config{
+		Partner: partner.NewService(database, partnerStore, orderStore, studios, studios, ordersSvc, partner.Config{
 			Currency: ext.Currency, Payments: ext.Payments, TestPayments: testPayments, StockLive: liveStock, StockTest: testStock, Box: box, Jobs: queue, OrderJobs: queue,
 			SessionTTL: ext.PaymentSessionTTL, ReturnURL: ext.PublicURL + "/payments/return", Log: ext.Log.With("component", "partner"), AllowHTTPURLs: ext.AllowHTTPURLs,
 		}),
 		Touchpoints: touchpoints.NewService(touchpointStore, touchpoints.Config{
 			Currency: ext.Currency, DefaultStoreURL: storeURL(ext.PublicURL), Now: ext.Now, AllowHTTPURLs: ext.AllowHTTPURLs, Stock: catalogueSvc,
-			Reads: treeReads{model: catalogueReads, stock: poolStock, freeCodesOf: func(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]int64, error) {
-				return catalogueStore.Repo().FreeCodesOf(ctx, ids)
-			}},
+			Reads:      treeReads{model: catalogueReads, free: catalogueSvc.FreeCodesOf},
 			CoinValues: treeCoinValues{values: coinValues, coins: coinStore},
 		}),
 		StorePages: storepage.New(storepage.Config{

@@ -24,13 +24,12 @@ func (v treeCoinValues) CoinsPerUnit(ctx context.Context, gameID, coinID uuid.UU
 }
 
 // treeReads answers the reward reads of touchpoint trees (touchpoints.Reads) from the
-// catalogue's read model, with pool stock from PoolStock: a tree whose rewards the snapshot
-// holds costs no round trip for them.
+// catalogue's read model, with pool stock counted as lists count it: a tree whose rewards the
+// snapshot holds costs no round trip for them.
 type treeReads struct {
 	model *catalogue.ReadModel
-	stock *catalogue.PoolStock
-	// freeCodesOf is catalogue.Repo.FreeCodesOf: pool counts PoolStock does not hold.
-	freeCodesOf func(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]int64, error)
+	// free is catalogue.Service.FreeCodesOf (PoolStock in front of the storage).
+	free catalogue.FreeCounter
 }
 
 // Rewards implements touchpoints.Reads.
@@ -73,16 +72,7 @@ func (t treeReads) fillFree(ctx context.Context, items []touchpoints.RewardItem)
 // freeOf returns the free codes of the pool rewards among the n that reward gives (nil when none
 // is a pool).
 func (t treeReads) freeOf(ctx context.Context, n int, reward func(int) *catalogue.Reward) (map[uuid.UUID]int64, error) {
-	var pools []uuid.UUID
-	for i := range n {
-		if r := reward(i); r.IsPool() {
-			pools = append(pools, r.ID)
-		}
-	}
-	if len(pools) == 0 {
-		return nil, nil
-	}
-	return t.stock.Of(ctx, pools, t.freeCodesOf)
+	return catalogue.CountFree(ctx, n, reward, t.free)
 }
 
 // BestRewards implements touchpoints.Reads: the snapshot's ranking of the rule, read in batches

@@ -55,8 +55,8 @@ func TestTreeReadsSkipPoolsOutOfStock(t *testing.T) {
 		}
 	}
 	var asked [][]uuid.UUID
-	reads := treeReads{model: catalogue.NewReadModel(fixedCatalogue{d}, nil), stock: catalogue.NewPoolStock(nil),
-		freeCodesOf: func(_ context.Context, ids []uuid.UUID) (map[uuid.UUID]int64, error) {
+	reads := treeReads{model: catalogue.NewReadModel(fixedCatalogue{d}, nil),
+		free: func(_ context.Context, ids []uuid.UUID) (map[uuid.UUID]int64, error) {
 			asked = append(asked, ids)
 			out := map[uuid.UUID]int64{}
 			for _, id := range ids {

@@ -392,29 +392,6 @@ func override(v int64) *int64 {
 	return &v
 }
 
-// withFree fills the free codes of the pool rewards among list.
-func (r *CatalogueRepo) withFree(ctx context.Context, list []catalogue.Listed) error {
-	var ids []uuid.UUID
-	for _, l := range list {
-		if l.Reward.IsPool() {
-			ids = append(ids, l.Reward.ID)
-		}
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	free, err := r.FreeCodesOf(ctx, ids)
-	if err != nil {
-		return err
-	}
-	for i := range list {
-		if n, ok := free[list[i].Reward.ID]; ok {
-			list[i].Free = &n
-		}
-	}
-	return nil
-}
-
 // ListVisible implements catalogue.Repo.
 func (r *CatalogueRepo) ListVisible(ctx context.Context, q catalogue.ListQuery) ([]catalogue.Listed, int64, error) {
 	ids := q.RewardIDs
@@ -436,7 +413,7 @@ func (r *CatalogueRepo) ListVisible(ctx context.Context, q catalogue.ListQuery) 
 			Override: override(row.Override), Orders7d: row.Orders7d}
 		total = row.Total
 	}
-	return out, total, r.withFree(ctx, out)
+	return out, total, catalogue.FillFree(ctx, out, r.FreeCodesOf)
 }
 
 // tsQuery turns what a player typed into a prefix query over its words: "amaz gift" becomes
@@ -496,7 +473,7 @@ func (r *CatalogueRepo) Search(ctx context.Context, q catalogue.SearchQuery) ([]
 			Override: override(row.Override), Orders30d: row.Orders30d, Relevance: row.Relevance}
 		total = row.Total
 	}
-	return out, total, r.withFree(ctx, out)
+	return out, total, catalogue.FillFree(ctx, out, r.FreeCodesOf)
 }
 
 // GetVisible implements catalogue.Repo.

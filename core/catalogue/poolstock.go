@@ -98,3 +98,37 @@ func (p *PoolStock) sweep(now time.Time) {
 		}
 	}
 }
+
+// FreeCounter counts the free codes of the pool rewards among ids in one call, leaving out the
+// ids that are no pool: Repo.FreeCodesOf, or Service.FreeCodesOf with PoolStock in front of it.
+type FreeCounter func(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]int64, error)
+
+// CountFree returns the free codes of the pool rewards (IsPool) among the n rewards that reward
+// gives, counted in one call of count; nil when none is a pool. Lists, searches and touchpoint
+// trees all count through it, so which rewards carry a count is decided here alone.
+func CountFree(ctx context.Context, n int, reward func(i int) *Reward, count FreeCounter) (map[uuid.UUID]int64, error) {
+	var pools []uuid.UUID
+	for i := range n {
+		if r := reward(i); r.IsPool() {
+			pools = append(pools, r.ID)
+		}
+	}
+	if len(pools) == 0 {
+		return nil, nil
+	}
+	return count(ctx, pools)
+}
+
+// FillFree sets Free on the pool rewards of list that count answers for (CountFree).
+func FillFree(ctx context.Context, list []Listed, count FreeCounter) error {
+	free, err := CountFree(ctx, len(list), func(i int) *Reward { return &list[i].Reward }, count)
+	if err != nil {
+		return err
+	}
+	for i := range list {
+		if n, ok := free[list[i].Reward.ID]; ok {
+			list[i].Free = &n
+		}
+	}
+	return nil
+}

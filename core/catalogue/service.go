@@ -691,37 +691,15 @@ func (s *Service) listVisible(ctx context.Context, q ListQuery) ([]Listed, int64
 		return nil, 0, err
 	}
 	list, total := snap.List(q)
-	if err := s.withFree(ctx, list); err != nil {
+	if err := FillFree(ctx, list, s.FreeCodesOf); err != nil {
 		return nil, 0, err
 	}
 	return list, total, nil
 }
 
-// withFree counts the free codes of the pools of list (PoolStock).
-func (s *Service) withFree(ctx context.Context, list []Listed) error {
-	var pools []uuid.UUID
-	for _, l := range list {
-		if l.Reward.IsPool() {
-			pools = append(pools, l.Reward.ID)
-		}
-	}
-	if len(pools) == 0 {
-		return nil
-	}
-	free, err := s.freeCodesOf(ctx, pools)
-	if err != nil {
-		return err
-	}
-	for i := range list {
-		if n, ok := free[list[i].Reward.ID]; ok {
-			list[i].Free = &n
-		}
-	}
-	return nil
-}
-
-// freeCodesOf is Repo.FreeCodesOf, through PoolStock when there is one.
-func (s *Service) freeCodesOf(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]int64, error) {
+// FreeCodesOf counts the free codes of the pool rewards among ids (Repo.FreeCodesOf), through
+// PoolStock when there is one.
+func (s *Service) FreeCodesOf(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]int64, error) {
 	if s.cfg.PoolStock == nil {
 		return s.repo.Repo().FreeCodesOf(ctx, ids)
 	}
@@ -892,7 +870,7 @@ func (s *Service) searchMemory(ctx context.Context, snap *Snapshot, q SearchQuer
 	}
 	if want("rewards") {
 		res.Rewards, res.Total = snap.Search(q)
-		if err := s.withFree(ctx, res.Rewards); err != nil {
+		if err := FillFree(ctx, res.Rewards, s.FreeCodesOf); err != nil {
 			return SearchResult{}, err
 		}
 		pricedIn(res.Rewards, q.CoinsPerUnit)

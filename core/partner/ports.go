@@ -7,9 +7,11 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rewardsco/rewards/core/money"
+	"github.com/rewardsco/rewards/core/orders"
 	"github.com/rewardsco/rewards/core/payments"
 	"github.com/rewardsco/rewards/core/store"
 	"github.com/rewardsco/rewards/core/studio"
+	"github.com/rewardsco/rewards/core/vouchers"
 )
 
 // Repo is the storage the partner module needs.
@@ -95,4 +97,44 @@ type Jobs interface {
 	ScheduleReconcile(ctx context.Context, t store.Tx, orderID uuid.UUID, at time.Time) error
 	// ScheduleRefund queues the refund of a CASH order's payment through its provider.
 	ScheduleRefund(ctx context.Context, t store.Tx, orderID uuid.UUID) error
+}
+
+// Games is what the partner module asks of the studio module's games: that the game an
+// operator sets up or funds exists.
+type Games interface {
+	// GetGame returns one game, or the studio module's not-found error.
+	GetGame(ctx context.Context, id uuid.UUID) (studio.Game, error)
+}
+
+// Keys is what the partner module asks of the studio module's API keys, which are partners'
+// client ids.
+type Keys interface {
+	// Authenticate resolves an API key sent to a host of hostEnv, failing Unauthorized for a
+	// missing, unknown, rotated-away or other environment's key.
+	Authenticate(ctx context.Context, key string, hostEnv studio.Environment) (studio.Caller, error)
+	// WhenKeysRotate has f called with a game's id after each rotation of one of its keys, so
+	// that the tokens exchanged with the old key stop working on this instance at once.
+	WhenKeysRotate(f func(gameID uuid.UUID))
+}
+
+// Fulfilment is what the partner module asks of the orders module's saga, which fulfils partner
+// orders as it does the store's: the voucher provider, how long to wait for it, and the views
+// of orders with their codes opened.
+type Fulfilment interface {
+	// Provider is the voucher provider of env, nil when none is configured; the test
+	// environment's is never the live one.
+	Provider(env studio.Environment) vouchers.Provider
+	// Wait is how long a placement waits for the provider's answer.
+	Wait() time.Duration
+	// Deadline is how long the provider has to finish an order before it is late.
+	Deadline() time.Duration
+	// FulfilSent sends an order, stored PROCESSING by the committed transaction that placed it
+	// (orders.SentStep), to the provider and returns it as it is after at most Wait; an order
+	// not final by then is handed to a job.
+	FulfilSent(ctx context.Context, o orders.Order) orders.View
+	// FulfilWithin sends an order to the provider (or asks it again) and waits at most Wait
+	// for the final answer; what is not final by then is left to the order's fulfilment job.
+	FulfilWithin(ctx context.Context, id uuid.UUID)
+	// Open returns a partner order with its codes opened.
+	Open(o orders.Order) (orders.View, error)
 }
