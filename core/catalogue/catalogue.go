@@ -161,6 +161,17 @@ func (r Reward) IsPool() bool {
 	return r.Type != Physical && !r.HasSharedCode && r.ProviderProductID == ""
 }
 
+// NextPurchaseAt returns when a player who last bought the reward at last (nil: never) may buy
+// it again, and whether that is after now: the player is in the reward's purchase cooldown. The
+// fetch shows it and a purchase refuses it, both through this one rule.
+func (r Reward) NextPurchaseAt(last *time.Time, now time.Time) (time.Time, bool) {
+	if r.PurchaseCooldown <= 0 || last == nil {
+		return time.Time{}, false
+	}
+	next := last.Add(r.PurchaseCooldown)
+	return next, next.After(now)
+}
+
 // Product is a physical good sold for money in the store web, with a coin discount. Products
 // feed touchpoints, never /rewards or search.
 type Product struct {

@@ -964,10 +964,8 @@ func (s *Service) Fetch(ctx context.Context, q ListQuery, rewardID, playerID uui
 		if err != nil {
 			return Detail{}, err
 		}
-		if last != nil {
-			if next := last.Add(l.Reward.PurchaseCooldown); next.After(q.Now) {
-				d.NextPurchaseAt = &next
-			}
+		if next, in := l.Reward.NextPurchaseAt(last, q.Now); in {
+			d.NextPurchaseAt = &next
 		}
 	}
 	return d, nil

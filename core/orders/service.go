@@ -364,10 +364,9 @@ func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, co
 		if err != nil {
 			return View{}, cmp.Or(stale(), err)
 		}
-		if last != nil {
-			if wait := last.Add(pl.reward.PurchaseCooldown).Sub(s.now()); wait > 0 {
-				return View{}, cmp.Or(stale(), error(ErrCooldown.WithRetryAfter(wait)))
-			}
+		now := s.now()
+		if next, in := pl.reward.NextPurchaseAt(last, now); in {
+			return View{}, cmp.Or(stale(), error(ErrCooldown.WithRetryAfter(next.Sub(now))))
 		}
 	}
 	now := s.now()
