@@ -43,12 +43,35 @@ func (s *Server) requireAPIKey(hctx huma.Context, next func(huma.Context)) {
 		writeHumaError(hctx, NewError(ctx, http.StatusMisdirectedRequest, "UNKNOWN_HOST", s.cfg.Hosts.unknownHostMessage(hctx.Host())))
 		return
 	}
-	caller, err := s.cfg.AuthenticateKey(ctx, hctx.Header("x-api-key"), env)
+	caller, err := s.authenticateKey(ctx, hctx.Header("x-api-key"), env)
 	if err != nil {
 		writeHumaError(hctx, ErrorFrom(ctx, err))
 		return
 	}
 	next(huma.WithValue(hctx, callerKey, caller))
+}
+
+// keyLookup is an API key this request resolved, in the environment of its host.
+type keyLookup struct {
+	key    string
+	env    studio.Environment
+	caller studio.Caller
+}
+
+// authenticateKey resolves an API key to its game in env (Config.AuthenticateKey): the one check
+// of a key, shared by the CORS middleware (which needs the game's allowed origins) and
+// requireAPIKey. A key the request already resolved (withKey) is not looked up again; a key
+// that failed is, so the route answers its own error.
+func (s *Server) authenticateKey(ctx context.Context, key string, env studio.Environment) (studio.Caller, error) {
+	if l, ok := ctx.Value(keyLookupKey).(keyLookup); ok && l.key == key && l.env == env {
+		return l.caller, nil
+	}
+	return s.cfg.AuthenticateKey(ctx, key, env)
+}
+
+// withKey returns ctx holding a key resolved by authenticateKey, for the rest of the request.
+func withKey(ctx context.Context, key string, env studio.Environment, caller studio.Caller) context.Context {
+	return context.WithValue(ctx, keyLookupKey, keyLookup{key: key, env: env, caller: caller})
 }
 
 // requirePlayer verifies the bearer token against the game and environment of the API key and

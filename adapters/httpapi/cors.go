@@ -61,10 +61,14 @@ func (s *Server) cors(next http.Handler) http.Handler {
 			return
 		}
 		if key := r.Header.Get("x-api-key"); key != "" && s.cfg.AuthenticateKey != nil {
-			// The route's own authentication answers a bad key; this only decides the headers.
-			if c, err := s.cfg.AuthenticateKey(ctx, key, env); err == nil && slices.Contains(c.AllowedOrigins, origin) {
-				h.Set("Access-Control-Allow-Origin", origin)
-				h.Set("Access-Control-Expose-Headers", corsExpose)
+			// The route's own authentication answers a bad key; this only decides the headers,
+			// and leaves the key resolved for the route.
+			if c, err := s.authenticateKey(ctx, key, env); err == nil {
+				r = r.WithContext(withKey(ctx, key, env, c))
+				if slices.Contains(c.AllowedOrigins, origin) {
+					h.Set("Access-Control-Allow-Origin", origin)
+					h.Set("Access-Control-Expose-Headers", corsExpose)
+				}
 			}
 		}
 		next.ServeHTTP(w, r)

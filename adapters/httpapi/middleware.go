@@ -34,6 +34,7 @@ const (
 	requestIDKey ctxKey = iota
 	loggerKey
 	callerKey
+	keyLookupKey
 )
 
 // requestIDPattern is what an incoming x-request-id must look like to be echoed; anything else
