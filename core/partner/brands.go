@@ -38,21 +38,35 @@ func (s *Service) Stock(ctx context.Context, c Caller, code string, d money.Amou
 		return Stock{}, ErrDenominationNotAvailable
 	}
 	st := Stock{BrandCode: b.Code, Denomination: d}
-	provider := s.fulfil.Provider(c.Environment)
-	if cached := map[bool]vouchers.Provider{true: s.cfg.StockLive, false: s.cfg.StockTest}[c.Environment == studio.Live]; cached != nil {
+	provider, cached := s.fulfil.Provider(c.Environment), s.cfg.StockTest
+	if c.Environment == studio.Live {
+		cached = s.cfg.StockLive
+	}
+	if cached != nil {
 		provider = cached
 	}
 	if provider == nil {
 		return st, nil
 	}
-	levels, err := provider.Stock(ctx, b.ProviderProduct)
+	lv, found, err := levelAt(ctx, provider, b, d)
 	if err != nil {
-		return Stock{}, fmt.Errorf("stock of %s: %w", b.ProviderProduct, err)
+		return Stock{}, err
 	}
-	if lv, found := vouchers.LevelOf(levels, d, b.ValueType == Dynamic); found {
+	if found {
 		st.Available, st.Quantity = lv.Covers(1), lv.Quantity
 	}
 	return st, nil
+}
+
+// levelAt returns a voucher provider's stock level of a brand's denomination; found is false
+// when the provider lists none.
+func levelAt(ctx context.Context, provider vouchers.Provider, b Brand, d money.Amount) (lv vouchers.Stock, found bool, err error) {
+	levels, err := provider.Stock(ctx, b.ProviderProduct)
+	if err != nil {
+		return vouchers.Stock{}, false, fmt.Errorf("stock of %s: %w", b.ProviderProduct, err)
+	}
+	lv, found = vouchers.LevelOf(levels, d, b.ValueType == Dynamic)
+	return lv, found, nil
 }
 
 // orderable returns the brand of code when it sells face value d.
@@ -77,11 +91,11 @@ func (s *Service) inStock(ctx context.Context, env studio.Environment, b Brand, 
 	if provider == nil {
 		return ErrOutOfStock.Withf("no voucher provider is configured")
 	}
-	levels, err := provider.Stock(ctx, b.ProviderProduct)
+	lv, found, err := levelAt(ctx, provider, b, d)
 	if err != nil {
-		return fmt.Errorf("stock of %s: %w", b.ProviderProduct, err)
+		return err
 	}
-	if lv, found := vouchers.LevelOf(levels, d, b.ValueType == Dynamic); found && lv.Covers(quantity) {
+	if found && lv.Covers(quantity) {
 		return nil
 	}
 	return ErrOutOfStock

@@ -18,13 +18,26 @@ import (
 // an event seen before (by id) is acknowledged and changes nothing; the order's state is always
 // taken from the provider, never from the event, so events in any order have one effect.
 func (s *Service) HandleEvent(ctx context.Context, provider string, header func(string) string, body []byte) error {
-	// Both environments' credentials send events to the same route: an event counts only for
-	// an order of an environment whose secret verifies it.
-	var (
-		e        payments.Event
-		verified []studio.Environment
-		err      error = ErrNoPaymentProvider
-	)
+	e, verified, err := s.verifyEvent(provider, header, body)
+	if err != nil {
+		return err
+	}
+	orderID, env := s.eventOrder(ctx, e, verified)
+	return s.runner.InTx(ctx, func(t store.Tx) error {
+		fresh, err := s.partner.WithTx(t).RecordEvent(ctx, provider, env, e, orderID)
+		if err != nil || !fresh || orderID == nil || e.Type == payments.Ignored {
+			return err
+		}
+		return s.cfg.Jobs.ScheduleReconcile(ctx, t, *orderID, s.now())
+	})
+}
+
+// verifyEvent parses an event with each environment's provider of that name. Both environments'
+// credentials send events to the same route: an event counts only for an order of an
+// environment whose secret verifies it. verified lists those environments, live first, and e
+// is the event as the first of them read it.
+func (s *Service) verifyEvent(provider string, header func(string) string, body []byte) (e payments.Event, verified []studio.Environment, err error) {
+	err = ErrNoPaymentProvider
 	for _, candidate := range []studio.Environment{studio.Live, studio.Test} {
 		pay := s.payments(candidate)
 		if pay == nil || pay.Name() != provider {
@@ -41,8 +54,14 @@ func (s *Service) HandleEvent(ctx context.Context, provider string, header func(
 		verified = append(verified, candidate)
 	}
 	if len(verified) == 0 {
-		return err
+		return payments.Event{}, nil, err
 	}
+	return e, verified, nil
+}
+
+// eventOrder returns the order a verified event is about, nil when none of ours is, and the
+// environment the event counts for.
+func (s *Service) eventOrder(ctx context.Context, e payments.Event, verified []studio.Environment) (*uuid.UUID, studio.Environment) {
 	env := verified[0]
 	var orderID *uuid.UUID
 	if id, err := uuid.Parse(e.OrderID); err == nil {
@@ -52,26 +71,20 @@ func (s *Service) HandleEvent(ctx context.Context, provider string, header func(
 			orderID = &id
 		}
 	}
-	if orderID != nil {
-		o, err := s.orders.Repo().Get(ctx, *orderID)
-		switch {
-		case err != nil:
-			orderID = nil // not one of ours (another deployment's, or a test event)
-		case slices.Contains(verified, o.Environment):
-			env = o.Environment
-		default:
-			// Verified only by the other environment's secret: a secret of one world never
-			// moves an order of the other.
-			orderID = nil
-		}
+	if orderID == nil {
+		return nil, env
 	}
-	return s.runner.InTx(ctx, func(t store.Tx) error {
-		fresh, err := s.partner.WithTx(t).RecordEvent(ctx, provider, env, e, orderID)
-		if err != nil || !fresh || orderID == nil || e.Type == payments.Ignored {
-			return err
-		}
-		return s.cfg.Jobs.ScheduleReconcile(ctx, t, *orderID, s.now())
-	})
+	o, err := s.orders.Repo().Get(ctx, *orderID)
+	switch {
+	case err != nil:
+		return nil, env // not one of ours (another deployment's, or a test event)
+	case slices.Contains(verified, o.Environment):
+		return orderID, o.Environment
+	default:
+		// Verified only by the other environment's secret: a secret of one world never moves
+		// an order of the other.
+		return nil, env
+	}
 }
 
 // payments is the payment provider of env, nil when none is configured: the test environment
@@ -100,51 +113,62 @@ func (s *Service) Reconcile(ctx context.Context, id uuid.UUID) error {
 	if pay == nil {
 		return fmt.Errorf("no payment provider is configured for the %s environment", o.Environment)
 	}
-	p := o.Partner.Payment
 	switch {
 	case o.Status == orders.PendingPayment:
-		sess, err := pay.GetSession(ctx, p.SessionID)
-		if err != nil {
+		return s.reconcilePending(ctx, o, pay)
+	case o.Partner.Payment.Status == orders.PaymentExpired:
+		return s.refundLatePayment(ctx, o, pay)
+	}
+	return nil
+}
+
+// reconcilePending settles a PENDING_PAYMENT order by its session: paid, it is fulfilled (or
+// failed and refunded when the payment does not match it); ended unpaid, or past its expiry, it
+// is REFUNDED with payment EXPIRED.
+func (s *Service) reconcilePending(ctx context.Context, o orders.Order, pay payments.Provider) error {
+	p := o.Partner.Payment
+	sess, err := pay.GetSession(ctx, p.SessionID)
+	if err != nil {
+		return err
+	}
+	if sess.Status == payments.Open && p.ExpiresAt != nil && !s.now().Before(*p.ExpiresAt) {
+		if sess, err = pay.ExpireSession(ctx, p.SessionID); err != nil {
 			return err
 		}
-		if sess.Status == payments.Open && p.ExpiresAt != nil && !s.now().Before(*p.ExpiresAt) {
-			if sess, err = pay.ExpireSession(ctx, p.SessionID); err != nil {
-				return err
-			}
+	}
+	switch sess.Status {
+	case payments.Paid:
+		if sess.Amount != o.Partner.Amount || !strings.EqualFold(sess.Currency, s.cfg.Currency) {
+			return s.mismatched(ctx, o, sess, pay.Name())
 		}
-		switch sess.Status {
-		case payments.Paid:
-			if sess.Amount != o.Partner.Amount || !strings.EqualFold(sess.Currency, s.cfg.Currency) {
-				return s.mismatched(ctx, o, sess, pay.Name())
-			}
-			return s.confirmPaid(ctx, o, sess, pay.Name())
-		case payments.Expired:
-			return s.runner.InTx(ctx, func(t store.Tx) error {
-				repo := s.orders.WithTx(t)
-				moved, err := repo.Move(ctx, o.ID, orders.PendingPayment, orders.Refunded, "payment session ended unpaid", nil)
-				if err != nil || !moved {
-					return err
-				}
-				_, err = repo.SetPayment(ctx, o.ID, orders.PaymentPending, orders.PaymentExpired, "")
-				return err
-			})
-		}
-		return nil
-	case p.Status == orders.PaymentExpired:
-		// The order ended unpaid; a payment taken afterwards is given back.
-		sess, err := pay.GetSession(ctx, p.SessionID)
-		if err != nil || sess.Status != payments.Paid {
-			return err
-		}
+		return s.confirmPaid(ctx, o, sess, pay.Name())
+	case payments.Expired:
 		return s.runner.InTx(ctx, func(t store.Tx) error {
-			moved, err := s.orders.WithTx(t).SetPayment(ctx, o.ID, orders.PaymentExpired, orders.PaymentPaid, sess.PaymentID)
+			repo := s.orders.WithTx(t)
+			moved, err := repo.Move(ctx, o.ID, orders.PendingPayment, orders.Refunded, "payment session ended unpaid", nil)
 			if err != nil || !moved {
 				return err
 			}
-			return s.cfg.Jobs.ScheduleRefund(ctx, t, o.ID)
+			_, err = repo.SetPayment(ctx, o.ID, orders.PaymentPending, orders.PaymentExpired, "")
+			return err
 		})
 	}
 	return nil
+}
+
+// refundLatePayment queues the refund of a payment taken after its order ended unpaid.
+func (s *Service) refundLatePayment(ctx context.Context, o orders.Order, pay payments.Provider) error {
+	sess, err := pay.GetSession(ctx, o.Partner.Payment.SessionID)
+	if err != nil || sess.Status != payments.Paid {
+		return err
+	}
+	return s.runner.InTx(ctx, func(t store.Tx) error {
+		moved, err := s.orders.WithTx(t).SetPayment(ctx, o.ID, orders.PaymentExpired, orders.PaymentPaid, sess.PaymentID)
+		if err != nil || !moved {
+			return err
+		}
+		return s.cfg.Jobs.ScheduleRefund(ctx, t, o.ID)
+	})
 }
 
 // PaymentMismatch is the failure reason of a CASH order whose payment did not match it.
