@@ -1,5 +1,3 @@
-// Package app wires the Rewards service: configuration, logging, the database (external or a
-// private local PostgreSQL), the core services, the HTTP server and its lifecycle.
 package app
 
 import (

@@ -7,6 +7,9 @@
 // A lookup that was in flight when a revocation dropped its entries must not put the revoked
 // value back: Put takes the generation read before the lookup, and stores nothing when a Drop
 // came in between.
+//
+// Every cache of the service, this package's and the others, is listed with what drops it in
+// the documentation of package app.
 package authcache
 
 import (

@@ -1,0 +1,39 @@
+// Package app wires the Rewards service: configuration, logging, the database (external or a
+// private local PostgreSQL), the core services, the HTTP server and its lifecycle.
+//
+// # Caches
+//
+// Every in-memory cache of the service, in one table. Each is per instance: this instance drops
+// what its own writes change (the last column), and another instance serves the old value
+// until its entry's time is up (kept). A cache's own comment says why it exists; a change to
+// what a cache holds, or to what drops it, starts here.
+//
+//	cache (type, field)            holds                          bound          kept           dropped on this instance by
+//	studio.Service.keys            API key hash: key record       50,000 LRU     1 s            key or secret rotation, game setting
+//	studio.Service.secrets         server secret hash: record     50,000 LRU     1 s            the same
+//	studio.Service.origins         environment+origin: allowed    50,000 LRU     1 s            any change of allowed origins (all)
+//	players.Service.seen           a token's player               100,000 LRU    1 s            any change of the player
+//	players.Service.tokens         token text: verified claims    20,000 LRU     1 s, < expiry  nothing (claims never change)
+//	partner.Service.tokens         token hash: token record       50,000 LRU     1 s            settings, secret, exchange, key rotation
+//	coins.Values                   game+coin: coins per unit      10,000 LRU     1 s            SetCoinsPerUnit
+//	touchpoints.Service.trees      tree, for reads w/o player     1,000 LRU      1 s            PutTree, DeleteTree (the game's)
+//	postgres treeCache             decoded tree + its version     1,000, clear   by version     never stale: version read each call
+//	catalogue.PoolStock            pool reward: free codes        pools read     500 ms         AddCodes, a purchase of the pool
+//	catalogue.ReadModel            the catalogue, one Snapshot    one snapshot   version moves  own writes, loaded before returning;
+//	                                                                                            others by NOTIFY or a 300 ms poll
+//	catalogue Snapshot.views       sorted indexes per query       16 MiB         its snapshot   a new snapshot (some carried over)
+//	catalogue searchViews.cache    sorted matches per search      1,024 LRU      its snapshot   a new snapshot, a reward's dates
+//	catalogue searchViews.names    brands, categories found       1,024 LRU      its snapshot   a new snapshot, the game's counts
+//	vouchers.StockCache            product: stock (no errors)     100,000        60 s (config)  nothing: purchases ask the provider
+//	vouchers/sandbox Provider      product lookups (sandbox)      10,000         5 s            nothing
+//	catalogueapi listItems         item shape: its JSON           4 MiB, clear   no expiry      never stale: served for equal shapes
+//	storepage gameCache            game, store settings, theme    10,000, clear  5 s            nothing
+//	storepage balances             player: store coin balance     100,000        1 s            a purchase in the store
+//	storepage rendered             card or options HTML           50,000, clear  no expiry      never stale: keyed by content
+//
+// 1 s is authcache.TTL, 500 ms catalogue.PoolStockTTL, 60 s External.StockCacheTTL's default.
+// "LRU" drops the least recently used past the bound; "clear" starts again empty. The two tree
+// caches are kept apart on purpose: touchpoints.Service.trees lets a read skip the storage (the
+// core decides when it may), the adapter's treeCache only spares decoding on reads that do go
+// there, and never serves a tree stale.
+package app
