@@ -32,10 +32,19 @@ type TouchpointsRepo struct {
 }
 
 // treeCache keeps decoded trees by how they are read (game and name, or id) with their version
-// (id and updated_at): games read the same trees on every screen, and decoding a tree's JSON was a
-// sixth of a read's cost. The tree's version is still read on every call, so a change is seen at
-// once; its nodes are read only when the version is not the cached one. Cached trees are
+// (id and updated_at): games read the same trees on every screen, and decoding a tree's JSON is a
+// large part of a read's cost. The tree's version is still read on every call, so a change is
+// seen at once; its nodes are read only when the version is not the cached one. Cached trees are
 // shared: the core never changes the nodes it reads.
+//
+// It is not touchpoints.Service's cache of trees, and the two are kept apart on purpose. The
+// service's cache answers reads without a player with no round trip at all, and so may be
+// stale for authcache.TTL on other instances; only the core knows when a read may skip the
+// storage (no player balance to read, the coin's value in memory) and when its own writes
+// drop it. This one never answers without asking the database: it serves every read that
+// does go to the storage (a player's read, the service's misses, pages of trees) fresh, and
+// saves only the transfer and decoding of nodes that did not change. It is invisible to the
+// port. Both are in the table of caches in package app's documentation.
 type treeCache struct {
 	mu    sync.Mutex
 	trees map[treeKey]touchpoints.Tree

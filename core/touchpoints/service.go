@@ -55,6 +55,9 @@ type Service struct {
 	// Config.CoinValues): a change made through this instance is served at its next read, on
 	// other instances within authcache.TTL. A tree not found is not kept, so a new tree is
 	// served at once everywhere. The trees are shared: serving never changes stored nodes.
+	// It is the one cache that lets a read skip the storage; the postgres adapter's decode
+	// cache behind Repo only spares decoding an unchanged tree on reads that do go there (a
+	// player's, and this cache's misses), and never serves one stale.
 	trees *authcache.Cache[cachedTreeKey, Tree]
 }
 
