@@ -249,7 +249,7 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 		SandboxPayments: sandboxPayments,
 		Players:         playersSvc,
 	}
-	jobs.RegisterWebhooks(queue, m.Webhooks)
+	jobs.RegisterWebhooks(queue, m.Webhooks, postgres.NewWebhookOutbox(database))
 	jobs.RegisterOrders(queue, m.Orders, ext.VoucherWait, ext.Log.With("component", "orders"))
 	jobs.RegisterPartner(queue, m.Partner, ext.Log.With("component", "partner"))
 	jobs.RegisterIdempotency(queue, m.Idempotency, ext.Log.With("component", "idempotency"))

@@ -275,13 +275,13 @@ func TestWebhookSurvivesAKilledService(t *testing.T) {
 	w := s.newWebhookTenant(t, "Crashy", nil)
 	s.behaviour(t, fmt.Sprintf(`{"channel":%q,"failNext":1}`, w.channel))
 	s.distribute(t, w, 9, nil)
-	// The first attempt fails. Once its outcome is recorded and the job waits in the queue for
-	// its retry, SIGKILL the service: only the database knows the event is still owed.
+	// The first attempt fails. Once its outcome is recorded and the delivery waits in the outbox
+	// for its retry, SIGKILL the service: only the database knows the event is still owed.
 	db := s.pg.DB(s.ctx)
 	require.Eventually(t, func() bool {
 		var waiting int
-		err := db.QueryRowContext(s.ctx, `SELECT count(*) FROM river_job j JOIN webhook_deliveries d ON d.id::text = j.args->>'delivery_id'
-			WHERE d.status = 'RETRYING' AND j.state IN ('available', 'scheduled')`).Scan(&waiting)
+		err := db.QueryRowContext(s.ctx, `SELECT count(*) FROM webhook_deliveries d
+			WHERE d.status = 'RETRYING' AND d.attempt_number = 1 AND d.due_at > now()`).Scan(&waiting)
 		return err == nil && waiting == 1
 	}, 15*time.Second, 50*time.Millisecond)
 	s.svc.Kill(s.ctx)

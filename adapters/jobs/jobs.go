@@ -59,6 +59,8 @@ type Queue struct {
 	queues   map[string]river.QueueConfig
 	periodic []*river.PeriodicJob
 	client   *river.Client[pgx.Tx]
+	// webhooks dispatches the webhook outbox (RegisterWebhooks); nil without it.
+	webhooks *dispatcher
 }
 
 // New returns a queue on pool. Modules register their jobs on it, then Open builds the client.
@@ -120,11 +122,23 @@ func (q *Queue) Start(ctx context.Context) error {
 	if q.client == nil {
 		return errors.New("jobs: Start before Open")
 	}
-	return q.client.Start(ctx)
+	if err := q.client.Start(ctx); err != nil {
+		return err
+	}
+	if q.webhooks != nil {
+		q.webhooks.start(ctx)
+	}
+	return nil
 }
 
-// Stop lets running jobs finish, then stops.
-func (q *Queue) Stop(ctx context.Context) error { return q.client.Stop(ctx) }
+// Stop lets running jobs and webhook attempts finish, then stops.
+func (q *Queue) Stop(ctx context.Context) error {
+	var err error
+	if q.webhooks != nil {
+		err = q.webhooks.stopAndWait(ctx)
+	}
+	return errors.Join(err, q.client.Stop(ctx))
+}
 
 // InsertManyTx queues jobs inside tx: they exist if and only if tx commits.
 func (q *Queue) InsertManyTx(ctx context.Context, tx pgx.Tx, params []river.InsertManyParams) error {

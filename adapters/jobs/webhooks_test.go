@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rewardsco/rewards/adapters/jobs"
@@ -31,6 +33,7 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 // deliveryBundle is the service's delivery path on a fresh database: coin movements that fan
 // out to webhook deliveries, and the River queue that works them, not yet started.
 type deliveryBundle struct {
+	outbox   *postgres.WebhookOutbox
 	queue    *jobs.Queue
 	studios  *studio.Service
 	coins    *coins.Service
@@ -40,7 +43,14 @@ type deliveryBundle struct {
 
 func setupDeliveries(t *testing.T, workers int) deliveryBundle {
 	t.Helper()
-	cfg, err := pgxpool.ParseConfig(pgtest.URL(t))
+	return setupDeliveriesOn(t, pgtest.URL(t), workers, nil)
+}
+
+// setupDeliveriesOn is setupDeliveries on the database at url (one another bundle may share:
+// another instance), with retry delays (nil: the service's).
+func setupDeliveriesOn(t *testing.T, url string, workers int, retryDelays []time.Duration) deliveryBundle {
+	t.Helper()
+	cfg, err := pgxpool.ParseConfig(url)
 	require.NoError(t, err)
 	cfg.MaxConns = 20 // the service's own pool size
 	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
@@ -52,12 +62,14 @@ func setupDeliveries(t *testing.T, workers int) deliveryBundle {
 	hooks, err := webhooks.NewService(postgres.NewWebhooksStore(database, queue), webhooks.Options{
 		SecretKey: make([]byte, 32),
 		// Loopback test receivers: the development switches.
-		Transport: webhookhttp.New(webhookhttp.Options{AllowHTTP: true, AllowPrivate: true}),
+		Transport:   webhookhttp.New(webhookhttp.Options{AllowHTTP: true, AllowPrivate: true}),
+		RetryDelays: retryDelays,
 	})
 	require.NoError(t, err)
-	jobs.RegisterWebhooks(queue, hooks)
+	jobs.RegisterWebhooks(queue, hooks, postgres.NewWebhookOutbox(database))
 	require.NoError(t, queue.Open())
 	return deliveryBundle{
+		outbox:   postgres.NewWebhookOutbox(database),
 		queue:    queue,
 		studios:  studio.NewService(games),
 		coins:    coins.NewService(database, postgres.NewCoinsStore(database, queue), games, idempotency.NewKeeper(database, postgres.NewIdempotencyStore(database))),
@@ -81,6 +93,7 @@ func (b deliveryBundle) start(t *testing.T) {
 
 // hookedStudio is a studio with a game, a coin, a player and a webhook configuration of url.
 type hookedStudio struct {
+	studioID uuid.UUID
 	movement coins.Movement
 }
 
@@ -99,7 +112,7 @@ func (b deliveryBundle) hookedStudio(t *testing.T, name, url string) hookedStudi
 	events := []string{"COINS_CREDITED"}
 	_, _, err = b.webhooks.Configure(ctx, webhooks.Scope{StudioID: s.ID, Environment: studio.Test}, webhooks.Change{URL: &url, SubscribedEvents: &events})
 	require.NoError(t, err)
-	return hookedStudio{movement: coins.Movement{GameID: g.ID, Environment: studio.Test, PlayerID: p.Player.ID,
+	return hookedStudio{studioID: s.ID, movement: coins.Movement{GameID: g.ID, Environment: studio.Test, PlayerID: p.Player.ID,
 		UserUUID: p.Player.StudioRef(), CoinID: c.ID, Amount: 1}}
 }
 
@@ -163,4 +176,162 @@ func TestStalledReceiverDelaysOnlyItsOwnDeliveries(t *testing.T) {
 	}
 	require.LessOrEqual(t, maxInFlight.Load(), int64(webhooks.MaxInFlight), "attempts in flight to the stalled receiver")
 	require.Positive(t, maxInFlight.Load(), "the stalled receiver was tried")
+}
+
+// TestClaimedDeliveryIsTakenAgainAfterItsLease: a dispatcher that claims deliveries and dies
+// before their attempts holds them for its lease only; meanwhile no other claim returns them,
+// and after it the next claim does.
+func TestClaimedDeliveryIsTakenAgainAfterItsLease(t *testing.T) {
+	t.Parallel()
+	b := setupDeliveries(t, 5)
+	h := b.hookedStudio(t, "Lease Studio", "http://127.0.0.1:9/hook")
+	b.credit(t, h, 3)
+	ctx := context.Background()
+
+	dying, err := b.outbox.Claim(ctx, 10, 2*time.Second)
+	require.NoError(t, err)
+	require.Len(t, dying, 3)
+	leased := time.Now()
+	again, err := b.outbox.Claim(ctx, 10, time.Minute)
+	require.NoError(t, err)
+	require.Empty(t, again, "a leased delivery is not claimed twice")
+
+	var retaken []webhooks.Pending
+	require.Eventually(t, func() bool {
+		got, err := b.outbox.Claim(ctx, 10, time.Minute)
+		require.NoError(t, err)
+		retaken = append(retaken, got...)
+		return len(retaken) == 3
+	}, 10*time.Second, 100*time.Millisecond)
+	require.GreaterOrEqual(t, time.Since(leased), 1500*time.Millisecond, "taken again only once the lease ended")
+	ids := func(ps []webhooks.Pending) []string {
+		var out []string
+		for _, p := range ps {
+			out = append(out, p.DeliveryID.String())
+			require.Zero(t, p.AttemptNumber, "no attempt was recorded")
+		}
+		return out
+	}
+	require.ElementsMatch(t, ids(dying), ids(retaken))
+}
+
+// TestConcurrentClaimsTakeEachDeliveryOnce: dispatchers claiming at the same moment get
+// disjoint deliveries, and together all of them.
+func TestConcurrentClaimsTakeEachDeliveryOnce(t *testing.T) {
+	t.Parallel()
+	b := setupDeliveries(t, 5)
+	h := b.hookedStudio(t, "Claims Studio", "http://127.0.0.1:9/hook")
+	const n = 200
+	b.credit(t, h, n)
+	var mu sync.Mutex
+	seen := map[string]int{}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				got, err := b.outbox.Claim(context.Background(), 7, time.Minute)
+				if !assert.NoError(t, err) || len(got) == 0 {
+					return
+				}
+				mu.Lock()
+				for _, p := range got {
+					seen[p.DeliveryID.String()]++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	require.Len(t, seen, n)
+	for id, c := range seen {
+		require.Equal(t, 1, c, "delivery %s claimed %d times", id, c)
+	}
+}
+
+// TestTwoInstancesSendEachDeliveryOnce: two instances' dispatchers on one database, 300
+// events to a receiver that takes a while to answer: every event arrives, none twice, and no
+// event's attempt is ever in flight twice at once.
+func TestTwoInstancesSendEachDeliveryOnce(t *testing.T) {
+	t.Parallel()
+	url := pgtest.URL(t)
+	a, other := setupDeliveriesOn(t, url, 20, nil), setupDeliveriesOn(t, url, 20, nil)
+	var mu sync.Mutex
+	got, inFlight := map[string]int{}, map[string]bool{}
+	twiceAtOnce := 0
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Service-Event-Id")
+		mu.Lock()
+		if inFlight[id] {
+			twiceAtOnce++
+		}
+		inFlight[id] = true
+		got[id]++
+		mu.Unlock()
+		time.Sleep(5 * time.Millisecond)
+		mu.Lock()
+		delete(inFlight, id)
+		mu.Unlock()
+	}))
+	t.Cleanup(rcv.Close)
+	const n = 300
+	h := a.hookedStudio(t, "Twin Studio", rcv.URL+"/hook")
+	a.credit(t, h, n)
+	a.start(t)
+	other.start(t)
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(got) == n
+	}, 30*time.Second, 50*time.Millisecond)
+	time.Sleep(300 * time.Millisecond) // a duplicate would arrive about now
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, got, n)
+	for id, c := range got {
+		require.Equal(t, 1, c, "event %s sent %d times", id, c)
+	}
+	require.Zero(t, twiceAtOnce)
+}
+
+// TestRetriesFollowTheSchedule: a receiver that fails twice gets the third attempt; each retry
+// comes after its delay (here 1 s, then 2 s), not before and not much later.
+func TestRetriesFollowTheSchedule(t *testing.T) {
+	t.Parallel()
+	b := setupDeliveriesOn(t, pgtest.URL(t), 5, []time.Duration{time.Second, 2 * time.Second, time.Hour, time.Hour})
+	var mu sync.Mutex
+	var at []time.Time
+	var attempts []string
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		at = append(at, time.Now())
+		attempts = append(attempts, r.Header.Get("X-Service-Attempt"))
+		if len(at) <= 2 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+	}))
+	t.Cleanup(rcv.Close)
+	h := b.hookedStudio(t, "Retry Studio", rcv.URL+"/hook")
+	b.credit(t, h, 1)
+	b.start(t)
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(at) == 3
+	}, 15*time.Second, 50*time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, []string{"1", "2", "3"}, attempts)
+	for i, want := range []time.Duration{time.Second, 2 * time.Second} {
+		gap := at[i+1].Sub(at[i])
+		require.GreaterOrEqual(t, gap, want-50*time.Millisecond, "retry %d came early", i+1)
+		require.Less(t, gap, want+time.Second, "retry %d came late", i+1)
+	}
+	list, _, err := b.webhooks.Deliveries(context.Background(), webhooks.Scope{StudioID: h.studioID, Environment: studio.Test}, webhooks.DeliveryFilter{Limit: 10})
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	require.Equal(t, webhooks.StatusSuccess, list[0].Status)
+	require.Equal(t, 3, list[0].AttemptNumber)
 }

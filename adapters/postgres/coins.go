@@ -2,13 +2,9 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sync"
-	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/rewardsco/rewards/adapters/postgres/db"
 	"github.com/rewardsco/rewards/core/coins"
@@ -16,36 +12,31 @@ import (
 	"github.com/rewardsco/rewards/core/store"
 )
 
-// DeliveryEnqueuer queues webhook delivery jobs inside a transaction (the River queue).
-type DeliveryEnqueuer interface {
-	EnqueueDeliveries(ctx context.Context, tx pgx.Tx, ids []uuid.UUID) error
+// DeliveryNotifier hears that webhook deliveries were added to the outbox (WebhookOutbox) and
+// committed, so that a dispatcher takes them at once rather than at its next look.
+type DeliveryNotifier interface {
+	DeliveriesAdded()
 }
 
 // CoinsRepo is the storage of the coins module: coins, balances, the journal and the coin
-// events, whose webhook deliveries it queues on jobs in the same transaction.
+// events, whose webhook deliveries the movement's own statement adds to the outbox.
 type CoinsRepo struct {
 	conn
-	jobs DeliveryEnqueuer
+	jobs DeliveryNotifier
 	db   *DB
-	// hooked remembers, for a while, the games whose movements had webhook deliveries to
-	// queue, so that their movements outside a transaction go straight to one (see
-	// ApplyMovement); shared by every CoinsRepo of the store.
-	hooked *sync.Map
 	// hot queues the movements of a player's coin that arrive while another of them runs on
 	// this instance, to run them together (coins_hot.go); shared by every CoinsRepo of the store.
 	hot *hotLines
 }
 
-// hookedFor is how long a game whose movement had deliveries skips the one-statement attempt.
-const hookedFor = time.Minute
-
 var _ coins.Repo = (*CoinsRepo)(nil)
 
-// NewCoinsStore returns the coins module's storage on d, queueing webhook deliveries on jobs.
-func NewCoinsStore(d *DB, jobs DeliveryEnqueuer) store.Of[coins.Repo] {
-	hooked, hot := &sync.Map{}, newHotLines()
+// NewCoinsStore returns the coins module's storage on d, telling jobs of the webhook
+// deliveries its movements add.
+func NewCoinsStore(d *DB, jobs DeliveryNotifier) store.Of[coins.Repo] {
+	hot := newHotLines()
 	return newModuleStore(d, func(c conn) coins.Repo {
-		return &CoinsRepo{conn: c, jobs: jobs, db: d, hooked: hooked, hot: hot}
+		return &CoinsRepo{conn: c, jobs: jobs, db: d, hot: hot}
 	})
 }
 
@@ -119,28 +110,26 @@ func (r *CoinsRepo) FirstCoin(ctx context.Context, gameID uuid.UUID) (coins.Coin
 	return toCoreCoin(row), nil
 }
 
-// ApplyMovement implements coins.Repo in one statement (CoinsApplyMovement), then queues the
-// webhook deliveries it created on the delivery queue in the same transaction, so a delivery
-// exists if and only if the balance change commits. Outside a transaction it commits by itself:
-// one statement that locks the balance only while it runs, unless the movement has webhook
-// deliveries to queue, which then go in a transaction with it.
+// ApplyMovement implements coins.Repo in one statement (CoinsApplyMovement), which adds the
+// webhook deliveries of its event to the outbox, so a delivery exists if and only if the
+// balance change commits. Outside a transaction it commits by itself: one statement that locks
+// the balance only while it runs (applyQueued).
 func (r *CoinsRepo) ApplyMovement(ctx context.Context, m coins.Movement, typ coins.TxType, event coins.EventType) (coins.Transaction, error) {
 	if r.tx == nil {
-		return r.applyAlone(ctx, m, typ, event)
+		return r.applyQueued(ctx, m, typ, event)
 	}
-	out, deliveries, err := r.apply(ctx, m, typ, event, false)
+	out, deliveries, err := r.apply(ctx, m, typ, event)
 	return r.applied(ctx, m, typ, out, deliveries, err)
 }
 
 // QueueMovement implements coins.Repo: in a transaction, CoinsApplyMovement travels with the
-// transaction's next statement (Tx.queueRow), and the outcome reads its row; the webhook
-// deliveries it created are queued then. On the pool it is ApplyMovement.
+// transaction's next statement (Tx.queueRow), and the outcome reads its row. On the pool it is ApplyMovement.
 func (r *CoinsRepo) QueueMovement(ctx context.Context, m coins.Movement, typ coins.TxType, event coins.EventType) func(context.Context) (coins.Transaction, error) {
 	if r.owner == nil {
 		out, err := r.ApplyMovement(ctx, m, typ, event)
 		return func(context.Context) (coins.Transaction, error) { return out, err }
 	}
-	params := movementParams(m, typ, event, false)
+	params := movementParams(m, typ, event)
 	var row db.CoinsApplyMovementRow
 	sent := r.owner.queueRow(func(q db.DBTX) (err error) {
 		row, err = db.New(q).CoinsApplyMovement(ctx, params)
@@ -153,40 +142,38 @@ func (r *CoinsRepo) QueueMovement(ctx context.Context, m coins.Movement, typ coi
 	}
 }
 
-// applied finishes a movement made in a transaction (ApplyMovement, QueueMovement): it queues
-// the webhook deliveries it created and counts it once committed.
-func (r *CoinsRepo) applied(ctx context.Context, m coins.Movement, typ coins.TxType, out coins.Transaction, deliveries []uuid.UUID, err error) (coins.Transaction, error) {
+// applied finishes a movement made in a transaction (ApplyMovement, QueueMovement): once
+// committed, it counts it and tells of its webhook deliveries.
+func (r *CoinsRepo) applied(_ context.Context, m coins.Movement, typ coins.TxType, out coins.Transaction, deliveries []uuid.UUID, err error) (coins.Transaction, error) {
 	if err != nil {
 		return coins.Transaction{}, err
 	}
-	if len(deliveries) > 0 {
-		if r.jobs == nil {
-			return coins.Transaction{}, fmt.Errorf("apply %s: webhook deliveries need a delivery queue", typ)
-		}
-		if err := r.jobs.EnqueueDeliveries(ctx, r.tx, deliveries); err != nil {
-			return coins.Transaction{}, err
-		}
-	}
-	r.onCommit(func() { r.metrics.CoinMovement(m.Reason, typ, m.Amount) })
+	r.onCommit(func() {
+		r.metrics.CoinMovement(m.Reason, typ, m.Amount)
+		r.delivered(deliveries)
+	})
 	return out, nil
 }
 
-// errHooked is apply's refusal, alone, of a movement that has webhook deliveries to queue.
-var errHooked = errors.New("the movement has webhook deliveries to queue")
+// delivered tells jobs of committed webhook deliveries, if there are any.
+func (r *CoinsRepo) delivered(deliveries []uuid.UUID) {
+	if len(deliveries) > 0 && r.jobs != nil {
+		r.jobs.DeliveriesAdded()
+	}
+}
 
-// apply runs CoinsApplyMovement; alone, it refuses a movement with deliveries (errHooked,
-// nothing changed).
-func (r *CoinsRepo) apply(ctx context.Context, m coins.Movement, typ coins.TxType, event coins.EventType, alone bool) (coins.Transaction, []uuid.UUID, error) {
-	row, err := r.q.CoinsApplyMovement(ctx, movementParams(m, typ, event, alone))
+// apply runs CoinsApplyMovement.
+func (r *CoinsRepo) apply(ctx context.Context, m coins.Movement, typ coins.TxType, event coins.EventType) (coins.Transaction, []uuid.UUID, error) {
+	row, err := r.q.CoinsApplyMovement(ctx, movementParams(m, typ, event))
 	return movementResult(m, typ, row, err)
 }
 
 // movementParams are CoinsApplyMovement's parameters for m.
-func movementParams(m coins.Movement, typ coins.TxType, event coins.EventType, alone bool) db.CoinsApplyMovementParams {
+func movementParams(m coins.Movement, typ coins.TxType, event coins.EventType) db.CoinsApplyMovementParams {
 	return db.CoinsApplyMovementParams{
 		Type: string(typ), CoinID: m.CoinID, GameID: m.GameID, PlayerID: m.PlayerID, Amount: m.Amount,
 		Environment: string(m.Environment), Reason: m.Reason, ReferenceID: m.ReferenceID, Description: m.Description,
-		Metadata: m.Metadata, EventType: string(event), UserUuid: m.UserUUID, Alone: alone,
+		Metadata: m.Metadata, EventType: string(event), UserUuid: m.UserUUID,
 	}
 }
 
@@ -194,8 +181,6 @@ func movementParams(m coins.Movement, typ coins.TxType, event coins.EventType, a
 // journal entry and deliveries, or why it did not happen.
 func movementResult(m coins.Movement, typ coins.TxType, row db.CoinsApplyMovementRow, err error) (coins.Transaction, []uuid.UUID, error) {
 	switch {
-	case pgCode(err) == "RWHOK":
-		return coins.Transaction{}, nil, errHooked
 	case err != nil:
 		return coins.Transaction{}, nil, fmt.Errorf("apply %s of %s: %w", typ, m.PlayerID, err)
 	case !row.CoinFound:
@@ -210,42 +195,15 @@ func movementResult(m coins.Movement, typ coins.TxType, row db.CoinsApplyMovemen
 	}, row.DeliveryIds, nil
 }
 
-// applyAlone makes a movement outside a caller's transaction: first as one statement that
-// commits by itself, which refuses (RWHOK, nothing changed) when the movement has webhook
-// deliveries; then, and for a while for the game's next movements, in a transaction of its own
-// with the deliveries queued. The one-statement attempt waits its turn behind a movement of the
-// same player's coin already running on this instance, and then runs with the others that
-// waited, in one transaction (applyQueued).
-func (r *CoinsRepo) applyAlone(ctx context.Context, m coins.Movement, typ coins.TxType, event coins.EventType) (coins.Transaction, error) {
-	if at, ok := r.hooked.Load(m.GameID); !ok || time.Since(at.(time.Time)) > hookedFor {
-		out, err := r.applyQueued(ctx, m, typ, event)
-		if !errors.Is(err, errHooked) {
-			return out, err
-		}
-		// Refused by design: the transaction below makes it.
-		r.hooked.Store(m.GameID, time.Now())
-	}
-	var out coins.Transaction
-	err := r.db.InTx(ctx, func(t store.Tx) error {
-		var err error
-		out, err = (&CoinsRepo{conn: r.db.txConn(t), jobs: r.jobs, db: r.db, hooked: r.hooked, hot: r.hot}).ApplyMovement(ctx, m, typ, event)
-		return err
-	})
-	return out, err
-}
-
 // applyOne makes a movement as one statement that commits by itself (a transaction of one
-// statement, traced as one); errHooked when it has webhook deliveries to queue.
+// statement, traced as one).
 func (r *CoinsRepo) applyOne(ctx context.Context, m coins.Movement, typ coins.TxType, event coins.EventType) (coins.Transaction, error) {
 	sctx, end := r.db.span(ctx)
-	out, _, err := r.apply(sctx, m, typ, event, true)
-	if errors.Is(err, errHooked) {
-		end(nil) // refused by design
-		return out, err
-	}
+	out, deliveries, err := r.apply(sctx, m, typ, event)
 	end(err)
 	if err == nil {
 		r.metrics.CoinMovement(m.Reason, typ, m.Amount)
+		r.delivered(deliveries)
 	}
 	return out, err
 }

@@ -35,15 +35,12 @@ import (
 // rows in the order of (player, coin), as every instance's batches do, so that two batches
 // never wait on each other in a cycle.
 //
-// A batch that PostgreSQL refused (a statement's error, RWHOK for a game that has webhook
-// deliveries to queue, a deadlock, a failed COMMIT) committed nothing: each of its movements is
-// then made by its own caller as if it had never waited, one statement alone (and for RWHOK the
-// transaction with the deliveries), so each gets exactly the answer it would have had without
-// the queue, and a bad movement fails alone. A batch whose outcome is unknown (the connection
+// A batch that PostgreSQL refused (a statement's error, a deadlock, a failed COMMIT) committed
+// nothing: each of its movements is then made by its own caller as if it had never waited, one
+// statement alone, so each gets exactly the answer it would have had without the queue, and a
+// bad movement fails alone. A batch whose outcome is unknown (the connection
 // was lost or timed out after it was sent) answers its error to each movement, as a lone
-// statement's would be: nothing is made again that may have committed. Games known to have
-// webhook deliveries (CoinsRepo.hooked) do not queue: their movements go straight to their
-// transaction.
+// statement's would be: nothing is made again that may have committed.
 //
 // A waiter whose context ends before its turn is taken leaves the queue with the context's
 // error; once taken, it waits for its batch's outcome (the batch runs detached from the callers'
@@ -85,8 +82,7 @@ type hotOp struct {
 type hotWaiter = waiter[*hotOp]
 
 // applyQueued makes m as one statement that commits by itself, or, when a movement of its line
-// is running on this instance, in the batch of the next turn (see above). errHooked:
-// the movement has webhook deliveries to queue, nothing changed.
+// is running on this instance, in the batch of the next turn (see above).
 func (r *CoinsRepo) applyQueued(ctx context.Context, m coins.Movement, typ coins.TxType, event coins.EventType) (coins.Transaction, error) {
 	key, op := r.hot.keyOf(m.PlayerID, m.CoinID), &hotOp{m: m, typ: typ, event: event}
 	w, first := r.hot.wait(ctx, key, op, func(batch []*hotWaiter) { r.runTurn(key, batch) })
@@ -123,9 +119,11 @@ func (r *CoinsRepo) runTurn(key hotKey, batch []*hotWaiter) {
 	for i, w := range batch {
 		switch {
 		case err == nil:
-			w.op.out, _, w.err = movementResult(w.op.m, w.op.typ, results[i], nil)
+			var deliveries []uuid.UUID
+			w.op.out, deliveries, w.err = movementResult(w.op.m, w.op.typ, results[i], nil)
 			if w.err == nil {
 				r.metrics.CoinMovement(w.op.m.Reason, w.op.typ, w.op.m.Amount)
+				r.delivered(deliveries)
 			}
 			ends[i](w.err)
 		case errors.Is(err, errNotCommitted):
@@ -160,7 +158,7 @@ func (r *CoinsRepo) sendBatch(ctx context.Context, batch []*hotWaiter) ([]db.Coi
 	b.Queue("begin")
 	for _, w := range batch {
 		// The generated query queues itself (its statement and arguments) on b.
-		_, _ = db.New(batchQueuer{b}).CoinsApplyMovement(ctx, movementParams(w.op.m, w.op.typ, w.op.event, true))
+		_, _ = db.New(batchQueuer{b}).CoinsApplyMovement(ctx, movementParams(w.op.m, w.op.typ, w.op.event))
 	}
 	b.Queue("commit")
 	br := c.SendBatch(ctx, b)
@@ -169,7 +167,7 @@ func (r *CoinsRepo) sendBatch(ctx context.Context, batch []*hotWaiter) ([]db.Coi
 	errs := []error{beginErr}
 	for i, w := range batch {
 		// The generated query reads the next result of br as its own.
-		row, err := db.New(batchReader{br}).CoinsApplyMovement(ctx, movementParams(w.op.m, w.op.typ, w.op.event, true))
+		row, err := db.New(batchReader{br}).CoinsApplyMovement(ctx, movementParams(w.op.m, w.op.typ, w.op.event))
 		rows[i] = row
 		errs = append(errs, err)
 	}

@@ -49,7 +49,7 @@ func setupRetention(t *testing.T) retentionBundle {
 	require.NoError(t, err)
 	hooks, err := webhooks.NewService(postgres.NewWebhooksStore(database, nil), webhooks.Options{SecretKey: make([]byte, 32), Transport: anyURL{}})
 	require.NoError(t, err)
-	jobs.RegisterWebhooks(queue, hooks)
+	jobs.RegisterWebhooks(queue, hooks, postgres.NewWebhookOutbox(database))
 	require.NoError(t, queue.Open()) // deliveries are queued, never worked
 	url, events := "https://hooks.example.com/rewards", []string{"COINS_CREDITED"}
 	_, _, err = hooks.Configure(ctx, webhooks.Scope{StudioID: s.ID, Environment: studio.Test}, webhooks.Change{URL: &url, SubscribedEvents: &events})

@@ -13,19 +13,23 @@ import (
 	"github.com/rewardsco/rewards/core/webhooks"
 )
 
-// WebhooksRepo is the storage of the webhooks module; it queues the attempts of the deliveries
-// it adds (resend, recover) on jobs in the same transaction.
+// WebhooksRepo is the storage of the webhooks module. The deliveries it adds (resend, recover)
+// are rows of the webhook outbox (WebhookOutbox); once they commit it tells jobs, so that they
+// are sent at once. On the pool, the attempts it records go to the database together with the
+// ones recorded at the same time (attempts.go).
 type WebhooksRepo struct {
 	conn
-	jobs DeliveryEnqueuer
+	jobs     DeliveryNotifier
+	attempts *attemptRecorder
 }
 
 var _ webhooks.Repo = (*WebhooksRepo)(nil)
 
-// NewWebhooksStore returns the storage of the webhooks module on d, queueing delivery attempts
-// on jobs.
-func NewWebhooksStore(d *DB, jobs DeliveryEnqueuer) store.Of[webhooks.Repo] {
-	return newModuleStore(d, func(c conn) webhooks.Repo { return &WebhooksRepo{conn: c, jobs: jobs} })
+// NewWebhooksStore returns the storage of the webhooks module on d, telling jobs of the
+// deliveries it adds.
+func NewWebhooksStore(d *DB, jobs DeliveryNotifier) store.Of[webhooks.Repo] {
+	attempts := newAttemptRecorder(d)
+	return newModuleStore(d, func(c conn) webhooks.Repo { return &WebhooksRepo{conn: c, jobs: jobs, attempts: attempts} })
 }
 
 func toCoreConfig(r db.WebhookConfig) webhooks.Config {
@@ -147,16 +151,16 @@ func (r *WebhooksRepo) FindDelivery(ctx context.Context, s webhooks.Scope, id uu
 	return webhooks.Found{ID: row.ID, EventID: row.EventID, ConfigID: row.ConfigID, ConfigActive: row.IsActive}, nil
 }
 
-// queue queues the attempts of deliveries ids in r's transaction, so that they exist if and
-// only if the deliveries commit.
-func (r *WebhooksRepo) queue(ctx context.Context, what string, ids []uuid.UUID) error {
+// queue tells the dispatcher of deliveries ids once they commit; the rows themselves are what
+// is owed, so a lost notice only delays them until the dispatcher's next look.
+func (r *WebhooksRepo) queue(_ context.Context, what string, ids []uuid.UUID) error {
 	if r.tx == nil || r.jobs == nil {
 		return fmt.Errorf("%s: needs a transaction and a delivery queue", what)
 	}
-	if len(ids) == 0 {
-		return nil
+	if len(ids) > 0 {
+		r.onCommit(r.jobs.DeliveriesAdded)
 	}
-	return r.jobs.EnqueueDeliveries(ctx, r.tx, ids)
+	return nil
 }
 
 // Resend implements webhooks.Repo.
@@ -208,6 +212,10 @@ func (r *WebhooksRepo) PendingDelivery(ctx context.Context, id uuid.UUID) (webho
 	if err != nil {
 		return webhooks.Pending{}, fmt.Errorf("get delivery %s: %w", id, err)
 	}
+	return toCorePending(db.WebhooksClaimDueRow(row)), nil
+}
+
+func toCorePending(row db.WebhooksClaimDueRow) webhooks.Pending {
 	return webhooks.Pending{
 		DeliveryID: row.ID, ConfigID: row.ConfigID, Status: row.Status, AttemptNumber: int(row.AttemptNumber), URL: row.WebhookUrl,
 		ConfigActive: row.IsActive, Sealed: row.SecretSealed, PreviousSealed: row.PreviousSecretSealed, PreviousExpiresAt: row.PreviousSecretExpiresAt,
@@ -216,20 +224,17 @@ func (r *WebhooksRepo) PendingDelivery(ctx context.Context, id uuid.UUID) (webho
 			AppID: row.GameID.String(), UserUUID: row.UserUuid, CoinID: row.CoinID.String(), Delta: row.Delta,
 			NewBalance: row.NewBalance, ReferenceID: row.ReferenceID, Reason: row.Reason,
 		},
-	}, nil
+	}
 }
 
-// RecordAttempt implements webhooks.Repo.
+// RecordAttempt implements webhooks.Repo. On the pool it waits for the statement that records
+// it with the attempts recorded at the same time (attemptRecorder).
 func (r *WebhooksRepo) RecordAttempt(ctx context.Context, id uuid.UUID, status string, attemptNo int, httpStatus *int, errMsg *string, at time.Time, next *time.Time) error {
-	var code *int32
-	if httpStatus != nil {
-		c := int32(*httpStatus)
-		code = &c
+	a := &recordedAttempt{id: id, status: status, attemptNo: attemptNo, httpStatus: httpStatus, errMsg: errMsg, at: at, next: next}
+	if r.tx == nil && r.attempts != nil {
+		return r.attempts.record(ctx, a)
 	}
-	err := r.q.WebhooksRecordAttempt(ctx, db.WebhooksRecordAttemptParams{
-		ID: id, Status: status, AttemptNumber: int32(attemptNo), HttpStatusCode: code, ErrorMessage: errMsg, AttemptedAt: &at, NextRetryAt: next,
-	})
-	if err != nil {
+	if err := r.q.WebhooksRecordAttempts(ctx, attemptsParams([]*recordedAttempt{a})); err != nil {
 		return fmt.Errorf("record attempt of %s: %w", id, err)
 	}
 	return nil

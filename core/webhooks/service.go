@@ -394,14 +394,21 @@ func (s *Service) send(ctx context.Context, target string, secrets []string, p P
 // receiver that stalls holds only that many of the callers' workers. When they are all taken,
 // Deliver makes no attempt and records nothing: it returns Busy, with RetryAfter set.
 func (s *Service) Deliver(ctx context.Context, id uuid.UUID) (Attempt, error) {
-	r := s.store.Repo()
-	p, err := r.PendingDelivery(ctx, id)
+	p, err := s.store.Repo().PendingDelivery(ctx, id)
 	if errors.Is(err, ErrDeliveryGone) {
 		return Attempt{}, nil
 	}
 	if err != nil {
 		return Attempt{}, err
 	}
+	return s.DeliverPending(ctx, p)
+}
+
+// DeliverPending is Deliver of a delivery already read, as p: a caller that reads many
+// deliveries at once hands each over without reading it again.
+func (s *Service) DeliverPending(ctx context.Context, p Pending) (Attempt, error) {
+	r, id := s.store.Repo(), p.DeliveryID
+	var err error
 	if p.Status == StatusSuccess || p.Status == StatusFailed {
 		return Attempt{}, nil
 	}
@@ -441,17 +448,4 @@ func (s *Service) Deliver(ctx context.Context, id uuid.UUID) (Attempt, error) {
 		err = r.RecordAttempt(ctx, id, StatusRetrying, attempt, httpStatus, &msg, now, &next)
 	}
 	return a, err
-}
-
-// Abandon dead-letters a delivery that cannot be attempted (the queue gave up on it after
-// repeated internal errors), so that it shows FAILED rather than pending forever.
-func (s *Service) Abandon(ctx context.Context, id uuid.UUID, reason string) error {
-	p, err := s.store.Repo().PendingDelivery(ctx, id)
-	if errors.Is(err, ErrDeliveryGone) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	return s.store.Repo().RecordAttempt(ctx, id, StatusFailed, p.AttemptNumber, nil, &reason, s.now(), nil)
 }

@@ -254,7 +254,7 @@ func (h *hookedGame) watchBacklog(ctx context.Context) func() int64 {
 		defer t.Stop()
 		for {
 			var n int64
-			if err := conn.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE queue = 'webhooks' AND state IN ('available', 'running')`).Scan(&n); err == nil {
+			if err := conn.QueryRow(ctx, `SELECT count(*) FROM webhook_deliveries WHERE status IN ('PENDING', 'RETRYING')`).Scan(&n); err == nil {
 				most.Store(max(most.Load(), n))
 			}
 			select {

@@ -47,10 +47,8 @@ SELECT * FROM coins WHERE game_id = $1 ORDER BY created_at, id LIMIT 1;
 -- update — append the journal entry, record the coin event and fan it out to the studio's
 -- matching webhook configurations. coin_found is false for another game's coin; transaction_id
 -- is null when nothing changed (that, or an insufficient balance).
--- With @alone the statement is meant to commit by itself (one round trip, the balance row locked
--- only while it runs): deliveries need the job queue's insert in the same transaction, so when
--- there would be any it raises RWHOK instead and nothing changes; the caller then makes the
--- movement in a transaction, without @alone.
+-- The deliveries are the webhook outbox's rows, so the statement commits by itself as well with
+-- them as without (one round trip, the balance row locked only while it runs).
 WITH coin AS (
     SELECT k.id AS found_id FROM coins k WHERE k.id = @coin_id AND k.game_id = @game_id
 ), credited AS (
@@ -104,18 +102,11 @@ WITH coin AS (
     INSERT INTO webhook_deliveries (event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at)
     SELECT ev.id, cfg.id, cfg.studio_id, cfg.environment, @event_type, ev.transaction_id, ev.created_at
     FROM ev, cfg
-    WHERE NOT @alone::boolean
     RETURNING id
-), hooked AS (
-    SELECT rewards_raise('RWHOK', 'this movement has webhook deliveries to queue') AS raised
-    FROM ev, cfg
-    WHERE @alone::boolean
-    LIMIT 1
 )
 SELECT EXISTS (SELECT 1 FROM coin) AS coin_found,
        tx.id AS transaction_id, tx.created_at, tx.balance_after,
-       coalesce((SELECT array_agg(fan.id) FROM fan), '{}')::uuid[] AS delivery_ids,
-       (SELECT count(*) FROM hooked) AS hooked
+       coalesce((SELECT array_agg(fan.id) FROM fan), '{}')::uuid[] AS delivery_ids
 FROM (SELECT 1) AS one
 LEFT JOIN tx ON true;
 

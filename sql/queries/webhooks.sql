@@ -44,11 +44,54 @@ JOIN webhook_configs c ON c.id = d.config_id
 JOIN coin_events e ON e.id = d.event_id
 WHERE d.id = @id;
 
--- name: WebhooksRecordAttempt :exec
-UPDATE webhook_deliveries
-SET status = @status, attempt_number = @attempt_number, http_status_code = @http_status_code,
-    error_message = @error_message, attempted_at = @attempted_at, next_retry_at = @next_retry_at
-WHERE id = @id AND status NOT IN ('SUCCESS', 'FAILED');
+-- name: WebhooksRecordAttempts :exec
+-- Records the outcomes of attempts, each of one delivery not yet finished. An http_status_code
+-- of 0 and an empty error_message are none; next_retry_at counts only where retry is set. A
+-- retry is due as long after now as its next_retry_at is after its attempt: the delay is the
+-- service's, the clock the database's, as for every due_at.
+UPDATE webhook_deliveries d
+SET status = a.status, attempt_number = a.attempt_number, http_status_code = nullif(a.http_status_code, 0),
+    error_message = nullif(a.error_message, ''), attempted_at = a.attempted_at,
+    next_retry_at = CASE WHEN a.retry THEN a.next_retry_at END,
+    due_at = CASE WHEN a.retry THEN now() + (a.next_retry_at - a.attempted_at) ELSE d.due_at END
+FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@statuses::text[]) AS status,
+             unnest(@attempt_numbers::int[]) AS attempt_number, unnest(@http_status_codes::int[]) AS http_status_code,
+             unnest(@error_messages::text[]) AS error_message, unnest(@attempted_ats::timestamptz[]) AS attempted_at,
+             unnest(@retries::boolean[]) AS retry, unnest(@next_retry_ats::timestamptz[]) AS next_retry_at) a
+WHERE d.id = a.id AND d.status NOT IN ('SUCCESS', 'FAILED');
+
+-- name: WebhooksClaimDue :many
+-- The webhook outbox's claim: takes at most @lim pending deliveries that are due, the longest
+-- due first, for @lease_seconds (their due_at moves to the lease's end, so no other dispatcher
+-- takes them meanwhile, and they are due again should this one die), with what their attempts
+-- need. Rows another claim holds locked are skipped, not waited for.
+WITH due AS (
+    SELECT d.id FROM webhook_deliveries d
+    WHERE d.status IN ('PENDING', 'RETRYING') AND d.due_at <= now()
+    ORDER BY d.due_at
+    LIMIT @lim
+    FOR UPDATE SKIP LOCKED
+), taken AS (
+    UPDATE webhook_deliveries d
+    SET due_at = now() + make_interval(secs => @lease_seconds::float8)
+    FROM due
+    WHERE d.id = due.id
+    RETURNING d.id, d.status, d.attempt_number, d.config_id, d.event_id
+)
+SELECT t.id, t.status, t.attempt_number, t.config_id,
+       c.webhook_url, c.is_active, c.secret_sealed, c.previous_secret_sealed, c.previous_secret_expires_at,
+       e.id AS event_id, e.event_type, e.game_id, e.user_uuid, e.coin_id, e.delta, e.new_balance, e.reference_id,
+       e.reason, e.created_at AS event_created_at
+FROM taken t
+JOIN webhook_configs c ON c.id = t.config_id
+JOIN coin_events e ON e.id = t.event_id;
+
+-- name: WebhooksPutOff :exec
+-- Makes pending deliveries due again after the given delays (claimed deliveries given back).
+UPDATE webhook_deliveries d
+SET due_at = now() + make_interval(secs => a.delay)
+FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@delay_seconds::float8[]) AS delay) a
+WHERE d.id = a.id AND d.status IN ('PENDING', 'RETRYING');
 
 -- name: WebhooksListDeliveries :many
 SELECT * FROM webhook_deliveries

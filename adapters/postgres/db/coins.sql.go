@@ -66,18 +66,11 @@ WITH coin AS (
     INSERT INTO webhook_deliveries (event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at)
     SELECT ev.id, cfg.id, cfg.studio_id, cfg.environment, $11, ev.transaction_id, ev.created_at
     FROM ev, cfg
-    WHERE NOT $13::boolean
     RETURNING id
-), hooked AS (
-    SELECT rewards_raise('RWHOK', 'this movement has webhook deliveries to queue') AS raised
-    FROM ev, cfg
-    WHERE $13::boolean
-    LIMIT 1
 )
 SELECT EXISTS (SELECT 1 FROM coin) AS coin_found,
        tx.id AS transaction_id, tx.created_at, tx.balance_after,
-       coalesce((SELECT array_agg(fan.id) FROM fan), '{}')::uuid[] AS delivery_ids,
-       (SELECT count(*) FROM hooked) AS hooked
+       coalesce((SELECT array_agg(fan.id) FROM fan), '{}')::uuid[] AS delivery_ids
 FROM (SELECT 1) AS one
 LEFT JOIN tx ON true
 `
@@ -95,7 +88,6 @@ type CoinsApplyMovementParams struct {
 	Metadata    []byte
 	EventType   string
 	UserUuid    string
-	Alone       bool
 }
 
 type CoinsApplyMovementRow struct {
@@ -104,7 +96,6 @@ type CoinsApplyMovementRow struct {
 	CreatedAt     *time.Time
 	BalanceAfter  *int64
 	DeliveryIds   []uuid.UUID
-	Hooked        int64
 }
 
 // One statement for a whole balance change (@type CREDIT or DEBIT): check the coin is the
@@ -112,10 +103,8 @@ type CoinsApplyMovementRow struct {
 // update — append the journal entry, record the coin event and fan it out to the studio's
 // matching webhook configurations. coin_found is false for another game's coin; transaction_id
 // is null when nothing changed (that, or an insufficient balance).
-// With @alone the statement is meant to commit by itself (one round trip, the balance row locked
-// only while it runs): deliveries need the job queue's insert in the same transaction, so when
-// there would be any it raises RWHOK instead and nothing changes; the caller then makes the
-// movement in a transaction, without @alone.
+// The deliveries are the webhook outbox's rows, so the statement commits by itself as well with
+// them as without (one round trip, the balance row locked only while it runs).
 func (q *Queries) CoinsApplyMovement(ctx context.Context, arg CoinsApplyMovementParams) (CoinsApplyMovementRow, error) {
 	row := q.db.QueryRow(ctx, coinsApplyMovement,
 		arg.CoinID,
@@ -130,7 +119,6 @@ func (q *Queries) CoinsApplyMovement(ctx context.Context, arg CoinsApplyMovement
 		arg.Metadata,
 		arg.EventType,
 		arg.UserUuid,
-		arg.Alone,
 	)
 	var i CoinsApplyMovementRow
 	err := row.Scan(
@@ -139,7 +127,6 @@ func (q *Queries) CoinsApplyMovement(ctx context.Context, arg CoinsApplyMovement
 		&i.CreatedAt,
 		&i.BalanceAfter,
 		&i.DeliveryIds,
-		&i.Hooked,
 	)
 	return i, err
 }

@@ -545,4 +545,5 @@ type WebhookDelivery struct {
 	ResentFrom     *uuid.UUID
 	RecoveredBy    *uuid.UUID
 	RecoveredAt    *time.Time
+	DueAt          time.Time
 }

@@ -12,6 +12,100 @@ import (
 	"github.com/google/uuid"
 )
 
+const webhooksClaimDue = `-- name: WebhooksClaimDue :many
+WITH due AS (
+    SELECT d.id FROM webhook_deliveries d
+    WHERE d.status IN ('PENDING', 'RETRYING') AND d.due_at <= now()
+    ORDER BY d.due_at
+    LIMIT $1
+    FOR UPDATE SKIP LOCKED
+), taken AS (
+    UPDATE webhook_deliveries d
+    SET due_at = now() + make_interval(secs => $2::float8)
+    FROM due
+    WHERE d.id = due.id
+    RETURNING d.id, d.status, d.attempt_number, d.config_id, d.event_id
+)
+SELECT t.id, t.status, t.attempt_number, t.config_id,
+       c.webhook_url, c.is_active, c.secret_sealed, c.previous_secret_sealed, c.previous_secret_expires_at,
+       e.id AS event_id, e.event_type, e.game_id, e.user_uuid, e.coin_id, e.delta, e.new_balance, e.reference_id,
+       e.reason, e.created_at AS event_created_at
+FROM taken t
+JOIN webhook_configs c ON c.id = t.config_id
+JOIN coin_events e ON e.id = t.event_id
+`
+
+type WebhooksClaimDueParams struct {
+	Lim          int32
+	LeaseSeconds float64
+}
+
+type WebhooksClaimDueRow struct {
+	ID                      uuid.UUID
+	Status                  string
+	AttemptNumber           int32
+	ConfigID                uuid.UUID
+	WebhookUrl              string
+	IsActive                bool
+	SecretSealed            []byte
+	PreviousSecretSealed    []byte
+	PreviousSecretExpiresAt *time.Time
+	EventID                 uuid.UUID
+	EventType               string
+	GameID                  uuid.UUID
+	UserUuid                string
+	CoinID                  uuid.UUID
+	Delta                   int64
+	NewBalance              int64
+	ReferenceID             string
+	Reason                  string
+	EventCreatedAt          time.Time
+}
+
+// The webhook outbox's claim: takes at most @lim pending deliveries that are due, the longest
+// due first, for @lease_seconds (their due_at moves to the lease's end, so no other dispatcher
+// takes them meanwhile, and they are due again should this one die), with what their attempts
+// need. Rows another claim holds locked are skipped, not waited for.
+func (q *Queries) WebhooksClaimDue(ctx context.Context, arg WebhooksClaimDueParams) ([]WebhooksClaimDueRow, error) {
+	rows, err := q.db.Query(ctx, webhooksClaimDue, arg.Lim, arg.LeaseSeconds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []WebhooksClaimDueRow{}
+	for rows.Next() {
+		var i WebhooksClaimDueRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Status,
+			&i.AttemptNumber,
+			&i.ConfigID,
+			&i.WebhookUrl,
+			&i.IsActive,
+			&i.SecretSealed,
+			&i.PreviousSecretSealed,
+			&i.PreviousSecretExpiresAt,
+			&i.EventID,
+			&i.EventType,
+			&i.GameID,
+			&i.UserUuid,
+			&i.CoinID,
+			&i.Delta,
+			&i.NewBalance,
+			&i.ReferenceID,
+			&i.Reason,
+			&i.EventCreatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const webhooksCountDeliveries = `-- name: WebhooksCountDeliveries :one
 SELECT count(*) FROM webhook_deliveries
 WHERE studio_id = $1 AND environment = $2
@@ -363,7 +457,7 @@ func (q *Queries) WebhooksListConfigs(ctx context.Context, arg WebhooksListConfi
 }
 
 const webhooksListDeliveries = `-- name: WebhooksListDeliveries :many
-SELECT id, event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at, status, attempt_number, http_status_code, error_message, attempted_at, next_retry_at, created_at, resent_from, recovered_by, recovered_at FROM webhook_deliveries
+SELECT id, event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at, status, attempt_number, http_status_code, error_message, attempted_at, next_retry_at, created_at, resent_from, recovered_by, recovered_at, due_at FROM webhook_deliveries
 WHERE studio_id = $1 AND environment = $2
   AND ($3::text IS NULL OR status = $3)
   AND ($4::text IS NULL OR event_type = $4)
@@ -415,6 +509,7 @@ func (q *Queries) WebhooksListDeliveries(ctx context.Context, arg WebhooksListDe
 			&i.ResentFrom,
 			&i.RecoveredBy,
 			&i.RecoveredAt,
+			&i.DueAt,
 		); err != nil {
 			return nil, err
 		}
@@ -442,32 +537,62 @@ func (q *Queries) WebhooksLockScope(ctx context.Context, arg WebhooksLockScopePa
 	return err
 }
 
-const webhooksRecordAttempt = `-- name: WebhooksRecordAttempt :exec
-UPDATE webhook_deliveries
-SET status = $1, attempt_number = $2, http_status_code = $3,
-    error_message = $4, attempted_at = $5, next_retry_at = $6
-WHERE id = $7 AND status NOT IN ('SUCCESS', 'FAILED')
+const webhooksPutOff = `-- name: WebhooksPutOff :exec
+UPDATE webhook_deliveries d
+SET due_at = now() + make_interval(secs => a.delay)
+FROM (SELECT unnest($1::uuid[]) AS id, unnest($2::float8[]) AS delay) a
+WHERE d.id = a.id AND d.status IN ('PENDING', 'RETRYING')
 `
 
-type WebhooksRecordAttemptParams struct {
-	Status         string
-	AttemptNumber  int32
-	HttpStatusCode *int32
-	ErrorMessage   *string
-	AttemptedAt    *time.Time
-	NextRetryAt    *time.Time
-	ID             uuid.UUID
+type WebhooksPutOffParams struct {
+	Ids          []uuid.UUID
+	DelaySeconds []float64
 }
 
-func (q *Queries) WebhooksRecordAttempt(ctx context.Context, arg WebhooksRecordAttemptParams) error {
-	_, err := q.db.Exec(ctx, webhooksRecordAttempt,
-		arg.Status,
-		arg.AttemptNumber,
-		arg.HttpStatusCode,
-		arg.ErrorMessage,
-		arg.AttemptedAt,
-		arg.NextRetryAt,
-		arg.ID,
+// Makes pending deliveries due again after the given delays (claimed deliveries given back).
+func (q *Queries) WebhooksPutOff(ctx context.Context, arg WebhooksPutOffParams) error {
+	_, err := q.db.Exec(ctx, webhooksPutOff, arg.Ids, arg.DelaySeconds)
+	return err
+}
+
+const webhooksRecordAttempts = `-- name: WebhooksRecordAttempts :exec
+UPDATE webhook_deliveries d
+SET status = a.status, attempt_number = a.attempt_number, http_status_code = nullif(a.http_status_code, 0),
+    error_message = nullif(a.error_message, ''), attempted_at = a.attempted_at,
+    next_retry_at = CASE WHEN a.retry THEN a.next_retry_at END,
+    due_at = CASE WHEN a.retry THEN now() + (a.next_retry_at - a.attempted_at) ELSE d.due_at END
+FROM (SELECT unnest($1::uuid[]) AS id, unnest($2::text[]) AS status,
+             unnest($3::int[]) AS attempt_number, unnest($4::int[]) AS http_status_code,
+             unnest($5::text[]) AS error_message, unnest($6::timestamptz[]) AS attempted_at,
+             unnest($7::boolean[]) AS retry, unnest($8::timestamptz[]) AS next_retry_at) a
+WHERE d.id = a.id AND d.status NOT IN ('SUCCESS', 'FAILED')
+`
+
+type WebhooksRecordAttemptsParams struct {
+	Ids             []uuid.UUID
+	Statuses        []string
+	AttemptNumbers  []int32
+	HttpStatusCodes []int32
+	ErrorMessages   []string
+	AttemptedAts    []time.Time
+	Retries         []bool
+	NextRetryAts    []time.Time
+}
+
+// Records the outcomes of attempts, each of one delivery not yet finished. An http_status_code
+// of 0 and an empty error_message are none; next_retry_at counts only where retry is set. A
+// retry is due as long after now as its next_retry_at is after its attempt: the delay is the
+// service's, the clock the database's, as for every due_at.
+func (q *Queries) WebhooksRecordAttempts(ctx context.Context, arg WebhooksRecordAttemptsParams) error {
+	_, err := q.db.Exec(ctx, webhooksRecordAttempts,
+		arg.Ids,
+		arg.Statuses,
+		arg.AttemptNumbers,
+		arg.HttpStatusCodes,
+		arg.ErrorMessages,
+		arg.AttemptedAts,
+		arg.Retries,
+		arg.NextRetryAts,
 	)
 	return err
 }
