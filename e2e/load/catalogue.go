@@ -270,7 +270,7 @@ func (env *environment) storeFixture(ctx context.Context) (*storeFixture, error)
 }
 
 // complete runs the call's main (last) statement once, as the service would, to count what it
-// finds and, like the adapter's withFree, add the free-codes statement when the page holds
+// finds and, like catalogue.FillFree, add the free-codes statement when the page holds
 // coupons with a code pool.
 func (fx *storeFixture) complete(ctx context.Context, conn *pgx.Conn, c *storeCall) error {
 	main := c.steps[len(c.steps)-1]
