@@ -151,6 +151,8 @@ func TestMetricsNeedTheOperatorTokenAndShowEverySeries(t *testing.T) {
 		`rewards_orders_open{status=`,
 		"rewards_orders_awaiting_operator 0\n",
 		`rewards_jobs{kind=`,
+		`rewards_webhook_outbox{figure="pending"} `,
+		`rewards_webhook_outbox{figure="lag_seconds"} `,
 		`rewards_db_pool_acquired_conns `,
 		`rewards_db_pool_idle_conns `,
 		`rewards_db_pool_total_conns `,
@@ -164,6 +166,7 @@ func TestMetricsNeedTheOperatorTokenAndShowEverySeries(t *testing.T) {
 	require.NotRegexp(t, regexp.MustCompile(`operation="[^"]*[0-9a-f]{8}-[0-9a-f]{4}`), text)
 	require.NotContains(t, text, `rewards_scrape_query_errors_total{collector="orders_open"} 1`)
 	require.NotContains(t, text, `rewards_scrape_query_errors_total{collector="orders_awaiting_operator"} 1`)
+	require.NotContains(t, text, `rewards_scrape_query_errors_total{collector="webhook_outbox"} 1`)
 }
 
 // TestRequestsOfUnknownRoutesShareOneLabel: a client inventing paths adds no series.

@@ -131,7 +131,7 @@ func NewMetrics() (*prometheus.Registry, *metrics.Metrics) {
 }
 
 // RegisterCollectors adds the scrape-time figures: pool use, open orders, orders awaiting an
-// operator and queue depth.
+// operator, the webhook outbox and queue depth.
 func RegisterCollectors(reg prometheus.Registerer, pool *pgxpool.Pool, database *postgres.DB, queue *jobs.Queue) {
 	reg.MustRegister(
 		metrics.NewPoolCollector(pool),
@@ -152,6 +152,15 @@ func RegisterCollectors(reg prometheus.Registerer, pool *pgxpool.Pool, database 
 					return nil, err
 				}
 				return []metrics.Sample{{Value: float64(n)}}, nil
+			}),
+		metrics.NewQueryCollector("webhook_outbox", fmt.Sprintf("Webhook deliveries pending (counted up to %d), and how long the longest-due one has "+
+			"waited past its due time, in seconds: a lag that grows is a dispatcher behind.", postgres.OutboxDepthCap),
+			[]string{"figure"}, func(ctx context.Context) ([]metrics.Sample, error) {
+				pending, lag, err := postgres.NewWebhookOutbox(database).Depth(ctx)
+				if err != nil {
+					return nil, err
+				}
+				return []metrics.Sample{{Labels: []string{"pending"}, Value: float64(pending)}, {Labels: []string{"lag_seconds"}, Value: lag.Seconds()}}, nil
 			}),
 		metrics.NewQueryCollector("jobs", fmt.Sprintf("Unfinished background jobs by state and kind (counted up to %d per state).", jobs.DepthCap),
 			[]string{"state", "kind"}, func(ctx context.Context) ([]metrics.Sample, error) {

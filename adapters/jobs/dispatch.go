@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -19,7 +20,20 @@ type WebhookOutbox interface {
 	Claim(ctx context.Context, n int, lease time.Duration) ([]webhooks.Pending, error)
 	// PutOff gives claimed deliveries back, each due again after its delay in after.
 	PutOff(ctx context.Context, ids []uuid.UUID, after []time.Duration) error
+	// InternalFailure counts an attempt of a claimed delivery that failed on our side, puts the
+	// delivery off longer each time, and dead-letters it with reason at the max-th (true then).
+	InternalFailure(ctx context.Context, id uuid.UUID, max int, reason string) (bool, error)
 }
+
+// MaxInternalFailures is how many attempts of one delivery may fail on our side (as opposed to
+// the receiver's) before it is dead-lettered: without a bound, a delivery whose secret no longer
+// unseals would be taken again at every lease's end forever. Put off a minute more each time,
+// the last comes about five hours after the first; a recover sends it again once mended.
+const MaxInternalFailures = 25
+
+// internalFailureReason is a delivery's error message when it is dead-lettered for failures of
+// ours.
+const internalFailureReason = "internal error: delivery abandoned"
 
 // Tuning of the dispatcher.
 const (
@@ -213,10 +227,26 @@ func (d *dispatcher) attempt(ctx context.Context, p webhooks.Pending) {
 	}
 	d.mu.Unlock()
 	if err != nil && ctx.Err() == nil {
-		d.log.WarnContext(ctx, "webhook delivery attempt failed; taken again after its lease",
-			"delivery", p.DeliveryID, "lease", DeliveryLease, "err", err)
+		d.internalFailure(ctx, p, err)
 	}
 	d.nudge()
+}
+
+// internalFailure counts an attempt that failed on our side (MaxInternalFailures). When
+// even that cannot be written (the database is out of reach), the delivery is taken again when
+// its lease ends.
+func (d *dispatcher) internalFailure(ctx context.Context, p webhooks.Pending, cause error) {
+	dead, err := d.outbox.InternalFailure(context.WithoutCancel(ctx), p.DeliveryID, MaxInternalFailures, internalFailureReason)
+	switch {
+	case err != nil:
+		d.log.WarnContext(ctx, "webhook delivery attempt failed; taken again after its lease",
+			"delivery", p.DeliveryID, "lease", DeliveryLease, "err", errors.Join(cause, err))
+	case dead:
+		d.log.ErrorContext(ctx, "webhook delivery dead-lettered after repeated internal errors",
+			"delivery", p.DeliveryID, "failures", MaxInternalFailures, "err", cause)
+	default:
+		d.log.WarnContext(ctx, "webhook delivery attempt failed on our side; put off", "delivery", p.DeliveryID, "err", cause)
+	}
 }
 
 // giveBack puts off the deliveries that got no slot, in one statement. Should it fail, they

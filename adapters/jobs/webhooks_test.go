@@ -335,3 +335,44 @@ func TestRetriesFollowTheSchedule(t *testing.T) {
 	require.Equal(t, webhooks.StatusSuccess, list[0].Status)
 	require.Equal(t, 3, list[0].AttemptNumber)
 }
+
+// TestInternalFailuresDeadLetterADelivery: an attempt that fails on our side puts the delivery
+// off (it is not claimed again at once), and the MaxInternalFailures-th dead-letters it, as River
+// did after its attempts; a finished delivery is left as it is.
+func TestInternalFailuresDeadLetterADelivery(t *testing.T) {
+	t.Parallel()
+	b := setupDeliveries(t, 5)
+	h := b.hookedStudio(t, "Internal Studio", "http://127.0.0.1:9/hook")
+	b.credit(t, h, 1)
+	ctx := context.Background()
+	claimed, err := b.outbox.Claim(ctx, 10, time.Minute)
+	require.NoError(t, err)
+	require.Len(t, claimed, 1)
+	id := claimed[0].DeliveryID
+	status := func() webhooks.Delivery {
+		list, _, err := b.webhooks.Deliveries(ctx, webhooks.Scope{StudioID: h.studioID, Environment: studio.Test}, webhooks.DeliveryFilter{Limit: 10})
+		require.NoError(t, err)
+		require.Len(t, list, 1)
+		return list[0]
+	}
+	for i := 1; i < jobs.MaxInternalFailures; i++ {
+		dead, err := b.outbox.InternalFailure(ctx, id, jobs.MaxInternalFailures, "internal error: delivery abandoned")
+		require.NoError(t, err)
+		require.False(t, dead, "failure %d", i)
+	}
+	require.Equal(t, webhooks.StatusPending, status().Status)
+	again, err := b.outbox.Claim(ctx, 10, time.Minute)
+	require.NoError(t, err)
+	require.Empty(t, again, "a delivery put off for our failures is not due at once")
+
+	dead, err := b.outbox.InternalFailure(ctx, id, jobs.MaxInternalFailures, "internal error: delivery abandoned")
+	require.NoError(t, err)
+	require.True(t, dead)
+	d := status()
+	require.Equal(t, webhooks.StatusFailed, d.Status)
+	require.NotNil(t, d.ErrorMessage)
+	require.Equal(t, "internal error: delivery abandoned", *d.ErrorMessage)
+	dead, err = b.outbox.InternalFailure(ctx, id, jobs.MaxInternalFailures, "x")
+	require.NoError(t, err)
+	require.False(t, dead, "a finished delivery is left as it is")
+}

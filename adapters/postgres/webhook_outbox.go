@@ -2,11 +2,13 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/rewardsco/rewards/adapters/postgres/db"
 	"github.com/rewardsco/rewards/core/webhooks"
@@ -55,6 +57,34 @@ func (o *WebhookOutbox) PutOff(ctx context.Context, ids []uuid.UUID, after []tim
 		return fmt.Errorf("put off webhook deliveries: %w", err)
 	}
 	return nil
+}
+
+// InternalFailure counts an attempt of a claimed delivery that failed on our side: the delivery
+// is put off a minute more for each such failure so far, and dead-lettered (FAILED with reason)
+// at the max-th. It reports whether it was dead-lettered.
+func (o *WebhookOutbox) InternalFailure(ctx context.Context, id uuid.UUID, max int, reason string) (bool, error) {
+	status, err := db.New(outages{o.d.pool}).WebhooksInternalFailure(ctx, db.WebhooksInternalFailureParams{ID: id, Max: int32(max), Reason: reason})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil // finished meanwhile
+	}
+	if err != nil {
+		return false, fmt.Errorf("count an internal failure of webhook delivery %s: %w", id, err)
+	}
+	return status == string(webhooks.StatusFailed), nil
+}
+
+// OutboxDepthCap bounds how many pending deliveries Depth counts, so that a scrape of a huge
+// backlog reads a bounded number of index entries; a count at the cap means "at least".
+const OutboxDepthCap = 100_000
+
+// Depth is how many deliveries are pending (at most OutboxDepthCap) and how long the
+// longest-due one has waited past its due time, for /metrics.
+func (o *WebhookOutbox) Depth(ctx context.Context) (pending int64, lag time.Duration, err error) {
+	row, err := db.New(o.d.pool).WebhooksOutboxDepth(ctx, OutboxDepthCap)
+	if err != nil {
+		return 0, 0, fmt.Errorf("webhook outbox depth: %w", err)
+	}
+	return row.Pending, time.Duration(row.LagSeconds * float64(time.Second)), nil
 }
 
 // maxAttemptBatch bounds the attempts one statement records.

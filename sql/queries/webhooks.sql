@@ -93,6 +93,27 @@ SET due_at = now() + make_interval(secs => a.delay)
 FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@delay_seconds::float8[]) AS delay) a
 WHERE d.id = a.id AND d.status IN ('PENDING', 'RETRYING');
 
+-- name: WebhooksInternalFailure :one
+-- Counts an attempt that failed on our side: the delivery is due again one minute later for
+-- each such failure so far (at most an hour), and is FAILED with @reason at the @max-th. A
+-- finished delivery is left as it is. Returns the delivery's status after it.
+UPDATE webhook_deliveries
+SET internal_failures = internal_failures + 1,
+    due_at = now() + make_interval(mins => least(internal_failures + 1, 60)),
+    status = CASE WHEN internal_failures + 1 >= @max::int THEN 'FAILED' ELSE status END,
+    error_message = CASE WHEN internal_failures + 1 >= @max::int THEN @reason::text ELSE error_message END,
+    attempted_at = CASE WHEN internal_failures + 1 >= @max::int THEN now() ELSE attempted_at END
+WHERE id = @id AND status IN ('PENDING', 'RETRYING')
+RETURNING status;
+
+-- name: WebhooksOutboxDepth :one
+-- The outbox as /metrics shows it: pending deliveries (counted up to @cap through the pending
+-- index) and how long the longest-due one has been due, 0 when none is.
+SELECT (SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries
+            WHERE status IN ('PENDING', 'RETRYING') LIMIT @cap) p)::bigint AS pending,
+       coalesce(extract(epoch FROM now() - (SELECT min(due_at) FROM webhook_deliveries
+            WHERE status IN ('PENDING', 'RETRYING') AND due_at <= now())), 0)::float8 AS lag_seconds;
+
 -- name: WebhooksListDeliveries :many
 SELECT * FROM webhook_deliveries
 WHERE studio_id = @studio_id AND environment = @environment

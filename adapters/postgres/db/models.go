@@ -527,23 +527,24 @@ type WebhookConfig struct {
 }
 
 type WebhookDelivery struct {
-	ID             uuid.UUID
-	EventID        uuid.UUID
-	ConfigID       uuid.UUID
-	StudioID       uuid.UUID
-	Environment    string
-	EventType      string
-	TransactionID  uuid.UUID
-	EventCreatedAt time.Time
-	Status         string
-	AttemptNumber  int32
-	HttpStatusCode *int32
-	ErrorMessage   *string
-	AttemptedAt    *time.Time
-	NextRetryAt    *time.Time
-	CreatedAt      time.Time
-	ResentFrom     *uuid.UUID
-	RecoveredBy    *uuid.UUID
-	RecoveredAt    *time.Time
-	DueAt          time.Time
+	ID               uuid.UUID
+	EventID          uuid.UUID
+	ConfigID         uuid.UUID
+	StudioID         uuid.UUID
+	Environment      string
+	EventType        string
+	TransactionID    uuid.UUID
+	EventCreatedAt   time.Time
+	Status           string
+	AttemptNumber    int32
+	HttpStatusCode   *int32
+	ErrorMessage     *string
+	AttemptedAt      *time.Time
+	NextRetryAt      *time.Time
+	CreatedAt        time.Time
+	ResentFrom       *uuid.UUID
+	RecoveredBy      *uuid.UUID
+	RecoveredAt      *time.Time
+	DueAt            time.Time
+	InternalFailures int32
 }

@@ -411,6 +411,33 @@ func (q *Queries) WebhooksInsertConfig(ctx context.Context, arg WebhooksInsertCo
 	return i, err
 }
 
+const webhooksInternalFailure = `-- name: WebhooksInternalFailure :one
+UPDATE webhook_deliveries
+SET internal_failures = internal_failures + 1,
+    due_at = now() + make_interval(mins => least(internal_failures + 1, 60)),
+    status = CASE WHEN internal_failures + 1 >= $1::int THEN 'FAILED' ELSE status END,
+    error_message = CASE WHEN internal_failures + 1 >= $1::int THEN $2::text ELSE error_message END,
+    attempted_at = CASE WHEN internal_failures + 1 >= $1::int THEN now() ELSE attempted_at END
+WHERE id = $3 AND status IN ('PENDING', 'RETRYING')
+RETURNING status
+`
+
+type WebhooksInternalFailureParams struct {
+	Max    int32
+	Reason string
+	ID     uuid.UUID
+}
+
+// Counts an attempt that failed on our side: the delivery is due again one minute later for
+// each such failure so far (at most an hour), and is FAILED with @reason at the @max-th. A
+// finished delivery is left as it is. Returns the delivery's status after it.
+func (q *Queries) WebhooksInternalFailure(ctx context.Context, arg WebhooksInternalFailureParams) (string, error) {
+	row := q.db.QueryRow(ctx, webhooksInternalFailure, arg.Max, arg.Reason, arg.ID)
+	var status string
+	err := row.Scan(&status)
+	return status, err
+}
+
 const webhooksListConfigs = `-- name: WebhooksListConfigs :many
 SELECT id, studio_id, environment, webhook_url, subscribed_events, excluded_reasons, is_active, secret_sealed, secret_last4, created_at, updated_at, previous_secret_sealed, previous_secret_expires_at, disabled_reason, active_since FROM webhook_configs WHERE studio_id = $1 AND environment = $2 ORDER BY created_at, id
 `
@@ -457,7 +484,7 @@ func (q *Queries) WebhooksListConfigs(ctx context.Context, arg WebhooksListConfi
 }
 
 const webhooksListDeliveries = `-- name: WebhooksListDeliveries :many
-SELECT id, event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at, status, attempt_number, http_status_code, error_message, attempted_at, next_retry_at, created_at, resent_from, recovered_by, recovered_at, due_at FROM webhook_deliveries
+SELECT id, event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at, status, attempt_number, http_status_code, error_message, attempted_at, next_retry_at, created_at, resent_from, recovered_by, recovered_at, due_at, internal_failures FROM webhook_deliveries
 WHERE studio_id = $1 AND environment = $2
   AND ($3::text IS NULL OR status = $3)
   AND ($4::text IS NULL OR event_type = $4)
@@ -510,6 +537,7 @@ func (q *Queries) WebhooksListDeliveries(ctx context.Context, arg WebhooksListDe
 			&i.RecoveredBy,
 			&i.RecoveredAt,
 			&i.DueAt,
+			&i.InternalFailures,
 		); err != nil {
 			return nil, err
 		}
@@ -535,6 +563,27 @@ type WebhooksLockScopeParams struct {
 func (q *Queries) WebhooksLockScope(ctx context.Context, arg WebhooksLockScopeParams) error {
 	_, err := q.db.Exec(ctx, webhooksLockScope, arg.StudioID, arg.Environment)
 	return err
+}
+
+const webhooksOutboxDepth = `-- name: WebhooksOutboxDepth :one
+SELECT (SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries
+            WHERE status IN ('PENDING', 'RETRYING') LIMIT $1) p)::bigint AS pending,
+       coalesce(extract(epoch FROM now() - (SELECT min(due_at) FROM webhook_deliveries
+            WHERE status IN ('PENDING', 'RETRYING') AND due_at <= now())), 0)::float8 AS lag_seconds
+`
+
+type WebhooksOutboxDepthRow struct {
+	Pending    int64
+	LagSeconds float64
+}
+
+// The outbox as /metrics shows it: pending deliveries (counted up to @cap through the pending
+// index) and how long the longest-due one has been due, 0 when none is.
+func (q *Queries) WebhooksOutboxDepth(ctx context.Context, cap int32) (WebhooksOutboxDepthRow, error) {
+	row := q.db.QueryRow(ctx, webhooksOutboxDepth, cap)
+	var i WebhooksOutboxDepthRow
+	err := row.Scan(&i.Pending, &i.LagSeconds)
+	return i, err
 }
 
 const webhooksPutOff = `-- name: WebhooksPutOff :exec
