@@ -42,7 +42,7 @@ func setup(t *testing.T) *bundle {
 	b.keeper = idempotency.NewKeeper(runner, memstore.New[idempotency.Repo](runner, b.keys))
 	b.cs = memstore.New[coins.Repo](runner, b.coins)
 	var err error
-	b.coin, err = b.coins.CreateCoin(context.Background(), coins.Coin{GameID: uuid.New(), Name: "Gems"})
+	b.coin, err = b.coins.CreateCoin(context.Background(), coins.Coin{GameID: uuid.New(), Name: "Gems", CoinsPerUnit: coins.DefaultCoinsPerUnit})
 	require.NoError(t, err)
 	return b
 }

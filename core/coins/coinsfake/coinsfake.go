@@ -84,8 +84,12 @@ func (r *Repo) Events() []Event {
 	return slices.Clone(st.events)
 }
 
-// CreateCoin implements coins.Repo.
+// CreateCoin implements coins.Repo. Like the column's check, it refuses a value outside 1 to
+// coins.MaxCoinsPerUnit.
 func (r *Repo) CreateCoin(_ context.Context, c coins.Coin) (coins.Coin, error) {
+	if !validCoinsPerUnit(c.CoinsPerUnit) {
+		return coins.Coin{}, fmt.Errorf("insert coin: coins_per_unit %d (check violation)", c.CoinsPerUnit)
+	}
 	st := r.tab.Lock()
 	defer r.tab.Unlock()
 	c.ID, c.CreatedAt = uuid.New(), r.tab.Now()
@@ -94,21 +98,25 @@ func (r *Repo) CreateCoin(_ context.Context, c coins.Coin) (coins.Coin, error) {
 }
 
 // SetCoinsPerUnit implements coins.Repo as CoinsSetValue does: ErrCoinNotFound for an unknown
-// coin, and the column's check refuses a value outside 1 to coins.MaxCoinsPerUnit.
+// coin, whatever the value (the UPDATE finds no row to check), and the column's check refuses a
+// value outside 1 to coins.MaxCoinsPerUnit.
 func (r *Repo) SetCoinsPerUnit(_ context.Context, coinID uuid.UUID, n int64) (coins.Coin, error) {
-	if n < 1 || n > coins.MaxCoinsPerUnit {
-		return coins.Coin{}, fmt.Errorf("set value of coin %s: coins_per_unit %d (check violation)", coinID, n)
-	}
 	st := r.tab.Lock()
 	defer r.tab.Unlock()
 	c, ok := st.coins[coinID]
 	if !ok {
 		return coins.Coin{}, coins.ErrCoinNotFound
 	}
+	if !validCoinsPerUnit(n) {
+		return coins.Coin{}, fmt.Errorf("set value of coin %s: coins_per_unit %d (check violation)", coinID, n)
+	}
 	c.CoinsPerUnit = n
 	st.coins[coinID] = c
 	return c, nil
 }
+
+// validCoinsPerUnit is the check of coins.coins_per_unit.
+func validCoinsPerUnit(n int64) bool { return n >= 1 && n <= coins.MaxCoinsPerUnit }
 
 // gameCoins returns the coins of a game, oldest first.
 func (s *state) gameCoins(gameID uuid.UUID) []coins.Coin {

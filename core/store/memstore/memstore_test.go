@@ -93,7 +93,7 @@ func spanning(b bundle, fail error) error {
 		if _, err := b.st.WithTx(tx).CreateStudio(ctx, "Inside"); err != nil {
 			return err
 		}
-		if _, err := b.cs.WithTx(tx).CreateCoin(ctx, coins.Coin{GameID: b.game, Name: "Gems"}); err != nil {
+		if _, err := b.cs.WithTx(tx).CreateCoin(ctx, coins.Coin{GameID: b.game, Name: "Gems", CoinsPerUnit: coins.DefaultCoinsPerUnit}); err != nil {
 			return err
 		}
 		return fail
@@ -108,7 +108,7 @@ func oneModule(b bundle, fail error) error {
 		if _, err := r.CreateStudio(ctx, "Inside"); err != nil {
 			return err
 		}
-		if _, err := b.cs.Repo().CreateCoin(ctx, coins.Coin{GameID: b.game, Name: "Gems"}); err != nil {
+		if _, err := b.cs.Repo().CreateCoin(ctx, coins.Coin{GameID: b.game, Name: "Gems", CoinsPerUnit: coins.DefaultCoinsPerUnit}); err != nil {
 			return err
 		}
 		return fail

@@ -1,0 +1,63 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rewardsco/rewards/adapters/postgres"
+	"github.com/rewardsco/rewards/adapters/postgres/pgtest"
+	"github.com/rewardsco/rewards/core/coins/coinstest"
+	"github.com/rewardsco/rewards/core/players"
+	"github.com/rewardsco/rewards/core/studio"
+)
+
+// The contract suites of the core ports, on PostgreSQL: the same cases the fakes pass
+// (core/<module>/<module>fake).
+
+// contractDB is a fresh database for one case of a contract suite, with the stores that make
+// the rows other modules' tables refer to.
+type contractDB struct {
+	db      *postgres.DB
+	studios interface {
+		CreateStudio(context.Context, string) (studio.Studio, error)
+		CreateGame(context.Context, studio.Game) (studio.Game, error)
+	}
+	players players.Repo
+}
+
+func openContractDB(t *testing.T) contractDB {
+	t.Helper()
+	d := postgres.NewDB(pgtest.Pool(t))
+	return contractDB{db: d, studios: postgres.NewStudioStore(d).Repo(), players: postgres.NewPlayersStore(d).Repo()}
+}
+
+// newGame is a game of a new studio.
+func (c contractDB) newGame(t *testing.T) uuid.UUID {
+	t.Helper()
+	ctx := context.Background()
+	s, err := c.studios.CreateStudio(ctx, "Contract Studio")
+	require.NoError(t, err)
+	g, err := c.studios.CreateGame(ctx, studio.Game{StudioID: s.ID, Name: "Contract Game"})
+	require.NoError(t, err)
+	return g.ID
+}
+
+// newPlayer is a new player of the game in env.
+func (c contractDB) newPlayer(t *testing.T, gameID uuid.UUID, env studio.Environment) uuid.UUID {
+	t.Helper()
+	p, err := c.players.CreateWithUUID(context.Background(), players.Scope{GameID: gameID, Environment: env}, fmt.Sprintf("p-%s", uuid.New()))
+	require.NoError(t, err)
+	return p.ID
+}
+
+func TestCoinsContract(t *testing.T) {
+	t.Parallel()
+	coinstest.Run(t, func(t *testing.T) coinstest.Harness {
+		c := openContractDB(t)
+		return coinstest.Harness{Store: postgres.NewCoinsStore(c.db, nil), NewGame: c.newGame, NewPlayer: c.newPlayer}
+	})
+}
