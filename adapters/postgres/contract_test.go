@@ -12,6 +12,7 @@ import (
 	"github.com/rewardsco/rewards/adapters/postgres/pgtest"
 	"github.com/rewardsco/rewards/core/coins/coinstest"
 	"github.com/rewardsco/rewards/core/players"
+	"github.com/rewardsco/rewards/core/players/playerstest"
 	"github.com/rewardsco/rewards/core/studio"
 )
 
@@ -59,5 +60,13 @@ func TestCoinsContract(t *testing.T) {
 	coinstest.Run(t, func(t *testing.T) coinstest.Harness {
 		c := openContractDB(t)
 		return coinstest.Harness{Store: postgres.NewCoinsStore(c.db, nil), NewGame: c.newGame, NewPlayer: c.newPlayer}
+	})
+}
+
+func TestPlayersContract(t *testing.T) {
+	t.Parallel()
+	playerstest.Run(t, func(t *testing.T) playerstest.Harness {
+		c := openContractDB(t)
+		return playerstest.Harness{Store: postgres.NewPlayersStore(c.db), NewGame: c.newGame}
 	})
 }
