@@ -222,7 +222,7 @@ func toCorePending(row db.WebhooksClaimDueRow) webhooks.Pending {
 		Payload: webhooks.Payload{
 			EventID: row.EventID.String(), EventType: row.EventType, Timestamp: row.EventCreatedAt.UTC().Format(time.RFC3339Nano),
 			AppID: row.GameID.String(), UserUUID: row.UserUuid, CoinID: row.CoinID.String(), Delta: row.Delta,
-			NewBalance: row.NewBalance, ReferenceID: row.ReferenceID, Reason: row.Reason,
+			NewBalance: row.NewBalance, ReferenceID: row.ReferenceID, Reason: row.Reason, Sequence: row.Sequence,
 		},
 	}
 }

@@ -326,7 +326,7 @@ func (s *Service) SendTest(ctx context.Context, sc Scope, c studio.Caller, confi
 	}
 	p := Payload{EventID: uuid.NewString(), EventType: eventType, Timestamp: s.now().UTC().Format(time.RFC3339Nano),
 		AppID: c.GameID.String(), UserUUID: "test-user", CoinID: uuid.Nil.String(), Delta: delta, NewBalance: 1000,
-		ReferenceID: "test", Reason: reason}
+		ReferenceID: "test", Reason: reason, Sequence: 1}
 	a := s.send(ctx, cfg.URL, secrets, p, 1)
 	res := TestResult{Delivered: a.Delivered, Duration: a.Duration}
 	if a.Status != 0 {

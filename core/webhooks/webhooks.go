@@ -163,6 +163,9 @@ type Payload struct {
 	NewBalance  int64  `json:"new_balance"`
 	ReferenceID string `json:"reference_id"`
 	Reason      string `json:"reason"`
+	// Sequence numbers the events of one player's coin: 1 for the first movement, one more
+	// with each after.
+	Sequence int64 `json:"sequence"`
 }
 
 // Attempt is what happened when one request was sent.

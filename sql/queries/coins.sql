@@ -52,22 +52,27 @@ SELECT * FROM coins WHERE game_id = $1 ORDER BY created_at, id LIMIT 1;
 WITH coin AS (
     SELECT k.id AS found_id FROM coins k WHERE k.id = @coin_id AND k.game_id = @game_id
 ), credited AS (
-    INSERT INTO balances (player_id, coin_id, balance, lifetime_earned)
-    SELECT @player_id, coin.found_id, @amount::bigint, @amount::bigint FROM coin
+    -- movements numbers the coin events of the player's coin (their sequence): the row is
+    -- locked by this update, so concurrent movements of the player's coin take 1, 2, 3 … in
+    -- the order they commit, and other players' movements never wait for it.
+    INSERT INTO balances (player_id, coin_id, balance, lifetime_earned, movements)
+    SELECT @player_id, coin.found_id, @amount::bigint, @amount::bigint, 1 FROM coin
     WHERE @type::text = 'CREDIT'
     ON CONFLICT (player_id, coin_id) DO UPDATE
     SET balance = balances.balance + EXCLUDED.balance,
         lifetime_earned = balances.lifetime_earned + EXCLUDED.balance,
+        movements = balances.movements + 1,
         updated_at = now()
-    RETURNING balance
+    RETURNING balance, movements
 ), debited AS (
     UPDATE balances b
-    SET balance = b.balance - @amount::bigint, lifetime_spent = b.lifetime_spent + @amount::bigint, updated_at = now()
+    SET balance = b.balance - @amount::bigint, lifetime_spent = b.lifetime_spent + @amount::bigint,
+        movements = b.movements + 1, updated_at = now()
     FROM coin
     WHERE @type::text = 'DEBIT' AND b.player_id = @player_id AND b.coin_id = coin.found_id AND b.balance >= @amount::bigint
-    RETURNING b.balance
+    RETURNING b.balance, b.movements
 ), bal AS (
-    SELECT balance FROM credited UNION ALL SELECT balance FROM debited
+    SELECT balance, movements FROM credited UNION ALL SELECT balance, movements FROM debited
 ), tx AS (
     -- clock_timestamp(), taken once the balance row is locked, rather than the transaction's
     -- now(): the movements of one transaction (CoinsRepo's batch of one player's movements) get
@@ -80,11 +85,11 @@ WITH coin AS (
     RETURNING id, created_at, balance_after
 ), ev AS (
     INSERT INTO coin_events (game_id, environment, transaction_id, event_type, reason, player_id, user_uuid,
-                             coin_id, delta, new_balance, reference_id, created_at)
+                             coin_id, delta, new_balance, reference_id, created_at, sequence)
     SELECT @game_id, @environment, tx.id, @event_type, @reason, @player_id, @user_uuid, @coin_id,
            CASE WHEN @type::text = 'DEBIT' THEN 0 - @amount::bigint ELSE @amount::bigint END,
-           tx.balance_after, @reference_id, tx.created_at
-    FROM tx
+           tx.balance_after, @reference_id, tx.created_at, bal.movements
+    FROM tx, bal
     RETURNING id, transaction_id, created_at
 ), cfg AS (
     -- FOR KEY SHARE: a configuration deleted concurrently is skipped rather than failing the

@@ -38,7 +38,7 @@ DELETE FROM webhook_configs WHERE id = @id AND studio_id = @studio_id AND enviro
 SELECT d.id, d.status, d.attempt_number, d.config_id,
        c.webhook_url, c.is_active, c.secret_sealed, c.previous_secret_sealed, c.previous_secret_expires_at,
        e.id AS event_id, e.event_type, e.game_id, e.user_uuid, e.coin_id, e.delta, e.new_balance, e.reference_id,
-       e.reason, e.created_at AS event_created_at
+       e.reason, e.created_at AS event_created_at, e.sequence
 FROM webhook_deliveries d
 JOIN webhook_configs c ON c.id = d.config_id
 JOIN coin_events e ON e.id = d.event_id
@@ -81,7 +81,7 @@ WITH due AS (
 SELECT t.id, t.status, t.attempt_number, t.config_id,
        c.webhook_url, c.is_active, c.secret_sealed, c.previous_secret_sealed, c.previous_secret_expires_at,
        e.id AS event_id, e.event_type, e.game_id, e.user_uuid, e.coin_id, e.delta, e.new_balance, e.reference_id,
-       e.reason, e.created_at AS event_created_at
+       e.reason, e.created_at AS event_created_at, e.sequence
 FROM taken t
 JOIN webhook_configs c ON c.id = t.config_id
 JOIN coin_events e ON e.id = t.event_id;

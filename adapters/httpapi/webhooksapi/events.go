@@ -22,6 +22,7 @@ type CoinEvent struct {
 	NewBalance  int64  `json:"new_balance" doc:"The player's balance of the coin after the change" example:"150"`
 	ReferenceID string `json:"reference_id" doc:"The movement's reference: the studio's referenceId, or the order id of a purchase or refund; empty when none" example:"match-7781"`
 	Reason      string `json:"reason" doc:"The movement's source: GAME_CREDIT, GAME_DEBIT (the studio's distribute and deduct, or the reason it sent), PURCHASE_DEBIT, REFUND_CREDIT; receivers must tolerate other values" example:"GAME_CREDIT"`
+	Sequence    int64  `json:"sequence" minimum:"1" doc:"The event's number among the events of this player and coin: 1 for the first movement, one more with each movement after, in the order the movements were made. Events may arrive out of order or more than once: order a player's events by it, and a number missing means an event still to come (a delivery being retried, or FAILED: recover it). The events of movements made before sequence existed are numbered in the order they happened" example:"7"`
 }
 
 // eventsDescription is what every coin event's receiver must know.
@@ -57,7 +58,7 @@ func documentEvents(s *httpapi.Server) {
 	} {
 		example := map[string]any{"event_id": "9b1d3c52-7e0a-4f6b-8c2d-1e5f4a3b2c10", "event_type": e.typ, "timestamp": "2026-01-15T10:30:00Z",
 			"app_id": "6c0e2a4b-1f3d-4e5a-9b7c-8d9e0f1a2b3c", "user_uuid": "user-8812", "coin_id": "2a4c6e8f-0b1d-4f3a-8c5e-7a9b1c3d5e7f",
-			"delta": 50, "new_balance": 150, "reference_id": "match-7781", "reason": e.reason}
+			"delta": 50, "new_balance": 150, "reference_id": "match-7781", "reason": e.reason, "sequence": 7}
 		if e.typ == "COINS_DEBITED" {
 			example["delta"], example["new_balance"] = -50, 100
 		}

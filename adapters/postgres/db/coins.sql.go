@@ -16,22 +16,27 @@ const coinsApplyMovement = `-- name: CoinsApplyMovement :one
 WITH coin AS (
     SELECT k.id AS found_id FROM coins k WHERE k.id = $1 AND k.game_id = $2
 ), credited AS (
-    INSERT INTO balances (player_id, coin_id, balance, lifetime_earned)
-    SELECT $3, coin.found_id, $4::bigint, $4::bigint FROM coin
+    -- movements numbers the coin events of the player's coin (their sequence): the row is
+    -- locked by this update, so concurrent movements of the player's coin take 1, 2, 3 … in
+    -- the order they commit, and other players' movements never wait for it.
+    INSERT INTO balances (player_id, coin_id, balance, lifetime_earned, movements)
+    SELECT $3, coin.found_id, $4::bigint, $4::bigint, 1 FROM coin
     WHERE $5::text = 'CREDIT'
     ON CONFLICT (player_id, coin_id) DO UPDATE
     SET balance = balances.balance + EXCLUDED.balance,
         lifetime_earned = balances.lifetime_earned + EXCLUDED.balance,
+        movements = balances.movements + 1,
         updated_at = now()
-    RETURNING balance
+    RETURNING balance, movements
 ), debited AS (
     UPDATE balances b
-    SET balance = b.balance - $4::bigint, lifetime_spent = b.lifetime_spent + $4::bigint, updated_at = now()
+    SET balance = b.balance - $4::bigint, lifetime_spent = b.lifetime_spent + $4::bigint,
+        movements = b.movements + 1, updated_at = now()
     FROM coin
     WHERE $5::text = 'DEBIT' AND b.player_id = $3 AND b.coin_id = coin.found_id AND b.balance >= $4::bigint
-    RETURNING b.balance
+    RETURNING b.balance, b.movements
 ), bal AS (
-    SELECT balance FROM credited UNION ALL SELECT balance FROM debited
+    SELECT balance, movements FROM credited UNION ALL SELECT balance, movements FROM debited
 ), tx AS (
     -- clock_timestamp(), taken once the balance row is locked, rather than the transaction's
     -- now(): the movements of one transaction (CoinsRepo's batch of one player's movements) get
@@ -44,11 +49,11 @@ WITH coin AS (
     RETURNING id, created_at, balance_after
 ), ev AS (
     INSERT INTO coin_events (game_id, environment, transaction_id, event_type, reason, player_id, user_uuid,
-                             coin_id, delta, new_balance, reference_id, created_at)
+                             coin_id, delta, new_balance, reference_id, created_at, sequence)
     SELECT $2, $6, tx.id, $11, $7, $3, $12, $1,
            CASE WHEN $5::text = 'DEBIT' THEN 0 - $4::bigint ELSE $4::bigint END,
-           tx.balance_after, $8, tx.created_at
-    FROM tx
+           tx.balance_after, $8, tx.created_at, bal.movements
+    FROM tx, bal
     RETURNING id, transaction_id, created_at
 ), cfg AS (
     -- FOR KEY SHARE: a configuration deleted concurrently is skipped rather than failing the

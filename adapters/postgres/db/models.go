@@ -27,6 +27,7 @@ type Balance struct {
 	LifetimeEarned int64
 	LifetimeSpent  int64
 	UpdatedAt      time.Time
+	Movements      int64
 }
 
 type CatalogueBrand struct {
@@ -178,6 +179,7 @@ type CoinEvent struct {
 	NewBalance    int64
 	ReferenceID   string
 	CreatedAt     time.Time
+	Sequence      int64
 }
 
 type CoinTransaction struct {

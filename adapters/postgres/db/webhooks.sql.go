@@ -29,7 +29,7 @@ WITH due AS (
 SELECT t.id, t.status, t.attempt_number, t.config_id,
        c.webhook_url, c.is_active, c.secret_sealed, c.previous_secret_sealed, c.previous_secret_expires_at,
        e.id AS event_id, e.event_type, e.game_id, e.user_uuid, e.coin_id, e.delta, e.new_balance, e.reference_id,
-       e.reason, e.created_at AS event_created_at
+       e.reason, e.created_at AS event_created_at, e.sequence
 FROM taken t
 JOIN webhook_configs c ON c.id = t.config_id
 JOIN coin_events e ON e.id = t.event_id
@@ -60,6 +60,7 @@ type WebhooksClaimDueRow struct {
 	ReferenceID             string
 	Reason                  string
 	EventCreatedAt          time.Time
+	Sequence                int64
 }
 
 // The webhook outbox's claim: takes at most @lim pending deliveries that are due, the longest
@@ -95,6 +96,7 @@ func (q *Queries) WebhooksClaimDue(ctx context.Context, arg WebhooksClaimDuePara
 			&i.ReferenceID,
 			&i.Reason,
 			&i.EventCreatedAt,
+			&i.Sequence,
 		); err != nil {
 			return nil, err
 		}
@@ -269,7 +271,7 @@ const webhooksGetDelivery = `-- name: WebhooksGetDelivery :one
 SELECT d.id, d.status, d.attempt_number, d.config_id,
        c.webhook_url, c.is_active, c.secret_sealed, c.previous_secret_sealed, c.previous_secret_expires_at,
        e.id AS event_id, e.event_type, e.game_id, e.user_uuid, e.coin_id, e.delta, e.new_balance, e.reference_id,
-       e.reason, e.created_at AS event_created_at
+       e.reason, e.created_at AS event_created_at, e.sequence
 FROM webhook_deliveries d
 JOIN webhook_configs c ON c.id = d.config_id
 JOIN coin_events e ON e.id = d.event_id
@@ -296,6 +298,7 @@ type WebhooksGetDeliveryRow struct {
 	ReferenceID             string
 	Reason                  string
 	EventCreatedAt          time.Time
+	Sequence                int64
 }
 
 func (q *Queries) WebhooksGetDelivery(ctx context.Context, id uuid.UUID) (WebhooksGetDeliveryRow, error) {
@@ -321,6 +324,7 @@ func (q *Queries) WebhooksGetDelivery(ctx context.Context, id uuid.UUID) (Webhoo
 		&i.ReferenceID,
 		&i.Reason,
 		&i.EventCreatedAt,
+		&i.Sequence,
 	)
 	return i, err
 }

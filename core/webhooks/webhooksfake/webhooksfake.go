@@ -44,6 +44,8 @@ type Event struct {
 	NewBalance    int64
 	ReferenceID   string
 	CreatedAt     time.Time
+	// Sequence is the event's number among its player's coin's events; 1 when zero.
+	Sequence int64
 }
 
 // delivery is a row of webhook_deliveries.
@@ -258,6 +260,9 @@ func (r *Repo) AddDelivery(configID uuid.UUID, e Event) (uuid.UUID, error) {
 	if e.CreatedAt.IsZero() {
 		e.CreatedAt = r.tab.Now()
 	}
+	if e.Sequence == 0 {
+		e.Sequence = 1
+	}
 	e.CreatedAt = memstore.PGTime(e.CreatedAt)
 	if prev, seen := st.events[e.ID]; seen {
 		e = prev
@@ -299,7 +304,7 @@ func (r *Repo) PendingDelivery(_ context.Context, id uuid.UUID) (webhooks.Pendin
 		Payload: webhooks.Payload{
 			EventID: e.ID.String(), EventType: e.Type, Timestamp: e.CreatedAt.UTC().Format(time.RFC3339Nano),
 			AppID: e.GameID.String(), UserUUID: e.UserUUID, CoinID: e.CoinID.String(), Delta: e.Delta,
-			NewBalance: e.NewBalance, ReferenceID: e.ReferenceID, Reason: e.Reason,
+			NewBalance: e.NewBalance, ReferenceID: e.ReferenceID, Reason: e.Reason, Sequence: e.Sequence,
 		},
 	}, nil
 }
