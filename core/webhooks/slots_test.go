@@ -51,7 +51,9 @@ func TestSlotsWaitForAnAnsweringConfiguration(t *testing.T) {
 		require.True(t, ok)
 		gives <- give
 	}
+	gave := make(chan struct{})
 	go func() {
+		defer close(gave)
 		time.Sleep(10 * time.Millisecond)
 		(<-gives)()
 	}()
@@ -61,5 +63,8 @@ func TestSlotsWaitForAnAnsweringConfiguration(t *testing.T) {
 	for range 3 {
 		(<-gives)()
 	}
+	// The waiter gets its slot as soon as the goroutine's give frees it, before that give has
+	// left: the count of holders is read once it has.
+	<-gave
 	require.Empty(t, s.configs, "slots nobody holds are forgotten")
 }
