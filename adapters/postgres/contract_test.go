@@ -13,7 +13,9 @@ import (
 	"github.com/rewardsco/rewards/core/coins/coinstest"
 	"github.com/rewardsco/rewards/core/players"
 	"github.com/rewardsco/rewards/core/players/playerstest"
+	"github.com/rewardsco/rewards/core/store"
 	"github.com/rewardsco/rewards/core/studio"
+	"github.com/rewardsco/rewards/core/studio/studiotest"
 )
 
 // The contract suites of the core ports, on PostgreSQL: the same cases the fakes pass
@@ -68,5 +70,12 @@ func TestPlayersContract(t *testing.T) {
 	playerstest.Run(t, func(t *testing.T) playerstest.Harness {
 		c := openContractDB(t)
 		return playerstest.Harness{Store: postgres.NewPlayersStore(c.db), NewGame: c.newGame}
+	})
+}
+
+func TestStudioContract(t *testing.T) {
+	t.Parallel()
+	studiotest.Run(t, func(t *testing.T) store.Of[studio.Repo] {
+		return postgres.NewStudioStore(openContractDB(t).db)
 	})
 }

@@ -100,9 +100,11 @@ func (r *Repo) CreateGame(_ context.Context, g studio.Game) (studio.Game, error)
 	if _, ok := st.studios[g.StudioID]; !ok {
 		return studio.Game{}, fmt.Errorf("insert game: studio %s does not exist (foreign key violation)", g.StudioID)
 	}
-	g.ID, g.CreatedAt = uuid.New(), r.tab.Now()
-	live := studio.DefaultLiveBudget // the schema's default
-	g.PurchaseBudget = studio.Budgets{Live: &live}
+	// As StudioCreateGame, it takes the studio, name and store address; the rest are the
+	// schema's defaults.
+	live := studio.DefaultLiveBudget
+	g = studio.Game{ID: uuid.New(), StudioID: g.StudioID, Name: g.Name, StoreURL: g.StoreURL, CreatedAt: r.tab.Now(),
+		PurchaseBudget: studio.Budgets{Live: &live}, AllowedOrigins: studio.Origins{Live: []string{}, Test: []string{}}}
 	st.games[g.ID] = g
 	return g, nil
 }
@@ -182,7 +184,7 @@ func (r *Repo) FindAPIKey(_ context.Context, hash []byte) (studio.KeyRecord, err
 		if bytes.Equal(k.hash, hash) {
 			g := st.games[k.gameID]
 			return studio.KeyRecord{GameID: g.ID, StudioID: g.StudioID, GameName: g.Name, Environment: k.env, Revoked: k.revoked,
-				ServerOnlyCoinMovements: g.ServerOnlyCoinMovements, AllowedOrigins: g.AllowedOrigins.Of(k.env)}, nil
+				ServerOnlyCoinMovements: g.ServerOnlyCoinMovements, AllowedOrigins: slices.Clone(g.AllowedOrigins.Of(k.env))}, nil
 		}
 	}
 	return studio.KeyRecord{}, studio.ErrKeyUnknown
@@ -227,12 +229,20 @@ func (r *Repo) SetServerOnlyCoinMovements(_ context.Context, gameID uuid.UUID, o
 func (r *Repo) SetAllowedOrigins(_ context.Context, gameID uuid.UUID, o studio.Origins, set map[studio.Environment]bool) (studio.Game, error) {
 	return r.changeGame(gameID, func(g *studio.Game) {
 		if set[studio.Live] {
-			g.AllowedOrigins.Live = o.Live
+			g.AllowedOrigins.Live = origins(o.Live)
 		}
 		if set[studio.Test] {
-			g.AllowedOrigins.Test = o.Test
+			g.AllowedOrigins.Test = origins(o.Test)
 		}
 	})
+}
+
+// origins is a copy of list as the text[] column keeps it: none is an empty list, not nil.
+func origins(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return slices.Clone(list)
 }
 
 // OriginAllowed implements studio.Repo.
