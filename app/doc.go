@@ -36,4 +36,22 @@
 // caches are kept apart on purpose: touchpoints.Service.trees lets a read skip the storage (the
 // core decides when it may), the adapter's treeCache only spares decoding on reads that do go
 // there, and never serves a tree stale.
+//
+// # Generated clients
+//
+// TestGeneratedClients (clients_test.go) generates clients of every served document
+// (/openapi.json, /openapi-3.0.json and the operator's /admin/v1/openapi.json and -3.0.json)
+// with ogen and oapi-codegen, as a studio or a partner would, fails on any error or warning
+// either prints about a document (two ogen notices that say nothing wrong of one are listed with
+// their reason), compiles and vets the clients, and runs a studio journey and a partner journey
+// (testdata/clientjourney) through each public ogen client against the service it started.
+// ogen's decoders are strict (unknown or missing fields, nulls, undeclared statuses and media
+// types fail), so a document that describes an answer wrongly fails the test. Nothing generated
+// is committed: the clients go to a temporary module made of this module's go.mod and go.sum
+// (the generators are Go tools there, and their runtime packages are pinned by blank imports in
+// the test), so the test resolves nothing at run time and works offline once the module cache
+// is filled; with -trimpath, the build cache keeps the compiled clients while the documents do
+// not change. REWARDS_CLIENTS_DIR=/some/dir keeps the generated module there to read. A rename
+// of an operation or schema changes the generated names, as it does for every studio: the
+// journeys break and must follow.
 package app

@@ -1,8 +1,3 @@
-// Package httpapi is the shared kit of the documented HTTP API: the server (Huma operations on a
-// chi router), the one error model and its mapping from core errors, authentication (API key,
-// player token, operator token), the success envelope, paging and path ids. Each module serves
-// its own operations from its own package (coinsapi, playersapi, studioapi, webhooksapi, …),
-// registered on a Server by the composition root.
 package httpapi
 
 import (

@@ -1,10 +1,3 @@
-// Package jobs runs the service's durable background work on River, a job queue kept in the
-// same PostgreSQL database, so that a job is queued in the very transaction that makes it due.
-// Several service instances share the queue; River locks each job for one of them, and runs
-// periodic jobs on the elected leader only, so each runs once across instances.
-//
-// Every module brings its own jobs (webhooks.go, idempotency.go, …): it registers its workers
-// with Register and its periodic jobs with AddPeriodic, before Open builds the one River client.
 package jobs
 
 import (

@@ -1,7 +1,3 @@
-// Package postgres implements the core modules' storage ports on PostgreSQL through
-// sqlc-generated queries (package db) and pgx. Each module has its own repository type, built by
-// its own constructor (NewCoinsStore, NewPlayersStore, …) on one DB; a use case that spans
-// modules opens a transaction with DB.InTx and binds each module's repository to it.
 package postgres
 
 import (

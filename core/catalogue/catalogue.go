@@ -1,7 +1,3 @@
-// Package catalogue owns what players can buy: categories, brands and rewards shared by every
-// game of the deployment, with their money prices; coupon code pools; products that feed
-// touchpoints; what each game hides and the coin prices it sets; and the rules that turn a
-// money price into a coin price, decide what a game's players see, and order it.
 package catalogue
 
 import (

@@ -1,7 +1,3 @@
-// Package orders owns what players (and, later, partners) buy: an order's state machine with
-// every transition recorded, the saga that spends coins on a reward and fulfils it — from a
-// coupon pool or shared code at once, from the voucher provider outside any transaction — and
-// the codes it delivered, sealed at rest and shown only to their owner.
 package orders
 
 import (

@@ -1,8 +1,3 @@
-// Package touchpoints owns the reward widgets games draw inside their own screens: 2.0
-// placements (one frame, one offer priced for the player, one call to action) served per
-// screen, the library of PRESET frames, and 1.0 trees of nodes the game renders itself, whose
-// STATIC nodes are hydrated with reward and product data and whose DYNAMIC nodes expand into
-// one sibling per matching catalogue item.
 package touchpoints
 
 import (

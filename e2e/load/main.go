@@ -1,24 +1,3 @@
-// Command load benchmarks the service against PostgreSQL itself: it drives coin distribute and
-// deduct over HTTP against a running Rewards with N concurrent clients and, in the same run and on
-// the same PostgreSQL, pgbench's simple-update workload (pgbench -N) with the same client counts,
-// then prints throughput, p50/p99 latency, errors, the service/pgbench ratio and whether the goals
-// are met. pgbench is the yardstick: it is what the database alone does with a comparable
-// one-row-update transaction, so the ratio says how much the service's own overhead costs.
-//
-//	go run ./e2e/load -duration 10s -clients 8,32
-//
-// With no -database-url it starts a private PostgreSQL (adapters/postgres/localpg) in a temporary directory; the
-// service runs in this process on a free loopback port. Everything is stopped and removed at the
-// end. It exits non-zero only for real failures (setup errors, failed requests), never because a
-// goal was missed: it is a benchmark, not a test.
-//
-// Each benchmark is a scenario (scenarios.go): a function measuring one workload at one client
-// count. A new benchmark is one more function and one more entry in the scenarios list.
-//
-// The webhook scenarios (webhooks.go) run last, on a studio of their own with a webhook
-// configuration pointing at a loopback receiver in this process: the distribute loops produce
-// coin events, the service's River workers deliver them, and the receiver times each from the
-// event's timestamp to its arrival.
 package main
 
 import (
