@@ -23,14 +23,14 @@
 //   - A purchase's first round trip asks whether the catalogue's version and the coin's value it
 //     was planned from are still those (OrdersPlanHolds); see package orders.
 //
-// What each operation sends: a distribute is 1 round trip (3 with an idempotency key; a game with
-// webhooks too: the same statement adds its deliveries to the outbox); a coupon purchase 2 (BEGIN
-// with the plan's check, the debit and the take of its code; the order with the COMMIT; 3 with an
-// idempotency key; one more when the plan is read from the storage); a gift-card purchase 3 (the
-// plan's check with the coin debit, the order with the COMMIT, then the delivery of its codes); a
-// partner WALLET order 4 (BEGIN with the order's insert, whose answer gives its creation time,
-// then the wallet's debit with the COMMIT). Purchases answer from what their transaction left,
-// without reading the order again.
+// What each operation sends: a distribute is 1 round trip, for a game with webhooks too (the same
+// statement adds its deliveries to the outbox), and 3 with an idempotency key; a coupon purchase 2
+// (BEGIN with the plan's check, the debit and the take of its code; the order with the COMMIT; 3
+// with an idempotency key; one more when the plan is read from the storage); a gift-card purchase
+// 3 (the plan's check with the coin debit, the order with the COMMIT, then the delivery of its
+// codes); a partner WALLET order 4 (BEGIN with the order's insert, whose answer gives its creation
+// time, then the wallet's debit with the COMMIT). Purchases answer from what their transaction
+// left, without reading the order again.
 //
 // A movement's statement also pays for the foreign keys PostgreSQL checks after it, each a
 // lookup that locks the row it finds: its journal entry checks two (its coin with its game, its
