@@ -11,6 +11,8 @@ import (
 	"github.com/rewardsco/rewards/adapters/postgres"
 	"github.com/rewardsco/rewards/adapters/postgres/pgtest"
 	"github.com/rewardsco/rewards/core/coins/coinstest"
+	"github.com/rewardsco/rewards/core/idempotency"
+	"github.com/rewardsco/rewards/core/idempotency/idemtest"
 	"github.com/rewardsco/rewards/core/players"
 	"github.com/rewardsco/rewards/core/players/playerstest"
 	"github.com/rewardsco/rewards/core/store"
@@ -77,5 +79,12 @@ func TestStudioContract(t *testing.T) {
 	t.Parallel()
 	studiotest.Run(t, func(t *testing.T) store.Of[studio.Repo] {
 		return postgres.NewStudioStore(openContractDB(t).db)
+	})
+}
+
+func TestIdempotencyContract(t *testing.T) {
+	t.Parallel()
+	idemtest.Run(t, func(t *testing.T) store.Of[idempotency.Repo] {
+		return postgres.NewIdempotencyStore(openContractDB(t).db)
 	})
 }
