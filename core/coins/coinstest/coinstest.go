@@ -350,6 +350,26 @@ var cases = []contractCase{
 		require.Equal(t, coins.Fund{Coin: b.holding(t).Coin, Balance: 0, LifetimeEarned: 10, LifetimeSpent: 10}, b.holding(t))
 		require.Len(t, b.journal(t), 11)
 	}},
+	{"ConcurrentMovementFailsAlone", func(t *testing.T, b bundle) {
+		// Outside a transaction each movement commits by itself, all of it or nothing, however
+		// the storage groups concurrent ones: a refused movement takes no other down with it.
+		var wg sync.WaitGroup
+		for i := range 12 {
+			wg.Go(func() {
+				amount := int64(1)
+				if i%6 == 0 {
+					amount = 0 // refused by the journal's check
+				}
+				_, err := b.repo().ApplyMovement(b.ctx, b.movement(amount), coins.Credit, coins.EventCredited)
+				if (err == nil) != (amount > 0) {
+					t.Errorf("credit of %d: %v", amount, err)
+				}
+			})
+		}
+		wg.Wait()
+		require.Equal(t, coins.Fund{Coin: b.holding(t).Coin, Balance: 10, LifetimeEarned: 10}, b.holding(t))
+		require.Len(t, b.journal(t), 10)
+	}},
 	{"TransactionSeesItsMovementsAndCommitsThem", func(t *testing.T, b bundle) {
 		err := b.Store.InTx(b.ctx, func(r coins.Repo) error {
 			if _, err := r.ApplyMovement(b.ctx, b.movement(8), coins.Credit, coins.EventCredited); err != nil {
