@@ -250,14 +250,19 @@ func (r errRow) Scan(...any) error { return r.err }
 
 // Commit implements pgx.Tx: the deferred statements and COMMIT in one round trip (none when
 // the transaction ran no statement). An error PostgreSQL raises for a deferred statement aborts
-// the transaction there, so the COMMIT does not run.
+// the transaction there, so the COMMIT does not run. A transaction that an earlier statement's
+// error aborted (an error its caller went on from) answers COMMIT with ROLLBACK: that is
+// pgx.ErrTxCommitRollback, as pgx's own transactions report it, never a success.
 func (t *pipeTx) Commit(ctx context.Context) error {
 	t.pending = append(t.pending, t.atCommit...)
 	t.atCommit = nil
 	if !t.begun && len(t.pending) == 0 {
 		return nil
 	}
-	_, err := t.Exec(ctx, "commit")
+	tag, err := t.Exec(ctx, "commit")
+	if err == nil && tag.String() == "ROLLBACK" {
+		return pgx.ErrTxCommitRollback
+	}
 	return err
 }
 
