@@ -3,11 +3,13 @@
 // core tests on the fake hold on the database too.
 //
 // Where the two still differ, the suite says so rather than hiding it:
-//   - A queued movement (QueueMovement) that PostgreSQL refuses with an error of its own (a
-//     check violation, such as a zero amount, which the service never sends) aborts a
-//     PostgreSQL transaction, and the statement it travelled with fails too; the fake refuses
-//     the movement alone. The suite covers only the refusals the port names
-//     (ErrCoinNotFound, ErrInsufficientBalance), which leave the transaction usable on both.
+//   - A movement that PostgreSQL refuses with an error of its own (a check violation, such as
+//     a zero amount, which the service never sends) aborts a PostgreSQL transaction: when it
+//     was queued (QueueMovement) the statement it travelled with fails too, and the COMMIT
+//     fails even when the caller went on. The fake refuses the movement alone and commits the
+//     rest. In a transaction the suite covers only the refusals the port names
+//     (ErrCoinNotFound, ErrInsufficientBalance), which leave the transaction usable on both;
+//     adapters/postgres tests the abort.
 //   - The fake records coin events but makes no webhook deliveries (see coinsfake), and the
 //     port reads neither, so the suite does not look at them.
 //   - A read outside a transaction sees the fake's uncommitted writes (memstore.Runner); the
