@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -67,8 +68,8 @@ func clone(m map[idempotency.Key]row) map[idempotency.Key]row {
 // Like the query, it compares the claim's time with the fake's own clock, never with the caller's.
 func (r *Repo) ClaimKey(_ context.Context, c idempotency.Claim, hash []byte, staleAfter time.Duration) (idempotency.Record, bool, error) {
 	switch {
-	case len(c.Key.Key) < 1 || len(c.Key.Key) > 255:
-		return idempotency.Record{}, false, fmt.Errorf("claim idempotency key: key length %d (check violation)", len(c.Key.Key))
+	case utf8.RuneCountInString(c.Key.Key) < 1 || utf8.RuneCountInString(c.Key.Key) > 255: // length() counts characters
+		return idempotency.Record{}, false, fmt.Errorf("claim idempotency key: key length %d (check violation)", utf8.RuneCountInString(c.Key.Key))
 	case hash == nil:
 		return idempotency.Record{}, false, fmt.Errorf("claim idempotency key: null request_hash (not-null violation)")
 	}

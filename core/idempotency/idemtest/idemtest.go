@@ -13,9 +13,11 @@ package idemtest
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
@@ -102,13 +104,16 @@ var cases = []contractCase{
 			require.True(t, claimed, "%+v", k)
 		}
 	}},
-	{"ClaimRefusesABadKey", func(t *testing.T, b bundle) {
-		for _, key := range []string{"", string(make([]byte, 256))} {
+	{"AKeyHasOneTo255Characters", func(t *testing.T, b bundle) {
+		for _, key := range []string{"", strings.Repeat("k", 256), strings.Repeat("ü", 256)} {
 			k := b.key
 			k.Key = key
 			_, _, err := b.repo().ClaimKey(b.ctx, idempotency.Claim{Key: k, Token: uuid.New()}, []byte("h"), fresh)
-			require.Error(t, err, "key of %d bytes", len(key))
+			require.Error(t, err, "key of %d characters", utf8.RuneCountInString(key))
 		}
+		b.key.Key = strings.Repeat("ü", 255) // 510 bytes
+		_, _, claimed := b.claim(t, "h", fresh)
+		require.True(t, claimed)
 	}},
 	{"CompleteKeepsTheOutcomeForReplay", func(t *testing.T, b bundle) {
 		c, _, _ := b.claim(t, "h", fresh)

@@ -15,6 +15,7 @@ import (
 	"maps"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -125,8 +126,9 @@ func (r *Repo) update(st *state, id uuid.UUID, change func(*players.Player)) (pl
 
 // CreateWithUUID implements players.Repo.
 func (r *Repo) CreateWithUUID(_ context.Context, s players.Scope, u string) (players.Created, error) {
-	if len(u) < 1 || len(u) > 128 {
-		return players.Created{}, fmt.Errorf("create player: uuid length %d (check violation)", len(u))
+	// The column's check counts characters, as length() does, not bytes.
+	if n := utf8.RuneCountInString(u); n < 1 || n > 128 {
+		return players.Created{}, fmt.Errorf("create player: uuid length %d (check violation)", n)
 	}
 	st := r.tab.Lock()
 	defer r.tab.Unlock()

@@ -15,9 +15,11 @@ package playerstest
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
@@ -114,11 +116,12 @@ var cases = []contractCase{
 		require.NoError(t, err)
 		require.Equal(t, p, got)
 	}},
-	{"CreateWithUUIDRefusesABadLength", func(t *testing.T, b bundle) {
-		for _, u := range []string{"", string(make([]byte, 129))} {
+	{"CreateWithUUIDTakesOneTo128Characters", func(t *testing.T, b bundle) {
+		for _, u := range []string{"", strings.Repeat("x", 129), strings.Repeat("é", 129)} {
 			_, err := b.repo().CreateWithUUID(b.ctx, b.scope, u)
-			require.Error(t, err)
+			require.Error(t, err, "%d characters", utf8.RuneCountInString(u))
 		}
+		b.create(t, strings.Repeat("é", 128)) // 256 bytes
 	}},
 	{"ConcurrentCreatesMakeOnePlayer", func(t *testing.T, b bundle) {
 		var wg sync.WaitGroup
