@@ -4,6 +4,9 @@
 // holder went quiet more than staleAfter ago by the fake's clock (the database's now()); only the claim token that holds a key completes or
 // releases it. Register it with a memstore.Runner (memstore.New) and a failed transaction
 // leaves it as it was.
+//
+// idemtest.Run is the contract it passes with PostgreSQL; its package comment names where the
+// two still differ.
 package idemfake
 
 import (

@@ -6,6 +6,9 @@
 // memstore.Runner (memstore.New) and a failed transaction leaves it as it was.
 //
 // It cannot see the other modules' tables, so it checks no foreign key to games.
+//
+// playerstest.Run is the contract it passes with PostgreSQL; its package comment lists where the
+// two still differ.
 package playersfake
 
 import (

@@ -1,7 +1,8 @@
 // Package studiofake is an in-memory studio.Repo that behaves like the PostgreSQL one
 // (adapters/postgres/studio.go), for core tests: the same errors for missing rows, the same
 // ordering, the same uniqueness of API keys and server secrets. Register it with a memstore.Runner (memstore.New)
-// and a failed transaction leaves it as it was.
+// and a failed transaction leaves it as it was. studiotest.Run is the contract it passes with
+// PostgreSQL.
 package studiofake
 
 import (
