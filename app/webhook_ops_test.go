@@ -76,6 +76,7 @@ type hit struct {
 	eventID, signature string
 	body               []byte
 	answered           int
+	header             http.Header
 }
 
 // receiver is a studio's webhook endpoint: it answers what answer says, or verifies the
@@ -102,7 +103,7 @@ func newReceiver(t *testing.T, status int) *receiver {
 				}
 			}
 		}
-		rc.hits = append(rc.hits, hit{eventID: r.Header.Get("X-Service-Event-Id"), signature: r.Header.Get("X-Service-Signature"), body: body, answered: status})
+		rc.hits = append(rc.hits, hit{eventID: r.Header.Get("X-Service-Event-Id"), signature: r.Header.Get("X-Service-Signature"), body: body, answered: status, header: r.Header.Clone()})
 		rc.mu.Unlock()
 		w.WriteHeader(status)
 	}))

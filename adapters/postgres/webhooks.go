@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -215,16 +216,24 @@ func (r *WebhooksRepo) PendingDelivery(ctx context.Context, id uuid.UUID) (webho
 	return toCorePending(db.WebhooksClaimDueRow(row)), nil
 }
 
+// toCorePending is a claimed delivery: of a coin event, with its fields; of another event, with
+// the body it was stored with.
 func toCorePending(row db.WebhooksClaimDueRow) webhooks.Pending {
-	return webhooks.Pending{
+	p := webhooks.Pending{
 		DeliveryID: row.ID, ConfigID: row.ConfigID, Status: row.Status, AttemptNumber: int(row.AttemptNumber), URL: row.WebhookUrl,
 		ConfigActive: row.IsActive, Sealed: row.SecretSealed, PreviousSealed: row.PreviousSecretSealed, PreviousExpiresAt: row.PreviousSecretExpiresAt,
 		Payload: webhooks.Payload{
 			EventID: row.EventID.String(), EventType: row.EventType, Timestamp: row.EventCreatedAt.UTC().Format(time.RFC3339Nano),
-			AppID: row.GameID.String(), UserUUID: row.UserUuid, CoinID: row.CoinID.String(), Delta: row.Delta,
-			NewBalance: row.NewBalance, ReferenceID: row.ReferenceID, Reason: row.Reason, Sequence: row.Sequence,
 		},
 	}
+	if row.Body != nil {
+		p.Body = row.Body
+		return p
+	}
+	p.Payload.AppID, p.Payload.UserUUID, p.Payload.CoinID = deref(row.GameID).String(), deref(row.UserUuid), deref(row.CoinID).String()
+	p.Payload.Delta, p.Payload.NewBalance, p.Payload.Sequence = deref(row.Delta), deref(row.NewBalance), deref(row.Sequence)
+	p.Payload.ReferenceID, p.Payload.Reason = deref(row.ReferenceID), deref(row.Reason)
+	return p
 }
 
 // RecordAttempt implements webhooks.Repo. On the pool it waits for the statement that records
@@ -264,7 +273,7 @@ func (r *WebhooksRepo) ListDeliveries(ctx context.Context, s webhooks.Scope, f w
 	out := make([]webhooks.Delivery, len(rows))
 	for i, d := range rows {
 		out[i] = webhooks.Delivery{
-			ID: d.ID, EventID: d.EventID, ConfigID: d.ConfigID, EventType: d.EventType, TransactionID: d.TransactionID,
+			ID: d.ID, EventID: deref(cmp.Or(d.EventID, d.WebhookEventID)), ConfigID: d.ConfigID, EventType: d.EventType, TransactionID: d.TransactionID,
 			EventCreatedAt: d.EventCreatedAt, Status: d.Status, AttemptNumber: int(d.AttemptNumber), ErrorMessage: d.ErrorMessage,
 			AttemptedAt: d.AttemptedAt, NextRetryAt: d.NextRetryAt, CreatedAt: d.CreatedAt,
 		}

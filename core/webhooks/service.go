@@ -305,11 +305,11 @@ type TestResult struct {
 	Duration   time.Duration
 }
 
-// SendTest sends one synthetic event of eventType to a configuration at once. It changes no
-// balance, delivery or stat.
+// SendTest sends one synthetic coin event of eventType to a configuration at once. It changes
+// no balance, delivery or stat.
 func (s *Service) SendTest(ctx context.Context, sc Scope, c studio.Caller, configID uuid.UUID, eventType string) (TestResult, error) {
-	if !slices.Contains(EventTypes, eventType) {
-		return TestResult{}, invalid("eventType must be one of %v", EventTypes)
+	if !slices.Contains(CoinEventTypes, eventType) {
+		return TestResult{}, invalid("eventType must be one of %v", CoinEventTypes)
 	}
 	cfg, err := s.store.Repo().GetConfig(ctx, sc, configID)
 	if err != nil {
@@ -327,7 +327,8 @@ func (s *Service) SendTest(ctx context.Context, sc Scope, c studio.Caller, confi
 	p := Payload{EventID: uuid.NewString(), EventType: eventType, Timestamp: s.now().UTC().Format(time.RFC3339Nano),
 		AppID: c.GameID.String(), UserUUID: "test-user", CoinID: uuid.Nil.String(), Delta: delta, NewBalance: 1000,
 		ReferenceID: "test", Reason: reason, Sequence: 1}
-	a := s.send(ctx, cfg.URL, secrets, p, 1)
+	body, _ := json.Marshal(p)
+	a := s.send(ctx, cfg.URL, secrets, p.EventID, p.EventType, body, 1)
 	res := TestResult{Delivered: a.Delivered, Duration: a.Duration}
 	if a.Status != 0 {
 		res.HTTPStatus = &a.Status
@@ -357,15 +358,14 @@ func (s *Service) secrets(current, previous []byte, previousExpiresAt *time.Time
 	return out, nil
 }
 
-// send makes one request, signed with each of secrets.
-func (s *Service) send(ctx context.Context, target string, secrets []string, p Payload, attempt int) Attempt {
-	body, _ := json.Marshal(p)
+// send makes one request of event eventID, signed with each of secrets.
+func (s *Service) send(ctx context.Context, target string, secrets []string, eventID, eventType string, body []byte, attempt int) Attempt {
 	now := s.now()
 	req := Request{URL: target, Body: body, Headers: map[string]string{
 		"Content-Type":         "application/json",
 		"User-Agent":           UserAgent,
-		"X-Service-Event-Id":   p.EventID,
-		"X-Service-Event-Type": p.EventType,
+		"X-Service-Event-Id":   eventID,
+		"X-Service-Event-Type": eventType,
 		"X-Service-Timestamp":  strconv.FormatInt(now.Unix(), 10),
 		"X-Service-Attempt":    strconv.Itoa(attempt),
 		"X-Service-Signature":  SignAll(secrets, now, body),
@@ -425,7 +425,11 @@ func (s *Service) DeliverPending(ctx context.Context, p Pending) (Attempt, error
 	if !ok {
 		return Attempt{AttemptNo: p.AttemptNumber, Busy: true, RetryAfter: retryAfter}, nil
 	}
-	a := s.send(ctx, p.URL, secrets, p.Payload, attempt)
+	body := p.Body
+	if body == nil {
+		body, _ = json.Marshal(p.Payload)
+	}
+	a := s.send(ctx, p.URL, secrets, p.Payload.EventID, p.Payload.EventType, body, attempt)
 	give()
 	var httpStatus *int
 	if a.Status != 0 {

@@ -11,6 +11,7 @@ package webhooks
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -18,8 +19,13 @@ import (
 	"github.com/rewardsco/rewards/core/studio"
 )
 
-// Event types a configuration can subscribe to.
-var EventTypes = []string{"COINS_CREDITED", "COINS_DEBITED", "COINS_REFUNDED"}
+// Event types a configuration can subscribe to: the coin events, and the order events of store
+// and partner orders (written with the order's change of status, in the storage).
+var (
+	CoinEventTypes  = []string{"COINS_CREDITED", "COINS_DEBITED", "COINS_REFUNDED"}
+	OrderEventTypes = []string{"ORDER_SUCCEEDED", "ORDER_FAILED", "ORDER_REFUNDED"}
+	EventTypes      = slices.Concat(CoinEventTypes, OrderEventTypes)
+)
 
 // Delivery statuses.
 const (
@@ -140,7 +146,11 @@ type Pending struct {
 	// PreviousSealed and PreviousExpiresAt are the configuration's replaced secret (Config).
 	PreviousSealed    []byte
 	PreviousExpiresAt *time.Time
-	Payload           Payload
+	// Payload is a coin event's body. For another event (an order's, the partner wallet's) only
+	// its EventID, EventType and Timestamp are set, and Body is the body as stored when the
+	// event happened.
+	Payload Payload
+	Body    []byte
 }
 
 // Found is a delivery a studio named, as far as sending it again needs.
@@ -151,7 +161,8 @@ type Found struct {
 	ConfigActive bool
 }
 
-// Payload is the body of a webhook request, exactly the fields the spec lists.
+// Payload is the body of a coin event's webhook request: the fields the spec lists, and
+// sequence.
 type Payload struct {
 	EventID     string `json:"event_id"`
 	EventType   string `json:"event_type"`

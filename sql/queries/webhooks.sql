@@ -35,13 +35,15 @@ RETURNING *;
 DELETE FROM webhook_configs WHERE id = @id AND studio_id = @studio_id AND environment = @environment;
 
 -- name: WebhooksGetDelivery :one
+-- A delivery's event is a coin event (e) or another event with its body (w): see WebhooksClaimDue.
 SELECT d.id, d.status, d.attempt_number, d.config_id,
        c.webhook_url, c.is_active, c.secret_sealed, c.previous_secret_sealed, c.previous_secret_expires_at,
-       e.id AS event_id, e.event_type, e.game_id, e.user_uuid, e.coin_id, e.delta, e.new_balance, e.reference_id,
-       e.reason, e.created_at AS event_created_at, e.sequence
+       coalesce(d.event_id, d.webhook_event_id)::uuid AS event_id, d.event_type, e.game_id, e.user_uuid, e.coin_id,
+       e.delta, e.new_balance, e.reference_id, e.reason, d.event_created_at, e.sequence, w.body
 FROM webhook_deliveries d
 JOIN webhook_configs c ON c.id = d.config_id
-JOIN coin_events e ON e.id = d.event_id
+LEFT JOIN coin_events e ON e.id = d.event_id
+LEFT JOIN webhook_events w ON w.id = d.webhook_event_id
 WHERE d.id = @id;
 
 -- name: WebhooksRecordAttempts :exec
@@ -64,7 +66,8 @@ WHERE d.id = a.id AND d.status NOT IN ('SUCCESS', 'FAILED');
 -- The webhook outbox's claim: takes at most @lim pending deliveries that are due, the longest
 -- due first, for @lease_seconds (their due_at moves to the lease's end, so no other dispatcher
 -- takes them meanwhile, and they are due again should this one die), with what their attempts
--- need. Rows another claim holds locked are skipped, not waited for.
+-- need: a coin event's fields (e), or another event's body as it is sent (w). Rows another
+-- claim holds locked are skipped, not waited for.
 WITH due AS (
     SELECT d.id FROM webhook_deliveries d
     WHERE d.status IN ('PENDING', 'RETRYING') AND d.due_at <= now()
@@ -76,15 +79,16 @@ WITH due AS (
     SET due_at = now() + make_interval(secs => @lease_seconds::float8)
     FROM due
     WHERE d.id = due.id
-    RETURNING d.id, d.status, d.attempt_number, d.config_id, d.event_id
+    RETURNING d.id, d.status, d.attempt_number, d.config_id, d.event_id, d.webhook_event_id, d.event_type, d.event_created_at
 )
 SELECT t.id, t.status, t.attempt_number, t.config_id,
        c.webhook_url, c.is_active, c.secret_sealed, c.previous_secret_sealed, c.previous_secret_expires_at,
-       e.id AS event_id, e.event_type, e.game_id, e.user_uuid, e.coin_id, e.delta, e.new_balance, e.reference_id,
-       e.reason, e.created_at AS event_created_at, e.sequence
+       coalesce(t.event_id, t.webhook_event_id)::uuid AS event_id, t.event_type, e.game_id, e.user_uuid, e.coin_id,
+       e.delta, e.new_balance, e.reference_id, e.reason, t.event_created_at, e.sequence, w.body
 FROM taken t
 JOIN webhook_configs c ON c.id = t.config_id
-JOIN coin_events e ON e.id = t.event_id;
+LEFT JOIN coin_events e ON e.id = t.event_id
+LEFT JOIN webhook_events w ON w.id = t.webhook_event_id;
 
 -- name: WebhooksPutOff :exec
 -- Makes pending deliveries due again after the given delays (claimed deliveries given back).
@@ -135,15 +139,17 @@ SELECT count(*) AS total,
 FROM webhook_deliveries WHERE studio_id = @studio_id AND environment = @environment;
 
 -- name: WebhooksGetScopedDelivery :one
-SELECT d.id, d.event_id, d.config_id, c.is_active
+SELECT d.id, coalesce(d.event_id, d.webhook_event_id)::uuid AS event_id, d.config_id, c.is_active
 FROM webhook_deliveries d
 JOIN webhook_configs c ON c.id = d.config_id
 WHERE d.id = @id AND d.studio_id = @studio_id AND d.environment = @environment;
 
 -- name: WebhooksResend :one
 -- A new delivery of the same event to the same configuration, from its first attempt.
-INSERT INTO webhook_deliveries (event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at, resent_from)
-SELECT d.event_id, d.config_id, d.studio_id, d.environment, d.event_type, d.transaction_id, d.event_created_at, d.id
+INSERT INTO webhook_deliveries (event_id, webhook_event_id, config_id, studio_id, environment, event_type, transaction_id,
+                                event_created_at, resent_from)
+SELECT d.event_id, d.webhook_event_id, d.config_id, d.studio_id, d.environment, d.event_type, d.transaction_id,
+       d.event_created_at, d.id
 FROM webhook_deliveries d
 WHERE d.id = @id
 RETURNING id;
@@ -154,24 +160,27 @@ RETURNING id;
 -- them taken (recovered_by, recovered_at) in the same statement. A recover running at the same
 -- time waits for the rows this one updates, finds them taken and skips them: each is sent again
 -- once.
+-- An event is a coin event (event_id) or another (webhook_event_id): one of the two is null.
 WITH events AS (
-    SELECT d.event_id, gen_random_uuid() AS new_id
+    SELECT coalesce(d.event_id, d.webhook_event_id) AS any_event_id, gen_random_uuid() AS new_id
     FROM webhook_deliveries d
     WHERE d.config_id = @config_id AND d.status = 'FAILED' AND d.recovered_by IS NULL AND d.event_created_at >= @since
-    GROUP BY d.event_id
-    ORDER BY min(d.event_created_at), d.event_id
+    GROUP BY coalesce(d.event_id, d.webhook_event_id)
+    ORDER BY min(d.event_created_at), coalesce(d.event_id, d.webhook_event_id)
     LIMIT @lim
 ), taken AS (
     UPDATE webhook_deliveries d
     SET recovered_by = events.new_id, recovered_at = @at::timestamptz
     FROM events
-    WHERE d.config_id = @config_id AND d.event_id = events.event_id AND d.status = 'FAILED' AND d.recovered_by IS NULL
-    RETURNING d.id, d.recovered_by, d.event_id, d.config_id, d.studio_id, d.environment, d.event_type, d.transaction_id,
-              d.event_created_at
+    WHERE d.config_id = @config_id AND coalesce(d.event_id, d.webhook_event_id) = events.any_event_id
+      AND d.status = 'FAILED' AND d.recovered_by IS NULL
+    RETURNING d.id, d.recovered_by, d.event_id, d.webhook_event_id, d.config_id, d.studio_id, d.environment, d.event_type,
+              d.transaction_id, d.event_created_at
 )
-INSERT INTO webhook_deliveries (id, event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at, resent_from)
-SELECT DISTINCT ON (t.recovered_by) t.recovered_by, t.event_id, t.config_id, t.studio_id, t.environment, t.event_type,
-       t.transaction_id, t.event_created_at, t.id
+INSERT INTO webhook_deliveries (id, event_id, webhook_event_id, config_id, studio_id, environment, event_type, transaction_id,
+                                event_created_at, resent_from)
+SELECT DISTINCT ON (t.recovered_by) t.recovered_by, t.event_id, t.webhook_event_id, t.config_id, t.studio_id, t.environment,
+       t.event_type, t.transaction_id, t.event_created_at, t.id
 FROM taken t
 ORDER BY t.recovered_by, t.id
 RETURNING id;

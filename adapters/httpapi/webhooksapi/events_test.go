@@ -34,8 +34,10 @@ func (t *recordingTransport) Send(_ context.Context, r webhooks.Request) (int, e
 }
 
 // The webhooks section documents what the service really sends: the headers of a request, the
-// fields of its body, and a signature a receiver can check as the description says.
-func TestWebhooksDocumentTheCoinEventsSent(t *testing.T) {
+// fields of its body, and a signature a receiver can check as the description says. The
+// headers and signature are the same for every event; app's TestWebhookOrderEvents checks a
+// real order event's body.
+func TestWebhooksDocumentTheEventsSent(t *testing.T) {
 	t.Parallel()
 	transport := &recordingTransport{}
 	svc, err := webhooks.NewService(memstore.New[webhooks.Repo](&memstore.Runner{}, webhooksfake.New()),
@@ -52,7 +54,7 @@ func TestWebhooksDocumentTheCoinEventsSent(t *testing.T) {
 	sent := transport.sent[0]
 
 	doc := server().API.OpenAPI()
-	require.ElementsMatch(t, []string{"COINS_CREDITED", "COINS_DEBITED", "COINS_REFUNDED"}, slices.Collect(maps.Keys(doc.Webhooks)))
+	require.ElementsMatch(t, webhooks.EventTypes, slices.Collect(maps.Keys(doc.Webhooks)))
 	for typ, item := range doc.Webhooks {
 		op := item.Post
 		require.NotNil(t, op, typ)
@@ -68,16 +70,21 @@ func TestWebhooksDocumentTheCoinEventsSent(t *testing.T) {
 		require.Equal(t, []string{"application/json"}, slices.Collect(maps.Keys(op.RequestBody.Content)))
 
 		// The body's fields are the schema's, and the example is what the schema accepts. The
-		// schema is CoinEvent's, inline (a client generator may prune a component only
-		// webhooks refer to).
+		// schema is CoinEvent's (OrderEvent's for order events, whose real bodies an app test
+		// checks), inline (a client generator may prune a component only webhooks refer to).
 		mt := op.RequestBody.Content["application/json"]
 		schema := mt.Schema
 		require.Empty(t, schema.Ref, typ)
-		require.Same(t, doc.Components.Schemas.Map()["CoinEvent"], schema, typ)
-		var body map[string]any
-		require.NoError(t, json.Unmarshal(sent.Body, &body))
-		require.ElementsMatch(t, slices.Collect(maps.Keys(body)), slices.Collect(maps.Keys(schema.Properties)), typ)
+		if slices.Contains(webhooks.OrderEventTypes, typ) {
+			require.Same(t, doc.Components.Schemas.Map()["OrderEvent"], schema, typ)
+		} else {
+			require.Same(t, doc.Components.Schemas.Map()["CoinEvent"], schema, typ)
+			var body map[string]any
+			require.NoError(t, json.Unmarshal(sent.Body, &body))
+			require.ElementsMatch(t, slices.Collect(maps.Keys(body)), slices.Collect(maps.Keys(schema.Properties)), typ)
+		}
 		require.ElementsMatch(t, schema.Required, slices.Collect(maps.Keys(schema.Properties)), "%s: every field is always sent", typ)
+		require.ElementsMatch(t, slices.Collect(maps.Keys(mt.Example.(map[string]any))), slices.Collect(maps.Keys(schema.Properties)), typ)
 		b, _ := json.Marshal(mt.Example)
 		var example any
 		require.NoError(t, json.Unmarshal(b, &example))

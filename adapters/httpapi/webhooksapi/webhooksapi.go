@@ -72,7 +72,7 @@ type DeliveryBody struct {
 	Event struct {
 		ID            uuid.UUID `json:"id" doc:"Event id"`
 		EventType     string    `json:"eventType" doc:"Event type"`
-		TransactionID uuid.UUID `json:"transactionId" doc:"The coin transaction"`
+		TransactionID uuid.UUID `json:"transactionId" doc:"The coin transaction of a coin event; the order (order_id) of an order event"`
 		CreatedAt     time.Time `json:"createdAt" doc:"When the event happened"`
 	} `json:"event"`
 }
@@ -115,7 +115,7 @@ type studioQuery struct {
 
 type configureBody struct {
 	WebhookURL       string   `json:"webhookUrl" minLength:"1" maxLength:"2048" doc:"HTTPS endpoint; must resolve to a public address" example:"https://hooks.example.com/rewards"`
-	SubscribedEvents []string `json:"subscribedEvents" minItems:"1" doc:"COINS_CREDITED, COINS_DEBITED, COINS_REFUNDED"`
+	SubscribedEvents []string `json:"subscribedEvents" minItems:"1" doc:"Event types to deliver: COINS_CREDITED, COINS_DEBITED, COINS_REFUNDED, ORDER_SUCCEEDED, ORDER_FAILED, ORDER_REFUNDED (the webhooks section of the document describes each); another name is 400"`
 	Environment      string   `json:"environment" enum:"PRODUCTION,DEVELOPMENT" doc:"Validated, but the host called decides the environment"`
 	ExcludedReasons  []string `json:"excludedReasons,omitempty" maxItems:"50" doc:"Reasons not to send"`
 	IsActive         *bool    `json:"isActive,omitempty" doc:"Default true"`
@@ -136,7 +136,7 @@ type updateConfigInput struct {
 	ConfigID string `path:"configId" doc:"Configuration id"`
 	Body     struct {
 		WebhookURL       *string   `json:"webhookUrl,omitempty" minLength:"1" maxLength:"2048" doc:"HTTPS endpoint"`
-		SubscribedEvents *[]string `json:"subscribedEvents,omitempty" minItems:"1" doc:"Event types"`
+		SubscribedEvents *[]string `json:"subscribedEvents,omitempty" minItems:"1" doc:"Event types: COINS_CREDITED, COINS_DEBITED, COINS_REFUNDED, ORDER_SUCCEEDED, ORDER_FAILED, ORDER_REFUNDED"`
 		Environment      string    `json:"environment,omitempty" enum:"PRODUCTION,DEVELOPMENT" doc:"Validated; the host decides"`
 		ExcludedReasons  *[]string `json:"excludedReasons,omitempty" maxItems:"50" doc:"Reasons not to send"`
 		IsActive         *bool     `json:"isActive,omitempty" doc:"false stops deliveries without deleting"`
@@ -175,7 +175,7 @@ type rotateInput struct {
 type deliveriesInput struct {
 	StudioID  string `query:"studioId" format:"uuid" doc:"Optional; must be the API key's studio"`
 	Status    string `query:"status" enum:"SUCCESS,FAILED,PENDING,RETRYING" doc:"Only deliveries with this status"`
-	EventType string `query:"eventType" enum:"COINS_CREDITED,COINS_DEBITED,COINS_REFUNDED" doc:"Only this event type"`
+	EventType string `query:"eventType" enum:"COINS_CREDITED,COINS_DEBITED,COINS_REFUNDED,ORDER_SUCCEEDED,ORDER_FAILED,ORDER_REFUNDED" doc:"Only this event type"`
 	Limit     int    `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"Page size, at most 100"`
 	Skip      int    `query:"skip" minimum:"0" maximum:"10000" default:"0" doc:"Offset: how many deliveries to pass over, at most 10,000 (400 VALIDATION_FAILED beyond)"`
 }

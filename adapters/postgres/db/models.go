@@ -530,7 +530,7 @@ type WebhookConfig struct {
 
 type WebhookDelivery struct {
 	ID               uuid.UUID
-	EventID          uuid.UUID
+	EventID          *uuid.UUID
 	ConfigID         uuid.UUID
 	StudioID         uuid.UUID
 	Environment      string
@@ -549,4 +549,15 @@ type WebhookDelivery struct {
 	RecoveredAt      *time.Time
 	DueAt            time.Time
 	InternalFailures int32
+	WebhookEventID   *uuid.UUID
+}
+
+type WebhookEvent struct {
+	ID          uuid.UUID
+	GameID      uuid.UUID
+	Environment string
+	EventType   string
+	OrderID     *uuid.UUID
+	Body        []byte
+	CreatedAt   time.Time
 }

@@ -24,15 +24,16 @@ WITH due AS (
     SET due_at = now() + make_interval(secs => $2::float8)
     FROM due
     WHERE d.id = due.id
-    RETURNING d.id, d.status, d.attempt_number, d.config_id, d.event_id
+    RETURNING d.id, d.status, d.attempt_number, d.config_id, d.event_id, d.webhook_event_id, d.event_type, d.event_created_at
 )
 SELECT t.id, t.status, t.attempt_number, t.config_id,
        c.webhook_url, c.is_active, c.secret_sealed, c.previous_secret_sealed, c.previous_secret_expires_at,
-       e.id AS event_id, e.event_type, e.game_id, e.user_uuid, e.coin_id, e.delta, e.new_balance, e.reference_id,
-       e.reason, e.created_at AS event_created_at, e.sequence
+       coalesce(t.event_id, t.webhook_event_id)::uuid AS event_id, t.event_type, e.game_id, e.user_uuid, e.coin_id,
+       e.delta, e.new_balance, e.reference_id, e.reason, t.event_created_at, e.sequence, w.body
 FROM taken t
 JOIN webhook_configs c ON c.id = t.config_id
-JOIN coin_events e ON e.id = t.event_id
+LEFT JOIN coin_events e ON e.id = t.event_id
+LEFT JOIN webhook_events w ON w.id = t.webhook_event_id
 `
 
 type WebhooksClaimDueParams struct {
@@ -52,21 +53,23 @@ type WebhooksClaimDueRow struct {
 	PreviousSecretExpiresAt *time.Time
 	EventID                 uuid.UUID
 	EventType               string
-	GameID                  uuid.UUID
-	UserUuid                string
-	CoinID                  uuid.UUID
-	Delta                   int64
-	NewBalance              int64
-	ReferenceID             string
-	Reason                  string
+	GameID                  *uuid.UUID
+	UserUuid                *string
+	CoinID                  *uuid.UUID
+	Delta                   *int64
+	NewBalance              *int64
+	ReferenceID             *string
+	Reason                  *string
 	EventCreatedAt          time.Time
-	Sequence                int64
+	Sequence                *int64
+	Body                    []byte
 }
 
 // The webhook outbox's claim: takes at most @lim pending deliveries that are due, the longest
 // due first, for @lease_seconds (their due_at moves to the lease's end, so no other dispatcher
 // takes them meanwhile, and they are due again should this one die), with what their attempts
-// need. Rows another claim holds locked are skipped, not waited for.
+// need: a coin event's fields (e), or another event's body as it is sent (w). Rows another
+// claim holds locked are skipped, not waited for.
 func (q *Queries) WebhooksClaimDue(ctx context.Context, arg WebhooksClaimDueParams) ([]WebhooksClaimDueRow, error) {
 	rows, err := q.db.Query(ctx, webhooksClaimDue, arg.Lim, arg.LeaseSeconds)
 	if err != nil {
@@ -97,6 +100,7 @@ func (q *Queries) WebhooksClaimDue(ctx context.Context, arg WebhooksClaimDuePara
 			&i.Reason,
 			&i.EventCreatedAt,
 			&i.Sequence,
+			&i.Body,
 		); err != nil {
 			return nil, err
 		}
@@ -270,11 +274,12 @@ func (q *Queries) WebhooksGetConfigByURL(ctx context.Context, arg WebhooksGetCon
 const webhooksGetDelivery = `-- name: WebhooksGetDelivery :one
 SELECT d.id, d.status, d.attempt_number, d.config_id,
        c.webhook_url, c.is_active, c.secret_sealed, c.previous_secret_sealed, c.previous_secret_expires_at,
-       e.id AS event_id, e.event_type, e.game_id, e.user_uuid, e.coin_id, e.delta, e.new_balance, e.reference_id,
-       e.reason, e.created_at AS event_created_at, e.sequence
+       coalesce(d.event_id, d.webhook_event_id)::uuid AS event_id, d.event_type, e.game_id, e.user_uuid, e.coin_id,
+       e.delta, e.new_balance, e.reference_id, e.reason, d.event_created_at, e.sequence, w.body
 FROM webhook_deliveries d
 JOIN webhook_configs c ON c.id = d.config_id
-JOIN coin_events e ON e.id = d.event_id
+LEFT JOIN coin_events e ON e.id = d.event_id
+LEFT JOIN webhook_events w ON w.id = d.webhook_event_id
 WHERE d.id = $1
 `
 
@@ -290,17 +295,19 @@ type WebhooksGetDeliveryRow struct {
 	PreviousSecretExpiresAt *time.Time
 	EventID                 uuid.UUID
 	EventType               string
-	GameID                  uuid.UUID
-	UserUuid                string
-	CoinID                  uuid.UUID
-	Delta                   int64
-	NewBalance              int64
-	ReferenceID             string
-	Reason                  string
+	GameID                  *uuid.UUID
+	UserUuid                *string
+	CoinID                  *uuid.UUID
+	Delta                   *int64
+	NewBalance              *int64
+	ReferenceID             *string
+	Reason                  *string
 	EventCreatedAt          time.Time
-	Sequence                int64
+	Sequence                *int64
+	Body                    []byte
 }
 
+// A delivery's event is a coin event (e) or another event with its body (w): see WebhooksClaimDue.
 func (q *Queries) WebhooksGetDelivery(ctx context.Context, id uuid.UUID) (WebhooksGetDeliveryRow, error) {
 	row := q.db.QueryRow(ctx, webhooksGetDelivery, id)
 	var i WebhooksGetDeliveryRow
@@ -325,12 +332,13 @@ func (q *Queries) WebhooksGetDelivery(ctx context.Context, id uuid.UUID) (Webhoo
 		&i.Reason,
 		&i.EventCreatedAt,
 		&i.Sequence,
+		&i.Body,
 	)
 	return i, err
 }
 
 const webhooksGetScopedDelivery = `-- name: WebhooksGetScopedDelivery :one
-SELECT d.id, d.event_id, d.config_id, c.is_active
+SELECT d.id, coalesce(d.event_id, d.webhook_event_id)::uuid AS event_id, d.config_id, c.is_active
 FROM webhook_deliveries d
 JOIN webhook_configs c ON c.id = d.config_id
 WHERE d.id = $1 AND d.studio_id = $2 AND d.environment = $3
@@ -488,7 +496,7 @@ func (q *Queries) WebhooksListConfigs(ctx context.Context, arg WebhooksListConfi
 }
 
 const webhooksListDeliveries = `-- name: WebhooksListDeliveries :many
-SELECT id, event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at, status, attempt_number, http_status_code, error_message, attempted_at, next_retry_at, created_at, resent_from, recovered_by, recovered_at, due_at, internal_failures FROM webhook_deliveries
+SELECT id, event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at, status, attempt_number, http_status_code, error_message, attempted_at, next_retry_at, created_at, resent_from, recovered_by, recovered_at, due_at, internal_failures, webhook_event_id FROM webhook_deliveries
 WHERE studio_id = $1 AND environment = $2
   AND ($3::text IS NULL OR status = $3)
   AND ($4::text IS NULL OR event_type = $4)
@@ -542,6 +550,7 @@ func (q *Queries) WebhooksListDeliveries(ctx context.Context, arg WebhooksListDe
 			&i.RecoveredAt,
 			&i.DueAt,
 			&i.InternalFailures,
+			&i.WebhookEventID,
 		); err != nil {
 			return nil, err
 		}
@@ -652,23 +661,25 @@ func (q *Queries) WebhooksRecordAttempts(ctx context.Context, arg WebhooksRecord
 
 const webhooksRecover = `-- name: WebhooksRecover :many
 WITH events AS (
-    SELECT d.event_id, gen_random_uuid() AS new_id
+    SELECT coalesce(d.event_id, d.webhook_event_id) AS any_event_id, gen_random_uuid() AS new_id
     FROM webhook_deliveries d
     WHERE d.config_id = $1 AND d.status = 'FAILED' AND d.recovered_by IS NULL AND d.event_created_at >= $2
-    GROUP BY d.event_id
-    ORDER BY min(d.event_created_at), d.event_id
+    GROUP BY coalesce(d.event_id, d.webhook_event_id)
+    ORDER BY min(d.event_created_at), coalesce(d.event_id, d.webhook_event_id)
     LIMIT $3
 ), taken AS (
     UPDATE webhook_deliveries d
     SET recovered_by = events.new_id, recovered_at = $4::timestamptz
     FROM events
-    WHERE d.config_id = $1 AND d.event_id = events.event_id AND d.status = 'FAILED' AND d.recovered_by IS NULL
-    RETURNING d.id, d.recovered_by, d.event_id, d.config_id, d.studio_id, d.environment, d.event_type, d.transaction_id,
-              d.event_created_at
+    WHERE d.config_id = $1 AND coalesce(d.event_id, d.webhook_event_id) = events.any_event_id
+      AND d.status = 'FAILED' AND d.recovered_by IS NULL
+    RETURNING d.id, d.recovered_by, d.event_id, d.webhook_event_id, d.config_id, d.studio_id, d.environment, d.event_type,
+              d.transaction_id, d.event_created_at
 )
-INSERT INTO webhook_deliveries (id, event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at, resent_from)
-SELECT DISTINCT ON (t.recovered_by) t.recovered_by, t.event_id, t.config_id, t.studio_id, t.environment, t.event_type,
-       t.transaction_id, t.event_created_at, t.id
+INSERT INTO webhook_deliveries (id, event_id, webhook_event_id, config_id, studio_id, environment, event_type, transaction_id,
+                                event_created_at, resent_from)
+SELECT DISTINCT ON (t.recovered_by) t.recovered_by, t.event_id, t.webhook_event_id, t.config_id, t.studio_id, t.environment,
+       t.event_type, t.transaction_id, t.event_created_at, t.id
 FROM taken t
 ORDER BY t.recovered_by, t.id
 RETURNING id
@@ -686,6 +697,7 @@ type WebhooksRecoverParams struct {
 // them taken (recovered_by, recovered_at) in the same statement. A recover running at the same
 // time waits for the rows this one updates, finds them taken and skips them: each is sent again
 // once.
+// An event is a coin event (event_id) or another (webhook_event_id): one of the two is null.
 func (q *Queries) WebhooksRecover(ctx context.Context, arg WebhooksRecoverParams) ([]uuid.UUID, error) {
 	rows, err := q.db.Query(ctx, webhooksRecover,
 		arg.ConfigID,
@@ -712,8 +724,10 @@ func (q *Queries) WebhooksRecover(ctx context.Context, arg WebhooksRecoverParams
 }
 
 const webhooksResend = `-- name: WebhooksResend :one
-INSERT INTO webhook_deliveries (event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at, resent_from)
-SELECT d.event_id, d.config_id, d.studio_id, d.environment, d.event_type, d.transaction_id, d.event_created_at, d.id
+INSERT INTO webhook_deliveries (event_id, webhook_event_id, config_id, studio_id, environment, event_type, transaction_id,
+                                event_created_at, resent_from)
+SELECT d.event_id, d.webhook_event_id, d.config_id, d.studio_id, d.environment, d.event_type, d.transaction_id,
+       d.event_created_at, d.id
 FROM webhook_deliveries d
 WHERE d.id = $1
 RETURNING id
