@@ -224,3 +224,66 @@ func TestWebhookOrderEvents(t *testing.T) {
 	require.Zero(t, deliveries)
 	require.Empty(t, rc2.got())
 }
+
+// TestWebhookPartnerWalletLowOncePerCrossing: PARTNER_WALLET_LOW is sent when a partner order's
+// debit takes the wallet from at or above the configuration's threshold to under it, once: the
+// debits under it send nothing, and after a credit back above it the next crossing sends it
+// again. Its body is the documented one, signed. Subscribing without a threshold is 400.
+func TestWebhookPartnerWalletLowOncePerCrossing(t *testing.T) {
+	t.Parallel()
+	p := setupHookedPartner(t)
+	g := p.game("WALLET", 0)
+	tok := p.token(g.key, "")
+	brands := p.as(tok, "GET", "/partner/v1/gift-cards/brands?search=amaz", nil)
+	require.Equal(t, 200, brands.Status, string(brands.Raw))
+	d := firstValue(data(brands)["items"].([]any)[0].(map[string]any))
+	pv := p.as(tok, "POST", "/partner/v1/gift-cards/orders/preview", map[string]any{"brandCode": "AMAZON", "denomination": d, "quantity": 1})
+	require.Equal(t, 200, pv.Status, string(pv.Raw))
+	a := data(pv)["amount"].(float64)
+
+	rc := newReceiver(t, http.StatusOK)
+	key := map[string]string{"x-api-key": g.key}
+	configure := func(body map[string]any) response {
+		return p.call("POST", "/studio-webhooks/configure", "", key, body)
+	}
+	body := map[string]any{"webhookUrl": rc.srv.URL + "/hook", "subscribedEvents": []string{"PARTNER_WALLET_LOW"}, "environment": "DEVELOPMENT"}
+	requireError(t, configure(body), 400, "VALIDATION_FAILED")
+	body["partnerWalletLowThreshold"] = 2 * a
+	r := configure(body)
+	require.Equal(t, 201, r.Status, string(r.Raw))
+	cfg := data(r)
+	require.Equal(t, 2*a, cfg["partnerWalletLowThreshold"])
+	rc.set(http.StatusOK, cfg["signingSecret"].(string))
+
+	order := func(id string) {
+		t.Helper()
+		placed := p.order(tok, orderBody(id, "AMAZON", d, 1))
+		require.Equal(t, 201, placed.Status, string(placed.Raw))
+	}
+	require.Equal(t, 201, p.credit(g, 3*a+1, "c-1").Status) // 3a+1
+	order("w-1")                                            // 2a+1: at or above 2a
+	order("w-2")                                            // a+1: crossed
+	order("w-3")                                            // 1: under, no crossing
+	require.Equal(t, 201, p.credit(g, 2*a, "c-2").Status)   // 2a+1: above again
+	order("w-4")                                            // a+1: crossed again
+
+	require.Eventually(t, func() bool { return len(rc.got()) >= 2 }, 60*time.Second, 50*time.Millisecond)
+	time.Sleep(300 * time.Millisecond) // time for an event too many to arrive
+	hits := rc.got()
+	require.Len(t, hits, 2, "once per crossing")
+
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(get(t, docsServer(t), "/openapi.json", nil).Body.Bytes(), &doc))
+	op := doc["webhooks"].(map[string]any)["PARTNER_WALLET_LOW"].(map[string]any)["post"].(map[string]any)
+	schema := op["requestBody"].(map[string]any)["content"].(map[string]any)["application/json"].(map[string]any)["schema"].(map[string]any)
+	for _, h := range hits {
+		require.Equal(t, http.StatusOK, h.answered, "signed with the configuration's secret")
+		require.Equal(t, "PARTNER_WALLET_LOW", h.header.Get("X-Service-Event-Type"))
+		var b map[string]any
+		require.NoError(t, json.Unmarshal(h.body, &b))
+		require.ElementsMatch(t, slices.Collect(maps.Keys(schema["properties"].(map[string]any))), slices.Collect(maps.Keys(b)))
+		require.Equal(t, map[string]any{"event_id": h.eventID, "event_type": "PARTNER_WALLET_LOW", "timestamp": b["timestamp"],
+			"app_id": g.id.String(), "environment": "DEVELOPMENT", "balance": a + 1, "previous_balance": 2*a + 1, "threshold": 2 * a}, b)
+	}
+	require.NotEqual(t, hits[0].eventID, hits[1].eventID)
+}

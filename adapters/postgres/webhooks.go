@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rewardsco/rewards/adapters/postgres/db"
+	"github.com/rewardsco/rewards/core/money"
 	"github.com/rewardsco/rewards/core/store"
 	"github.com/rewardsco/rewards/core/studio"
 	"github.com/rewardsco/rewards/core/webhooks"
@@ -39,6 +40,10 @@ func toCoreConfig(r db.WebhookConfig) webhooks.Config {
 		SubscribedEvents: r.SubscribedEvents, ExcludedReasons: r.ExcludedReasons, IsActive: r.IsActive,
 		Sealed: r.SecretSealed, SecretLast4: r.SecretLast4, PreviousSealed: r.PreviousSecretSealed,
 		PreviousExpiresAt: r.PreviousSecretExpiresAt, ActiveSince: r.ActiveSince, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+	}
+	if r.PartnerWalletLowThreshold != nil {
+		t := money.Amount(*r.PartnerWalletLowThreshold)
+		c.PartnerWalletLowThreshold = &t
 	}
 	if r.DisabledReason != nil {
 		c.DisabledReason = *r.DisabledReason
@@ -76,7 +81,7 @@ func (r *WebhooksRepo) InsertConfig(ctx context.Context, c webhooks.Config) (web
 	row, err := r.q.WebhooksInsertConfig(ctx, db.WebhooksInsertConfigParams{
 		StudioID: c.StudioID, Environment: string(c.Environment), WebhookUrl: c.URL, SubscribedEvents: c.SubscribedEvents,
 		ExcludedReasons: c.ExcludedReasons, IsActive: c.IsActive, SecretSealed: c.Sealed, SecretLast4: c.SecretLast4,
-		ActiveSince: c.ActiveSince,
+		ActiveSince: c.ActiveSince, PartnerWalletLowThreshold: (*int64)(c.PartnerWalletLowThreshold),
 	})
 	if isNoRows(err) {
 		existing, err := r.GetConfigByURL(ctx, webhooks.Scope{StudioID: c.StudioID, Environment: c.Environment}, c.URL)
@@ -116,6 +121,7 @@ func (r *WebhooksRepo) UpdateConfig(ctx context.Context, c webhooks.Config, at t
 	row, err := r.q.WebhooksUpdateConfig(ctx, db.WebhooksUpdateConfigParams{
 		ID: c.ID, StudioID: c.StudioID, Environment: string(c.Environment), WebhookUrl: c.URL,
 		SubscribedEvents: c.SubscribedEvents, ExcludedReasons: c.ExcludedReasons, IsActive: c.IsActive, Now: at,
+		PartnerWalletLowThreshold: (*int64)(c.PartnerWalletLowThreshold),
 	})
 	return configResult(row, err, "update webhook config")
 }

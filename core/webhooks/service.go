@@ -85,6 +85,12 @@ func (s *Service) validate(c *Config) error {
 	}
 	slices.Sort(c.SubscribedEvents)
 	c.SubscribedEvents = slices.Compact(c.SubscribedEvents)
+	if t := c.PartnerWalletLowThreshold; t != nil && (*t <= 0 || *t > MaxWalletLowThreshold) {
+		return invalid("partnerWalletLowThreshold must be more than 0 and at most %s", MaxWalletLowThreshold)
+	}
+	if slices.Contains(c.SubscribedEvents, PartnerWalletLow) && c.PartnerWalletLowThreshold == nil {
+		return invalid("subscribing to %s needs partnerWalletLowThreshold: the balance under which it is sent", PartnerWalletLow)
+	}
 	if len(c.ExcludedReasons) > 50 {
 		return invalid("excludedReasons holds at most 50 reasons")
 	}
@@ -120,6 +126,7 @@ func (s *Service) Configure(ctx context.Context, sc Scope, ch Change) (Config, b
 	if ch.IsActive != nil {
 		c.IsActive = *ch.IsActive
 	}
+	c.PartnerWalletLowThreshold = ch.PartnerWalletLowThreshold
 	if err := s.validate(&c); err != nil {
 		return Config{}, false, err
 	}
@@ -191,6 +198,9 @@ func (s *Service) Update(ctx context.Context, sc Scope, id uuid.UUID, ch Change)
 		}
 		if ch.IsActive != nil {
 			c.IsActive = *ch.IsActive
+		}
+		if ch.PartnerWalletLowThreshold != nil {
+			c.PartnerWalletLowThreshold = ch.PartnerWalletLowThreshold
 		}
 		if err := s.validate(&c); err != nil {
 			return err

@@ -1,6 +1,9 @@
-// Package webhooks delivers coin events to studios: configurations per studio and environment,
-// one delivery per (event, configuration) queued with the balance change, signed requests,
-// retries with delays and dead-lettering after the last attempt.
+// Package webhooks delivers events to studios: configurations per studio and environment,
+// one delivery per (event, configuration) queued with the change it tells of (a balance change,
+// an order's status, a partner wallet's debit under the configuration's threshold), signed
+// requests, retries with delays and dead-lettering after the last attempt. Coin events carry a
+// sequence per player and coin; the other events are stored with their body, written by the
+// storage in the transaction of their change.
 //
 // Studios operate their deliveries: a delivery is sent again (Resend), or every FAILED one of a
 // configuration since a time (Recover, each once); a signing secret is replaced while the old
@@ -16,16 +19,27 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/rewardsco/rewards/core/money"
 	"github.com/rewardsco/rewards/core/studio"
 )
 
-// Event types a configuration can subscribe to: the coin events, and the order events of store
-// and partner orders (written with the order's change of status, in the storage).
+// Event types a configuration can subscribe to: the coin events, the order events of store and
+// partner orders (written with the order's change of status, in the storage), and
+// PartnerWalletLow (written with the debit that took a partner wallet under the
+// configuration's PartnerWalletLowThreshold).
 var (
 	CoinEventTypes  = []string{"COINS_CREDITED", "COINS_DEBITED", "COINS_REFUNDED"}
 	OrderEventTypes = []string{"ORDER_SUCCEEDED", "ORDER_FAILED", "ORDER_REFUNDED"}
-	EventTypes      = slices.Concat(CoinEventTypes, OrderEventTypes)
+	EventTypes      = slices.Concat(CoinEventTypes, OrderEventTypes, []string{PartnerWalletLow})
 )
+
+// PartnerWalletLow is the event of a partner wallet falling under a configuration's threshold:
+// sent once per crossing (a debit from at or above it to under it), not on every debit under it.
+const PartnerWalletLow = "PARTNER_WALLET_LOW"
+
+// MaxWalletLowThreshold bounds PartnerWalletLowThreshold: a wallet never holds more than
+// partner.MaxBalance.
+const MaxWalletLowThreshold money.Amount = 1_000_000_000_000_00
 
 // Delivery statuses.
 const (
@@ -88,6 +102,9 @@ type Config struct {
 	SubscribedEvents []string
 	ExcludedReasons  []string
 	IsActive         bool
+	// PartnerWalletLowThreshold is the balance under which a partner wallet of the studio's
+	// games sends PartnerWalletLow; required to subscribe to it, nil otherwise.
+	PartnerWalletLowThreshold *money.Amount
 	// Secret is the signing secret in plaintext: set only when a configuration is created.
 	Secret string
 	// SecretLast4 shows which secret is in use without revealing it.
@@ -115,6 +132,8 @@ type Change struct {
 	SubscribedEvents *[]string
 	ExcludedReasons  *[]string
 	IsActive         *bool
+	// PartnerWalletLowThreshold, when set, replaces the threshold.
+	PartnerWalletLowThreshold *money.Amount
 }
 
 // Delivery is the record of delivering one event to one configuration.

@@ -5,9 +5,9 @@ SELECT pg_advisory_xact_lock(hashtextextended('webhook_configs/' || @studio_id::
 
 -- name: WebhooksInsertConfig :one
 INSERT INTO webhook_configs (studio_id, environment, webhook_url, subscribed_events, excluded_reasons, is_active,
-                             secret_sealed, secret_last4, active_since)
+                             secret_sealed, secret_last4, active_since, partner_wallet_low_threshold)
 VALUES (@studio_id, @environment, @webhook_url, @subscribed_events, @excluded_reasons, @is_active, @secret_sealed, @secret_last4,
-        @active_since)
+        @active_since, sqlc.narg(partner_wallet_low_threshold))
 ON CONFLICT (studio_id, environment, webhook_url) DO NOTHING
 RETURNING *;
 
@@ -25,7 +25,7 @@ SELECT * FROM webhook_configs WHERE studio_id = @studio_id AND environment = @en
 -- time auto-disable counts from (@now, the service's clock) when it was off.
 UPDATE webhook_configs
 SET webhook_url = @webhook_url, subscribed_events = @subscribed_events, excluded_reasons = @excluded_reasons,
-    is_active = @is_active, updated_at = now(),
+    is_active = @is_active, partner_wallet_low_threshold = sqlc.narg(partner_wallet_low_threshold), updated_at = now(),
     disabled_reason = CASE WHEN @is_active THEN NULL ELSE disabled_reason END,
     active_since = CASE WHEN @is_active AND NOT is_active THEN @now::timestamptz ELSE active_since END
 WHERE id = @id AND studio_id = @studio_id AND environment = @environment

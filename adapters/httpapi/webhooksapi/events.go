@@ -55,6 +55,20 @@ type OrderEvent struct {
 	CreatedAt     string   `json:"created_at" format:"date-time" doc:"When the order was placed (ISO 8601, UTC)" example:"2026-01-15T10:29:58.000000Z"`
 }
 
+// PartnerWalletLowEvent documents the body of PARTNER_WALLET_LOW, as the storage writes it with
+// the debit that crossed the threshold (migration 00035, partner_wallet_low_events). A test
+// keeps the two in step with a real event.
+type PartnerWalletLowEvent struct {
+	EventID         string  `json:"event_id" doc:"The event's id, the same on every attempt (also X-Service-Event-Id): use it to drop duplicates, since delivery is at least once" example:"7c1e3a5b-9d2f-4e6a-8b0c-2d4f6a8c0e1b"`
+	EventType       string  `json:"event_type" enum:"PARTNER_WALLET_LOW" doc:"PARTNER_WALLET_LOW" example:"PARTNER_WALLET_LOW"`
+	Timestamp       string  `json:"timestamp" format:"date-time" doc:"When the debit was made (ISO 8601, UTC)" example:"2026-01-15T10:30:00.000000Z"`
+	AppID           string  `json:"app_id" doc:"The game whose partner wallet it is" example:"6c0e2a4b-1f3d-4e5a-9b7c-8d9e0f1a2b3c"`
+	Environment     string  `json:"environment" enum:"PRODUCTION,DEVELOPMENT" doc:"The wallet's environment" example:"PRODUCTION"`
+	Balance         float64 `json:"balance" doc:"The wallet's balance after the debit, in units of the currency" example:"4512.5"`
+	PreviousBalance float64 `json:"previous_balance" doc:"The balance before the debit: at or above threshold" example:"5000"`
+	Threshold       float64 `json:"threshold" doc:"The configuration's partnerWalletLowThreshold when the debit was made" example:"5000"`
+}
+
 // eventsDescription is what every event's receiver must know.
 const eventsDescription = "**Delivery.** At least once: the same `event_id` may arrive more than once. Any 2xx within 30 seconds acknowledges; anything else (redirects included) fails the attempt. " +
 	"5 attempts in all, after failed attempts 1 to 4 waiting 1 minute, 5 minutes, 15 minutes and 1 hour; then the delivery is FAILED (GET /studio-webhooks/deliveries lists them). " +
@@ -73,6 +87,11 @@ const orderEventsDescription = "Sent as `POST` to each webhook configuration (PO
 	"for store orders and partner orders, after the change of the order's status is committed: the event is written in the same transaction, so a change is never without its event. " +
 	"Fields of the other channel are null.\n\n" + eventsDescription
 
+// walletLowDescription is when PARTNER_WALLET_LOW is sent.
+const walletLowDescription = "Sent as `POST` to each webhook configuration (POST /studio-webhooks/configure) of the game's studio and the environment whose `subscribedEvents` has PARTNER_WALLET_LOW, " +
+	"when a debit of a partner wallet (a partner order) takes its balance from at or above the configuration's `partnerWalletLowThreshold` to under it: once per crossing, not on every debit under the threshold; " +
+	"the wallet must be credited (or refunded) back to the threshold or above before it is sent again. The event is written in the debit's transaction.\n\n" + eventsDescription
+
 // documentEvents adds the events the service sends to studios to the document's webhooks.
 func documentEvents(s *httpapi.Server) {
 	doc := s.API.OpenAPI()
@@ -84,6 +103,7 @@ func documentEvents(s *httpapi.Server) {
 		return doc.Components.Schemas.SchemaFromRef(ref.Ref)
 	}
 	coinBody, orderBody := schema(reflect.TypeFor[CoinEvent](), "CoinEvent"), schema(reflect.TypeFor[OrderEvent](), "OrderEvent")
+	walletBody := schema(reflect.TypeFor[PartnerWalletLowEvent](), "PartnerWalletLowEvent")
 	header := func(name, description string, example any, enum ...any) *huma.Param {
 		return &huma.Param{Name: name, In: "header", Required: true, Description: description, Example: example,
 			Schema: &huma.Schema{Type: huma.TypeString, Enum: enum}}
@@ -115,6 +135,9 @@ func documentEvents(s *httpapi.Server) {
 		{"ORDER_SUCCEEDED", "order-succeeded", "An order was delivered", orderEventsDescription, orderBody, order("ORDER_SUCCEEDED", "SUCCESS", nil)},
 		{"ORDER_FAILED", "order-failed", "An order failed", orderEventsDescription, orderBody, order("ORDER_FAILED", "FAILED", "refused by the voucher provider")},
 		{"ORDER_REFUNDED", "order-refunded", "What an order took was given back", orderEventsDescription, orderBody, order("ORDER_REFUNDED", "FAILED", "refused by the voucher provider")},
+		{"PARTNER_WALLET_LOW", "partner-wallet-low", "A partner wallet fell under the configuration's threshold", walletLowDescription, walletBody,
+			map[string]any{"event_id": "7c1e3a5b-9d2f-4e6a-8b0c-2d4f6a8c0e1b", "event_type": "PARTNER_WALLET_LOW", "timestamp": "2026-01-15T10:30:00.000000Z",
+				"app_id": "6c0e2a4b-1f3d-4e5a-9b7c-8d9e0f1a2b3c", "environment": "PRODUCTION", "balance": 4512.5, "previous_balance": 5000, "threshold": 5000}},
 	} {
 		doc.Webhooks[e.typ] = &huma.PathItem{Post: &huma.Operation{
 			OperationID: "webhook-" + e.id,

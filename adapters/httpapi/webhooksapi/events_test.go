@@ -36,7 +36,7 @@ func (t *recordingTransport) Send(_ context.Context, r webhooks.Request) (int, e
 // The webhooks section documents what the service really sends: the headers of a request, the
 // fields of its body, and a signature a receiver can check as the description says. The
 // headers and signature are the same for every event; app's TestWebhookOrderEvents checks a
-// real order event's body.
+// real order event's body, TestWebhookPartnerWalletLowOncePerCrossing a PARTNER_WALLET_LOW's.
 func TestWebhooksDocumentTheEventsSent(t *testing.T) {
 	t.Parallel()
 	transport := &recordingTransport{}
@@ -75,9 +75,12 @@ func TestWebhooksDocumentTheEventsSent(t *testing.T) {
 		mt := op.RequestBody.Content["application/json"]
 		schema := mt.Schema
 		require.Empty(t, schema.Ref, typ)
-		if slices.Contains(webhooks.OrderEventTypes, typ) {
+		switch {
+		case slices.Contains(webhooks.OrderEventTypes, typ):
 			require.Same(t, doc.Components.Schemas.Map()["OrderEvent"], schema, typ)
-		} else {
+		case typ == webhooks.PartnerWalletLow:
+			require.Same(t, doc.Components.Schemas.Map()["PartnerWalletLowEvent"], schema, typ)
+		default:
 			require.Same(t, doc.Components.Schemas.Map()["CoinEvent"], schema, typ)
 			var body map[string]any
 			require.NoError(t, json.Unmarshal(sent.Body, &body))

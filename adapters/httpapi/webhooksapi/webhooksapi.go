@@ -6,6 +6,7 @@ package webhooksapi
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -14,13 +15,14 @@ import (
 
 	"github.com/rewardsco/rewards/adapters/httpapi"
 	"github.com/rewardsco/rewards/core/errs"
+	"github.com/rewardsco/rewards/core/money"
 	"github.com/rewardsco/rewards/core/studio"
 	"github.com/rewardsco/rewards/core/webhooks"
 )
 
 const (
 	tagWebhooks     = "Webhooks"
-	tagWebhooksDesc = "Signed webhooks of coin events: configuration, test events, deliveries and stats, resend and recover of deliveries, secret rotation. Answers are wrapped in {data, statusCode, message, requestId, timestamp}."
+	tagWebhooksDesc = "Signed webhooks of coin, order and partner wallet events: configuration, test events, deliveries and stats, resend and recover of deliveries, secret rotation. Answers are wrapped in {data, statusCode, message, requestId, timestamp}."
 	scopeRule       = " Configurations belong to the API key's studio and the environment of the host called."
 )
 
@@ -33,9 +35,11 @@ type WebhookConfigBody struct {
 	ExcludedReasons  []string  `json:"excludedReasons" doc:"Reasons suppressed server-side"`
 	Environment      string    `json:"environment" enum:"PRODUCTION,DEVELOPMENT" doc:"PRODUCTION on the live hosts, DEVELOPMENT on the development hosts"`
 	IsActive         bool      `json:"isActive" doc:"false stops deliveries without deleting"`
-	DisabledReason   *string   `json:"disabledReason" doc:"Why the service set isActive false (the auto-disable rule), or null; cleared when isActive is set true"`
-	SigningSecret    string    `json:"signingSecret" doc:"In full only in the answer that created the configuration; masked afterwards"`
-	CreatedAt        time.Time `json:"createdAt" doc:"When it was created"`
+	// PartnerWalletLowThreshold is a pointer: null when none is set.
+	PartnerWalletLowThreshold *float64  `json:"partnerWalletLowThreshold" doc:"The balance under which PARTNER_WALLET_LOW is sent, in units of the currency, or null"`
+	DisabledReason            *string   `json:"disabledReason" doc:"Why the service set isActive false (the auto-disable rule), or null; cleared when isActive is set true"`
+	SigningSecret             string    `json:"signingSecret" doc:"In full only in the answer that created the configuration; masked afterwards"`
+	CreatedAt                 time.Time `json:"createdAt" doc:"When it was created"`
 }
 
 // ResendBody is the delivery a resend queued.
@@ -72,7 +76,7 @@ type DeliveryBody struct {
 	Event struct {
 		ID            uuid.UUID `json:"id" doc:"Event id"`
 		EventType     string    `json:"eventType" doc:"Event type"`
-		TransactionID uuid.UUID `json:"transactionId" doc:"The coin transaction of a coin event; the order (order_id) of an order event"`
+		TransactionID uuid.UUID `json:"transactionId" doc:"The coin transaction of a coin event; the order (order_id) of an order event; the event itself for PARTNER_WALLET_LOW"`
 		CreatedAt     time.Time `json:"createdAt" doc:"When the event happened"`
 	} `json:"event"`
 }
@@ -114,11 +118,12 @@ type studioQuery struct {
 }
 
 type configureBody struct {
-	WebhookURL       string   `json:"webhookUrl" minLength:"1" maxLength:"2048" doc:"HTTPS endpoint; must resolve to a public address" example:"https://hooks.example.com/rewards"`
-	SubscribedEvents []string `json:"subscribedEvents" minItems:"1" doc:"Event types to deliver: COINS_CREDITED, COINS_DEBITED, COINS_REFUNDED, ORDER_SUCCEEDED, ORDER_FAILED, ORDER_REFUNDED (the webhooks section of the document describes each); another name is 400"`
-	Environment      string   `json:"environment" enum:"PRODUCTION,DEVELOPMENT" doc:"Validated, but the host called decides the environment"`
-	ExcludedReasons  []string `json:"excludedReasons,omitempty" maxItems:"50" doc:"Reasons not to send"`
-	IsActive         *bool    `json:"isActive,omitempty" doc:"Default true"`
+	WebhookURL                string   `json:"webhookUrl" minLength:"1" maxLength:"2048" doc:"HTTPS endpoint; must resolve to a public address" example:"https://hooks.example.com/rewards"`
+	SubscribedEvents          []string `json:"subscribedEvents" minItems:"1" doc:"Event types to deliver: COINS_CREDITED, COINS_DEBITED, COINS_REFUNDED, ORDER_SUCCEEDED, ORDER_FAILED, ORDER_REFUNDED, PARTNER_WALLET_LOW (the webhooks section of the document describes each); another name is 400"`
+	Environment               string   `json:"environment" enum:"PRODUCTION,DEVELOPMENT" doc:"Validated, but the host called decides the environment"`
+	ExcludedReasons           []string `json:"excludedReasons,omitempty" maxItems:"50" doc:"Reasons not to send"`
+	IsActive                  *bool    `json:"isActive,omitempty" doc:"Default true"`
+	PartnerWalletLowThreshold *float64 `json:"partnerWalletLowThreshold,omitempty" exclusiveMinimum:"0" doc:"The partner wallet balance, in units of the currency (at most two decimals), under which PARTNER_WALLET_LOW is sent: once when a debit takes a wallet of the studio's games in this environment from at or above it to under it, again only after the wallet was back at or above it. Required to subscribe to PARTNER_WALLET_LOW" example:"5000"`
 }
 
 type configureInput struct {
@@ -135,11 +140,12 @@ type updateConfigInput struct {
 	StudioID string `query:"studioId" format:"uuid" doc:"Optional; must be the API key's studio (403 STUDIO_MISMATCH)"`
 	ConfigID string `path:"configId" doc:"Configuration id"`
 	Body     struct {
-		WebhookURL       *string   `json:"webhookUrl,omitempty" minLength:"1" maxLength:"2048" doc:"HTTPS endpoint"`
-		SubscribedEvents *[]string `json:"subscribedEvents,omitempty" minItems:"1" doc:"Event types: COINS_CREDITED, COINS_DEBITED, COINS_REFUNDED, ORDER_SUCCEEDED, ORDER_FAILED, ORDER_REFUNDED"`
-		Environment      string    `json:"environment,omitempty" enum:"PRODUCTION,DEVELOPMENT" doc:"Validated; the host decides"`
-		ExcludedReasons  *[]string `json:"excludedReasons,omitempty" maxItems:"50" doc:"Reasons not to send"`
-		IsActive         *bool     `json:"isActive,omitempty" doc:"false stops deliveries without deleting"`
+		WebhookURL                *string   `json:"webhookUrl,omitempty" minLength:"1" maxLength:"2048" doc:"HTTPS endpoint"`
+		SubscribedEvents          *[]string `json:"subscribedEvents,omitempty" minItems:"1" doc:"Event types: COINS_CREDITED, COINS_DEBITED, COINS_REFUNDED, ORDER_SUCCEEDED, ORDER_FAILED, ORDER_REFUNDED, PARTNER_WALLET_LOW"`
+		Environment               string    `json:"environment,omitempty" enum:"PRODUCTION,DEVELOPMENT" doc:"Validated; the host decides"`
+		ExcludedReasons           *[]string `json:"excludedReasons,omitempty" maxItems:"50" doc:"Reasons not to send"`
+		IsActive                  *bool     `json:"isActive,omitempty" doc:"false stops deliveries without deleting"`
+		PartnerWalletLowThreshold *float64  `json:"partnerWalletLowThreshold,omitempty" exclusiveMinimum:"0" doc:"The partner wallet balance, in units of the currency (at most two decimals), under which PARTNER_WALLET_LOW is sent: once when a debit takes a wallet of the studio's games in this environment from at or above it to under it, again only after the wallet was back at or above it. Required to subscribe to PARTNER_WALLET_LOW" example:"5000"`
 	}
 }
 
@@ -175,7 +181,7 @@ type rotateInput struct {
 type deliveriesInput struct {
 	StudioID  string `query:"studioId" format:"uuid" doc:"Optional; must be the API key's studio"`
 	Status    string `query:"status" enum:"SUCCESS,FAILED,PENDING,RETRYING" doc:"Only deliveries with this status"`
-	EventType string `query:"eventType" enum:"COINS_CREDITED,COINS_DEBITED,COINS_REFUNDED,ORDER_SUCCEEDED,ORDER_FAILED,ORDER_REFUNDED" doc:"Only this event type"`
+	EventType string `query:"eventType" enum:"COINS_CREDITED,COINS_DEBITED,COINS_REFUNDED,ORDER_SUCCEEDED,ORDER_FAILED,ORDER_REFUNDED,PARTNER_WALLET_LOW" doc:"Only this event type"`
 	Limit     int    `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"Page size, at most 100"`
 	Skip      int    `query:"skip" minimum:"0" maximum:"10000" default:"0" doc:"Offset: how many deliveries to pass over, at most 10,000 (400 VALIDATION_FAILED beyond)"`
 }
@@ -239,7 +245,23 @@ func toWebhookConfigBody(c webhooks.Config) WebhookConfigBody {
 	if c.DisabledReason != "" {
 		b.DisabledReason = &c.DisabledReason
 	}
+	if c.PartnerWalletLowThreshold != nil {
+		u := c.PartnerWalletLowThreshold.Units()
+		b.PartnerWalletLowThreshold = &u
+	}
 	return b
+}
+
+// thresholdOf reads partnerWalletLowThreshold of a body, nil when not sent.
+func thresholdOf(ctx context.Context, v *float64) (*money.Amount, error) {
+	if v == nil {
+		return nil, nil
+	}
+	a, err := money.FromUnits(*v)
+	if err != nil || a <= 0 {
+		return nil, httpapi.ValidationError(ctx, "body.partnerWalletLowThreshold", fmt.Sprintf("must be a positive amount with at most two decimals, got %v", *v), *v)
+	}
+	return &a, nil
 }
 
 func toRotationBody(c webhooks.Config) RotationBody {
@@ -274,18 +296,23 @@ func toTestResultBody(r webhooks.TestResult) TestResultBody {
 
 // toConfigureChange is the change a configure request asks for: every field is set, the
 // excluded reasons only when sent.
-func toConfigureChange(b *configureBody) webhooks.Change {
+func toConfigureChange(ctx context.Context, b *configureBody) (webhooks.Change, error) {
 	ch := webhooks.Change{URL: &b.WebhookURL, SubscribedEvents: &b.SubscribedEvents, IsActive: b.IsActive}
 	if b.ExcludedReasons != nil {
 		ch.ExcludedReasons = &b.ExcludedReasons
 	}
-	return ch
+	var err error
+	ch.PartnerWalletLowThreshold, err = thresholdOf(ctx, b.PartnerWalletLowThreshold)
+	return ch, err
 }
 
 // toUpdateChange is the change an update request asks for: only the fields sent.
-func toUpdateChange(in *updateConfigInput) webhooks.Change {
-	return webhooks.Change{URL: in.Body.WebhookURL, SubscribedEvents: in.Body.SubscribedEvents,
+func toUpdateChange(ctx context.Context, in *updateConfigInput) (webhooks.Change, error) {
+	ch := webhooks.Change{URL: in.Body.WebhookURL, SubscribedEvents: in.Body.SubscribedEvents,
 		ExcludedReasons: in.Body.ExcludedReasons, IsActive: in.Body.IsActive}
+	var err error
+	ch.PartnerWalletLowThreshold, err = thresholdOf(ctx, in.Body.PartnerWalletLowThreshold)
+	return ch, err
 }
 
 // handlers serve the webhook-management operations: decode, one core call, encode.
@@ -481,7 +508,11 @@ func (h handlers) configure(ctx context.Context, in *configureInput) (*configure
 	if err != nil {
 		return nil, err
 	}
-	c, created, err := h.svc.Configure(ctx, sc, toConfigureChange(&in.Body))
+	ch, err := toConfigureChange(ctx, &in.Body)
+	if err != nil {
+		return nil, err
+	}
+	c, created, err := h.svc.Configure(ctx, sc, ch)
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
@@ -521,7 +552,11 @@ func (h handlers) updateConfig(ctx context.Context, in *updateConfigInput) (*con
 	if err != nil {
 		return nil, err
 	}
-	c, err := h.svc.Update(ctx, sc, id, toUpdateChange(in))
+	ch, err := toUpdateChange(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	c, err := h.svc.Update(ctx, sc, id, ch)
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}

@@ -511,21 +511,22 @@ type TouchpointTree struct {
 }
 
 type WebhookConfig struct {
-	ID                      uuid.UUID
-	StudioID                uuid.UUID
-	Environment             string
-	WebhookUrl              string
-	SubscribedEvents        []string
-	ExcludedReasons         []string
-	IsActive                bool
-	SecretSealed            []byte
-	SecretLast4             string
-	CreatedAt               time.Time
-	UpdatedAt               time.Time
-	PreviousSecretSealed    []byte
-	PreviousSecretExpiresAt *time.Time
-	DisabledReason          *string
-	ActiveSince             time.Time
+	ID                        uuid.UUID
+	StudioID                  uuid.UUID
+	Environment               string
+	WebhookUrl                string
+	SubscribedEvents          []string
+	ExcludedReasons           []string
+	IsActive                  bool
+	SecretSealed              []byte
+	SecretLast4               string
+	CreatedAt                 time.Time
+	UpdatedAt                 time.Time
+	PreviousSecretSealed      []byte
+	PreviousSecretExpiresAt   *time.Time
+	DisabledReason            *string
+	ActiveSince               time.Time
+	PartnerWalletLowThreshold *int64
 }
 
 type WebhookDelivery struct {

@@ -206,7 +206,7 @@ func (q *Queries) WebhooksDisableFailing(ctx context.Context, arg WebhooksDisabl
 }
 
 const webhooksGetConfig = `-- name: WebhooksGetConfig :one
-SELECT id, studio_id, environment, webhook_url, subscribed_events, excluded_reasons, is_active, secret_sealed, secret_last4, created_at, updated_at, previous_secret_sealed, previous_secret_expires_at, disabled_reason, active_since FROM webhook_configs WHERE id = $1 AND studio_id = $2 AND environment = $3
+SELECT id, studio_id, environment, webhook_url, subscribed_events, excluded_reasons, is_active, secret_sealed, secret_last4, created_at, updated_at, previous_secret_sealed, previous_secret_expires_at, disabled_reason, active_since, partner_wallet_low_threshold FROM webhook_configs WHERE id = $1 AND studio_id = $2 AND environment = $3
 `
 
 type WebhooksGetConfigParams struct {
@@ -234,12 +234,13 @@ func (q *Queries) WebhooksGetConfig(ctx context.Context, arg WebhooksGetConfigPa
 		&i.PreviousSecretExpiresAt,
 		&i.DisabledReason,
 		&i.ActiveSince,
+		&i.PartnerWalletLowThreshold,
 	)
 	return i, err
 }
 
 const webhooksGetConfigByURL = `-- name: WebhooksGetConfigByURL :one
-SELECT id, studio_id, environment, webhook_url, subscribed_events, excluded_reasons, is_active, secret_sealed, secret_last4, created_at, updated_at, previous_secret_sealed, previous_secret_expires_at, disabled_reason, active_since FROM webhook_configs WHERE studio_id = $1 AND environment = $2 AND webhook_url = $3
+SELECT id, studio_id, environment, webhook_url, subscribed_events, excluded_reasons, is_active, secret_sealed, secret_last4, created_at, updated_at, previous_secret_sealed, previous_secret_expires_at, disabled_reason, active_since, partner_wallet_low_threshold FROM webhook_configs WHERE studio_id = $1 AND environment = $2 AND webhook_url = $3
 `
 
 type WebhooksGetConfigByURLParams struct {
@@ -267,6 +268,7 @@ func (q *Queries) WebhooksGetConfigByURL(ctx context.Context, arg WebhooksGetCon
 		&i.PreviousSecretExpiresAt,
 		&i.DisabledReason,
 		&i.ActiveSince,
+		&i.PartnerWalletLowThreshold,
 	)
 	return i, err
 }
@@ -371,23 +373,24 @@ func (q *Queries) WebhooksGetScopedDelivery(ctx context.Context, arg WebhooksGet
 
 const webhooksInsertConfig = `-- name: WebhooksInsertConfig :one
 INSERT INTO webhook_configs (studio_id, environment, webhook_url, subscribed_events, excluded_reasons, is_active,
-                             secret_sealed, secret_last4, active_since)
+                             secret_sealed, secret_last4, active_since, partner_wallet_low_threshold)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
-        $9)
+        $9, $10)
 ON CONFLICT (studio_id, environment, webhook_url) DO NOTHING
-RETURNING id, studio_id, environment, webhook_url, subscribed_events, excluded_reasons, is_active, secret_sealed, secret_last4, created_at, updated_at, previous_secret_sealed, previous_secret_expires_at, disabled_reason, active_since
+RETURNING id, studio_id, environment, webhook_url, subscribed_events, excluded_reasons, is_active, secret_sealed, secret_last4, created_at, updated_at, previous_secret_sealed, previous_secret_expires_at, disabled_reason, active_since, partner_wallet_low_threshold
 `
 
 type WebhooksInsertConfigParams struct {
-	StudioID         uuid.UUID
-	Environment      string
-	WebhookUrl       string
-	SubscribedEvents []string
-	ExcludedReasons  []string
-	IsActive         bool
-	SecretSealed     []byte
-	SecretLast4      string
-	ActiveSince      time.Time
+	StudioID                  uuid.UUID
+	Environment               string
+	WebhookUrl                string
+	SubscribedEvents          []string
+	ExcludedReasons           []string
+	IsActive                  bool
+	SecretSealed              []byte
+	SecretLast4               string
+	ActiveSince               time.Time
+	PartnerWalletLowThreshold *int64
 }
 
 func (q *Queries) WebhooksInsertConfig(ctx context.Context, arg WebhooksInsertConfigParams) (WebhookConfig, error) {
@@ -401,6 +404,7 @@ func (q *Queries) WebhooksInsertConfig(ctx context.Context, arg WebhooksInsertCo
 		arg.SecretSealed,
 		arg.SecretLast4,
 		arg.ActiveSince,
+		arg.PartnerWalletLowThreshold,
 	)
 	var i WebhookConfig
 	err := row.Scan(
@@ -419,6 +423,7 @@ func (q *Queries) WebhooksInsertConfig(ctx context.Context, arg WebhooksInsertCo
 		&i.PreviousSecretExpiresAt,
 		&i.DisabledReason,
 		&i.ActiveSince,
+		&i.PartnerWalletLowThreshold,
 	)
 	return i, err
 }
@@ -451,7 +456,7 @@ func (q *Queries) WebhooksInternalFailure(ctx context.Context, arg WebhooksInter
 }
 
 const webhooksListConfigs = `-- name: WebhooksListConfigs :many
-SELECT id, studio_id, environment, webhook_url, subscribed_events, excluded_reasons, is_active, secret_sealed, secret_last4, created_at, updated_at, previous_secret_sealed, previous_secret_expires_at, disabled_reason, active_since FROM webhook_configs WHERE studio_id = $1 AND environment = $2 ORDER BY created_at, id
+SELECT id, studio_id, environment, webhook_url, subscribed_events, excluded_reasons, is_active, secret_sealed, secret_last4, created_at, updated_at, previous_secret_sealed, previous_secret_expires_at, disabled_reason, active_since, partner_wallet_low_threshold FROM webhook_configs WHERE studio_id = $1 AND environment = $2 ORDER BY created_at, id
 `
 
 type WebhooksListConfigsParams struct {
@@ -484,6 +489,7 @@ func (q *Queries) WebhooksListConfigs(ctx context.Context, arg WebhooksListConfi
 			&i.PreviousSecretExpiresAt,
 			&i.DisabledReason,
 			&i.ActiveSince,
+			&i.PartnerWalletLowThreshold,
 		); err != nil {
 			return nil, err
 		}
@@ -746,7 +752,7 @@ UPDATE webhook_configs
 SET previous_secret_sealed = secret_sealed, previous_secret_expires_at = $1::timestamptz,
     secret_sealed = $2, secret_last4 = $3, updated_at = now()
 WHERE id = $4 AND studio_id = $5 AND environment = $6
-RETURNING id, studio_id, environment, webhook_url, subscribed_events, excluded_reasons, is_active, secret_sealed, secret_last4, created_at, updated_at, previous_secret_sealed, previous_secret_expires_at, disabled_reason, active_since
+RETURNING id, studio_id, environment, webhook_url, subscribed_events, excluded_reasons, is_active, secret_sealed, secret_last4, created_at, updated_at, previous_secret_sealed, previous_secret_expires_at, disabled_reason, active_since, partner_wallet_low_threshold
 `
 
 type WebhooksRotateSecretParams struct {
@@ -786,6 +792,7 @@ func (q *Queries) WebhooksRotateSecret(ctx context.Context, arg WebhooksRotateSe
 		&i.PreviousSecretExpiresAt,
 		&i.DisabledReason,
 		&i.ActiveSince,
+		&i.PartnerWalletLowThreshold,
 	)
 	return i, err
 }
@@ -818,22 +825,23 @@ func (q *Queries) WebhooksStats(ctx context.Context, arg WebhooksStatsParams) (W
 const webhooksUpdateConfig = `-- name: WebhooksUpdateConfig :one
 UPDATE webhook_configs
 SET webhook_url = $1, subscribed_events = $2, excluded_reasons = $3,
-    is_active = $4, updated_at = now(),
+    is_active = $4, partner_wallet_low_threshold = $5, updated_at = now(),
     disabled_reason = CASE WHEN $4 THEN NULL ELSE disabled_reason END,
-    active_since = CASE WHEN $4 AND NOT is_active THEN $5::timestamptz ELSE active_since END
-WHERE id = $6 AND studio_id = $7 AND environment = $8
-RETURNING id, studio_id, environment, webhook_url, subscribed_events, excluded_reasons, is_active, secret_sealed, secret_last4, created_at, updated_at, previous_secret_sealed, previous_secret_expires_at, disabled_reason, active_since
+    active_since = CASE WHEN $4 AND NOT is_active THEN $6::timestamptz ELSE active_since END
+WHERE id = $7 AND studio_id = $8 AND environment = $9
+RETURNING id, studio_id, environment, webhook_url, subscribed_events, excluded_reasons, is_active, secret_sealed, secret_last4, created_at, updated_at, previous_secret_sealed, previous_secret_expires_at, disabled_reason, active_since, partner_wallet_low_threshold
 `
 
 type WebhooksUpdateConfigParams struct {
-	WebhookUrl       string
-	SubscribedEvents []string
-	ExcludedReasons  []string
-	IsActive         bool
-	Now              time.Time
-	ID               uuid.UUID
-	StudioID         uuid.UUID
-	Environment      string
+	WebhookUrl                string
+	SubscribedEvents          []string
+	ExcludedReasons           []string
+	IsActive                  bool
+	PartnerWalletLowThreshold *int64
+	Now                       time.Time
+	ID                        uuid.UUID
+	StudioID                  uuid.UUID
+	Environment               string
 }
 
 // Switching a configuration on clears the reason the service switched it off, and starts the
@@ -844,6 +852,7 @@ func (q *Queries) WebhooksUpdateConfig(ctx context.Context, arg WebhooksUpdateCo
 		arg.SubscribedEvents,
 		arg.ExcludedReasons,
 		arg.IsActive,
+		arg.PartnerWalletLowThreshold,
 		arg.Now,
 		arg.ID,
 		arg.StudioID,
@@ -866,6 +875,7 @@ func (q *Queries) WebhooksUpdateConfig(ctx context.Context, arg WebhooksUpdateCo
 		&i.PreviousSecretExpiresAt,
 		&i.DisabledReason,
 		&i.ActiveSince,
+		&i.PartnerWalletLowThreshold,
 	)
 	return i, err
 }

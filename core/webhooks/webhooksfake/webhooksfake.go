@@ -84,6 +84,7 @@ func cloneConfig(c webhooks.Config) webhooks.Config {
 	c.Sealed = bytes.Clone(c.Sealed)
 	c.PreviousSealed = bytes.Clone(c.PreviousSealed)
 	c.PreviousExpiresAt = memstore.ClonePtr(c.PreviousExpiresAt)
+	c.PartnerWalletLowThreshold = memstore.ClonePtr(c.PartnerWalletLowThreshold)
 	return c
 }
 
@@ -216,6 +217,7 @@ func (r *Repo) UpdateConfig(_ context.Context, c webhooks.Config, at time.Time) 
 		}
 	}
 	cur.URL, cur.IsActive = c.URL, c.IsActive
+	cur.PartnerWalletLowThreshold = memstore.ClonePtr(c.PartnerWalletLowThreshold)
 	cur.SubscribedEvents = memstore.CloneSlice(c.SubscribedEvents, nil)
 	cur.ExcludedReasons = memstore.CloneSlice(c.ExcludedReasons, nil)
 	cur.UpdatedAt = r.tab.Now()
