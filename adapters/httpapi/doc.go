@@ -85,10 +85,12 @@
 // value), and for a field with none a value its rules accept. A test validates every example
 // against its schema.
 //
-// The 3.1 documents have a webhooks section: the three coin events (COINS_CREDITED,
-// COINS_DEBITED, COINS_REFUNDED) the service POSTs to studios, with their headers, the body
-// (CoinEvent), the signature scheme and the retry rules (webhooksapi/events.go); a test sends a
-// real test event and checks the documented headers, fields and signature against it. OpenAPI
+// The 3.1 documents have a webhooks section: the events the service POSTs to studios (the coin
+// events COINS_CREDITED, COINS_DEBITED and COINS_REFUNDED; the order events ORDER_SUCCEEDED,
+// ORDER_FAILED and ORDER_REFUNDED; PARTNER_WALLET_LOW), with their headers, their bodies
+// (CoinEvent, OrderEvent, PartnerWalletLowEvent), the signature scheme and the retry rules
+// (webhooksapi/events.go); tests send real events and check the documented headers, fields and
+// signature against them. OpenAPI
 // 3.0 has no webhooks, so the 3.0.3 variants leave the section out.
 //
 // Every answer the tests receive is checked against the served documents (package contract): a
