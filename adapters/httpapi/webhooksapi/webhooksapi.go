@@ -123,7 +123,7 @@ type configureBody struct {
 	Environment               string   `json:"environment" enum:"PRODUCTION,DEVELOPMENT" doc:"Validated, but the host called decides the environment"`
 	ExcludedReasons           []string `json:"excludedReasons,omitempty" maxItems:"50" doc:"Reasons not to send"`
 	IsActive                  *bool    `json:"isActive,omitempty" doc:"Default true"`
-	PartnerWalletLowThreshold *float64 `json:"partnerWalletLowThreshold,omitempty" exclusiveMinimum:"0" doc:"The partner wallet balance, in units of the currency (at most two decimals), under which PARTNER_WALLET_LOW is sent: once when a debit takes a wallet of the studio's games in this environment from at or above it to under it, again only after the wallet was back at or above it. Required to subscribe to PARTNER_WALLET_LOW" example:"5000"`
+	PartnerWalletLowThreshold *float64 `json:"partnerWalletLowThreshold,omitempty" minimum:"0.01" doc:"The partner wallet balance, in units of the currency (at most two decimals), under which PARTNER_WALLET_LOW is sent: once when a debit takes a wallet of the studio's games in this environment from at or above it to under it, again only after the wallet was back at or above it. Required to subscribe to PARTNER_WALLET_LOW" example:"5000"`
 }
 
 type configureInput struct {
@@ -145,7 +145,7 @@ type updateConfigInput struct {
 		Environment               string    `json:"environment,omitempty" enum:"PRODUCTION,DEVELOPMENT" doc:"Validated; the host decides"`
 		ExcludedReasons           *[]string `json:"excludedReasons,omitempty" maxItems:"50" doc:"Reasons not to send"`
 		IsActive                  *bool     `json:"isActive,omitempty" doc:"false stops deliveries without deleting"`
-		PartnerWalletLowThreshold *float64  `json:"partnerWalletLowThreshold,omitempty" exclusiveMinimum:"0" doc:"The partner wallet balance, in units of the currency (at most two decimals), under which PARTNER_WALLET_LOW is sent: once when a debit takes a wallet of the studio's games in this environment from at or above it to under it, again only after the wallet was back at or above it. Required to subscribe to PARTNER_WALLET_LOW" example:"5000"`
+		PartnerWalletLowThreshold *float64  `json:"partnerWalletLowThreshold,omitempty" minimum:"0.01" doc:"The partner wallet balance, in units of the currency (at most two decimals), under which PARTNER_WALLET_LOW is sent: once when a debit takes a wallet of the studio's games in this environment from at or above it to under it, again only after the wallet was back at or above it. Required to subscribe to PARTNER_WALLET_LOW" example:"5000"`
 	}
 }
 
