@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -111,6 +110,19 @@ func setupOn(t *testing.T, pool *pgxpool.Pool) *testAPI {
 	return &testAPI{t: t, srv: srv, sms: sender, clock: clk}
 }
 
+// runQueue works queue's jobs until the test ends, then stops it, its running jobs cancelled.
+func runQueue(t *testing.T, queue *jobs.Queue) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	require.NoError(t, queue.Start(ctx))
+	t.Cleanup(func() {
+		cancel()
+		stopCtx, done := context.WithTimeout(context.Background(), 10*time.Second)
+		defer done()
+		_ = queue.Stop(stopCtx)
+	})
+}
+
 type response struct {
 	Status int
 	Header http.Header
@@ -176,27 +188,42 @@ func TestOpenAPIDocumentIsCommittedAndFresh(t *testing.T) {
 	require.Equal(t, string(want), string(got), "adapters/httpapi/openapi.yaml is stale: run `go tool task generate`")
 }
 
+// operation is an operation of the served APIs, with its path.
+type operation struct {
+	*huma.Operation
+	path string
+}
+
+// servedOperations lists every operation of the public and the operator API, by id.
+func servedOperations() []operation {
+	srv := app.NewServer(app.Modules{}, app.ServerConfig{})
+	var ops []operation
+	for _, api := range []huma.API{srv.API, srv.OperatorAPI} {
+		for path, item := range api.OpenAPI().Paths {
+			for _, op := range []*huma.Operation{item.Get, item.Post, item.Put, item.Patch, item.Delete} {
+				if op != nil {
+					ops = append(ops, operation{op, path})
+				}
+			}
+		}
+	}
+	slices.SortFunc(ops, func(a, b operation) int { return strings.Compare(a.OperationID, b.OperationID) })
+	return ops
+}
+
 func TestEveryOperationIsDocumented(t *testing.T) {
 	t.Parallel()
-	srv := app.NewServer(app.Modules{}, app.ServerConfig{})
-	paths := maps.Clone(srv.API.OpenAPI().Paths)
-	maps.Copy(paths, srv.OperatorAPI.OpenAPI().Paths)
-	for path, item := range paths {
-		for _, op := range []*huma.Operation{item.Get, item.Post, item.Put, item.Patch, item.Delete} {
-			if op == nil {
-				continue
-			}
-			require.NotEmpty(t, op.OperationID, path)
-			require.NotEmpty(t, op.Summary, op.OperationID)
-			require.NotEmpty(t, op.Description, op.OperationID)
-			require.NotEmpty(t, op.Tags, op.OperationID)
-			if op.RequestBody != nil {
-				require.Equal(t, httpapi.BodyReadTimeout, op.BodyReadTimeout, "%s: the body read deadline must not cut its handler short", op.OperationID)
-			}
-			// The token exchange carries its credentials in the body; provider webhooks their signature.
-			if public := []string{"/healthz", "/readyz", "/files/", "/r/", "/partner/v1/token", "/webhooks/"}; !slices.ContainsFunc(public, func(p string) bool { return strings.HasPrefix(path, p) }) {
-				require.NotEmpty(t, op.Security, "%s declares no security", op.OperationID)
-			}
+	for _, op := range servedOperations() {
+		require.NotEmpty(t, op.OperationID, op.path)
+		require.NotEmpty(t, op.Summary, op.OperationID)
+		require.NotEmpty(t, op.Description, op.OperationID)
+		require.NotEmpty(t, op.Tags, op.OperationID)
+		if op.RequestBody != nil {
+			require.Equal(t, httpapi.BodyReadTimeout, op.BodyReadTimeout, "%s: the body read deadline must not cut its handler short", op.OperationID)
+		}
+		// The token exchange carries its credentials in the body; provider webhooks their signature.
+		if public := []string{"/healthz", "/readyz", "/files/", "/r/", "/partner/v1/token", "/webhooks/"}; !slices.ContainsFunc(public, func(p string) bool { return strings.HasPrefix(op.path, p) }) {
+			require.NotEmpty(t, op.Security, "%s declares no security", op.OperationID)
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,8 +13,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/rewardsco/rewards/app"
 )
 
 // maxErrorBody is the most a 4xx answer may weigh ("Bounded answers, whatever comes in").
@@ -139,22 +136,7 @@ func TestEveryOperationAnswersBadInputAsDeclared(t *testing.T) {
 	require.NoError(t, json.Unmarshal(studios.Raw, &list))
 	studioID := list[0]["id"].(string)
 
-	srv := app.NewServer(app.Modules{}, app.ServerConfig{})
-	type operation struct {
-		*huma.Operation
-		path string
-	}
-	var ops []operation
-	for _, api := range []huma.API{srv.API, srv.OperatorAPI} {
-		for path, item := range api.OpenAPI().Paths {
-			for _, op := range []*huma.Operation{item.Get, item.Post, item.Put, item.Patch, item.Delete} {
-				if op != nil {
-					ops = append(ops, operation{op, path})
-				}
-			}
-		}
-	}
-	slices.SortFunc(ops, func(a, b operation) int { return strings.Compare(a.OperationID, b.OperationID) })
+	ops := servedOperations()
 
 	credentials := func(op *huma.Operation) map[string]string {
 		h := map[string]string{}

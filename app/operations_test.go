@@ -65,14 +65,7 @@ func setupOps(t *testing.T, tp trace.TracerProvider) opsAPI {
 	})
 	require.NoError(t, err)
 	app.RegisterCollectors(registry, pool, database, queue)
-	ctx, cancel := context.WithCancel(context.Background())
-	require.NoError(t, queue.Start(ctx))
-	t.Cleanup(func() {
-		cancel()
-		stopCtx, done := context.WithTimeout(context.Background(), 10*time.Second)
-		defer done()
-		_ = queue.Stop(stopCtx)
-	})
+	runQueue(t, queue)
 	handler := app.NewServer(mods, app.ServerConfig{
 		Log:        slog.New(slog.DiscardHandler),
 		Currency:   "INR",

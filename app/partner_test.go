@@ -114,14 +114,7 @@ func setupPartnerWith(t *testing.T, currency string, ttl time.Duration, change f
 	}
 	m, err := app.NewModules(postgres.NewDB(pool), queue, ext)
 	require.NoError(t, err)
-	runCtx, cancel := context.WithCancel(ctx)
-	require.NoError(t, queue.Start(runCtx))
-	t.Cleanup(func() {
-		cancel()
-		stopCtx, done := context.WithTimeout(context.Background(), 5*time.Second)
-		defer done()
-		_ = queue.Stop(stopCtx)
-	})
+	runQueue(t, queue)
 	_, err = m.Catalogue.Sync(ctx)
 	require.NoError(t, err)
 	srv := httptest.NewServer(app.NewServer(m, app.ServerConfig{

@@ -51,14 +51,7 @@ func setupHooks(t *testing.T) hooksAPI {
 		WebhookRetryDelays: []time.Duration{time.Millisecond, time.Millisecond, time.Millisecond, time.Millisecond},
 	})
 	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	require.NoError(t, queue.Start(ctx))
-	t.Cleanup(func() {
-		cancel()
-		stopCtx, done := context.WithTimeout(context.Background(), 10*time.Second)
-		defer done()
-		_ = queue.Stop(stopCtx)
-	})
+	runQueue(t, queue)
 	handler := app.NewServer(mods, app.ServerConfig{
 		Log:        slog.New(slog.DiscardHandler),
 		Currency:   "INR",
