@@ -1,0 +1,401 @@
+package consolepage_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rewardsco/rewards/adapters/consolepage"
+	"github.com/rewardsco/rewards/core/audit"
+	"github.com/rewardsco/rewards/core/console"
+	"github.com/rewardsco/rewards/core/mail"
+	"github.com/rewardsco/rewards/core/members"
+	"github.com/rewardsco/rewards/core/members/membersfake"
+	"github.com/rewardsco/rewards/core/partner"
+	"github.com/rewardsco/rewards/core/store/memstore"
+	"github.com/rewardsco/rewards/core/studio"
+	"github.com/rewardsco/rewards/core/studio/studiofake"
+)
+
+// auditRepo keeps entries in memory.
+type auditRepo struct {
+	mu      sync.Mutex
+	entries []audit.Entry
+}
+
+func (a *auditRepo) Append(_ context.Context, e audit.Entry) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	e.ID, e.At = uuid.New(), time.Now()
+	a.entries = append(a.entries, e)
+	return nil
+}
+
+func (a *auditRepo) List(_ context.Context, f audit.Filter) ([]audit.Entry, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []audit.Entry
+	for i := len(a.entries) - 1; i >= 0; i-- {
+		if e := a.entries[i]; e.StudioID == f.StudioID {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// outbox keeps the mail sent.
+type outbox struct {
+	mu   sync.Mutex
+	sent []mail.Message
+}
+
+func (o *outbox) Send(_ context.Context, m mail.Message) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.sent = append(o.sent, m)
+	return nil
+}
+
+// consoleRepo is the console's storage of credentials hints: none kept.
+type consoleRepo struct{ console.Repo }
+
+func (consoleRepo) Credentials(context.Context, uuid.UUID) ([]console.Credentials, error) {
+	return nil, nil
+}
+func (consoleRepo) PutKeyHint(context.Context, []byte, string) error { return nil }
+
+// partners answers every game's partner terms as off.
+type partners struct{ console.Partner }
+
+func (partners) GetSettings(_ context.Context, gameID uuid.UUID) (partner.Settings, error) {
+	return partner.Settings{GameID: gameID}, nil
+}
+
+// bundle is a console over the real members and studio services on in-memory storage.
+type bundle struct {
+	srv     *httptest.Server
+	members *members.Service
+	studios *studio.Service
+	audit   *auditRepo
+	studio  studio.Studio
+	game    studio.NewGame
+}
+
+const password = "correct horse battery staple"
+
+func setup(t *testing.T) *bundle {
+	t.Helper()
+	runner := &memstore.Runner{}
+	ar := &auditRepo{}
+	log := audit.New(runner, memstore.New[audit.Repo](runner, ar))
+	ms := members.NewService(runner, memstore.New[members.Repo](runner, membersfake.New()), log,
+		members.Config{Mail: &outbox{}, PublicURL: "http://console.test"})
+	ss := studio.NewService(memstore.New[studio.Repo](runner, studiofake.New()))
+	cs := console.New(console.Deps{Studio: ss, Partner: partners{}, Audit: log, Store: memstore.New[console.Repo](runner, consoleRepo{})})
+	srv := httptest.NewServer(consolepage.New(consolepage.Config{Console: cs, Members: ms, PublicURL: "http://console.test"}))
+	t.Cleanup(srv.Close)
+	ctx := context.Background()
+	st, err := ss.CreateStudio(ctx, "Acme Games")
+	require.NoError(t, err)
+	g, err := ss.CreateGame(ctx, studio.Game{StudioID: st.ID, Name: "Space Miner"})
+	require.NoError(t, err)
+	return &bundle{srv: srv, members: ms, studios: ss, audit: ar, studio: st, game: g}
+}
+
+// member makes an ACTIVE member of the studio with role: invited by the operator, accepted.
+func (b *bundle) member(t *testing.T, role members.Role) string {
+	t.Helper()
+	ctx := context.Background()
+	email := strings.ToLower(string(role)) + "-" + uuid.NewString()[:8] + "@acme.example"
+	inv, err := b.members.Invite(ctx, b.studio.ID, nil, email, role)
+	require.NoError(t, err)
+	token := inv.URL[strings.LastIndex(inv.URL, "/")+1:]
+	_, err = b.members.AcceptInvite(ctx, token, "Sam", password)
+	require.NoError(t, err)
+	return email
+}
+
+// client is a browser without redirects followed, with its own cookies.
+type client struct {
+	t      *testing.T
+	base   string
+	cookie string
+}
+
+type answer struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func (c *client) do(method, path string, form url.Values, header map[string]string) answer {
+	c.t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequest(method, c.base+path, body)
+	require.NoError(c.t, err)
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	if c.cookie != "" {
+		req.AddCookie(&http.Cookie{Name: "rewards_console", Value: c.cookie})
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	res, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+	require.NoError(c.t, err)
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	require.NoError(c.t, err)
+	for _, ck := range res.Cookies() {
+		if ck.Name == "rewards_console" {
+			c.cookie = ck.Value
+		}
+	}
+	return answer{status: res.StatusCode, header: res.Header, body: string(b)}
+}
+
+func (c *client) get(path string) answer { return c.do(http.MethodGet, path, nil, nil) }
+func (c *client) post(path string, form url.Values) answer {
+	if form == nil {
+		form = url.Values{}
+	}
+	return c.do(http.MethodPost, path, form, nil)
+}
+
+// signIn signs in as email and returns the browser.
+func (b *bundle) signIn(t *testing.T, email string) *client {
+	t.Helper()
+	c := &client{t: t, base: b.srv.URL}
+	a := c.post("/console/sign-in", url.Values{"email": {email}, "password": {password}})
+	require.Equal(t, http.StatusSeeOther, a.status, a.body)
+	require.Equal(t, "/console/games", a.header.Get("Location"))
+	require.NotEmpty(t, c.cookie)
+	return c
+}
+
+// An unknown email and a wrong password get the same page: status, headers that matter, body
+// (once the email typed is taken out), and no cookie.
+func TestSignInFailuresLookAlike(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	known := b.member(t, members.Owner)
+	unknown := "nobody-" + uuid.NewString()[:8] + "@acme.example"
+
+	try := func(email, pw string) answer {
+		c := &client{t: t, base: b.srv.URL}
+		a := c.post("/console/sign-in", url.Values{"email": {email}, "password": {pw}})
+		require.Empty(t, c.cookie, "a refused sign-in sets no session")
+		a.body = strings.ReplaceAll(a.body, email, "EMAIL")
+		return a
+	}
+	wrong := try(known, "not the password at all")
+	nobody := try(unknown, "not the password at all")
+	require.Equal(t, http.StatusUnauthorized, wrong.status)
+	require.Equal(t, wrong.status, nobody.status)
+	require.Equal(t, wrong.body, nobody.body)
+	require.Equal(t, wrong.header.Get("Content-Type"), nobody.header.Get("Content-Type"))
+	require.Contains(t, wrong.body, "The email, password or code is not right.")
+	require.Contains(t, wrong.body, `id="email"`)
+
+	// The right password signs in.
+	b.signIn(t, known)
+}
+
+// A POST from another site is 403 and does nothing: no session is made, and a signed-in
+// member's sessions go on.
+func TestCrossSitePostIsRefused(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	email := b.member(t, members.Owner)
+
+	anon := &client{t: t, base: b.srv.URL}
+	a := anon.do(http.MethodPost, "/console/sign-in", url.Values{"email": {email}, "password": {password}},
+		map[string]string{"Sec-Fetch-Site": "cross-site"})
+	require.Equal(t, http.StatusForbidden, a.status)
+	require.Empty(t, anon.cookie)
+	require.Contains(t, a.body, "sent from another site")
+
+	c := b.signIn(t, email)
+	for _, h := range []map[string]string{{"Sec-Fetch-Site": "cross-site"}, {"Origin": "https://evil.example"}} {
+		a = c.do(http.MethodPost, "/console/sign-out-everywhere", url.Values{}, h)
+		require.Equal(t, http.StatusForbidden, a.status, h)
+		a = c.do(http.MethodPost, "/console/games/"+b.game.ID.String()+"/test/keys/rotate", url.Values{}, h)
+		require.Equal(t, http.StatusForbidden, a.status, h)
+	}
+	require.Equal(t, http.StatusOK, c.get("/console/games").status, "the session is still alive")
+	_, err := b.studios.Authenticate(context.Background(), b.game.TestKey, studio.Test)
+	require.NoError(t, err, "the key was not rotated")
+
+	// The same form from the console itself works.
+	a = c.do(http.MethodPost, "/console/sign-out", url.Values{}, map[string]string{"Sec-Fetch-Site": "same-origin"})
+	require.Equal(t, http.StatusSeeOther, a.status)
+}
+
+// A VIEWER reads every page, sees no change control, and every change it sends anyway is 403
+// ROLE_FORBIDDEN in words, with nothing changed.
+func TestViewerChangesNothing(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	viewer := b.member(t, members.Viewer)
+	c := b.signIn(t, viewer)
+	game := "/console/games/" + b.game.ID.String()
+
+	for _, path := range []string{"/console/games", game + "/test", game + "/live", game + "/test/keys/rotate", "/console/members",
+		"/console/tokens", "/console/audit", "/console/account"} {
+		a := c.get(path)
+		require.Equal(t, http.StatusOK, a.status, path)
+		require.NotContains(t, a.body, `id="issue-server-secret"`, path)
+		require.NotContains(t, a.body, `id="invite"`, path)
+		require.NotContains(t, a.body, `id="token-create"`, path)
+	}
+	a := c.get(game + "/test")
+	require.Contains(t, a.body, `id="read-only"`)
+	require.NotContains(t, a.body, `id="rotate-key"`)
+	require.Contains(t, c.get(game+"/test/keys/rotate").body, `id="rotate-confirm" disabled`)
+
+	auditBefore := len(b.audit.entries)
+	membersBefore, err := b.members.List(context.Background(), b.studio.ID)
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		path string
+		form url.Values
+	}{
+		{game + "/test/keys/rotate", nil},
+		{game + "/live/keys/rotate", nil},
+		{game + "/test/server-secret", nil},
+		{game + "/test/partner-secret", nil},
+		{"/console/members", url.Values{"email": {"new@acme.example"}, "role": {"OWNER"}}},
+		{"/console/members/" + membersBefore[0].ID.String() + "/role", url.Values{"role": {"VIEWER"}}},
+		{"/console/members/" + membersBefore[0].ID.String() + "/remove", nil},
+		{"/console/tokens", url.Values{"name": {"ci"}, "role": {"VIEWER"}, "days": {"30"}}},
+		{"/console/account/require-totp", url.Values{"required": {"true"}}},
+	} {
+		a := c.post(tc.path, tc.form)
+		require.Equal(t, http.StatusForbidden, a.status, tc.path)
+		require.Contains(t, a.body, "Your role (Viewer) lets you read this page but not change it. Nothing was changed.", tc.path)
+	}
+	for _, env := range []studio.Environment{studio.Test, studio.Live} {
+		key := b.game.TestKey
+		if env == studio.Live {
+			key = b.game.LiveKey
+		}
+		_, err := b.studios.Authenticate(context.Background(), key, env)
+		require.NoError(t, err, "the %s key still works", env)
+	}
+	membersAfter, err := b.members.List(context.Background(), b.studio.ID)
+	require.NoError(t, err)
+	require.Equal(t, membersBefore, membersAfter)
+	tokens, err := b.members.ListTokens(context.Background(), members.Principal{StudioID: b.studio.ID, Role: members.Owner})
+	require.NoError(t, err)
+	require.Empty(t, tokens)
+	required, err := b.members.TOTPRequired(context.Background(), b.studio.ID)
+	require.NoError(t, err)
+	require.False(t, required)
+	require.Len(t, b.audit.entries, auditBefore, "no change was audited")
+}
+
+// The owner rotates a key: the new key is shown once (no-store) with a copy button, the old
+// one stops working, the page after shows it masked only.
+func TestOwnerRotatesKey(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	c := b.signIn(t, b.member(t, members.Owner))
+	game := "/console/games/" + b.game.ID.String() + "/test"
+
+	a := c.get(game)
+	require.Contains(t, a.body, `id="rotate-key"`)
+	a = c.post(game+"/keys/rotate", nil)
+	require.Equal(t, http.StatusOK, a.status)
+	require.Equal(t, "no-store", a.header.Get("Cache-Control"))
+	m := regexp.MustCompile(`<code id="new-key"[^>]*>([^<]+)</code>`).FindStringSubmatch(a.body)
+	require.Len(t, m, 2, a.body)
+	newKey := m[1]
+	require.Contains(t, a.body, `id="copy"`)
+	_, err := b.studios.Authenticate(context.Background(), b.game.TestKey, studio.Test)
+	require.Error(t, err, "the old key answers 401")
+	_, err = b.studios.Authenticate(context.Background(), newKey, studio.Test)
+	require.NoError(t, err)
+	require.NotContains(t, c.get(game).body, newKey, "the key is shown once")
+}
+
+// A session cookie is dead once its session ends: by sign-out, and by sign-out everywhere
+// (which ends the member's other sessions too).
+func TestSessionEndsWithSignOut(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	email := b.member(t, members.Developer)
+
+	c := b.signIn(t, email)
+	old := c.cookie
+	a := c.post("/console/sign-out", nil)
+	require.Equal(t, http.StatusSeeOther, a.status)
+	require.Equal(t, "/console/sign-in", a.header.Get("Location"))
+	require.Empty(t, c.cookie, "the cookie is cleared")
+	replay := &client{t: t, base: b.srv.URL, cookie: old}
+	a = replay.get("/console/games")
+	require.Equal(t, http.StatusSeeOther, a.status, "the old cookie is dead")
+	require.True(t, strings.HasPrefix(a.header.Get("Location"), "/console/sign-in"))
+
+	phone, laptop := b.signIn(t, email), b.signIn(t, email)
+	require.Equal(t, http.StatusOK, phone.get("/console/games").status)
+	laptopCookie := laptop.cookie
+	require.Equal(t, http.StatusSeeOther, laptop.post("/console/sign-out-everywhere", nil).status)
+	for _, cookie := range []string{phone.cookie, laptopCookie} {
+		a = (&client{t: t, base: b.srv.URL, cookie: cookie}).get("/console/games")
+		require.Equal(t, http.StatusSeeOther, a.status)
+	}
+}
+
+// Every page sends the security headers; another studio's game is 404; a stranger is sent to
+// sign in.
+func TestHeadersAndAccess(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	c := b.signIn(t, b.member(t, members.Owner))
+
+	a := c.get("/console/games")
+	require.Equal(t, http.StatusOK, a.status)
+	require.Contains(t, a.body, "Space Miner")
+	require.Equal(t, "text/html; charset=utf-8", a.header.Get("Content-Type"))
+	require.Equal(t, "default-src 'self'; img-src 'self' https: data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+		a.header.Get("Content-Security-Policy"))
+	require.Equal(t, "nosniff", a.header.Get("X-Content-Type-Options"))
+	require.Equal(t, "same-origin", a.header.Get("Referrer-Policy"))
+	require.NotContains(t, a.body, "<script>", "no inline script")
+
+	other, err := b.studios.CreateStudio(context.Background(), "Rival")
+	require.NoError(t, err)
+	og, err := b.studios.CreateGame(context.Background(), studio.Game{StudioID: other.ID, Name: "Secret Game"})
+	require.NoError(t, err)
+	for _, path := range []string{"/console/games/" + og.ID.String() + "/test", "/console/games/" + og.ID.String() + "/promote",
+		"/console/games/" + uuid.NewString() + "/test", "/console/games/not-a-uuid/test", "/console/games/" + b.game.ID.String() + "/staging"} {
+		a := c.get(path)
+		require.Equal(t, http.StatusNotFound, a.status, path)
+		require.NotContains(t, a.body, "Secret Game", path)
+	}
+	a = c.post("/console/games/"+og.ID.String()+"/test/keys/rotate", nil)
+	require.Equal(t, http.StatusNotFound, a.status)
+	_, err = b.studios.Authenticate(context.Background(), og.TestKey, studio.Test)
+	require.NoError(t, err)
+
+	stranger := &client{t: t, base: b.srv.URL}
+	a = stranger.get("/console/games/" + b.game.ID.String() + "/test")
+	require.Equal(t, http.StatusSeeOther, a.status)
+	require.Equal(t, "/console/sign-in?next="+url.QueryEscape("/console/games/"+b.game.ID.String()+"/test"), a.header.Get("Location"))
+	a = stranger.post("/console/sign-out-everywhere", nil)
+	require.Equal(t, http.StatusSeeOther, a.status)
+}
