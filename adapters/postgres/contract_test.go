@@ -10,6 +10,8 @@ import (
 
 	"github.com/rewardsco/rewards/adapters/postgres"
 	"github.com/rewardsco/rewards/adapters/postgres/pgtest"
+	"github.com/rewardsco/rewards/core/audit"
+	"github.com/rewardsco/rewards/core/audit/audittest"
 	"github.com/rewardsco/rewards/core/coins/coinstest"
 	"github.com/rewardsco/rewards/core/idempotency"
 	"github.com/rewardsco/rewards/core/idempotency/idemtest"
@@ -87,4 +89,37 @@ func TestIdempotencyContract(t *testing.T) {
 	idemtest.Run(t, func(t *testing.T) store.Of[idempotency.Repo] {
 		return postgres.NewIdempotencyStore(openContractDB(t).db)
 	})
+}
+
+func TestAuditContract(t *testing.T) {
+	t.Parallel()
+	audittest.Run(t, func(t *testing.T) audittest.Harness {
+		c := openContractDB(t)
+		return audittest.Harness{Store: postgres.NewAuditStore(c.db), NewGame: func(t *testing.T) (uuid.UUID, uuid.UUID) {
+			g, err := postgres.NewStudioStore(c.db).Repo().GetGame(context.Background(), c.newGame(t))
+			require.NoError(t, err)
+			return g.StudioID, g.ID
+		}}
+	})
+}
+
+// TestAuditEntriesAreNeverChanged: no API changes or deletes an entry, and the table refuses it
+// to anyone who tries by hand.
+func TestAuditEntriesAreNeverChanged(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := openContractDB(t)
+	pool, d := c.db.Pool(), c.db
+	g, err := postgres.NewStudioStore(d).Repo().GetGame(ctx, c.newGame(t))
+	require.NoError(t, err)
+	require.NoError(t, postgres.NewAuditStore(d).Repo().Append(ctx, audit.Entry{GameID: &g.ID,
+		Actor: audit.Actor{Kind: audit.Operator, Name: "operator"}, Action: "api_key.rotate"}))
+	for _, stmt := range []string{"UPDATE audit_entries SET action = 'x'", "DELETE FROM audit_entries", "TRUNCATE audit_entries"} {
+		_, err := pool.Exec(ctx, stmt)
+		require.ErrorContains(t, err, "never changed", stmt)
+	}
+	list, err := postgres.NewAuditStore(d).Repo().List(ctx, audit.Filter{StudioID: g.StudioID, Limit: 10})
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	require.Equal(t, "api_key.rotate", list[0].Action)
 }

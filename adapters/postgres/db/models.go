@@ -20,6 +20,24 @@ type ApiKey struct {
 	RevokedAt   *time.Time
 }
 
+type AuditEntry struct {
+	ID            uuid.UUID
+	StudioID      uuid.UUID
+	GameID        *uuid.UUID
+	At            time.Time
+	ActorKind     string
+	ActorID       *uuid.UUID
+	ActorMemberID *uuid.UUID
+	ActorName     string
+	Ip            string
+	UserAgent     string
+	Action        string
+	TargetType    string
+	TargetID      string
+	Environment   string
+	Details       []byte
+}
+
 type Balance struct {
 	PlayerID       uuid.UUID
 	CoinID         uuid.UUID
