@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"github.com/rewardsco/rewards/adapters/consolepage"
 	"github.com/rewardsco/rewards/core/audit"
 	"github.com/rewardsco/rewards/core/console"
+	"github.com/rewardsco/rewards/core/errs"
 	"github.com/rewardsco/rewards/core/mail"
 	"github.com/rewardsco/rewards/core/members"
 	"github.com/rewardsco/rewards/core/members/membersfake"
@@ -25,6 +27,7 @@ import (
 	"github.com/rewardsco/rewards/core/store/memstore"
 	"github.com/rewardsco/rewards/core/studio"
 	"github.com/rewardsco/rewards/core/studio/studiofake"
+	"github.com/rewardsco/rewards/core/touchpoints"
 )
 
 // auditRepo keeps entries in memory.
@@ -66,8 +69,18 @@ func (o *outbox) Send(_ context.Context, m mail.Message) error {
 	return nil
 }
 
-// consoleRepo is the console's storage of credentials hints: none kept.
-type consoleRepo struct{ console.Repo }
+// consoleRepo is the console's storage: no key hints kept; placements deleted from tp.
+type consoleRepo struct {
+	console.Repo
+	tp *placements
+}
+
+func (r consoleRepo) DeletePlacement(_ context.Context, _ uuid.UUID, env studio.Environment, id uuid.UUID) error {
+	r.tp.mu.Lock()
+	defer r.tp.mu.Unlock()
+	delete(r.tp.m, placementKey(id, env))
+	return nil
+}
 
 func (consoleRepo) Credentials(context.Context, uuid.UUID) ([]console.Credentials, error) {
 	return nil, nil
@@ -79,6 +92,63 @@ type partners struct{ console.Partner }
 
 func (partners) GetSettings(_ context.Context, gameID uuid.UUID) (partner.Settings, error) {
 	return partner.Settings{GameID: gameID}, nil
+}
+
+// placements keeps placements in memory, as touchpoints.Service keeps them (without its
+// checks of the catalogue), and copies test to live on Promote.
+type placements struct {
+	console.Touchpoints
+	mu sync.Mutex
+	m  map[uuid.UUID]touchpoints.Placement // by id and environment: id ^ env
+}
+
+func placementKey(id uuid.UUID, env studio.Environment) uuid.UUID {
+	k := id
+	if env == studio.Live {
+		k[0] ^= 0xff
+	}
+	return k
+}
+
+func (p *placements) Placements(_ context.Context, gameID uuid.UUID, env studio.Environment) ([]touchpoints.Placement, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []touchpoints.Placement
+	for _, pl := range p.m {
+		if pl.GameID == gameID && pl.Environment == env {
+			out = append(out, pl)
+		}
+	}
+	slices.SortFunc(out, func(a, b touchpoints.Placement) int { return strings.Compare(a.ID.String(), b.ID.String()) })
+	return out, nil
+}
+
+func (p *placements) PutPlacement(_ context.Context, pl touchpoints.Placement) (touchpoints.Placement, bool, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !pl.Type.Valid() {
+		return pl, false, errs.Invalidf("type must be product, coupon or gift-card")
+	}
+	k := placementKey(pl.ID, pl.Environment)
+	_, existed := p.m[k]
+	pl.UpdatedAt = time.Now()
+	p.m[k] = pl
+	return pl, !existed, nil
+}
+
+func (p *placements) Promote(ctx context.Context, gameID uuid.UUID) ([]touchpoints.Placement, error) {
+	test, _ := p.Placements(ctx, gameID, studio.Test)
+	live, _ := p.Placements(ctx, gameID, studio.Live)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, l := range live {
+		delete(p.m, placementKey(l.ID, studio.Live))
+	}
+	for _, t := range test {
+		t.Environment = studio.Live
+		p.m[placementKey(t.ID, studio.Live)] = t
+	}
+	return nil, nil
 }
 
 // bundle is a console over the real members and studio services on in-memory storage.
@@ -101,7 +171,9 @@ func setup(t *testing.T) *bundle {
 	ms := members.NewService(runner, memstore.New[members.Repo](runner, membersfake.New()), log,
 		members.Config{Mail: &outbox{}, PublicURL: "http://console.test"})
 	ss := studio.NewService(memstore.New[studio.Repo](runner, studiofake.New()))
-	cs := console.New(console.Deps{Studio: ss, Partner: partners{}, Audit: log, Store: memstore.New[console.Repo](runner, consoleRepo{})})
+	tp := &placements{m: map[uuid.UUID]touchpoints.Placement{}}
+	cs := console.New(console.Deps{Studio: ss, Partner: partners{}, Touchpoints: tp, Audit: log,
+		Store: memstore.New[console.Repo](runner, consoleRepo{tp: tp})})
 	srv := httptest.NewServer(consolepage.New(consolepage.Config{Console: cs, Members: ms, PublicURL: "http://console.test"}))
 	t.Cleanup(srv.Close)
 	ctx := context.Background()
@@ -125,11 +197,13 @@ func (b *bundle) member(t *testing.T, role members.Role) string {
 	return email
 }
 
-// client is a browser without redirects followed, with its own cookies.
+// client is a browser without redirects followed, with its own cookies: cookie is the
+// session's, others the rest (the flash message's).
 type client struct {
 	t      *testing.T
 	base   string
 	cookie string
+	others map[string]string
 }
 
 type answer struct {
@@ -152,6 +226,9 @@ func (c *client) do(method, path string, form url.Values, header map[string]stri
 	if c.cookie != "" {
 		req.AddCookie(&http.Cookie{Name: "rewards_console", Value: c.cookie})
 	}
+	for k, v := range c.others {
+		req.AddCookie(&http.Cookie{Name: k, Value: v})
+	}
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
@@ -161,8 +238,16 @@ func (c *client) do(method, path string, form url.Values, header map[string]stri
 	b, err := io.ReadAll(res.Body)
 	require.NoError(c.t, err)
 	for _, ck := range res.Cookies() {
-		if ck.Name == "rewards_console" {
+		switch {
+		case ck.Name == "rewards_console":
 			c.cookie = ck.Value
+		case ck.MaxAge < 0:
+			delete(c.others, ck.Name)
+		default:
+			if c.others == nil {
+				c.others = map[string]string{}
+			}
+			c.others[ck.Name] = ck.Value
 		}
 	}
 	return answer{status: res.StatusCode, header: res.Header, body: string(b)}
@@ -398,4 +483,68 @@ func TestHeadersAndAccess(t *testing.T) {
 	require.Equal(t, "/console/sign-in?next="+url.QueryEscape("/console/games/"+b.game.ID.String()+"/test"), a.header.Get("Location"))
 	a = stranger.post("/console/sign-out-everywhere", nil)
 	require.Equal(t, http.StatusSeeOther, a.status)
+}
+
+// A developer creates and edits a test placement, reads the go-live difference and promotes
+// it: live then has it. Live placements have no form; a stale confirm is 409 with the new
+// difference.
+func TestPlacementsGoLive(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	c := b.signIn(t, b.member(t, members.Developer))
+	game := "/console/games/" + b.game.ID.String()
+	reward := uuid.NewString()
+
+	a := c.get(game + "/test/placements")
+	require.Equal(t, http.StatusOK, a.status)
+	require.Contains(t, a.body, `id="placement-form"`)
+	require.NotContains(t, c.get(game+"/live/placements").body, `id="placement-form"`)
+
+	form := url.Values{"screen": {"home"}, "type": {"coupon"}, "rewardId": {reward}, "source": {"PRESET"}, "presetId": {"gold-frame"},
+		"isActive": {"true"}}
+	a = c.post(game+"/test/placements", form)
+	require.Equal(t, http.StatusSeeOther, a.status, a.body)
+	a = c.get(game + "/test/placements")
+	require.Contains(t, a.body, "Placement created.")
+	m := regexp.MustCompile(`data-placement-id="([0-9a-f-]{36})"`).FindStringSubmatch(a.body)
+	require.Len(t, m, 2)
+	id := m[1]
+	require.Contains(t, c.get(game+"/test/placements/"+id).body, `value="`+reward+`"`)
+
+	bad := url.Values{"screen": {"home"}, "type": {"poster"}, "source": {"PRESET"}, "rewardId": {"not-a-uuid"}}
+	a = c.post(game+"/test/placements/"+id, bad)
+	require.Equal(t, http.StatusBadRequest, a.status)
+	require.Contains(t, a.body, "The reward id is a UUID")
+	bad.Set("rewardId", "")
+	a = c.post(game+"/test/placements/"+id, bad)
+	require.Equal(t, http.StatusBadRequest, a.status)
+	require.Contains(t, a.body, "Type must be product, coupon or gift-card.")
+
+	a = c.post(game+"/live/placements", form)
+	require.Equal(t, http.StatusBadRequest, a.status, "live changes only by promoting")
+
+	a = c.get(game + "/promote")
+	require.Equal(t, http.StatusOK, a.status)
+	require.Contains(t, a.body, `data-testid="diff-added" data-placement-id="`+id+`"`)
+	version := regexp.MustCompile(`name="version" value="([^"]+)"`).FindStringSubmatch(a.body)
+	require.Len(t, version, 2)
+
+	// The placement changes after the difference was read: the confirm is refused.
+	form.Set("isActive", "")
+	require.Equal(t, http.StatusSeeOther, c.post(game+"/test/placements/"+id, form).status)
+	a = c.post(game+"/promote", url.Values{"version": {version[1]}})
+	require.Equal(t, http.StatusConflict, a.status)
+	require.Contains(t, a.body, `id="promote-confirm"`)
+	version = regexp.MustCompile(`name="version" value="([^"]+)"`).FindStringSubmatch(a.body)
+
+	a = c.post(game+"/promote", url.Values{"version": {version[1]}})
+	require.Equal(t, http.StatusSeeOther, a.status, a.body)
+	require.Equal(t, game+"/live/placements", a.header.Get("Location"))
+	a = c.get(game + "/live/placements")
+	require.Contains(t, a.body, "1 added, 0 changed, 0 removed")
+	require.Contains(t, a.body, `data-placement-id="`+id+`"`)
+	require.Contains(t, c.get(game+"/promote").body, `id="diff-empty"`)
+
+	require.Equal(t, http.StatusSeeOther, c.post(game+"/test/placements/"+id+"/delete", nil).status)
+	require.Contains(t, c.get(game+"/promote").body, `data-testid="diff-removed" data-placement-id="`+id+`"`)
 }
