@@ -15,6 +15,7 @@ import (
 	"github.com/rewardsco/rewards/core/coins/coinstest"
 	"github.com/rewardsco/rewards/core/idempotency"
 	"github.com/rewardsco/rewards/core/idempotency/idemtest"
+	"github.com/rewardsco/rewards/core/members/memberstest"
 	"github.com/rewardsco/rewards/core/players"
 	"github.com/rewardsco/rewards/core/players/playerstest"
 	"github.com/rewardsco/rewards/core/store"
@@ -122,4 +123,16 @@ func TestAuditEntriesAreNeverChanged(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, list, 1)
 	require.Equal(t, "api_key.rotate", list[0].Action)
+}
+
+func TestMembersContract(t *testing.T) {
+	t.Parallel()
+	memberstest.Run(t, func(t *testing.T) memberstest.Harness {
+		c := openContractDB(t)
+		return memberstest.Harness{Runner: c.db, Store: postgres.NewMembersStore(c.db), NewStudio: func(t *testing.T) uuid.UUID {
+			s, err := c.studios.CreateStudio(context.Background(), "Contract Studio")
+			require.NoError(t, err)
+			return s.ID
+		}}
+	})
 }

@@ -244,6 +244,23 @@ type IdempotencyKey struct {
 	ClaimToken  *uuid.UUID
 }
 
+type MemberLink struct {
+	TokenHash []byte
+	MemberID  uuid.UUID
+	Purpose   string
+	ExpiresAt time.Time
+	UsedAt    *time.Time
+}
+
+type MemberSession struct {
+	ID         uuid.UUID
+	MemberID   uuid.UUID
+	TokenHash  []byte
+	CreatedAt  time.Time
+	LastSeenAt time.Time
+	ExpiresAt  time.Time
+}
+
 type Order struct {
 	ID               uuid.UUID
 	GameID           uuid.UUID
@@ -453,6 +470,11 @@ type ServerSecret struct {
 	CreatedAt   time.Time
 }
 
+type SignInFailure struct {
+	Email    string
+	FailedAt time.Time
+}
+
 type StoreEntryCode struct {
 	CodeHash    []byte
 	GameID      uuid.UUID
@@ -476,6 +498,36 @@ type Studio struct {
 	ID        uuid.UUID
 	Name      string
 	CreatedAt time.Time
+}
+
+type StudioAccessToken struct {
+	ID         uuid.UUID
+	StudioID   uuid.UUID
+	MemberID   uuid.UUID
+	Name       string
+	Role       string
+	TokenHash  []byte
+	CreatedAt  time.Time
+	ExpiresAt  time.Time
+	LastUsedAt *time.Time
+}
+
+type StudioMember struct {
+	ID           uuid.UUID
+	StudioID     uuid.UUID
+	Email        string
+	Name         string
+	Role         string
+	Status       string
+	PasswordHash string
+	TotpSecret   []byte
+	TotpPending  []byte
+	CreatedAt    time.Time
+}
+
+type StudioMemberSetting struct {
+	StudioID    uuid.UUID
+	RequireTotp bool
 }
 
 type TouchpointAsset struct {

@@ -1,0 +1,379 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/rewardsco/rewards/adapters/postgres/db"
+	"github.com/rewardsco/rewards/core/members"
+	"github.com/rewardsco/rewards/core/store"
+	"github.com/rewardsco/rewards/core/studio"
+)
+
+// MembersRepo is the storage of the members module.
+type MembersRepo struct{ conn }
+
+var _ members.Repo = (*MembersRepo)(nil)
+
+// NewMembersStore returns the storage of the members module on d.
+func NewMembersStore(d *DB) store.Of[members.Repo] {
+	return newModuleStore(d, func(c conn) members.Repo { return &MembersRepo{c} })
+}
+
+func toCoreAccount(r db.StudioMember) members.Account {
+	return members.Account{Member: toCoreMember(r), PasswordHash: r.PasswordHash, TOTPSecret: r.TotpSecret, TOTPPending: r.TotpPending}
+}
+
+func toCoreMember(r db.StudioMember) members.Member {
+	return members.Member{ID: r.ID, StudioID: r.StudioID, Email: r.Email, Name: r.Name, Role: members.Role(r.Role),
+		Status: members.Status(r.Status), TOTPEnabled: r.TotpSecret != nil, CreatedAt: r.CreatedAt.UTC()}
+}
+
+func toCoreAccessToken(r db.StudioAccessToken) members.AccessToken {
+	t := members.AccessToken{ID: r.ID, StudioID: r.StudioID, MemberID: r.MemberID, Name: r.Name, Role: members.Role(r.Role),
+		CreatedAt: r.CreatedAt.UTC(), ExpiresAt: r.ExpiresAt.UTC()}
+	if r.LastUsedAt != nil {
+		at := r.LastUsedAt.UTC()
+		t.LastUsedAt = &at
+	}
+	return t
+}
+
+func toCoreMembers(rows []db.StudioMember) []members.Member {
+	out := make([]members.Member, len(rows))
+	for i, r := range rows {
+		out[i] = toCoreMember(r)
+	}
+	return out
+}
+
+// InsertMember implements members.Repo. The studio must exist: studio.ErrStudioNotFound
+// otherwise.
+func (r *MembersRepo) InsertMember(ctx context.Context, m members.Member) (members.Member, error) {
+	row, err := r.q.MembersInsert(ctx, db.MembersInsertParams{StudioID: m.StudioID, Email: m.Email, Role: string(m.Role), Status: string(m.Status)})
+	switch pgCode(err) {
+	case "23505":
+		return members.Member{}, members.ErrMemberExists
+	case "23503":
+		return members.Member{}, studio.ErrStudioNotFound
+	}
+	if err != nil {
+		return members.Member{}, fmt.Errorf("insert member: %w", err)
+	}
+	return toCoreMember(row), nil
+}
+
+// GetAccount implements members.Repo.
+func (r *MembersRepo) GetAccount(ctx context.Context, id uuid.UUID) (members.Account, error) {
+	row, err := r.q.MembersGet(ctx, id)
+	if isNoRows(err) {
+		return members.Account{}, members.ErrMemberNotFound
+	}
+	if err != nil {
+		return members.Account{}, fmt.Errorf("get member %s: %w", id, err)
+	}
+	return toCoreAccount(row), nil
+}
+
+// AccountsByEmail implements members.Repo.
+func (r *MembersRepo) AccountsByEmail(ctx context.Context, email string) ([]members.Account, error) {
+	rows, err := r.q.MembersByEmail(ctx, email)
+	if err != nil {
+		return nil, fmt.Errorf("find members by email: %w", err)
+	}
+	out := make([]members.Account, len(rows))
+	for i, row := range rows {
+		out[i] = toCoreAccount(row)
+	}
+	return out, nil
+}
+
+// ListMembers implements members.Repo.
+func (r *MembersRepo) ListMembers(ctx context.Context, studioID uuid.UUID) ([]members.Member, error) {
+	rows, err := r.q.MembersList(ctx, studioID)
+	if err != nil {
+		return nil, fmt.Errorf("list members of studio %s: %w", studioID, err)
+	}
+	return toCoreMembers(rows), nil
+}
+
+// LockMembers implements members.Repo: the rows are locked in id order, then returned oldest
+// first.
+func (r *MembersRepo) LockMembers(ctx context.Context, studioID uuid.UUID) ([]members.Member, error) {
+	rows, err := r.q.MembersLock(ctx, studioID)
+	if err != nil {
+		return nil, fmt.Errorf("lock members of studio %s: %w", studioID, err)
+	}
+	out := toCoreMembers(rows)
+	sortMembers(out)
+	return out, nil
+}
+
+// ActivateMember implements members.Repo.
+func (r *MembersRepo) ActivateMember(ctx context.Context, id uuid.UUID, name, passwordHash string) (members.Member, error) {
+	row, err := r.q.MembersActivate(ctx, db.MembersActivateParams{ID: id, Name: name, PasswordHash: passwordHash})
+	if isNoRows(err) {
+		return members.Member{}, members.ErrMemberNotFound
+	}
+	if err != nil {
+		return members.Member{}, fmt.Errorf("activate member %s: %w", id, err)
+	}
+	return toCoreMember(row), nil
+}
+
+// SetRole implements members.Repo.
+func (r *MembersRepo) SetRole(ctx context.Context, id uuid.UUID, role members.Role) (members.Member, error) {
+	row, err := r.q.MembersSetRole(ctx, db.MembersSetRoleParams{ID: id, Role: string(role)})
+	if isNoRows(err) {
+		return members.Member{}, members.ErrMemberNotFound
+	}
+	if err != nil {
+		return members.Member{}, fmt.Errorf("set the role of member %s: %w", id, err)
+	}
+	return toCoreMember(row), nil
+}
+
+// SetPassword implements members.Repo.
+func (r *MembersRepo) SetPassword(ctx context.Context, id uuid.UUID, passwordHash string) error {
+	n, err := r.q.MembersSetPassword(ctx, db.MembersSetPasswordParams{ID: id, PasswordHash: passwordHash})
+	return oneMember(n, err, id, "set the password")
+}
+
+// SetTOTP implements members.Repo.
+func (r *MembersRepo) SetTOTP(ctx context.Context, id uuid.UUID, secret, pending []byte) error {
+	n, err := r.q.MembersSetTOTP(ctx, db.MembersSetTOTPParams{ID: id, TotpSecret: secret, TotpPending: pending})
+	return oneMember(n, err, id, "set the TOTP")
+}
+
+// DeleteMember implements members.Repo.
+func (r *MembersRepo) DeleteMember(ctx context.Context, id uuid.UUID) error {
+	n, err := r.q.MembersDelete(ctx, id)
+	return oneMember(n, err, id, "delete")
+}
+
+// oneMember is the answer of a statement that changes the member with id: ErrMemberNotFound
+// when it changed no row.
+func oneMember(n int64, err error, id uuid.UUID, what string) error {
+	if err != nil {
+		return fmt.Errorf("%s of member %s: %w", what, id, err)
+	}
+	if n == 0 {
+		return members.ErrMemberNotFound
+	}
+	return nil
+}
+
+// InsertLink implements members.Repo.
+func (r *MembersRepo) InsertLink(ctx context.Context, l members.Link) error {
+	err := r.q.MembersInsertLink(ctx, db.MembersInsertLinkParams{TokenHash: l.Hash, MemberID: l.MemberID, Purpose: string(l.Purpose), ExpiresAt: l.ExpiresAt})
+	if err != nil {
+		return fmt.Errorf("insert %s link: %w", l.Purpose, err)
+	}
+	return nil
+}
+
+// UseLink implements members.Repo: one conditional UPDATE, so of two concurrent uses one wins.
+func (r *MembersRepo) UseLink(ctx context.Context, hash []byte, purpose members.LinkPurpose, now time.Time) (uuid.UUID, error) {
+	id, err := r.q.MembersUseLink(ctx, db.MembersUseLinkParams{Now: now, TokenHash: hash, Purpose: string(purpose)})
+	if isNoRows(err) {
+		return uuid.Nil, members.ErrLinkInvalid
+	}
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("use %s link: %w", purpose, err)
+	}
+	return id, nil
+}
+
+// InsertSession implements members.Repo.
+func (r *MembersRepo) InsertSession(ctx context.Context, s members.SessionRecord) error {
+	err := r.q.MembersInsertSession(ctx, db.MembersInsertSessionParams{ID: s.ID, MemberID: s.MemberID, TokenHash: s.Hash,
+		CreatedAt: s.CreatedAt, LastSeenAt: s.LastSeenAt, ExpiresAt: s.ExpiresAt})
+	if err != nil {
+		return fmt.Errorf("insert session: %w", err)
+	}
+	return nil
+}
+
+// FindSession implements members.Repo.
+func (r *MembersRepo) FindSession(ctx context.Context, hash []byte) (members.SessionRecord, error) {
+	row, err := r.q.MembersFindSession(ctx, hash)
+	if isNoRows(err) {
+		return members.SessionRecord{}, members.ErrUnauthenticated
+	}
+	if err != nil {
+		return members.SessionRecord{}, fmt.Errorf("find session: %w", err)
+	}
+	return members.SessionRecord{ID: row.ID, MemberID: row.MemberID, Hash: row.TokenHash, CreatedAt: row.CreatedAt.UTC(),
+		LastSeenAt: row.LastSeenAt.UTC(), ExpiresAt: row.ExpiresAt.UTC()}, nil
+}
+
+// TouchSession implements members.Repo.
+func (r *MembersRepo) TouchSession(ctx context.Context, id uuid.UUID, at time.Time) error {
+	if err := r.q.MembersTouchSession(ctx, db.MembersTouchSessionParams{ID: id, LastSeenAt: at}); err != nil {
+		return fmt.Errorf("touch session: %w", err)
+	}
+	return nil
+}
+
+// DeleteSession implements members.Repo.
+func (r *MembersRepo) DeleteSession(ctx context.Context, id uuid.UUID) error {
+	if err := r.q.MembersDeleteSession(ctx, id); err != nil {
+		return fmt.Errorf("delete session: %w", err)
+	}
+	return nil
+}
+
+// DeleteSessions implements members.Repo.
+func (r *MembersRepo) DeleteSessions(ctx context.Context, memberID uuid.UUID) error {
+	if err := r.q.MembersDeleteSessions(ctx, memberID); err != nil {
+		return fmt.Errorf("delete sessions of member %s: %w", memberID, err)
+	}
+	return nil
+}
+
+// InsertToken implements members.Repo.
+func (r *MembersRepo) InsertToken(ctx context.Context, t members.TokenRecord) error {
+	err := r.q.MembersInsertToken(ctx, db.MembersInsertTokenParams{ID: t.ID, StudioID: t.StudioID, MemberID: t.MemberID,
+		Name: t.Name, Role: string(t.Role), TokenHash: t.Hash, CreatedAt: t.CreatedAt, ExpiresAt: t.ExpiresAt})
+	if err != nil {
+		return fmt.Errorf("insert access token: %w", err)
+	}
+	return nil
+}
+
+// FindToken implements members.Repo.
+func (r *MembersRepo) FindToken(ctx context.Context, hash []byte) (members.AccessToken, error) {
+	row, err := r.q.MembersFindToken(ctx, hash)
+	if isNoRows(err) {
+		return members.AccessToken{}, members.ErrUnauthenticated
+	}
+	if err != nil {
+		return members.AccessToken{}, fmt.Errorf("find access token: %w", err)
+	}
+	return toCoreAccessToken(row), nil
+}
+
+// GetToken implements members.Repo.
+func (r *MembersRepo) GetToken(ctx context.Context, id uuid.UUID) (members.AccessToken, error) {
+	row, err := r.q.MembersGetToken(ctx, id)
+	if isNoRows(err) {
+		return members.AccessToken{}, members.ErrTokenNotFound
+	}
+	if err != nil {
+		return members.AccessToken{}, fmt.Errorf("get access token %s: %w", id, err)
+	}
+	return toCoreAccessToken(row), nil
+}
+
+// ListTokens implements members.Repo.
+func (r *MembersRepo) ListTokens(ctx context.Context, studioID uuid.UUID) ([]members.AccessToken, error) {
+	rows, err := r.q.MembersListTokens(ctx, studioID)
+	if err != nil {
+		return nil, fmt.Errorf("list access tokens of studio %s: %w", studioID, err)
+	}
+	out := make([]members.AccessToken, len(rows))
+	for i, row := range rows {
+		out[i] = toCoreAccessToken(row)
+	}
+	return out, nil
+}
+
+// TouchToken implements members.Repo.
+func (r *MembersRepo) TouchToken(ctx context.Context, id uuid.UUID, at time.Time) error {
+	if err := r.q.MembersTouchToken(ctx, db.MembersTouchTokenParams{ID: id, LastUsedAt: &at}); err != nil {
+		return fmt.Errorf("touch access token: %w", err)
+	}
+	return nil
+}
+
+// DeleteToken implements members.Repo.
+func (r *MembersRepo) DeleteToken(ctx context.Context, id uuid.UUID) error {
+	n, err := r.q.MembersDeleteToken(ctx, id)
+	if err != nil {
+		return fmt.Errorf("delete access token %s: %w", id, err)
+	}
+	if n == 0 {
+		return members.ErrTokenNotFound
+	}
+	return nil
+}
+
+// LockSignIn implements members.Repo with a transaction-scoped advisory lock.
+func (r *MembersRepo) LockSignIn(ctx context.Context, email string) error {
+	if err := r.q.MembersLockSignIn(ctx, email); err != nil {
+		return fmt.Errorf("lock sign-ins: %w", err)
+	}
+	return nil
+}
+
+// SignInFailures implements members.Repo.
+func (r *MembersRepo) SignInFailures(ctx context.Context, email string, since time.Time) ([]time.Time, error) {
+	rows, err := r.q.MembersSignInFailures(ctx, db.MembersSignInFailuresParams{Email: email, FailedAt: since})
+	if err != nil {
+		return nil, fmt.Errorf("count sign-in failures: %w", err)
+	}
+	for i := range rows {
+		rows[i] = rows[i].UTC()
+	}
+	return rows, nil
+}
+
+// AddSignInFailure implements members.Repo.
+func (r *MembersRepo) AddSignInFailure(ctx context.Context, email string, at time.Time) error {
+	if err := r.q.MembersAddSignInFailure(ctx, db.MembersAddSignInFailureParams{Email: email, FailedAt: at}); err != nil {
+		return fmt.Errorf("add sign-in failure: %w", err)
+	}
+	return nil
+}
+
+// ClearSignInFailures implements members.Repo.
+func (r *MembersRepo) ClearSignInFailures(ctx context.Context, email string) error {
+	if err := r.q.MembersClearSignInFailures(ctx, email); err != nil {
+		return fmt.Errorf("clear sign-in failures: %w", err)
+	}
+	return nil
+}
+
+// PruneSignInFailures implements members.Repo.
+func (r *MembersRepo) PruneSignInFailures(ctx context.Context, before time.Time) error {
+	if err := r.q.MembersPruneSignInFailures(ctx, before); err != nil {
+		return fmt.Errorf("prune sign-in failures: %w", err)
+	}
+	return nil
+}
+
+// TOTPRequired implements members.Repo.
+func (r *MembersRepo) TOTPRequired(ctx context.Context, studioID uuid.UUID) (bool, error) {
+	on, err := r.q.MembersTOTPRequired(ctx, studioID)
+	if err != nil {
+		return false, fmt.Errorf("read the TOTP policy of studio %s: %w", studioID, err)
+	}
+	return on, nil
+}
+
+// SetTOTPRequired implements members.Repo.
+func (r *MembersRepo) SetTOTPRequired(ctx context.Context, studioID uuid.UUID, on bool) error {
+	err := r.q.MembersSetTOTPRequired(ctx, db.MembersSetTOTPRequiredParams{StudioID: studioID, RequireTotp: on})
+	if pgCode(err) == "23503" {
+		return studio.ErrStudioNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("set the TOTP policy of studio %s: %w", studioID, err)
+	}
+	return nil
+}
+
+// sortMembers orders members oldest first (ORDER BY created_at, id).
+func sortMembers(ms []members.Member) {
+	slices.SortFunc(ms, func(a, b members.Member) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return bytes.Compare(a.ID[:], b.ID[:])
+	})
+}
