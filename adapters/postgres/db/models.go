@@ -20,6 +20,11 @@ type ApiKey struct {
 	RevokedAt   *time.Time
 }
 
+type ApiKeyHint struct {
+	KeyHash []byte
+	Hint    string
+}
+
 type AuditEntry struct {
 	ID            uuid.UUID
 	StudioID      uuid.UUID
