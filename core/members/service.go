@@ -71,10 +71,12 @@ type Service struct {
 	principals *authcache.Cache[string, cachedPrincipal]
 }
 
-// cachedPrincipal is a lookup of Authenticate, valid until its session or token ends.
+// cachedPrincipal is a lookup of Authenticate made at at, valid until its session or token
+// ends, and for no longer than touchEvery on the service's clock (so that a session in use has
+// its last-seen time written).
 type cachedPrincipal struct {
-	p     Principal
-	until time.Time
+	p         Principal
+	at, until time.Time
 }
 
 // NewService returns a Service over the members storage; log writes the audit entries, in the
@@ -250,7 +252,9 @@ func (s *Service) SignIn(ctx context.Context, email, password, code string) (Ses
 		if err := r.LockSignIn(ctx, email); err != nil {
 			return err
 		}
-		fails, err := r.SignInFailures(ctx, email, now.Add(-FailureWindow))
+		// A failure counts while it is less than FailureWindow old (a microsecond is the
+		// storage's resolution).
+		fails, err := r.SignInFailures(ctx, email, now.Add(-FailureWindow+time.Microsecond))
 		if err != nil {
 			return err
 		}
@@ -324,7 +328,7 @@ func (s *Service) Authenticate(ctx context.Context, bearer string) (Principal, e
 	hash := hashSecret(bearer)
 	now := s.now()
 	if c, ok := s.principals.Get(string(hash)); ok {
-		if now.Before(c.until) {
+		if now.Before(c.until) && now.Sub(c.at) < touchEvery {
 			return c.p, nil
 		}
 	}
@@ -339,6 +343,7 @@ func (s *Service) Authenticate(ctx context.Context, bearer string) (Principal, e
 	if err != nil {
 		return Principal{}, err
 	}
+	c.at = now
 	s.principals.Put(string(hash), c, gen)
 	return c.p, nil
 }
@@ -372,7 +377,12 @@ func (s *Service) sessionPrincipal(ctx context.Context, hash []byte, now time.Ti
 		}
 	}
 	id := rec.ID
-	return cachedPrincipal{until: rec.ExpiresAt, p: Principal{StudioID: acc.StudioID, Member: acc.Member, Role: acc.Role,
+	// A cached session is good until it would end by either timeout.
+	until := rec.LastSeenAt.Add(IdleTimeout)
+	if rec.ExpiresAt.Before(until) {
+		until = rec.ExpiresAt
+	}
+	return cachedPrincipal{until: until, p: Principal{StudioID: acc.StudioID, Member: acc.Member, Role: acc.Role,
 		SessionID: &id, MustSetUpTOTP: required && !acc.TOTPEnabled}}, nil
 }
 
