@@ -354,9 +354,11 @@ func (h *Handler) storePreviewCSS(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write([]byte(b.String()))
 }
 
-// previewRules draw the preview as static/store.css of adapters/storepage draws the store: a
+// previewRules draw the preview (and strip the frame of the page's fieldsets, which exist to
+// disable a VIEWER's controls) as static/store.css of adapters/storepage draws the store: a
 // 360 px web view with its header, tabs, cards and a button.
-const previewRules = `.store-preview{width:100%;max-width:360px;background:var(--sp-bg);color:var(--sp-fg);font:15px/1.45 var(--sp-font);border:1px solid #0003;border-radius:16px;overflow:hidden;margin:8px 0}
+const previewRules = `fieldset.bare{border:0;padding:0;margin:0;min-width:0}
+.store-preview{width:100%;max-width:360px;background:var(--sp-bg);color:var(--sp-fg);font:15px/1.45 var(--sp-font);border:1px solid #0003;border-radius:16px;overflow:hidden;margin:8px 0}
 .store-preview .sp-top{display:flex;justify-content:space-between;align-items:center;padding:10px 14px;background:var(--sp-surface);border-bottom:1px solid #0001}
 .store-preview .sp-logo{height:28px;max-width:50%}
 .store-preview .sp-game{font-weight:600}

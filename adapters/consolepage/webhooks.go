@@ -238,7 +238,7 @@ type configPage struct {
 	TestEvents             []string
 	MaxGrace               int
 	DefaultGrace           int
-	MaxRecover             int
+	MaxRecover             string
 	RecoverSince           string
 	BackURL, DeliveriesURL string
 }
@@ -255,7 +255,7 @@ func (h *Handler) configPage(r *http.Request) (configPage, error) {
 	}
 	return configPage{Config: h.configRow(g, c), Form: newWebhookForm(c.URL, c.SubscribedEvents, c.PartnerWalletLowThreshold, c.ExcludedReasons),
 		TestEvents: webhooks.CoinEventTypes, MaxGrace: int(webhooks.MaxGrace / time.Minute), DefaultGrace: int(webhooks.DefaultGrace / time.Minute),
-		MaxRecover: webhooks.MaxRecover, RecoverSince: time.Now().UTC().Add(-24 * time.Hour).Format("2006-01-02T15:04"),
+		MaxRecover: thousands(webhooks.MaxRecover), RecoverSince: time.Now().UTC().Add(-24 * time.Hour).Format("2006-01-02T15:04"),
 		BackURL: webhooksURL(g), DeliveriesURL: webhooksURL(g) + "/deliveries"}, nil
 }
 
@@ -417,7 +417,7 @@ func (h *Handler) webhookRecover(w http.ResponseWriter, r *http.Request) {
 	case n == 1:
 		done = "1 failed delivery is queued to go out again."
 	case n >= webhooks.MaxRecover:
-		done = strconv.Itoa(n) + " failed deliveries are queued to go out again, the most one recover takes: recover again for the newer ones."
+		done = thousands(n) + " failed deliveries are queued to go out again, the most one recover takes: recover again for the newer ones."
 	case n > 1:
 		done = strconv.Itoa(n) + " failed deliveries are queued to go out again."
 	}
@@ -614,4 +614,13 @@ func (h *Handler) deliveryResend(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.refused(w, r, err, "webhooks_deliveries.html", "Webhook deliveries", page)
+}
+
+// thousands writes n with thousands separators: 10,000.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
