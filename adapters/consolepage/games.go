@@ -25,6 +25,9 @@ type gameRef struct {
 	// on the same tab.
 	Section string
 	Rest    string
+	// Whole: the page is of the whole game (go-live), not of one environment; the tabs then
+	// lead to the test environment's pages.
+	Whole bool
 }
 
 type gameKey struct{}
@@ -49,7 +52,7 @@ func (h *Handler) withGame(next http.Handler) http.Handler {
 			h.failOrMissing(w, r, err)
 			return
 		}
-		g := &gameRef{ID: id, Name: v.Game.Name, View: v, Env: studio.Test, Section: sectionOf(r.URL.Path)}
+		g := &gameRef{ID: id, Name: v.Game.Name, View: v, Env: studio.Test, Section: sectionOf(r.URL.Path), Whole: true}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), gameKey{}, g)))
 	})
 }
@@ -64,7 +67,7 @@ func (h *Handler) withEnv(next http.Handler) http.Handler {
 			return
 		}
 		c := *g
-		c.Env = env
+		c.Env, c.Whole = env, false
 		prefix := Path + "/games/" + g.ID.String() + "/" + string(env)
 		c.Rest = strings.TrimPrefix(r.URL.Path, prefix)
 		// The switch leads to the other environment's list, not to one item of this one.
