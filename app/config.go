@@ -13,6 +13,7 @@ import (
 
 	"github.com/caarlos0/env/v11"
 
+	"github.com/rewardsco/rewards/adapters/mail"
 	"github.com/rewardsco/rewards/core/players"
 	"github.com/rewardsco/rewards/core/weburl"
 )
@@ -55,6 +56,8 @@ type Config struct {
 	SMSAccountSID   string        `env:"REWARDS_SMS_ACCOUNT_SID" doc:"Account SID for the Messages API (basic-auth user)."`
 	SMSAuthToken    string        `env:"REWARDS_SMS_AUTH_TOKEN" doc:"Auth token for the Messages API (basic-auth password)."`
 	SMSFrom         string        `env:"REWARDS_SMS_FROM" doc:"Sender number or id of OTP messages."`
+	SMTPURL         string        `env:"REWARDS_SMTP_URL" docDefault:"(unset: email is written to the log, in development only)" doc:"The SMTP server that sends the studio console's email (invitations, password resets, notices to owners): smtp://user:pass@host:port (port 587 by default; STARTTLS when the server offers it, and then the password only over TLS) or smtps://user:pass@host:port (TLS from the start, port 465 by default), the user and password percent-encoded. Required in production; unset in development, each email, links included, is written to the log."`
+	MailFrom        string        `env:"REWARDS_MAIL_FROM" doc:"The From address of that email, such as Rewards <no-reply@rewards.example.com>. Required with REWARDS_SMTP_URL."`
 	OTPSendsPerHour int           `env:"REWARDS_OTP_SENDS_PER_HOUR" envDefault:"1000" doc:"OTP codes sent per game and environment in any hour, across all phones (against SMS pumping); beyond it request-otp answers 429 OTP_GAME_RATE_LIMITED."`
 
 	// Webhook delivery.
@@ -288,6 +291,19 @@ func (c *Config) problems(given map[string]string, unparsed map[string]error) []
 	default:
 		errs = append(errs, fmt.Sprintf("REWARDS_SMS_PROVIDER must be log or twilio, not %q", c.SMSProvider))
 	}
+	if c.SMTPURL != "" {
+		if err := mail.CheckURL(c.SMTPURL); err != nil {
+			errs = append(errs, "REWARDS_SMTP_URL "+err.Error())
+		}
+		if c.MailFrom == "" {
+			errs = append(errs, "REWARDS_SMTP_URL needs REWARDS_MAIL_FROM, the From address of the email it sends")
+		}
+	}
+	if c.MailFrom != "" {
+		if err := mail.CheckFrom(c.MailFrom); err != nil {
+			errs = append(errs, "REWARDS_MAIL_FROM "+err.Error())
+		}
+	}
 	if live := liveSettings(given); given["REWARDS_MODE"] == "" && len(live) > 0 {
 		// Development prints the operator token and secrets, pays through in-process fakes and
 		// logs OTPs: a deployment that names a real provider must say which mode it means.
@@ -321,6 +337,13 @@ func (c *Config) productionProblems() []string {
 		errs = append(errs, "REWARDS_ADMIN_TOKEN is required in production mode")
 	} else if len(c.AdminToken) < 32 {
 		errs = append(errs, "REWARDS_ADMIN_TOKEN must be at least 32 characters in production mode")
+	}
+	if c.SMTPURL == "" {
+		// The log sender would write invitation and reset links, each one a way in, to the log.
+		errs = append(errs, "REWARDS_SMTP_URL is required in production mode: the console's invitations and password resets are emailed")
+	}
+	if c.MailFrom == "" {
+		errs = append(errs, "REWARDS_MAIL_FROM is required in production mode")
 	}
 	if c.DemoSeed {
 		errs = append(errs, "REWARDS_DEMO_SEED cannot be true in production mode")

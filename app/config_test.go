@@ -36,11 +36,14 @@ func TestProductionRefusesLocalDefaults(t *testing.T) {
 	require.ErrorContains(t, err, "REWARDS_ADMIN_TOKEN is required")
 	require.ErrorContains(t, err, "REWARDS_SECRET_KEY is required")
 	require.ErrorContains(t, err, "REWARDS_SMS_ACCOUNT_SID")
+	require.ErrorContains(t, err, "REWARDS_SMTP_URL is required")
+	require.ErrorContains(t, err, "REWARDS_MAIL_FROM is required")
 
 	ok := map[string]string{
 		"REWARDS_MODE": "production", "DATABASE_URL": "postgres://x", "REWARDS_ADMIN_TOKEN": "operator-token-of-at-least-32-characters",
 		"REWARDS_SECRET_KEY": "0123456789abcdef0123456789abcdef", "REWARDS_SMS_ACCOUNT_SID": "AC1",
 		"REWARDS_SMS_AUTH_TOKEN": "tok", "REWARDS_SMS_FROM": "+15550000000",
+		"REWARDS_SMTP_URL": "smtps://mailer:pw@smtp.example.com", "REWARDS_MAIL_FROM": "Rewards <no-reply@example.com>",
 	}
 	c, err := app.LoadConfig(env(ok))
 	require.NoError(t, err)
@@ -99,6 +102,52 @@ func TestBadValuesAreRefused(t *testing.T) {
 	}
 }
 
+// Production never writes email to the log: invitation and reset links are ways in. The
+// console's email needs an SMTP server and a From address there; in development, without them,
+// it is logged.
+func TestProductionRefusesToLogEmail(t *testing.T) {
+	t.Parallel()
+	base := map[string]string{"REWARDS_MODE": "production", "DATABASE_URL": "postgres://db/rewards",
+		"REWARDS_ADMIN_TOKEN": strings.Repeat("x", 32), "REWARDS_SECRET_KEY": "production-secret-key-0123456789abcdef",
+		"REWARDS_SMS_ACCOUNT_SID": "AC1", "REWARDS_SMS_AUTH_TOKEN": "t", "REWARDS_SMS_FROM": "+15550001111",
+		"REWARDS_SMTP_URL": "smtp://mailer:pw@smtp.example.com:587", "REWARDS_MAIL_FROM": "Rewards <no-reply@example.com>"}
+	with := func(changes map[string]string) error {
+		m := map[string]string{}
+		for k, v := range base {
+			m[k] = v
+		}
+		for k, v := range changes {
+			m[k] = v
+		}
+		_, err := app.LoadConfig(env(m))
+		return err
+	}
+	require.NoError(t, with(nil))
+	require.ErrorContains(t, with(map[string]string{"REWARDS_SMTP_URL": ""}), "REWARDS_SMTP_URL is required in production mode")
+	require.ErrorContains(t, with(map[string]string{"REWARDS_MAIL_FROM": ""}), "REWARDS_MAIL_FROM is required in production mode")
+
+	// In development both may be left out; given, they are checked, and the URL never repeated.
+	c, err := app.LoadConfig(env(nil))
+	require.NoError(t, err)
+	require.Empty(t, c.SMTPURL)
+	c, err = app.LoadConfig(env(map[string]string{"REWARDS_SMTP_URL": "smtp://fakes:2525", "REWARDS_MAIL_FROM": "no-reply@example.com"}))
+	require.NoError(t, err)
+	require.Equal(t, "smtp://fakes:2525", c.SMTPURL)
+	require.Equal(t, "no-reply@example.com", c.MailFrom)
+	for v, want := range map[string]string{
+		"https://mailer:hunter2@smtp.example.com": "REWARDS_SMTP_URL must start smtp://",
+		"smtp://mailer:hunter2@":                  "REWARDS_SMTP_URL names no host",
+	} {
+		_, err := app.LoadConfig(env(map[string]string{"REWARDS_SMTP_URL": v, "REWARDS_MAIL_FROM": "no-reply@example.com"}))
+		require.ErrorContains(t, err, want)
+		require.NotContains(t, err.Error(), "hunter2")
+	}
+	_, err = app.LoadConfig(env(map[string]string{"REWARDS_SMTP_URL": "smtp://fakes:2525"}))
+	require.ErrorContains(t, err, "REWARDS_SMTP_URL needs REWARDS_MAIL_FROM")
+	_, err = app.LoadConfig(env(map[string]string{"REWARDS_MAIL_FROM": "nobody"}))
+	require.ErrorContains(t, err, "REWARDS_MAIL_FROM must be an email address")
+}
+
 // The README's configuration table is the operator's reference: it must name every variable.
 func TestREADMEListsEverySetting(t *testing.T) {
 	t.Parallel()
@@ -114,7 +163,8 @@ func TestProductionNeedsALongOperatorToken(t *testing.T) {
 	t.Parallel()
 	base := map[string]string{"REWARDS_MODE": "production", "DATABASE_URL": "postgres://db/rewards",
 		"REWARDS_SECRET_KEY": "production-secret-key-0123456789abcdef", "REWARDS_SMS_ACCOUNT_SID": "AC1",
-		"REWARDS_SMS_AUTH_TOKEN": "t", "REWARDS_SMS_FROM": "+15550001111"}
+		"REWARDS_SMS_AUTH_TOKEN": "t", "REWARDS_SMS_FROM": "+15550001111",
+		"REWARDS_SMTP_URL": "smtp://smtp.example.com", "REWARDS_MAIL_FROM": "no-reply@example.com"}
 	short := map[string]string{"REWARDS_ADMIN_TOKEN": "short-token"}
 	for k, v := range base {
 		short[k] = v
