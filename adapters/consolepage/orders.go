@@ -186,7 +186,11 @@ func (h *Handler) orderShow(w http.ResponseWriter, r *http.Request) {
 			t.BrandName, "payment "+string(t.Payment.Status)), " · ")
 	}
 	for _, c := range o.Codes {
-		page.Codes = append(page.Codes, codeRow{ProviderID: c.ProviderVoucherID, Value: c.Value.String(), Expiry: when(c.Expiry)})
+		row := codeRow{ProviderID: c.ProviderVoucherID, Expiry: when(c.Expiry)}
+		if c.Value > 0 {
+			row.Value = c.Value.String()
+		}
+		page.Codes = append(page.Codes, row)
 	}
 	for _, t := range v.History {
 		row := historyRow{At: t.At.UTC().Format("2006-01-02 15:04:05 UTC"), To: string(t.To), Reason: t.Reason}
