@@ -16,10 +16,12 @@ const (
 	corsMaxAge = "600"
 )
 
-// noCORS reports whether a path never answers CORS: the operator API, the metrics and the
-// payment providers' webhooks are not for browsers.
+// noCORS reports whether a path never answers CORS: the operator API, the studio API (for
+// scripts; people use the console on the service's own origin), the metrics and the payment
+// providers' webhooks are not for browsers of other origins.
 func noCORS(path string) bool {
-	return path == "/admin" || strings.HasPrefix(path, "/admin/") || path == "/metrics" || strings.HasPrefix(path, "/webhooks/")
+	return path == "/admin" || strings.HasPrefix(path, "/admin/") || strings.HasPrefix(path, StudioPathPrefix) ||
+		path == "/metrics" || strings.HasPrefix(path, "/webhooks/")
 }
 
 // cors lets browser games call the API from their game's allowed origins (per environment).

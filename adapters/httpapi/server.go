@@ -82,7 +82,7 @@ const (
 // ReadTimeout does (app sets both to 60 s).
 const BodyReadTimeout = 60 * time.Second
 
-// Server holds the router and the two Huma APIs that modules register their operations on.
+// Server holds the router and the three Huma APIs that modules register their operations on.
 type Server struct {
 	cfg    Config
 	router *chi.Mux
@@ -93,6 +93,10 @@ type Server struct {
 	// Server.Operator): its own document, /admin/v1/openapi.json and /admin/docs, both behind
 	// the operator token. The public document never lists an operator operation.
 	OperatorAPI huma.API
+	// StudioAPI is where the studio API is registered (huma.Register with Server.Studio):
+	// what a studio's members and access tokens call under /studio/v1, with its own document,
+	// /studio/v1/openapi.json and /studio/docs.
+	StudioAPI huma.API
 }
 
 // New builds the server with the kit's routes (health probes, docs, OpenAPI document).
@@ -117,20 +121,29 @@ func New(cfg Config) *Server {
 
 	s.API = humachi.New(router, apiConfig(cfg.Version))
 	s.OperatorAPI = humachi.New(router, operatorConfig(cfg.Version))
+	s.StudioAPI = humachi.New(router, studioConfig(cfg.Version))
 	s.API.OpenAPI().Servers = Servers(cfg.Hosts, cfg.PublicURL)
 	if cfg.PublicURL != "" {
 		s.OperatorAPI.OpenAPI().Servers = []*huma.Server{{URL: cfg.PublicURL,
 			Description: "The service; the operator API answers on any of its hosts"}}
+		s.StudioAPI.OpenAPI().Servers = []*huma.Server{{URL: cfg.PublicURL,
+			Description: "The service; the studio API answers on any of its hosts (paths name the environment)"}}
 	}
-	for _, api := range []huma.API{s.API, s.OperatorAPI} {
-		operator := api == s.OperatorAPI
+	for _, api := range []huma.API{s.API, s.OperatorAPI, s.StudioAPI} {
+		want := audiencePublic
+		switch api {
+		case s.OperatorAPI:
+			want = audienceOperator
+		case s.StudioAPI:
+			want = audienceStudio
+		}
 		oapi := api.OpenAPI()
 		oapi.OnAddOperation = append(oapi.OnAddOperation, func(_ *huma.OpenAPI, op *huma.Operation) {
 			// Each operation is in the document of its audience; a mistake here would show
 			// studios the operator API (or hide an operation from operators), so it stops the
 			// server from being built at all.
-			if isOperator(op) != operator {
-				panic(fmt.Sprintf("operation %s %s: register operator operations (Server.Operator) on Server.OperatorAPI and only those", op.Method, op.Path))
+			if got := audienceOf(op); got != want {
+				panic(fmt.Sprintf("operation %s %s is of the %s API, registered on the %s API: operator operations (Server.Operator) go on Server.OperatorAPI, studio operations (Server.Studio, under %s) on Server.StudioAPI, the rest on Server.API", op.Method, op.Path, got, want, StudioPathPrefix))
 			}
 			// Huma reads a body under a read deadline on the connection (5 s by default) and
 			// never lifts it; a handler still running when it passes has its request cancelled
@@ -157,6 +170,7 @@ func New(cfg Config) *Server {
 	})("Rewards API", "/openapi.json", "/docs/"))
 	s.serveDocuments(publicOpenAPIPath, s.API.OpenAPI(), func(h http.Handler) http.Handler { return h })
 	s.serveOperatorDocs()
+	s.serveStudioDocs()
 	return s
 }
 
@@ -187,6 +201,25 @@ func Servers(hosts Hosts, publicURL string) []*huma.Server {
 	return out
 }
 
+// The audiences of the three APIs, each with its own document.
+const (
+	audiencePublic   = "public"
+	audienceOperator = "operator"
+	audienceStudio   = "studio"
+)
+
+// audienceOf is the API op belongs to: the operator API's (declared with Server.Operator), the
+// studio API's (its path under StudioPathPrefix), or the public one.
+func audienceOf(op *huma.Operation) string {
+	switch {
+	case isOperator(op):
+		return audienceOperator
+	case strings.HasPrefix(op.Path, StudioPathPrefix):
+		return audienceStudio
+	}
+	return audiencePublic
+}
+
 // isOperator reports whether op is an operation of the operator API (declared with
 // Server.Operator).
 func isOperator(op *huma.Operation) bool {
@@ -199,12 +232,15 @@ func isOperator(op *huma.Operation) bool {
 }
 
 // PathItem returns the documented operations of path, in whichever document lists them (the
-// public one or the operator API's), or nil; for modules that complete what Huma documents.
+// public one, the operator API's or the studio API's), or nil; for modules that complete what
+// Huma documents.
 func (s *Server) PathItem(path string) *huma.PathItem {
-	if item := s.API.OpenAPI().Paths[path]; item != nil {
-		return item
+	for _, api := range []huma.API{s.API, s.OperatorAPI, s.StudioAPI} {
+		if item := api.OpenAPI().Paths[path]; item != nil {
+			return item
+		}
 	}
-	return s.OperatorAPI.OpenAPI().Paths[path]
+	return nil
 }
 
 // Paths of the documentation, without the extensions of the documents.

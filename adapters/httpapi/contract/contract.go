@@ -31,13 +31,15 @@ type Document struct {
 	Optional bool
 }
 
-// Documents are the documents the service serves: the public API (3.1 and 3.0.3) and the
-// operator API's own.
+// Documents are the documents the service serves: the public API (3.1 and 3.0.3), the
+// operator API's own and the studio API's own.
 var Documents = []Document{
 	{Path: "/openapi.json"},
 	{Path: "/openapi-3.0.json"},
 	{Path: "/admin/v1/openapi.json", Operator: true, Optional: true},
 	{Path: "/admin/v1/openapi-3.0.json", Operator: true, Optional: true},
+	{Path: "/studio/v1/openapi.json", Optional: true},
+	{Path: "/studio/v1/openapi-3.0.json", Optional: true},
 }
 
 // Checker validates answers against a set of OpenAPI documents.
@@ -156,9 +158,10 @@ func Skipped(req *http.Request, status int, header http.Header, body []byte) str
 	case req.Method == http.MethodOptions:
 		return "CORS preflights are answered by the CORS middleware before any operation"
 	case p == "/openapi.json" || p == "/openapi-3.0.json" || p == "/openapi.yaml" ||
-		strings.HasPrefix(p, "/admin/v1/openapi"):
+		strings.HasPrefix(p, "/admin/v1/openapi") || strings.HasPrefix(p, "/studio/v1/openapi"):
 		return "the documents themselves"
-	case p == "/docs" || strings.HasPrefix(p, "/docs/") || p == "/admin/docs" || strings.HasPrefix(p, "/admin/docs/"):
+	case p == "/docs" || strings.HasPrefix(p, "/docs/") || p == "/admin/docs" || strings.HasPrefix(p, "/admin/docs/") ||
+		p == "/studio/docs" || strings.HasPrefix(p, "/studio/docs/"):
 		return "the docs pages are HTML for people (Swagger UI)"
 	case p == "/payments/return" || strings.HasPrefix(p, "/sandbox/payments/"):
 		return "pages a payer's browser opens, not an API"
