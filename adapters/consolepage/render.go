@@ -141,10 +141,12 @@ func (h *Handler) words(r *http.Request, e *errs.Error) string {
 	case members.ErrTooManyAttempts.Code:
 		wait := "a few minutes"
 		if e.RetryAfter > 0 {
-			wait = (e.RetryAfter + time.Minute - 1).Truncate(time.Minute).String()
-			wait = strings.TrimSuffix(wait, "0s")
+			wait = "1 minute"
+			if m := int((e.RetryAfter + time.Minute - 1) / time.Minute); m > 1 {
+				wait = strconv.Itoa(m) + " minutes"
+			}
 		}
-		return "Too many failed attempts for this email. Try again in " + wait + "."
+		return "Too many failed sign-ins for this email. Try again in " + wait + "."
 	case members.ErrLastOwner.Code:
 		return "The studio must keep an owner: make someone else an owner first."
 	case members.ErrLinkInvalid.Code:
