@@ -325,6 +325,35 @@ var cases = []contractCase{
 		require.Empty(t, fails)
 	}},
 	{"LastOwnerSurvivesConcurrentRemovals", lastOwnerUnderConcurrency},
+	{"ConcurrentGuessesAreAllCounted", concurrentGuesses},
+}
+
+// concurrentGuesses sends many wrong sign-ins of one email at once: exactly MaxFailures are
+// answered (and counted), the rest are throttled, as the storage's lock of the email makes
+// sure.
+func concurrentGuesses(t *testing.T, b bundle) {
+	svc := members.NewService(b.Runner, b.Store, audit.New(b.Runner, nopAudit{}), members.Config{})
+	b.active(t, b.NewStudio(t), "ada@studio.example", members.Owner)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	counts := map[string]int{}
+	for range 3 * members.MaxFailures {
+		wg.Go(func() {
+			_, err := svc.SignIn(b.ctx, "ada@studio.example", "a wrong password", "")
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case errors.Is(err, members.ErrSignInFailed):
+				counts["failed"]++
+			case errors.Is(err, members.ErrTooManyAttempts):
+				counts["throttled"]++
+			default:
+				t.Errorf("sign-in: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	require.Equal(t, map[string]int{"failed": members.MaxFailures, "throttled": 2 * members.MaxFailures}, counts)
 }
 
 // lastOwnerUnderConcurrency has each of a studio's owners remove or demote the others, all at
