@@ -105,7 +105,9 @@ func (s *Service) drop(match func(Principal) bool) {
 	s.principals.Drop(func(_ string, c cachedPrincipal) bool { return match(c.p) })
 }
 
-func (s *Service) dropMember(id uuid.UUID) { s.drop(func(p Principal) bool { return p.Member.ID == id }) }
+func (s *Service) dropMember(id uuid.UUID) {
+	s.drop(func(p Principal) bool { return p.Member.ID == id })
+}
 
 // inTx runs fn with the members repository and the transaction, for the audit entry.
 func (s *Service) inTx(ctx context.Context, fn func(r Repo, tx store.Tx) error) error {

@@ -77,7 +77,9 @@ func (s state) clone() state {
 // pg is t as a timestamptz keeps it.
 func pg(t time.Time) time.Time { return memstore.PGTime(t).UTC() }
 
-func byCreated(a, b members.Member) int { return memstore.CompareCreated(a.CreatedAt, a.ID, b.CreatedAt, b.ID) }
+func byCreated(a, b members.Member) int {
+	return memstore.CompareCreated(a.CreatedAt, a.ID, b.CreatedAt, b.ID)
+}
 
 // InsertMember implements members.Repo.
 func (r *Repo) InsertMember(_ context.Context, m members.Member) (members.Member, error) {
@@ -332,7 +334,9 @@ func (r *Repo) ListTokens(_ context.Context, studioID uuid.UUID) ([]members.Acce
 			out = append(out, copyToken(t))
 		}
 	}
-	slices.SortFunc(out, func(a, b members.AccessToken) int { return memstore.CompareCreated(a.CreatedAt, a.ID, b.CreatedAt, b.ID) })
+	slices.SortFunc(out, func(a, b members.AccessToken) int {
+		return memstore.CompareCreated(a.CreatedAt, a.ID, b.CreatedAt, b.ID)
+	})
 	return out, nil
 }
 
