@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/pquerna/otp/totp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rewardsco/rewards/adapters/consolepage"
@@ -157,6 +158,7 @@ type bundle struct {
 	members *members.Service
 	studios *studio.Service
 	audit   *auditRepo
+	mail    *outbox
 	studio  studio.Studio
 	game    studio.NewGame
 }
@@ -168,9 +170,10 @@ func setup(t *testing.T) *bundle {
 	runner := &memstore.Runner{}
 	ar := &auditRepo{}
 	log := audit.New(runner, memstore.New[audit.Repo](runner, ar))
+	box := &outbox{}
 	ms := members.NewService(runner, memstore.New[members.Repo](runner, membersfake.New()), log,
-		members.Config{Mail: &outbox{}, PublicURL: "http://console.test"})
-	ss := studio.NewService(memstore.New[studio.Repo](runner, studiofake.New()))
+		members.Config{Mail: box, PublicURL: "http://console.test"})
+	ss := studio.NewService(memstore.New[studio.Repo](runner, studiofake.New()), log)
 	tp := &placements{m: map[uuid.UUID]touchpoints.Placement{}}
 	cs := console.New(console.Deps{Studio: ss, Partner: partners{}, Touchpoints: tp, Audit: log,
 		Store: memstore.New[console.Repo](runner, consoleRepo{tp: tp})})
@@ -181,7 +184,7 @@ func setup(t *testing.T) *bundle {
 	require.NoError(t, err)
 	g, err := ss.CreateGame(ctx, studio.Game{StudioID: st.ID, Name: "Space Miner"})
 	require.NoError(t, err)
-	return &bundle{srv: srv, members: ms, studios: ss, audit: ar, studio: st, game: g}
+	return &bundle{srv: srv, members: ms, studios: ss, audit: ar, mail: box, studio: st, game: g}
 }
 
 // member makes an ACTIVE member of the studio with role: invited by the operator, accepted.
@@ -195,6 +198,22 @@ func (b *bundle) member(t *testing.T, role members.Role) string {
 	_, err = b.members.AcceptInvite(ctx, token, "Sam", password)
 	require.NoError(t, err)
 	return email
+}
+
+// link returns the path of the last link to the console mailed to email.
+func (b *bundle) link(t *testing.T, email string) string {
+	t.Helper()
+	b.mail.mu.Lock()
+	defer b.mail.mu.Unlock()
+	for i := len(b.mail.sent) - 1; i >= 0; i-- {
+		if m := b.mail.sent[i]; m.To == email {
+			u := regexp.MustCompile(`http://console\.test(/console/\S+)`).FindStringSubmatch(m.Text)
+			require.Len(t, u, 2, m.Text)
+			return u[1]
+		}
+	}
+	t.Fatalf("no mail to %s", email)
+	return ""
 }
 
 // client is a browser without redirects followed, with its own cookies: cookie is the
@@ -298,6 +317,18 @@ func TestSignInFailuresLookAlike(t *testing.T) {
 
 	// The right password signs in.
 	b.signIn(t, known)
+
+	// The sixth failure in 15 minutes is 429 with Retry-After, for a known email and an
+	// unknown one alike (the unknown one failed once above; signing in cleared the other's).
+	for email, failed := range map[string]int{known: 0, unknown: 1} {
+		for i := failed; i < 5; i++ {
+			require.Equal(t, http.StatusUnauthorized, try(email, "not the password at all").status)
+		}
+		a := try(email, "not the password at all")
+		require.Equal(t, http.StatusTooManyRequests, a.status)
+		require.NotEmpty(t, a.header.Get("Retry-After"))
+		require.Contains(t, a.body, "Too many failed sign-ins for this email. Try again in ")
+	}
 }
 
 // A POST from another site is 403 and does nothing: no session is made, and a signed-in
@@ -547,4 +578,93 @@ func TestPlacementsGoLive(t *testing.T) {
 
 	require.Equal(t, http.StatusSeeOther, c.post(game+"/test/placements/"+id+"/delete", nil).status)
 	require.Contains(t, c.get(game+"/promote").body, `data-testid="diff-removed" data-placement-id="`+id+`"`)
+}
+
+// An invitation accepted in the console signs the new member in; its link works once. A
+// reset link mailed from the console sets a new password once and ends every session.
+func TestInvitationAndReset(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	owner := b.signIn(t, b.member(t, members.Owner))
+	a := owner.post("/console/members", url.Values{"email": {"ada@acme.example"}, "role": {"DEVELOPER"}})
+	require.Equal(t, http.StatusOK, a.status)
+	require.Equal(t, "no-store", a.header.Get("Cache-Control"))
+	invite := b.link(t, "ada@acme.example")
+	require.Contains(t, a.body, `<code id="invite-url">http://console.test`+invite+`</code>`)
+
+	ada := &client{t: t, base: b.srv.URL}
+	a = ada.get(invite)
+	require.Equal(t, http.StatusOK, a.status)
+	require.Contains(t, a.body, `id="password2"`)
+	a = ada.post(invite, url.Values{"name": {"Ada"}, "password": {password}, "password2": {password + "!"}})
+	require.Equal(t, http.StatusBadRequest, a.status)
+	require.Contains(t, a.body, "The two passwords are not the same.")
+	a = ada.post(invite, url.Values{"name": {"Ada"}, "password": {"short"}, "password2": {"short"}})
+	require.Equal(t, http.StatusBadRequest, a.status, "core refuses a short password")
+	a = ada.post(invite, url.Values{"name": {"Ada"}, "password": {password}, "password2": {password}})
+	require.Equal(t, http.StatusSeeOther, a.status, a.body)
+	require.Equal(t, "/console/games", a.header.Get("Location"))
+	require.Contains(t, ada.get("/console/games").body, "Welcome to your studio&#39;s console.")
+	a = (&client{t: t, base: b.srv.URL}).post(invite, url.Values{"name": {"Eve"}, "password": {password}, "password2": {password}})
+	require.Equal(t, http.StatusNotFound, a.status, "the link works once")
+	require.Contains(t, a.body, "This link is not valid any more")
+
+	// Reset: the page says the same for a member and a stranger.
+	anon := &client{t: t, base: b.srv.URL}
+	sent := anon.post("/console/reset", url.Values{"email": {"ada@acme.example"}})
+	none := anon.post("/console/reset", url.Values{"email": {"nobody@acme.example"}})
+	require.Equal(t, http.StatusOK, sent.status)
+	require.Equal(t, sent.body, none.body)
+	reset := b.link(t, "ada@acme.example")
+	require.True(t, strings.HasPrefix(reset, "/console/reset/"))
+	const fresh = "a new and longer passphrase"
+	a = anon.post(reset, url.Values{"password": {fresh}, "password2": {fresh}})
+	require.Equal(t, http.StatusSeeOther, a.status, a.body)
+	require.Equal(t, http.StatusSeeOther, ada.get("/console/games").status, "the reset ended Ada's session")
+	a = anon.post(reset, url.Values{"password": {fresh}, "password2": {fresh}})
+	require.Equal(t, http.StatusNotFound, a.status, "the link works once")
+	a = anon.post("/console/sign-in", url.Values{"email": {"ada@acme.example"}, "password": {fresh}})
+	require.Equal(t, http.StatusSeeOther, a.status)
+}
+
+// A member sets up TOTP in the console (secret, otpauth address and QR code shown once) and
+// sign-in then needs a code. When an owner requires TOTP, a member without it sees only the
+// setup page until they set it up.
+func TestTOTP(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	email := b.member(t, members.Owner)
+	c := b.signIn(t, email)
+
+	a := c.post("/console/totp/begin", nil)
+	require.Equal(t, http.StatusOK, a.status)
+	require.Equal(t, "no-store", a.header.Get("Cache-Control"))
+	require.Contains(t, a.body, `id="totp-qr" src="data:image/png;base64,`)
+	require.Contains(t, a.body, `otpauth://totp/`)
+	secret := regexp.MustCompile(`<code id="totp-secret"[^>]*>([A-Z2-7]+)</code>`).FindStringSubmatch(a.body)
+	require.Len(t, secret, 2)
+	a = c.post("/console/totp/confirm", url.Values{"code": {"000000"}})
+	require.Equal(t, http.StatusBadRequest, a.status)
+	require.Contains(t, a.body, "That code is not right.")
+	code, err := totp.GenerateCode(secret[1], time.Now())
+	require.NoError(t, err)
+	a = c.post("/console/totp/confirm", url.Values{"code": {code}})
+	require.Equal(t, http.StatusSeeOther, a.status, a.body)
+	require.Contains(t, c.get("/console/account").body, `<dd id="totp-status">On</dd>`)
+
+	anon := &client{t: t, base: b.srv.URL}
+	a = anon.post("/console/sign-in", url.Values{"email": {email}, "password": {password}})
+	require.Equal(t, http.StatusUnauthorized, a.status, "a code is needed now")
+	a = anon.post("/console/sign-in", url.Values{"email": {email}, "password": {password}, "otp": {code}})
+	require.Equal(t, http.StatusSeeOther, a.status, a.body)
+
+	// The owner requires TOTP: a developer without it is sent to set it up.
+	dev := b.signIn(t, b.member(t, members.Developer))
+	require.Equal(t, http.StatusSeeOther, c.post("/console/account/require-totp", url.Values{"required": {"true"}}).status)
+	time.Sleep(1100 * time.Millisecond) // Authenticate may cache a session for a second
+	a = dev.get("/console/games")
+	require.Equal(t, http.StatusSeeOther, a.status)
+	require.Equal(t, "/console/totp", a.header.Get("Location"))
+	require.Equal(t, http.StatusOK, dev.get("/console/totp").status)
+	require.Equal(t, http.StatusOK, dev.get("/console/account").status)
 }
