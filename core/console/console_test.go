@@ -63,14 +63,14 @@ func setup(t *testing.T) *bundle {
 	t.Helper()
 	runner := &memstore.Runner{}
 	studioRepo := studiofake.New()
-	studios := studio.NewService(memstore.New[studio.Repo](runner, studioRepo))
+	log := audit.New(runner, memstore.New[audit.Repo](runner, auditfake.New(studioRepo)))
+	studios := studio.NewService(memstore.New[studio.Repo](runner, studioRepo), log)
 	world := consolefake.New(studioRepo)
 	hookRepo := webhooksfake.New()
 	sent := &atomic.Int64{}
 	hooks, err := webhooks.NewService(memstore.New[webhooks.Repo](runner, hookRepo),
-		webhooks.Options{SecretKey: make([]byte, 32), Transport: transport{sent}})
+		webhooks.Options{SecretKey: make([]byte, 32), Transport: transport{sent}, Audit: log})
 	require.NoError(t, err)
-	log := audit.New(runner, memstore.New[audit.Repo](runner, auditfake.New(studioRepo)))
 	svc := console.New(console.Deps{Studio: studios, Partner: world, Touchpoints: world, Webhooks: hooks,
 		Players: world, Coins: world, Orders: world, Audit: log, Store: memstore.New[console.Repo](runner, world)})
 	b := &bundle{ctx: context.Background(), svc: svc, world: world, studios: studios, hooks: hooks, hookRepo: hookRepo,
@@ -318,9 +318,12 @@ func TestRoles(t *testing.T) {
 			require.NoError(t, op.call(b, b.ours.owner, g, b.ours), "an owner may do everything")
 			b = setup(t)
 			g = b.ours.game.ID
+			mustTOTP := b.ours.owner
+			mustTOTP.MustSetUpTOTP = true
 			if !op.change {
 				require.NoError(t, op.call(b, b.ours.viewer, g, b.ours), "a viewer reads")
 				require.NoError(t, op.call(b, token(b.ours.owner, members.Viewer), g, b.ours), "a VIEWER token reads")
+				require.ErrorIs(t, op.call(b, mustTOTP, g, b.ours), members.ErrTOTPSetupRequired)
 				return
 			}
 			before := b.state(t)
@@ -332,8 +335,6 @@ func TestRoles(t *testing.T) {
 			for who, p := range refused {
 				require.ErrorIs(t, op.call(b, p, g, b.ours), members.ErrRoleForbidden, who)
 			}
-			mustTOTP := b.ours.owner
-			mustTOTP.MustSetUpTOTP = true
 			require.ErrorIs(t, op.call(b, mustTOTP, g, b.ours), members.ErrTOTPSetupRequired)
 			require.Equal(t, before, b.state(t), "a refused change changes nothing")
 
@@ -374,7 +375,12 @@ func TestListsHoldOnlyTheStudiosOwn(t *testing.T) {
 	require.NoError(t, err)
 	entries, err := b.svc.Audit(b.ctx, b.ours.owner, audit.Filter{StudioID: b.theirs.studioID})
 	require.NoError(t, err)
-	require.Empty(t, entries)
+	for _, e := range entries {
+		require.Equal(t, b.ours.studioID, e.StudioID, "%s of another studio", e.Action)
+	}
+	theirs, err := b.svc.Audit(b.ctx, b.theirs.viewer, audit.Filter{Action: "player.block"})
+	require.NoError(t, err)
+	require.Len(t, theirs, 1)
 
 	games, err := b.svc.Games(b.ctx, b.ours.viewer)
 	require.NoError(t, err)
