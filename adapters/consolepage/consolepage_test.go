@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 	"github.com/pquerna/otp/totp"
 	"github.com/stretchr/testify/require"
@@ -177,7 +178,11 @@ func setup(t *testing.T) *bundle {
 	tp := &placements{m: map[uuid.UUID]touchpoints.Placement{}}
 	cs := console.New(console.Deps{Studio: ss, Partner: partners{}, Touchpoints: tp, Audit: log,
 		Store: memstore.New[console.Repo](runner, consoleRepo{tp: tp})})
-	srv := httptest.NewServer(consolepage.New(consolepage.Config{Console: cs, Members: ms, PublicURL: "http://console.test"}))
+	// Mounted as app mounts it: on the service's chi router, beside other routes.
+	root := chi.NewRouter()
+	root.Get("/store", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "the store") })
+	consolepage.New(consolepage.Config{Console: cs, Members: ms, PublicURL: "http://console.test"}).Routes(root)
+	srv := httptest.NewServer(root)
 	t.Cleanup(srv.Close)
 	ctx := context.Background()
 	st, err := ss.CreateStudio(ctx, "Acme Games")
@@ -492,6 +497,15 @@ func TestHeadersAndAccess(t *testing.T) {
 	require.Equal(t, "nosniff", a.header.Get("X-Content-Type-Options"))
 	require.Equal(t, "same-origin", a.header.Get("Referrer-Policy"))
 	require.NotContains(t, a.body, "<script>", "no inline script")
+	assets := regexp.MustCompile(`(?:href|src)="(/console/assets/[^"]+)"`).FindAllStringSubmatch(a.body, -1)
+	require.Len(t, assets, 2, "the stylesheet and the script")
+	for _, asset := range assets {
+		got := c.get(asset[1])
+		require.Equal(t, http.StatusOK, got.status, asset[1])
+		require.Equal(t, "public, max-age=31536000, immutable", got.header.Get("Cache-Control"))
+		require.Regexp(t, `^(text/css|text/javascript)`, got.header.Get("Content-Type"))
+	}
+	require.Equal(t, http.StatusNotFound, c.get("/console/assets/console.css").status, "only hashed names are served")
 
 	other, err := b.studios.CreateStudio(context.Background(), "Rival")
 	require.NoError(t, err)
@@ -507,6 +521,11 @@ func TestHeadersAndAccess(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, a.status)
 	_, err = b.studios.Authenticate(context.Background(), og.TestKey, studio.Test)
 	require.NoError(t, err)
+
+	a = c.get("/console")
+	require.Equal(t, http.StatusSeeOther, a.status)
+	require.Equal(t, "/console/games", a.header.Get("Location"))
+	require.Equal(t, "the store", c.get("/store").body)
 
 	stranger := &client{t: t, base: b.srv.URL}
 	a = stranger.get("/console/games/" + b.game.ID.String() + "/test")
