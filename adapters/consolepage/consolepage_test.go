@@ -486,7 +486,8 @@ func TestSessionEndsWithSignOut(t *testing.T) {
 func TestHeadersAndAccess(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	c := b.signIn(t, b.member(t, members.Owner))
+	email := b.member(t, members.Owner)
+	c := b.signIn(t, email)
 
 	a := c.get("/console/games")
 	require.Equal(t, http.StatusOK, a.status)
@@ -526,6 +527,14 @@ func TestHeadersAndAccess(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, a.status)
 	require.Equal(t, "/console/games", a.header.Get("Location"))
 	require.Equal(t, "the store", c.get("/store").body)
+
+	// After signing in, a member goes on to the console page they asked for, never elsewhere.
+	for next, to := range map[string]string{"/console/audit?action=x": "/console/audit?action=x", "//evil.example/console/": "/console/games",
+		"https://evil.example/": "/console/games", "/console/sign-in": "/console/games", "/store": "/console/games"} {
+		a := (&client{t: t, base: b.srv.URL}).post("/console/sign-in", url.Values{"email": {email}, "password": {password}, "next": {next}})
+		require.Equal(t, http.StatusSeeOther, a.status)
+		require.Equal(t, to, a.header.Get("Location"), next)
+	}
 
 	stranger := &client{t: t, base: b.srv.URL}
 	a = stranger.get("/console/games/" + b.game.ID.String() + "/test")
