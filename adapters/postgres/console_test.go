@@ -186,7 +186,6 @@ func TestConsoleDeletePlacementAndTouchpointCoin(t *testing.T) {
 	require.Equal(t, b.coin.ID, *coin)
 }
 
-
 // noPartner is a game never enabled for the partner API.
 type noPartner struct{}
 

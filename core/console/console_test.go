@@ -56,8 +56,11 @@ type fixture struct {
 
 type transport struct{ sent *atomic.Int64 }
 
-func (t transport) Send(context.Context, webhooks.Request) (int, error) { t.sent.Add(1); return 200, nil }
-func (transport) CheckURL(string) error                                  { return nil }
+func (t transport) Send(context.Context, webhooks.Request) (int, error) {
+	t.sent.Add(1)
+	return 200, nil
+}
+func (transport) CheckURL(string) error { return nil }
 
 func setup(t *testing.T) *bundle {
 	t.Helper()
