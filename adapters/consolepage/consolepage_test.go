@@ -429,6 +429,33 @@ func TestViewerChangesNothing(t *testing.T) {
 	require.Len(t, b.audit.entries, auditBefore, "no change was audited")
 }
 
+// A DEVELOPER changes the integration but not the members, nor makes an OWNER token: 403 in
+// words that say to ask an owner.
+func TestDeveloperLimits(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	c := b.signIn(t, b.member(t, members.Developer))
+	a := c.get("/console/members")
+	require.Equal(t, http.StatusOK, a.status)
+	require.NotContains(t, a.body, `id="invite"`)
+	require.Contains(t, a.body, `id="read-only"`)
+	for _, tc := range []struct {
+		path string
+		form url.Values
+	}{
+		{"/console/members", url.Values{"email": {"new@acme.example"}, "role": {"VIEWER"}}},
+		{"/console/tokens", url.Values{"name": {"ci"}, "role": {"OWNER"}, "days": {"30"}}},
+	} {
+		a := c.post(tc.path, tc.form)
+		require.Equal(t, http.StatusForbidden, a.status, tc.path)
+		require.Contains(t, a.body, "Your role (Developer) may not do this: ask an owner. Nothing was changed.", tc.path)
+	}
+	a = c.post("/console/tokens", url.Values{"name": {"ci"}, "role": {"DEVELOPER"}, "days": {"30"}})
+	require.Equal(t, http.StatusOK, a.status)
+	require.Contains(t, a.body, `<code id="new-token"`)
+	require.Equal(t, http.StatusOK, c.post("/console/games/"+b.game.ID.String()+"/test/server-secret", nil).status)
+}
+
 // The owner rotates a key: the new key is shown once (no-store) with a copy button, the old
 // one stops working, the page after shows it masked only.
 func TestOwnerRotatesKey(t *testing.T) {
@@ -522,6 +549,13 @@ func TestHeadersAndAccess(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, a.status)
 	_, err = b.studios.Authenticate(context.Background(), og.TestKey, studio.Test)
 	require.NoError(t, err)
+
+	require.Equal(t, http.StatusOK, c.do(http.MethodHead, "/console/games", nil, nil).status)
+	require.Equal(t, http.StatusMethodNotAllowed, c.get("/console/sign-out").status)
+	a = c.post("/console/tokens", url.Values{"name": {"deploy"}, "role": {"OWNER"}, "days": {"0"}})
+	require.Equal(t, http.StatusBadRequest, a.status)
+	require.Contains(t, a.body, `id="problem"`)
+	require.Contains(t, a.body, `value="deploy"`, "the form keeps what was typed")
 
 	a = c.get("/console")
 	require.Equal(t, http.StatusSeeOther, a.status)

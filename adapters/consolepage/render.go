@@ -133,7 +133,11 @@ func statusOf(e *errs.Error) int {
 func (h *Handler) words(r *http.Request, e *errs.Error) string {
 	switch e.Code {
 	case members.ErrRoleForbidden.Code:
-		return "Your role (" + roleName(principal(r).Role) + ") lets you read this page but not change it. Nothing was changed."
+		role := principal(r).Role
+		if role.AtLeast(members.Developer) {
+			return "Your role (" + roleName(role) + ") may not do this: ask an owner. Nothing was changed."
+		}
+		return "Your role (" + roleName(role) + ") lets you read this page but not change it. Nothing was changed."
 	case members.ErrTOTPSetupRequired.Code:
 		return "Your studio requires a second factor: set up TOTP first."
 	case members.ErrSignInFailed.Code:

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
 )
 
 // routes lists every page, relative to Path. Every POST passes the cross-origin check first: a
@@ -12,7 +13,7 @@ func (h *Handler) routes() http.Handler {
 	r := chi.NewRouter()
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(h.crossOrigin))
-	r.Use(cop.Handler)
+	r.Use(cop.Handler, middleware.GetHead)
 	r.NotFound(h.notFound)
 	r.MethodNotAllowed(h.methodNotAllowed)
 
