@@ -9,9 +9,9 @@ import (
 )
 
 // Lookup finds a player of scope sc for its studio's support: ref is the studio's uuid for the
-// player, the player's id, or its phone in E.164 (+ and digits). The studio's uuid is tried
-// before the id, as a studio names its players by its own uuids. ErrPlayerNotFound when none
-// matches.
+// player, the player's id, or its phone in E.164 (+ and digits). A ref starting with + is tried
+// as a phone first; the studio's uuid is tried before the id, as a studio names its players by
+// its own uuids. ErrPlayerNotFound when none matches.
 func (s *Service) Lookup(ctx context.Context, sc Scope, ref string) (Player, error) {
 	ref = strings.TrimSpace(ref)
 	if ref == "" {
@@ -19,7 +19,11 @@ func (s *Service) Lookup(ctx context.Context, sc Scope, ref string) (Player, err
 	}
 	r := s.store.Repo()
 	if strings.HasPrefix(ref, "+") {
-		return r.GetByPhone(ctx, sc, ref)
+		// A phone, unless no player has it and a studio named a player so.
+		p, err := r.GetByPhone(ctx, sc, ref)
+		if !errors.Is(err, ErrPlayerNotFound) {
+			return p, err
+		}
 	}
 	if validUUID(ref) {
 		p, err := r.GetByUUID(ctx, sc, ref)

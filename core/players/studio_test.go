@@ -38,6 +38,12 @@ func TestLookupByUUIDIDOrPhone(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, phone, *p.Phone)
 
+	plus, err := b.svc.CreateWithUUID(ctx, b.caller, "+studio-ref")
+	require.NoError(t, err)
+	p, err = b.svc.Lookup(ctx, sc, "+studio-ref")
+	require.NoError(t, err)
+	require.Equal(t, plus.ID, p.ID, "a studio uuid that starts like a phone")
+
 	for _, ref := range []string{"", "+910000000001", uuid.NewString(), "nobody"} {
 		_, err := b.svc.Lookup(ctx, sc, ref)
 		require.ErrorIs(t, err, players.ErrPlayerNotFound, ref)

@@ -280,29 +280,23 @@ func (w *World) DeletePlacement(_ context.Context, gameID uuid.UUID, env studio.
 	return nil
 }
 
-// Lookup implements console.Players as players.Service.Lookup does.
+// Lookup implements console.Players as players.Service.Lookup does: a phone (for a ref starting
+// with +), then the studio's uuid, then the player's id.
 func (w *World) Lookup(_ context.Context, sc players.Scope, ref string) (players.Player, error) {
 	st := w.tab.Lock()
 	defer w.tab.Unlock()
 	ref = strings.TrimSpace(ref)
-	var byID *players.Player
-	for _, p := range st.players {
-		if p.GameID != sc.GameID || p.Environment != sc.Environment || ref == "" {
-			continue
-		}
-		switch {
-		case strings.HasPrefix(ref, "+"):
-			if p.Phone != nil && *p.Phone == ref {
+	matches := []func(players.Player) bool{
+		func(p players.Player) bool { return strings.HasPrefix(ref, "+") && p.Phone != nil && *p.Phone == ref },
+		func(p players.Player) bool { return p.UUID != nil && *p.UUID == ref },
+		func(p players.Player) bool { return p.ID.String() == ref },
+	}
+	for _, match := range matches {
+		for _, p := range st.players {
+			if ref != "" && p.GameID == sc.GameID && p.Environment == sc.Environment && match(p) {
 				return p, nil
 			}
-		case p.UUID != nil && *p.UUID == ref:
-			return p, nil
-		case p.ID.String() == ref:
-			byID = &p
 		}
-	}
-	if byID != nil {
-		return *byID, nil
 	}
 	return players.Player{}, players.ErrPlayerNotFound
 }
