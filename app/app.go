@@ -44,6 +44,7 @@ import (
 	voucherhttp "github.com/rewardsco/rewards/adapters/vouchers"
 	"github.com/rewardsco/rewards/adapters/vouchers/sandbox"
 	"github.com/rewardsco/rewards/adapters/webhookhttp"
+	"github.com/rewardsco/rewards/core/audit"
 	"github.com/rewardsco/rewards/core/catalogue"
 	"github.com/rewardsco/rewards/core/coins"
 	"github.com/rewardsco/rewards/core/errs"
@@ -195,12 +196,16 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 		PoolStock: poolStock, Box: box, Provider: ext.Vouchers, TestProvider: testVouchers, Jobs: queue, Wait: ext.VoucherWait, Poll: ext.VoucherPoll, Deadline: ext.VoucherDeadline,
 		PartnerRefunds: partner.Refunds{Partner: partnerStore, Jobs: queue},
 	})
-	studios := studio.NewService(games)
+	// Every change of a studio's data writes its audit entry in the change's transaction.
+	auditLog := audit.New(database, postgres.NewAuditStore(database))
+	studios := studio.NewService(games, auditLog)
 	hooks, err := webhooks.NewService(postgres.NewWebhooksStore(database, queue), webhooks.Options{
 		SecretKey:   deriveKey(ext.SecretKey, "webhook-secret"),
 		RetryDelays: ext.WebhookRetryDelays,
 		Transport:   ext.WebhookTransport,
 		Now:         ext.Now,
+		Audit:       auditLog,
+		Log:         ext.Log.With("component", "webhooks"),
 	})
 	if err != nil {
 		return Modules{}, err
@@ -219,6 +224,7 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 		Sender:   ext.OTPSender,
 		Files:    ext.Files,
 		Now:      ext.Now,
+		Audit:    auditLog,
 
 		OTPSendsPerHour: ext.OTPSendsPerHour,
 	})
@@ -232,11 +238,13 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 		Partner: partner.NewService(database, partnerStore, orderStore, studios, studios, ordersSvc, partner.Config{
 			Currency: ext.Currency, Payments: ext.Payments, TestPayments: testPayments, StockLive: liveStock, StockTest: testStock, Box: box, Jobs: queue, OrderJobs: queue,
 			SessionTTL: ext.PaymentSessionTTL, ReturnURL: ext.PublicURL + "/payments/return", Log: ext.Log.With("component", "partner"), AllowHTTPURLs: ext.AllowHTTPURLs,
+			Audit: auditLog,
 		}),
 		Touchpoints: touchpoints.NewService(touchpointStore, touchpoints.Config{
 			Currency: ext.Currency, DefaultStoreURL: storeURL(ext.PublicURL), Now: ext.Now, AllowHTTPURLs: ext.AllowHTTPURLs, Stock: catalogueSvc,
 			Reads:      treeReads{model: catalogueReads, free: catalogueSvc.FreeCodesOf},
 			CoinValues: treeCoinValues{values: coinValues, coins: coinStore},
+			Audit:      auditLog,
 		}),
 		StorePages: storepage.New(storepage.Config{
 			Catalogue: storeCatalogue{catalogueSvc, touchpointStore}, Currency: ext.Currency,

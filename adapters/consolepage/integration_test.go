@@ -188,7 +188,7 @@ func setupWorld(t *testing.T) *world {
 		members.Config{Mail: &outbox{}, PublicURL: "http://console.test"})
 	ss := studio.NewService(memstore.New[studio.Repo](runner, studiofake.New()), log)
 	hooks := webhooksfake.New()
-	ws, err := webhooks.NewService(memstore.New[webhooks.Repo](runner, hooks), webhooks.Options{SecretKey: bytes.Repeat([]byte{7}, 32), Transport: receiver{}})
+	ws, err := webhooks.NewService(memstore.New[webhooks.Repo](runner, hooks), webhooks.Options{SecretKey: bytes.Repeat([]byte{7}, 32), Transport: receiver{}, Audit: log})
 	require.NoError(t, err)
 	pp := &people{players: map[uuid.UUID]players.Player{}, settings: map[uuid.UUID]players.StoreSettings{}}
 	cs := console.New(console.Deps{Studio: ss, Partner: partners{}, Audit: log, Webhooks: ws, Players: pp, Coins: wallet{}, Orders: pp,

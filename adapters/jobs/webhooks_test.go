@@ -21,6 +21,7 @@ import (
 	"github.com/rewardsco/rewards/adapters/postgres"
 	"github.com/rewardsco/rewards/adapters/postgres/pgtest"
 	"github.com/rewardsco/rewards/adapters/webhookhttp"
+	"github.com/rewardsco/rewards/core/audit"
 	"github.com/rewardsco/rewards/core/coins"
 	"github.com/rewardsco/rewards/core/idempotency"
 	"github.com/rewardsco/rewards/core/players"
@@ -64,6 +65,7 @@ func setupDeliveriesOn(t *testing.T, url string, workers int, retryDelays []time
 		// Loopback test receivers: the development switches.
 		Transport:   webhookhttp.New(webhookhttp.Options{AllowHTTP: true, AllowPrivate: true}),
 		RetryDelays: retryDelays,
+		Audit:       audit.New(database, postgres.NewAuditStore(database)),
 	})
 	require.NoError(t, err)
 	jobs.RegisterWebhooks(queue, hooks, postgres.NewWebhookOutbox(database))
@@ -71,7 +73,7 @@ func setupDeliveriesOn(t *testing.T, url string, workers int, retryDelays []time
 	return deliveryBundle{
 		outbox:   postgres.NewWebhookOutbox(database),
 		queue:    queue,
-		studios:  studio.NewService(games),
+		studios:  studio.NewService(games, audit.New(database, postgres.NewAuditStore(database))),
 		coins:    coins.NewService(database, postgres.NewCoinsStore(database, queue), games, idempotency.NewKeeper(database, postgres.NewIdempotencyStore(database))),
 		players:  players.NewService(database, postgres.NewPlayersStore(database), games, players.Config{}),
 		webhooks: hooks,

@@ -50,7 +50,7 @@ func setupCatalogue(t *testing.T) catalogueBundle {
 		svc:    catalogue.NewService(database, cat, coinStore, games, catalogue.Config{Currency: "INR", Box: box, PublicURL: "http://localhost:8080"}),
 		repo:   cat.Repo(),
 		coins:  coins.NewService(database, coinStore, games, idempotency.NewKeeper(database, postgres.NewIdempotencyStore(database))),
-		studio: studio.NewService(games),
+		studio: studio.NewService(games, newAuditLog(database)),
 		ids:    map[string]uuid.UUID{},
 		pool:   pool,
 		box:    box,

@@ -39,7 +39,7 @@ func setupLedger(t *testing.T) ledgerBundle {
 	database := postgres.NewDB(pool)
 	games := postgres.NewStudioStore(database)
 	keeper := idempotency.NewKeeper(database, postgres.NewIdempotencyStore(database))
-	studios := studio.NewService(games)
+	studios := studio.NewService(games, newAuditLog(database))
 	coinStore := postgres.NewCoinsStore(database, nil)
 	coinSvc := coins.NewService(database, coinStore, games, keeper)
 	playerSvc := players.NewService(database, postgres.NewPlayersStore(database), games, players.Config{})
@@ -196,7 +196,7 @@ func TestJournalEntriesKeepToTheirGameAndEnvironment(t *testing.T) {
 	b := setupLedger(t)
 	ctx := context.Background()
 	// Another game of the same studio, in the same database, with its coin and player.
-	studios := studio.NewService(postgres.NewStudioStore(postgres.NewDB(b.pool)))
+	studios := studio.NewService(postgres.NewStudioStore(postgres.NewDB(b.pool)), newAuditLog(postgres.NewDB(b.pool)))
 	g, err := studios.CreateGame(ctx, studio.Game{StudioID: b.caller.StudioID, Name: "Castle Clash"})
 	require.NoError(t, err)
 	otherCoin, err := b.coins.CreateCoin(ctx, coins.Coin{GameID: g.ID, Name: "Gold", ImageURL: "https://cdn.example.com/gold.png"})

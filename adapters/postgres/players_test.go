@@ -57,7 +57,7 @@ func TestOTPGameCapHoldsAcrossRacingPhones(t *testing.T) {
 	pool := pgtest.Pool(t)
 	database := postgres.NewDB(pool)
 	games := postgres.NewStudioStore(database)
-	studios := studio.NewService(games)
+	studios := studio.NewService(games, newAuditLog(database))
 	s, err := studios.CreateStudio(ctx, "Pumped")
 	require.NoError(t, err)
 	g, err := studios.CreateGame(ctx, studio.Game{StudioID: s.ID, Name: "Pumped Game"})

@@ -35,7 +35,7 @@ func setupRetention(t *testing.T) retentionBundle {
 	database := postgres.NewDB(pool)
 	queue := jobs.New(pool, jobs.Options{Logger: slog.New(slog.DiscardHandler)})
 	games := postgres.NewStudioStore(database)
-	studios := studio.NewService(games)
+	studios := studio.NewService(games, newAuditLog(database))
 	s, err := studios.CreateStudio(ctx, "Retention Studio")
 	require.NoError(t, err)
 	g, err := studios.CreateGame(ctx, studio.Game{StudioID: s.ID, Name: "Retention Game"})
@@ -47,7 +47,7 @@ func setupRetention(t *testing.T) retentionBundle {
 	caller := studio.Caller{GameID: g.ID, StudioID: s.ID, Environment: studio.Test}
 	p, err := players.NewService(database, postgres.NewPlayersStore(database), games, players.Config{}).CreateWithUUID(ctx, caller, "p1")
 	require.NoError(t, err)
-	hooks, err := webhooks.NewService(postgres.NewWebhooksStore(database, nil), webhooks.Options{SecretKey: make([]byte, 32), Transport: anyURL{}})
+	hooks, err := webhooks.NewService(postgres.NewWebhooksStore(database, nil), webhooks.Options{SecretKey: make([]byte, 32), Transport: anyURL{}, Audit: newAuditLog(database)})
 	require.NoError(t, err)
 	jobs.RegisterWebhooks(queue, hooks, postgres.NewWebhookOutbox(database))
 	require.NoError(t, queue.Open()) // deliveries are queued, never worked

@@ -34,7 +34,8 @@ func setupTouchpoints(t *testing.T) touchBundle {
 	store := postgres.NewTouchpointsStore(postgres.NewDB(b.pool))
 	now := time.Now()
 	tb := touchBundle{catalogueBundle: b, repo: store.Repo(), now: now,
-		tp: touchpoints.NewService(store, touchpoints.Config{Currency: "INR", DefaultStoreURL: "http://localhost:8080/store", Now: func() time.Time { return now }})}
+		tp: touchpoints.NewService(store, touchpoints.Config{Currency: "INR", DefaultStoreURL: "http://localhost:8080/store", Now: func() time.Time { return now },
+			Audit: newAuditLog(postgres.NewDB(b.pool))})}
 	ctx := context.Background()
 	_, err := b.svc.PutCategory(ctx, catalogue.Category{Code: "SHOPPING", Name: "Shopping"})
 	require.NoError(t, err)

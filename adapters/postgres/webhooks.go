@@ -136,14 +136,18 @@ func (r *WebhooksRepo) RotateSecret(ctx context.Context, s webhooks.Scope, id uu
 }
 
 // DisableFailing implements webhooks.Repo in one statement (WebhooksDisableFailing).
-func (r *WebhooksRepo) DisableFailing(ctx context.Context, configID *uuid.UUID, windowStart time.Time, minFailed int, reason string) ([]uuid.UUID, error) {
-	ids, err := r.q.WebhooksDisableFailing(ctx, db.WebhooksDisableFailingParams{
+func (r *WebhooksRepo) DisableFailing(ctx context.Context, configID *uuid.UUID, windowStart time.Time, minFailed int, reason string) ([]webhooks.Config, error) {
+	rows, err := r.q.WebhooksDisableFailing(ctx, db.WebhooksDisableFailingParams{
 		ConfigID: configID, WindowStart: windowStart, MinFailed: int32(minFailed), Reason: reason,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("disable failing webhook configs: %w", err)
 	}
-	return ids, nil
+	out := make([]webhooks.Config, len(rows))
+	for i, row := range rows {
+		out[i] = toCoreConfig(row)
+	}
+	return out, nil
 }
 
 // FindDelivery implements webhooks.Repo.

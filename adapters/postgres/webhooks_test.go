@@ -36,9 +36,9 @@ func TestConfigureCapHoldsUnderConcurrency(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(pool.Close)
 	database := postgres.NewDB(pool)
-	s, err := studio.NewService(postgres.NewStudioStore(database)).CreateStudio(ctx, "Pixel Forge")
+	s, err := studio.NewService(postgres.NewStudioStore(database), newAuditLog(database)).CreateStudio(ctx, "Pixel Forge")
 	require.NoError(t, err)
-	svc, err := webhooks.NewService(postgres.NewWebhooksStore(database, nil), webhooks.Options{SecretKey: make([]byte, 32), Transport: anyURL{}})
+	svc, err := webhooks.NewService(postgres.NewWebhooksStore(database, nil), webhooks.Options{SecretKey: make([]byte, 32), Transport: anyURL{}, Audit: newAuditLog(database)})
 	require.NoError(t, err)
 	sc := webhooks.Scope{StudioID: s.ID, Environment: studio.Test}
 	configure := func(url string) (bool, error) {

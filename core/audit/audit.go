@@ -115,6 +115,13 @@ func (l *Log) Change(ctx context.Context, e Entry, fn func(tx store.Tx) error) e
 	})
 }
 
+// InTx runs fn in one transaction of the runner the Log was made with, for a change whose entry
+// is known only inside it (the id of what it created, whether it changed anything): fn then
+// calls Record with tx. It makes the Log a store.Runner.
+func (l *Log) InTx(ctx context.Context, fn func(tx store.Tx) error) error {
+	return l.runner.InTx(ctx, fn)
+}
+
 // Record appends e with the actor ctx carries, in the transaction tx of a change that a module
 // runs itself.
 func (l *Log) Record(ctx context.Context, tx store.Tx, e Entry) error {

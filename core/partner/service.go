@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/rewardsco/rewards/core/audit"
 	"github.com/rewardsco/rewards/core/authcache"
 	"github.com/rewardsco/rewards/core/orders"
 	"github.com/rewardsco/rewards/core/payments"
@@ -47,6 +48,9 @@ type Config struct {
 	// Log records what partners are not told (a payment that does not match its order); nil
 	// discards.
 	Log *slog.Logger
+	// Audit records each change of a game's partner settings, secrets and wallet funding
+	// (audit.Log), in the change's transaction; it must be on the runner's storage. Required.
+	Audit *audit.Log
 }
 
 // Service holds the partner use cases.

@@ -2,11 +2,14 @@ package partner
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/google/uuid"
 
+	"github.com/rewardsco/rewards/core/audit"
 	"github.com/rewardsco/rewards/core/errs"
 	"github.com/rewardsco/rewards/core/orders"
+	"github.com/rewardsco/rewards/core/store"
 	"github.com/rewardsco/rewards/core/studio"
 )
 
@@ -24,17 +27,29 @@ func (s *Service) PutSettings(ctx context.Context, in Settings) (out Settings, l
 	if _, err := s.games.GetGame(ctx, in.GameID); err != nil {
 		return Settings{}, "", err
 	}
-	err = s.partner.InTx(ctx, func(r Repo) error {
-		if out, err = r.PutSettings(ctx, in); err != nil || !in.Enabled {
+	e := audit.Entry{GameID: &in.GameID, Action: "partner_settings.put", TargetType: "game", TargetID: in.GameID.String(),
+		Details: map[string]string{"enabled": strconv.FormatBool(in.Enabled), "settlement": string(in.Settlement),
+			"discountPct": strconv.FormatFloat(in.DiscountPct.Float(), 'f', -1, 64)}}
+	err = s.cfg.Audit.InTx(ctx, func(tx store.Tx) error {
+		r := s.partner.WithTx(tx)
+		if out, err = r.PutSettings(ctx, in); err != nil {
 			return err
 		}
-		// The settings row is locked by the write above, so two enablings issue one secret.
-		_, has, err := r.SecretHash(ctx, in.GameID, studio.Live)
-		if err != nil || has {
-			return err
+		if in.Enabled {
+			// The settings row is locked by the write above, so two enablings issue one secret.
+			_, has, err := r.SecretHash(ctx, in.GameID, studio.Live)
+			if err != nil {
+				return err
+			}
+			if !has {
+				liveSecret = NewClientSecret()
+				if err := r.PutSecret(ctx, in.GameID, studio.Live, studio.HashKey(liveSecret)); err != nil {
+					return err
+				}
+				e.Details["liveSecretIssued"] = "true"
+			}
 		}
-		liveSecret = NewClientSecret()
-		return r.PutSecret(ctx, in.GameID, studio.Live, studio.HashKey(liveSecret))
+		return s.cfg.Audit.Record(ctx, tx, e)
 	})
 	s.dropGame(in.GameID) // callers carry the settings
 	if err != nil {
@@ -68,7 +83,9 @@ func (s *Service) IssueSecret(ctx context.Context, gameID uuid.UUID, env studio.
 		return "", err
 	}
 	plain := NewClientSecret()
-	err := s.partner.InTx(ctx, func(r Repo) error {
+	e := audit.Entry{GameID: &gameID, Action: "partner_secret.issue", TargetType: "game", TargetID: gameID.String(), Environment: string(env)}
+	err := s.cfg.Audit.Change(ctx, e, func(tx store.Tx) error {
+		r := s.partner.WithTx(tx)
 		if err := r.PutSecret(ctx, gameID, env, studio.HashKey(plain)); err != nil {
 			return err
 		}

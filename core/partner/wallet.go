@@ -6,8 +6,10 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/rewardsco/rewards/core/audit"
 	"github.com/rewardsco/rewards/core/errs"
 	"github.com/rewardsco/rewards/core/money"
+	"github.com/rewardsco/rewards/core/store"
 	"github.com/rewardsco/rewards/core/studio"
 )
 
@@ -27,7 +29,8 @@ func (s *Service) Credit(ctx context.Context, gameID uuid.UUID, env studio.Envir
 	if _, err := s.games.GetGame(ctx, gameID); err != nil {
 		return 0, false, err
 	}
-	err = s.partner.InTx(ctx, func(r Repo) error {
+	err = s.cfg.Audit.InTx(ctx, func(tx store.Tx) error {
+		r := s.partner.WithTx(tx)
 		bal, err := r.LockWallet(ctx, gameID, env)
 		if err != nil {
 			return err
@@ -41,8 +44,13 @@ func (s *Service) Credit(ctx context.Context, gameID uuid.UUID, env studio.Envir
 			return errs.Invalidf("this credit would take the wallet past %s", MaxBalance)
 		}
 		e, err := r.Apply(ctx, Entry{GameID: gameID, Environment: env, Kind: Credit, Amount: amount, BalanceAfter: bal + amount, Reference: reference})
-		balance, credited = e.BalanceAfter, err == nil
-		return err
+		if err != nil {
+			return err
+		}
+		balance, credited = e.BalanceAfter, true
+		return s.cfg.Audit.Record(ctx, tx, audit.Entry{GameID: &gameID, Action: "partner_wallet.credit", TargetType: "partner_wallet",
+			TargetID: gameID.String(), Environment: string(env),
+			Details: map[string]string{"amount": amount.String(), "balance": e.BalanceAfter.String(), "reference": reference}})
 	})
 	return balance, credited, err
 }

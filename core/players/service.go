@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/rewardsco/rewards/core/audit"
 	"github.com/rewardsco/rewards/core/authcache"
 	"github.com/rewardsco/rewards/core/store"
 	"github.com/rewardsco/rewards/core/studio"
@@ -37,6 +38,9 @@ type Config struct {
 	OTPSendsPerHour int
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Audit records each change of a game's store settings and theme (audit.Log), in the
+	// change's transaction; it must be on the runner's storage. Required for those changes.
+	Audit *audit.Log
 }
 
 // Service holds the player use cases.
@@ -492,7 +496,21 @@ func (s *Service) ChangeStoreSettings(ctx context.Context, gameID uuid.UUID, ch 
 		}
 	}
 	var out StoreSettings
-	err := s.runner.InTx(ctx, func(t store.Tx) error {
+	details := map[string]string{}
+	if ch.RewardsEnabled != nil {
+		details["rewardsEnabled"] = fmt.Sprint(*ch.RewardsEnabled)
+	}
+	if ch.GcommerceEnabled != nil {
+		details["gcommerceEnabled"] = fmt.Sprint(*ch.GcommerceEnabled)
+	}
+	if ch.DefaultLandingPage != nil {
+		details["defaultLandingPage"] = *ch.DefaultLandingPage
+	}
+	if ch.Theme != nil {
+		details["theme"] = "changed"
+	}
+	e := audit.Entry{GameID: &gameID, Action: "store_settings.change", TargetType: "game", TargetID: gameID.String(), Details: details}
+	err := s.cfg.Audit.Change(ctx, e, func(t store.Tx) error {
 		if _, err := s.games.WithTx(t).LockGame(ctx, gameID); err != nil {
 			return err
 		}

@@ -12,6 +12,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rewardsco/rewards/core/audit"
+	"github.com/rewardsco/rewards/core/audit/auditfake"
 	"github.com/rewardsco/rewards/core/errs"
 	"github.com/rewardsco/rewards/core/players"
 	"github.com/rewardsco/rewards/core/players/playersfake"
@@ -79,6 +81,7 @@ func (s *sender) lastCode(t *testing.T, phone string) string {
 
 type bundle struct {
 	svc    *players.Service
+	audit  *auditfake.Repo
 	clock  *clock
 	sms    *sender
 	caller studio.Caller
@@ -100,8 +103,10 @@ func setup(t *testing.T, opts ...func(*players.Config)) *bundle {
 		sms:    &sender{sent: map[string][]string{}},
 		caller: studio.Caller{GameID: g.ID, StudioID: s.ID, GameName: g.Name, Environment: studio.Test},
 	}
+	var log *audit.Log
+	log, b.audit = auditfake.NewLog(runner, games)
 	cfg := players.Config{
-		TokenKey: tokenKey, OTPKey: []byte("otp-key"), TokenTTL: tokenTTL, Sender: b.sms, Now: b.clock.Now,
+		TokenKey: tokenKey, OTPKey: []byte("otp-key"), TokenTTL: tokenTTL, Sender: b.sms, Now: b.clock.Now, Audit: log,
 	}
 	for _, o := range opts {
 		o(&cfg)
@@ -515,4 +520,15 @@ func TestChangeStoreSettings(t *testing.T) {
 	got, err = b.svc.StoreSettings(ctx, b.caller.GameID)
 	require.NoError(t, err)
 	require.Equal(t, want, got, "refused changes change nothing")
+
+	// Each change is audited with the actor of the context; the unknown game's and the refused
+	// ones wrote nothing.
+	entries := b.audit.Entries()
+	require.Len(t, entries, 2)
+	require.Equal(t, "store_settings.change", entries[0].Action)
+	require.Equal(t, b.caller.StudioID, entries[0].StudioID)
+	require.Equal(t, b.caller.GameID, *entries[0].GameID)
+	require.Equal(t, map[string]string{"gcommerceEnabled": "true", "theme": "changed"}, entries[0].Details)
+	require.Equal(t, map[string]string{"defaultLandingPage": "gcommerce"}, entries[1].Details)
+	require.Equal(t, audit.System, entries[1].Actor.Kind)
 }

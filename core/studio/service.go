@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/rewardsco/rewards/core/audit"
 	"github.com/rewardsco/rewards/core/authcache"
 	"github.com/rewardsco/rewards/core/errs"
 	"github.com/rewardsco/rewards/core/money"
@@ -20,6 +21,8 @@ import (
 // Service holds the studio use cases.
 type Service struct {
 	store store.Of[Repo]
+	// log records each change in the change's transaction.
+	log *audit.Log
 	// keys and secrets keep found API keys and server secrets, by hash, for authcache.TTL.
 	keys    *authcache.Cache[string, KeyRecord]
 	secrets *authcache.Cache[string, SecretRecord]
@@ -37,9 +40,10 @@ func (s *Service) WhenKeysRotate(f func(gameID uuid.UUID)) { s.rotated = append(
 // maxCachedLookups bounds each of the service's caches.
 const maxCachedLookups = 50_000
 
-// NewService returns a Service over the studio module's storage.
-func NewService(st store.Of[Repo]) *Service {
-	return &Service{store: st,
+// NewService returns a Service over the studio module's storage. log, on the same storage,
+// records every change (audit.Log), in the change's transaction.
+func NewService(st store.Of[Repo], log *audit.Log) *Service {
+	return &Service{store: st, log: log,
 		keys:    authcache.New[string, KeyRecord](maxCachedLookups),
 		secrets: authcache.New[string, SecretRecord](maxCachedLookups),
 		origins: authcache.New[string, bool](maxCachedLookups)}
@@ -57,7 +61,16 @@ func (s *Service) CreateStudio(ctx context.Context, name string) (Studio, error)
 	if name == "" {
 		return Studio{}, errs.Invalidf("name must not be blank")
 	}
-	return s.store.Repo().CreateStudio(ctx, name)
+	var out Studio
+	err := s.log.InTx(ctx, func(tx store.Tx) error {
+		var err error
+		if out, err = s.store.WithTx(tx).CreateStudio(ctx, name); err != nil {
+			return err
+		}
+		return s.log.Record(ctx, tx, audit.Entry{StudioID: out.ID, Action: "studio.create", TargetType: "studio",
+			TargetID: out.ID.String(), Details: map[string]string{"name": name}})
+	})
+	return out, err
 }
 
 // ListStudios returns every studio, oldest first.
@@ -89,7 +102,8 @@ func (s *Service) CreateGame(ctx context.Context, g Game) (NewGame, error) {
 		return NewGame{}, err
 	}
 	var out NewGame
-	err := s.store.InTx(ctx, func(r Repo) error {
+	err := s.log.InTx(ctx, func(tx store.Tx) error {
+		r := s.store.WithTx(tx)
 		if _, err := r.GetStudio(ctx, g.StudioID); err != nil {
 			return err
 		}
@@ -109,7 +123,8 @@ func (s *Service) CreateGame(ctx context.Context, g Game) (NewGame, error) {
 				out.TestKey = plain
 			}
 		}
-		return nil
+		return s.log.Record(ctx, tx, audit.Entry{StudioID: created.StudioID, GameID: &created.ID, Action: "game.create",
+			TargetType: "game", TargetID: created.ID.String(), Details: map[string]string{"name": created.Name, "storeUrl": created.StoreURL}})
 	})
 	return out, err
 }
@@ -121,7 +136,8 @@ func (s *Service) RotateKey(ctx context.Context, gameID uuid.UUID, env Environme
 		return "", errs.Invalidf("environment must be live or test")
 	}
 	var plain string
-	err := s.store.InTx(ctx, func(r Repo) error {
+	err := s.log.Change(ctx, gameEntry(gameID, "api_key.rotate", env, nil), func(tx store.Tx) error {
+		r := s.store.WithTx(tx)
 		if _, err := r.LockGame(ctx, gameID); err != nil {
 			return err
 		}
@@ -183,7 +199,8 @@ func (s *Service) IssueServerSecret(ctx context.Context, gameID uuid.UUID, env E
 		return "", errs.Invalidf("environment must be live or test")
 	}
 	var plain string
-	err := s.store.InTx(ctx, func(r Repo) error {
+	err := s.log.Change(ctx, gameEntry(gameID, "server_secret.issue", env, nil), func(tx store.Tx) error {
+		r := s.store.WithTx(tx)
 		if _, err := r.LockGame(ctx, gameID); err != nil {
 			return err
 		}
@@ -203,7 +220,40 @@ func (s *Service) SetPurchaseBudget(ctx context.Context, gameID uuid.UUID, b Bud
 			return Game{}, errs.Invalidf("purchaseBudgetPerDay must be from 0 to %s, or -1 for unlimited", MaxBudget)
 		}
 	}
-	return s.store.Repo().SetPurchaseBudget(ctx, gameID, b, set)
+	details := map[string]string{}
+	for _, env := range []Environment{Live, Test} {
+		if set[env] {
+			details[string(env)] = budgetText(b.Of(env))
+		}
+	}
+	return s.changeGame(ctx, gameEntry(gameID, "purchase_budget.set", "", details), func(r Repo) (Game, error) {
+		return r.SetPurchaseBudget(ctx, gameID, b, set)
+	})
+}
+
+// budgetText is a purchase budget as an audit entry shows it.
+func budgetText(v *money.Amount) string {
+	if v == nil {
+		return "unlimited"
+	}
+	return v.String()
+}
+
+// gameEntry is the audit entry of a change to a game (its studio is the game's).
+func gameEntry(gameID uuid.UUID, action string, env Environment, details map[string]string) audit.Entry {
+	return audit.Entry{GameID: &gameID, Action: action, TargetType: "game", TargetID: gameID.String(), Environment: string(env),
+		Details: details}
+}
+
+// changeGame runs a one-statement change of a game with its audit entry, in one transaction.
+func (s *Service) changeGame(ctx context.Context, e audit.Entry, change func(Repo) (Game, error)) (Game, error) {
+	var g Game
+	err := s.log.Change(ctx, e, func(tx store.Tx) error {
+		var err error
+		g, err = change(s.store.WithTx(tx))
+		return err
+	})
+	return g, err
 }
 
 // SetStoreURL replaces the game's store address, the base of the links its touchpoints offer
@@ -213,7 +263,10 @@ func (s *Service) SetStoreURL(ctx context.Context, gameID uuid.UUID, storeURL st
 	if err := validStoreURL(storeURL); err != nil {
 		return Game{}, err
 	}
-	return s.store.Repo().SetStoreURL(ctx, gameID, strings.TrimSuffix(storeURL, "/"))
+	storeURL = strings.TrimSuffix(storeURL, "/")
+	return s.changeGame(ctx, gameEntry(gameID, "store_url.set", "", map[string]string{"storeUrl": storeURL}), func(r Repo) (Game, error) {
+		return r.SetStoreURL(ctx, gameID, storeURL)
+	})
 }
 
 // validStoreURL is the rule of a game's store address: "" or an absolute http or https address
@@ -228,7 +281,8 @@ func validStoreURL(storeURL string) error {
 // SetServerOnlyCoinMovements turns the game's ServerOnlyCoinMovements setting on or off and
 // returns the game.
 func (s *Service) SetServerOnlyCoinMovements(ctx context.Context, gameID uuid.UUID, on bool) (Game, error) {
-	g, err := s.store.Repo().SetServerOnlyCoinMovements(ctx, gameID, on)
+	g, err := s.changeGame(ctx, gameEntry(gameID, "server_only_coin_movements.set", "", map[string]string{"on": strconv.FormatBool(on)}),
+		func(r Repo) (Game, error) { return r.SetServerOnlyCoinMovements(ctx, gameID, on) })
 	// Callers carry the setting: this instance sees the change at once (others: within
 	// authcache.TTL).
 	s.dropGame(gameID)
@@ -292,7 +346,15 @@ func (s *Service) SetAllowedOrigins(ctx context.Context, gameID uuid.UUID, o Ori
 		}
 		*list = clean
 	}
-	g, err := s.store.Repo().SetAllowedOrigins(ctx, gameID, o, set)
+	details := map[string]string{}
+	for _, env := range []Environment{Live, Test} {
+		if set[env] {
+			details[string(env)] = strings.Join(o.Of(env), " ")
+		}
+	}
+	g, err := s.changeGame(ctx, gameEntry(gameID, "allowed_origins.set", "", details), func(r Repo) (Game, error) {
+		return r.SetAllowedOrigins(ctx, gameID, o, set)
+	})
 	s.dropGame(gameID)
 	s.origins.Drop(func(string, bool) bool { return true })
 	return g, err

@@ -8,6 +8,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rewardsco/rewards/core/audit"
+	"github.com/rewardsco/rewards/core/audit/auditfake"
 	"github.com/rewardsco/rewards/core/errs"
 	"github.com/rewardsco/rewards/core/store/memstore"
 	"github.com/rewardsco/rewards/core/studio"
@@ -15,19 +17,22 @@ import (
 )
 
 type bundle struct {
-	svc  *studio.Service
-	game studio.NewGame
+	svc   *studio.Service
+	game  studio.NewGame
+	audit *auditfake.Repo
 }
 
 func setup(t *testing.T) bundle {
 	t.Helper()
-	svc := studio.NewService(memstore.New[studio.Repo](&memstore.Runner{}, studiofake.New()))
+	runner, games := &memstore.Runner{}, studiofake.New()
+	entries := auditfake.New(games)
+	svc := studio.NewService(memstore.New[studio.Repo](runner, games), audit.New(runner, memstore.New[audit.Repo](runner, entries)))
 	ctx := context.Background()
 	s, err := svc.CreateStudio(ctx, "Pixel Forge")
 	require.NoError(t, err)
 	g, err := svc.CreateGame(ctx, studio.Game{StudioID: s.ID, Name: "Tower Tactics"})
 	require.NoError(t, err)
-	return bundle{svc: svc, game: g}
+	return bundle{svc: svc, game: g, audit: entries}
 }
 
 func TestCreateGameIssuesOneKeyPerEnvironment(t *testing.T) {

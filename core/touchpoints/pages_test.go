@@ -81,7 +81,7 @@ func TestTreesReadOnlyTheirPage(t *testing.T) {
 	ctx := context.Background()
 	game := uuid.New()
 	repo := &treeRepo{trees: map[string]Tree{}}
-	s := NewService(repoOf{repo}, Config{Currency: "INR"})
+	s := NewService(repoOf{repo}, Config{Currency: "INR", Audit: testAudit()})
 	// big serves MaxServedNodes: 20 copies of a DYNAMIC node with 99 children.
 	big := func() []Node {
 		return []Node{{DataType: DataDynamic, ActionPrefix: "store://r/", Query: &Query{Type: QueryRewards, Limit: 20}, Nodes: make([]Node, 99)}}

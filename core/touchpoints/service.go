@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/rewardsco/rewards/core/audit"
 	"github.com/rewardsco/rewards/core/authcache"
 	"github.com/rewardsco/rewards/core/catalogue"
 	"github.com/rewardsco/rewards/core/errs"
@@ -44,6 +45,9 @@ type Config struct {
 	// authcache.TTL, dropped by this instance's PutTree and DeleteTree). Nil reads both every
 	// time.
 	CoinValues CoinValues
+	// Audit records each change of a game's placements, trees and coin (audit.Log), in the
+	// change's transaction; it must be on the same storage. Required.
+	Audit *audit.Log
 }
 
 // Service holds the touchpoints use cases.
@@ -174,7 +178,8 @@ func (s *Service) PutPlacement(ctx context.Context, p Placement) (Placement, boo
 		return Placement{}, false, err
 	}
 	var created bool
-	err := s.repo.InTx(ctx, func(repo Repo) error {
+	err := s.cfg.Audit.InTx(ctx, func(tx store.Tx) error {
+		repo := s.repo.WithTx(tx)
 		if err := repo.LockGame(ctx, p.GameID); err != nil {
 			return err
 		}
@@ -211,8 +216,12 @@ func (s *Service) PutPlacement(ctx context.Context, p Placement) (Placement, boo
 			}
 		}
 		var err error
-		created, p.UpdatedAt, err = repo.UpsertPlacement(ctx, p)
-		return err
+		if created, p.UpdatedAt, err = repo.UpsertPlacement(ctx, p); err != nil {
+			return err
+		}
+		return s.cfg.Audit.Record(ctx, tx, audit.Entry{GameID: &p.GameID, Action: "placement.put", TargetType: "placement",
+			TargetID: p.ID.String(), Environment: string(p.Environment),
+			Details: map[string]string{"screen": p.Screen, "type": string(p.Type), "created": fmt.Sprint(created), "active": fmt.Sprint(p.IsActive)}})
 	})
 	return p, created, err
 }
@@ -238,7 +247,8 @@ func (s *Service) Placements(ctx context.Context, gameID uuid.UUID, env studio.E
 // (ids kept); live placements absent from test are removed. It returns the live placements.
 func (s *Service) Promote(ctx context.Context, gameID uuid.UUID) ([]Placement, error) {
 	var out []Placement
-	err := s.repo.InTx(ctx, func(repo Repo) error {
+	err := s.cfg.Audit.InTx(ctx, func(tx store.Tx) error {
+		repo := s.repo.WithTx(tx)
 		if err := repo.LockGame(ctx, gameID); err != nil {
 			return err
 		}
@@ -246,15 +256,20 @@ func (s *Service) Promote(ctx context.Context, gameID uuid.UUID) ([]Placement, e
 			return err
 		}
 		var err error
-		out, err = repo.Placements(ctx, gameID, studio.Live, "")
-		return err
+		if out, err = repo.Placements(ctx, gameID, studio.Live, ""); err != nil {
+			return err
+		}
+		return s.cfg.Audit.Record(ctx, tx, audit.Entry{GameID: &gameID, Action: "placement.promote", TargetType: "game",
+			TargetID: gameID.String(), Environment: string(studio.Live), Details: map[string]string{"livePlacements": fmt.Sprint(len(out))}})
 	})
 	return out, err
 }
 
 // SetCoin makes a coin of the game its touchpoint coin: served prices and coin figures use it.
 func (s *Service) SetCoin(ctx context.Context, gameID, coinID uuid.UUID) error {
-	return s.repo.InTx(ctx, func(repo Repo) error {
+	e := audit.Entry{GameID: &gameID, Action: "touchpoint_coin.set", TargetType: "coin", TargetID: coinID.String()}
+	return s.cfg.Audit.Change(ctx, e, func(tx store.Tx) error {
+		repo := s.repo.WithTx(tx)
 		if err := repo.LockGame(ctx, gameID); err != nil {
 			return err
 		}
@@ -530,7 +545,8 @@ func (s *Service) PutTree(ctx context.Context, gameID uuid.UUID, name string, no
 	}
 	var out Tree
 	var created bool
-	err = s.repo.InTx(ctx, func(repo Repo) error {
+	err = s.cfg.Audit.InTx(ctx, func(tx store.Tx) error {
+		repo := s.repo.WithTx(tx)
 		if err := repo.LockGame(ctx, gameID); err != nil {
 			return err
 		}
@@ -552,8 +568,11 @@ func (s *Service) PutTree(ctx context.Context, gameID uuid.UUID, name string, no
 				return errs.Invalidf("productId %q is not a product of the catalogue", id)
 			}
 		}
-		out, created, err = repo.UpsertTree(ctx, Tree{GameID: gameID, Name: name, Nodes: nodes, Served: ServedSize(nodes)})
-		return err
+		if out, created, err = repo.UpsertTree(ctx, Tree{GameID: gameID, Name: name, Nodes: nodes, Served: ServedSize(nodes)}); err != nil {
+			return err
+		}
+		return s.cfg.Audit.Record(ctx, tx, audit.Entry{GameID: &gameID, Action: "tree.put", TargetType: "tree", TargetID: out.ID.String(),
+			Details: map[string]string{"name": name, "created": fmt.Sprint(created), "nodes": fmt.Sprint(len(nodes))}})
 	})
 	s.treesChanged(gameID)
 	return out, created, err
@@ -562,7 +581,9 @@ func (s *Service) PutTree(ctx context.Context, gameID uuid.UUID, name string, no
 // DeleteTree deletes the game's tree of name: studio.ErrGameNotFound when there is no such
 // game, ErrTouchpointNotFound when it has no such tree.
 func (s *Service) DeleteTree(ctx context.Context, gameID uuid.UUID, name string) error {
-	err := s.repo.InTx(ctx, func(repo Repo) error {
+	e := audit.Entry{GameID: &gameID, Action: "tree.delete", TargetType: "tree", Details: map[string]string{"name": name}}
+	err := s.cfg.Audit.Change(ctx, e, func(tx store.Tx) error {
+		repo := s.repo.WithTx(tx)
 		if err := repo.LockGame(ctx, gameID); err != nil {
 			return err
 		}

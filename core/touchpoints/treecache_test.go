@@ -140,7 +140,7 @@ func TestTreeReadsWithoutAPlayerAreKeptUntilAChange(t *testing.T) {
 	game, coin := uuid.New(), uuid.New()
 	repo := &treeRepo{trees: map[string]Tree{}}
 	values := &coinValues{game: game, coin: coin, n: 10}
-	s := NewService(repoOf{repo}, Config{Currency: "INR", CoinValues: values})
+	s := NewService(repoOf{repo}, Config{Currency: "INR", CoinValues: values, Audit: testAudit()})
 	put := func(title string) Tree {
 		t.Helper()
 		tr, _, err := s.PutTree(ctx, game, "Home", []Node{{DataType: DataAsset, Title: []TextItem{{Text: title}}}})

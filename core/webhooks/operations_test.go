@@ -64,7 +64,7 @@ func TestDisableFailingRule(t *testing.T) {
 			clk := &manualClock{now: time.Now()}
 			repo := webhooksfake.New()
 			svc, err := webhooks.NewService(memstore.New[webhooks.Repo](&memstore.Runner{}, repo),
-				webhooks.Options{SecretKey: make([]byte, 32), RetryDelays: delays, Transport: &scriptedTransport{}, Now: clk.Now})
+				webhooks.Options{SecretKey: make([]byte, 32), RetryDelays: delays, Transport: &scriptedTransport{}, Now: clk.Now, Audit: testAudit()})
 			require.NoError(t, err)
 			sc := webhooks.Scope{StudioID: uuid.New(), Environment: studio.Test}
 			url, events := "https://hooks.example.com/x", []string{"COINS_CREDITED"}
@@ -117,7 +117,7 @@ func TestRotationGraceEndsOnTheClock(t *testing.T) {
 	clk := &manualClock{now: time.Now()}
 	repo, tr := webhooksfake.New(), &scriptedTransport{}
 	svc, err := webhooks.NewService(memstore.New[webhooks.Repo](&memstore.Runner{}, repo),
-		webhooks.Options{SecretKey: make([]byte, 32), RetryDelays: delays, Transport: tr, Now: clk.Now})
+		webhooks.Options{SecretKey: make([]byte, 32), RetryDelays: delays, Transport: tr, Now: clk.Now, Audit: testAudit()})
 	require.NoError(t, err)
 	sc := webhooks.Scope{StudioID: uuid.New(), Environment: studio.Test}
 	url, events := "https://hooks.example.com/x", []string{"COINS_CREDITED"}

@@ -34,8 +34,8 @@ type Repo interface {
 	RotateSecret(ctx context.Context, s Scope, id uuid.UUID, sealed []byte, last4 string, previousExpiresAt time.Time) (Config, error)
 	// DisableFailing switches off with reason every active configuration (or only configID's,
 	// when not nil) active since before windowStart, with no SUCCESS attempt since then and at
-	// least minFailed deliveries FAILED since then. It returns their ids.
-	DisableFailing(ctx context.Context, configID *uuid.UUID, windowStart time.Time, minFailed int, reason string) ([]uuid.UUID, error)
+	// least minFailed deliveries FAILED since then. It returns them, switched off.
+	DisableFailing(ctx context.Context, configID *uuid.UUID, windowStart time.Time, minFailed int, reason string) ([]Config, error)
 
 	// PendingDelivery loads what an attempt needs, or ErrDeliveryGone.
 	PendingDelivery(ctx context.Context, id uuid.UUID) (Pending, error)
@@ -54,6 +54,12 @@ type Repo interface {
 	// inside a transaction.
 	Recover(ctx context.Context, configID uuid.UUID, since, at time.Time, limit int) (int, error)
 	Stats(ctx context.Context, s Scope) (Stats, error)
+}
+
+// Notifier tells a studio's owners of something they must act on (the members module emails
+// every active owner).
+type Notifier interface {
+	NotifyOwners(ctx context.Context, studioID uuid.UUID, subject, text string) error
 }
 
 // Request is one webhook POST.

@@ -5,13 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/rewardsco/rewards/core/audit"
 	"github.com/rewardsco/rewards/core/sealed"
 	"github.com/rewardsco/rewards/core/store"
 	"github.com/rewardsco/rewards/core/studio"
@@ -26,6 +29,14 @@ type Options struct {
 	Transport   Transport
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Audit records each change of a configuration and each resend, recover and test
+	// (audit.Log), in the change's transaction; it must be on the same storage. Required.
+	Audit *audit.Log
+	// Notifier, when set, tells a studio's owners that the auto-disable rule switched one of
+	// their configurations off, once that has committed.
+	Notifier Notifier
+	// Log records what fails after a change committed (a notification); nil discards.
+	Log *slog.Logger
 }
 
 // Service holds the webhook use cases.
@@ -52,6 +63,12 @@ func NewService(st store.Of[Repo], opts Options) (*Service, error) {
 	now := opts.Now
 	if now == nil {
 		now = time.Now
+	}
+	if opts.Audit == nil {
+		return nil, errors.New("webhooks: Options.Audit is required: every change is audited")
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	return &Service{store: st, box: box, opts: opts, now: now, slots: newSlots(MaxInFlight)}, nil
 }
@@ -135,7 +152,8 @@ func (s *Service) Configure(ctx context.Context, sc Scope, ch Change) (Config, b
 	c.ActiveSince = s.now()
 	var out Config
 	var created bool
-	err = s.store.InTx(ctx, func(r Repo) error {
+	err = s.opts.Audit.InTx(ctx, func(tx store.Tx) error {
+		r := s.store.WithTx(tx)
 		// Counted under the scope's lock: two configures racing for the last place cannot both
 		// see room for one more.
 		if err := r.LockScope(ctx, sc); err != nil {
@@ -154,8 +172,10 @@ func (s *Service) Configure(ctx context.Context, sc Scope, ch Change) (Config, b
 		if len(list) >= MaxConfigs {
 			return ErrConfigLimit
 		}
-		out, created, err = r.InsertConfig(ctx, c)
-		return err
+		if out, created, err = r.InsertConfig(ctx, c); err != nil || !created {
+			return err
+		}
+		return s.opts.Audit.Record(ctx, tx, configEntry(sc, out.ID, "webhook_config.create", configDetails(out)))
 	})
 	if err != nil {
 		return Config{}, false, err
@@ -182,7 +202,8 @@ func (s *Service) Get(ctx context.Context, sc Scope, id uuid.UUID) (Config, erro
 // when it was off, starts the auto-disable rule's window anew.
 func (s *Service) Update(ctx context.Context, sc Scope, id uuid.UUID, ch Change) (Config, error) {
 	var out Config
-	err := s.store.InTx(ctx, func(r Repo) error {
+	err := s.opts.Audit.InTx(ctx, func(tx store.Tx) error {
+		r := s.store.WithTx(tx)
 		c, err := r.GetConfig(ctx, sc, id)
 		if err != nil {
 			return err
@@ -205,8 +226,10 @@ func (s *Service) Update(ctx context.Context, sc Scope, id uuid.UUID, ch Change)
 		if err := s.validate(&c); err != nil {
 			return err
 		}
-		out, err = r.UpdateConfig(ctx, c, s.now())
-		return err
+		if out, err = r.UpdateConfig(ctx, c, s.now()); err != nil {
+			return err
+		}
+		return s.opts.Audit.Record(ctx, tx, configEntry(sc, id, "webhook_config.update", configDetails(out)))
 	})
 	return out, err
 }
@@ -220,7 +243,13 @@ func (s *Service) RotateSecret(ctx context.Context, sc Scope, id uuid.UUID, grac
 		return Config{}, invalid("graceMinutes must be 0 to %d", int(MaxGrace/time.Minute))
 	}
 	secret := newSigningSecret()
-	c, err := s.store.Repo().RotateSecret(ctx, sc, id, s.box.Seal(secret), secret[len(secret)-4:], s.now().Add(grace))
+	var c Config
+	e := configEntry(sc, id, "webhook_secret.rotate", map[string]string{"graceMinutes": strconv.Itoa(int(grace / time.Minute))})
+	err := s.opts.Audit.Change(ctx, e, func(tx store.Tx) error {
+		var err error
+		c, err = s.store.WithTx(tx).RotateSecret(ctx, sc, id, s.box.Seal(secret), secret[len(secret)-4:], s.now().Add(grace))
+		return err
+	})
 	if err != nil {
 		return Config{}, err
 	}
@@ -234,7 +263,8 @@ func (s *Service) RotateSecret(ctx context.Context, sc Scope, id uuid.UUID, grac
 // configuration is switched off.
 func (s *Service) Resend(ctx context.Context, sc Scope, id uuid.UUID) (uuid.UUID, error) {
 	var out uuid.UUID
-	err := s.store.InTx(ctx, func(r Repo) error {
+	err := s.opts.Audit.InTx(ctx, func(tx store.Tx) error {
+		r := s.store.WithTx(tx)
 		d, err := r.FindDelivery(ctx, sc, id)
 		if err != nil {
 			return err
@@ -242,8 +272,12 @@ func (s *Service) Resend(ctx context.Context, sc Scope, id uuid.UUID) (uuid.UUID
 		if !d.ConfigActive {
 			return ErrConfigInactive
 		}
-		out, err = r.Resend(ctx, d.ID)
-		return err
+		if out, err = r.Resend(ctx, d.ID); err != nil {
+			return err
+		}
+		return s.opts.Audit.Record(ctx, tx, audit.Entry{StudioID: sc.StudioID, Action: "webhook_delivery.resend", TargetType: "webhook_delivery",
+			TargetID: id.String(), Environment: string(sc.Environment),
+			Details: map[string]string{"configId": d.ConfigID.String(), "newDeliveryId": out.String()}})
 	})
 	return out, err
 }
@@ -259,7 +293,8 @@ func (s *Service) Recover(ctx context.Context, sc Scope, id uuid.UUID, since tim
 		return 0, invalid("since must not be in the future")
 	}
 	var n int
-	err := s.store.InTx(ctx, func(r Repo) error {
+	err := s.opts.Audit.InTx(ctx, func(tx store.Tx) error {
+		r := s.store.WithTx(tx)
 		c, err := r.GetConfig(ctx, sc, id)
 		if err != nil {
 			return err
@@ -267,8 +302,11 @@ func (s *Service) Recover(ctx context.Context, sc Scope, id uuid.UUID, since tim
 		if !c.IsActive {
 			return ErrConfigInactive
 		}
-		n, err = r.Recover(ctx, id, since, now, MaxRecover)
-		return err
+		if n, err = r.Recover(ctx, id, since, now, MaxRecover); err != nil {
+			return err
+		}
+		return s.opts.Audit.Record(ctx, tx, configEntry(sc, id, "webhook_config.recover",
+			map[string]string{"since": since.UTC().Format(time.RFC3339), "requeued": strconv.Itoa(n)}))
 	})
 	return n, err
 }
@@ -277,20 +315,88 @@ func (s *Service) Recover(ctx context.Context, sc Scope, id uuid.UUID, since tim
 // those it switched off. Deliver applies it to a delivery's configuration when the delivery
 // fails for good; a periodic job applies it to all.
 func (s *Service) DisableFailing(ctx context.Context) ([]uuid.UUID, error) {
-	return s.disableFailing(ctx, s.store.Repo(), nil)
+	return s.disableFailing(ctx, nil)
 }
 
-func (s *Service) disableFailing(ctx context.Context, r Repo, configID *uuid.UUID) ([]uuid.UUID, error) {
-	ids, err := r.DisableFailing(ctx, configID, s.now().Add(-DisableAfter), DisableMinFailed, DisabledReasonFailing)
+// disableFailing switches off the configurations the rule selects (all, or configID's) and
+// writes the audit entry of each, as the service's (a System actor), in one transaction; once it
+// has committed, the owners of each studio are told.
+func (s *Service) disableFailing(ctx context.Context, configID *uuid.UUID) ([]uuid.UUID, error) {
+	ctx = audit.WithActor(ctx, audit.Actor{Kind: audit.System, Name: "webhooks auto-disable"})
+	var off []Config
+	err := s.opts.Audit.InTx(ctx, func(tx store.Tx) error {
+		var err error
+		if off, err = s.store.WithTx(tx).DisableFailing(ctx, configID, s.now().Add(-DisableAfter), DisableMinFailed, DisabledReasonFailing); err != nil {
+			return err
+		}
+		for _, c := range off {
+			d := configDetails(c)
+			d["reason"] = DisabledReasonFailing
+			if err := s.opts.Audit.Record(ctx, tx, configEntry(Scope{StudioID: c.StudioID, Environment: c.Environment}, c.ID, "webhook_config.disable", d)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("disable failing webhook configurations: %w", err)
+	}
+	ids := make([]uuid.UUID, len(off))
+	for i, c := range off {
+		ids[i] = c.ID
+		s.notifyDisabled(ctx, c)
 	}
 	return ids, nil
 }
 
+// notifyDisabled tells the studio's owners that c was switched off. A failure is logged: the
+// configuration stays off, and the console shows it with its reason.
+func (s *Service) notifyDisabled(ctx context.Context, c Config) {
+	if s.opts.Notifier == nil {
+		return
+	}
+	subject := fmt.Sprintf("Webhook switched off: %s (%s)", redactedURL(c.URL), c.Environment)
+	text := fmt.Sprintf("Your %s webhook configuration %s, sending to %s, was switched off: %s.\n\n"+
+		"No delivery is queued for it until it is switched on again (in the console, or with isActive: true). "+
+		"Once its receiver answers again, recover the failed deliveries from the time it went away.\n",
+		c.Environment, c.ID, redactedURL(c.URL), DisabledReasonFailing)
+	if err := s.opts.Notifier.NotifyOwners(ctx, c.StudioID, subject, text); err != nil {
+		s.opts.Log.WarnContext(ctx, "could not tell the studio's owners of a webhook switched off", "studio", c.StudioID, "config", c.ID, "err", err)
+	}
+}
+
+// configEntry is the audit entry of a change to configuration id of scope sc.
+func configEntry(sc Scope, id uuid.UUID, action string, details map[string]string) audit.Entry {
+	return audit.Entry{StudioID: sc.StudioID, Action: action, TargetType: "webhook_config", TargetID: id.String(),
+		Environment: string(sc.Environment), Details: details}
+}
+
+// configDetails are what an audit entry shows of a configuration: never its secret, and its
+// address without query or fragment (which may carry a receiver's token).
+func configDetails(c Config) map[string]string {
+	d := map[string]string{"url": redactedURL(c.URL), "active": strconv.FormatBool(c.IsActive),
+		"events": strings.Join(c.SubscribedEvents, ",")}
+	if c.PartnerWalletLowThreshold != nil {
+		d["partnerWalletLowThreshold"] = c.PartnerWalletLowThreshold.String()
+	}
+	return d
+}
+
+// redactedURL is u without user, query or fragment.
+func redactedURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return ""
+	}
+	p.User, p.RawQuery, p.ForceQuery, p.Fragment, p.RawFragment = nil, "", false, "", ""
+	return p.String()
+}
+
 // Delete removes a configuration and its delivery records.
 func (s *Service) Delete(ctx context.Context, sc Scope, id uuid.UUID) error {
-	return s.store.Repo().DeleteConfig(ctx, sc, id)
+	return s.opts.Audit.Change(ctx, configEntry(sc, id, "webhook_config.delete", nil), func(tx store.Tx) error {
+		return s.store.WithTx(tx).DeleteConfig(ctx, sc, id)
+	})
 }
 
 // Deliveries lists the scope's deliveries, newest first, and their total. f.Skip is at most
@@ -345,6 +451,11 @@ func (s *Service) SendTest(ctx context.Context, sc Scope, c studio.Caller, confi
 	}
 	if a.Err != nil {
 		res.Error = a.Err.Error()
+	}
+	// It changes nothing, yet a studio reads in its log who sent a test, and when.
+	e := configEntry(sc, configID, "webhook_config.test", map[string]string{"eventType": eventType, "delivered": strconv.FormatBool(a.Delivered)})
+	if err := s.opts.Audit.Change(ctx, e, func(store.Tx) error { return nil }); err != nil {
+		return TestResult{}, err
 	}
 	return res, nil
 }
@@ -453,7 +564,7 @@ func (s *Service) DeliverPending(ctx context.Context, p Pending) (Attempt, error
 		msg := a.Err.Error()
 		err = r.RecordAttempt(ctx, id, StatusFailed, attempt, httpStatus, &msg, now, nil)
 		if err == nil { // the receiver may now have failed long enough to be switched off
-			_, err = s.disableFailing(ctx, r, &p.ConfigID)
+			_, err = s.disableFailing(ctx, &p.ConfigID)
 		}
 	default:
 		msg := a.Err.Error()

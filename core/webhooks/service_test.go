@@ -60,7 +60,7 @@ func setup(t *testing.T, answers ...int) bundle {
 	t.Helper()
 	repo := webhooksfake.New()
 	tr := &scriptedTransport{answers: answers}
-	svc, err := webhooks.NewService(memstore.New[webhooks.Repo](&memstore.Runner{}, repo), webhooks.Options{SecretKey: make([]byte, 32), RetryDelays: delays, Transport: tr})
+	svc, err := webhooks.NewService(memstore.New[webhooks.Repo](&memstore.Runner{}, repo), webhooks.Options{SecretKey: make([]byte, 32), RetryDelays: delays, Transport: tr, Audit: testAudit()})
 	require.NoError(t, err)
 	sc := webhooks.Scope{StudioID: uuid.New(), Environment: studio.Test}
 	url, events := "https://hooks.example.com/x", []string{"COINS_CREDITED"}
@@ -370,7 +370,7 @@ func TestDeliverCapsAttemptsInFlightPerConfiguration(t *testing.T) {
 	t.Parallel()
 	repo := webhooksfake.New()
 	tr := &stallingTransport{stalled: "https://stalled.example.com/", release: make(chan struct{})}
-	svc, err := webhooks.NewService(memstore.New[webhooks.Repo](&memstore.Runner{}, repo), webhooks.Options{SecretKey: make([]byte, 32), RetryDelays: delays, Transport: tr})
+	svc, err := webhooks.NewService(memstore.New[webhooks.Repo](&memstore.Runner{}, repo), webhooks.Options{SecretKey: make([]byte, 32), RetryDelays: delays, Transport: tr, Audit: testAudit()})
 	require.NoError(t, err)
 	ctx := context.Background()
 	events := []string{"COINS_CREDITED"}

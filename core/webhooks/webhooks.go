@@ -8,8 +8,11 @@
 // Studios operate their deliveries: a delivery is sent again (Resend), or every FAILED one of a
 // configuration since a time (Recover, each once); a signing secret is replaced while the old
 // one keeps signing for a grace period (RotateSecret); and a configuration whose receiver stays
-// gone is switched off (DisableFailing, the auto-disable rule). The rule's email to the studio's
-// owners and its audit entry wait for the console's mail port and audit log.
+// gone is switched off (DisableFailing, the auto-disable rule), with an audit entry in the same
+// transaction and, once committed, a word to the studio's owners (Notifier).
+//
+// Every change of a configuration, and each resend, recover and test, writes its audit entry
+// (audit.Log) in the change's transaction.
 package webhooks
 
 import (

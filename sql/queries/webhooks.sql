@@ -208,4 +208,4 @@ WHERE c.is_active
   AND (SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries d
                              WHERE d.config_id = c.id AND d.status = 'FAILED' AND d.attempted_at >= @window_start
                              LIMIT @min_failed) f) >= @min_failed
-RETURNING c.id;
+RETURNING c.*;

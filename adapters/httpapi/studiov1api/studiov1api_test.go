@@ -98,7 +98,7 @@ func setup(t *testing.T) *bundle {
 	log := audit.New(runner, memstore.New[audit.Repo](runner, ar))
 	ms := members.NewService(runner, memstore.New[members.Repo](runner, membersfake.New()), log,
 		members.Config{Mail: outbox{}, PublicURL: "http://studio.test"})
-	ss := studio.NewService(memstore.New[studio.Repo](runner, studiofake.New()))
+	ss := studio.NewService(memstore.New[studio.Repo](runner, studiofake.New()), log)
 	cs := console.New(console.Deps{Studio: ss, Partner: partners{}, Audit: log, Store: memstore.New[console.Repo](runner, consoleRepo{})})
 	s := httpapi.New(httpapi.Config{AdminToken: "operator-token-operator-token-0000"})
 	studiov1api.Register(s, studiov1api.Deps{Members: ms, Console: cs})

@@ -41,7 +41,7 @@ func TestWebhooksDocumentTheEventsSent(t *testing.T) {
 	t.Parallel()
 	transport := &recordingTransport{}
 	svc, err := webhooks.NewService(memstore.New[webhooks.Repo](&memstore.Runner{}, webhooksfake.New()),
-		webhooks.Options{SecretKey: make([]byte, 32), Transport: transport})
+		webhooks.Options{SecretKey: make([]byte, 32), Transport: transport, Audit: testAudit()})
 	require.NoError(t, err)
 	ctx := context.Background()
 	sc := webhooks.Scope{StudioID: uuid.New(), Environment: studio.Test}

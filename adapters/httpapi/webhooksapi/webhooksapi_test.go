@@ -37,7 +37,7 @@ func (acceptingTransport) Send(context.Context, webhooks.Request) (int, error) {
 // Huma's error model, a package-wide setting.
 var server = sync.OnceValue(func() *httpapi.Server {
 	svc, err := webhooks.NewService(memstore.New[webhooks.Repo](&memstore.Runner{}, webhooksfake.New()),
-		webhooks.Options{SecretKey: make([]byte, 32), Transport: acceptingTransport{}})
+		webhooks.Options{SecretKey: make([]byte, 32), Transport: acceptingTransport{}, Audit: testAudit()})
 	if err != nil {
 		panic(err)
 	}

@@ -167,7 +167,7 @@ WHERE c.is_active
   AND (SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries d
                              WHERE d.config_id = c.id AND d.status = 'FAILED' AND d.attempted_at >= $3
                              LIMIT $4) f) >= $4
-RETURNING c.id
+RETURNING c.id, c.studio_id, c.environment, c.webhook_url, c.subscribed_events, c.excluded_reasons, c.is_active, c.secret_sealed, c.secret_last4, c.created_at, c.updated_at, c.previous_secret_sealed, c.previous_secret_expires_at, c.disabled_reason, c.active_since, c.partner_wallet_low_threshold
 `
 
 type WebhooksDisableFailingParams struct {
@@ -180,7 +180,7 @@ type WebhooksDisableFailingParams struct {
 // The auto-disable rule: an active configuration (every one, or @config_id's) active since
 // before @window_start, with no SUCCESS attempt since then and at least @min_failed deliveries
 // FAILED since then, is switched off with @reason.
-func (q *Queries) WebhooksDisableFailing(ctx context.Context, arg WebhooksDisableFailingParams) ([]uuid.UUID, error) {
+func (q *Queries) WebhooksDisableFailing(ctx context.Context, arg WebhooksDisableFailingParams) ([]WebhookConfig, error) {
 	rows, err := q.db.Query(ctx, webhooksDisableFailing,
 		arg.Reason,
 		arg.ConfigID,
@@ -191,13 +191,30 @@ func (q *Queries) WebhooksDisableFailing(ctx context.Context, arg WebhooksDisabl
 		return nil, err
 	}
 	defer rows.Close()
-	items := []uuid.UUID{}
+	items := []WebhookConfig{}
 	for rows.Next() {
-		var id uuid.UUID
-		if err := rows.Scan(&id); err != nil {
+		var i WebhookConfig
+		if err := rows.Scan(
+			&i.ID,
+			&i.StudioID,
+			&i.Environment,
+			&i.WebhookUrl,
+			&i.SubscribedEvents,
+			&i.ExcludedReasons,
+			&i.IsActive,
+			&i.SecretSealed,
+			&i.SecretLast4,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.PreviousSecretSealed,
+			&i.PreviousSecretExpiresAt,
+			&i.DisabledReason,
+			&i.ActiveSince,
+			&i.PartnerWalletLowThreshold,
+		); err != nil {
 			return nil, err
 		}
-		items = append(items, id)
+		items = append(items, i)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err

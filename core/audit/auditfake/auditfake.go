@@ -123,3 +123,18 @@ func (r *Repo) Entries() []audit.Entry {
 	defer r.tab.Unlock()
 	return memstore.CloneSlice(*st, cloneEntry)
 }
+
+// OneStudio is Games for tests without a studio module: every game is of studio studioID.
+type OneStudio uuid.UUID
+
+// GetGame implements Games.
+func (s OneStudio) GetGame(_ context.Context, id uuid.UUID) (studio.Game, error) {
+	return studio.Game{ID: id, StudioID: uuid.UUID(s)}, nil
+}
+
+// NewLog returns an audit.Log on runner over a new fake, and the fake, for tests of modules
+// that audit their changes. games gives entries without a studio their game's (nil: refused).
+func NewLog(runner *memstore.Runner, games Games) (*audit.Log, *Repo) {
+	r := New(games)
+	return audit.New(runner, memstore.New[audit.Repo](runner, r)), r
+}

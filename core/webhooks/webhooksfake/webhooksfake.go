@@ -394,10 +394,10 @@ func (r *Repo) RotateSecret(_ context.Context, s webhooks.Scope, id uuid.UUID, s
 }
 
 // DisableFailing implements webhooks.Repo.
-func (r *Repo) DisableFailing(_ context.Context, configID *uuid.UUID, windowStart time.Time, minFailed int, reason string) ([]uuid.UUID, error) {
+func (r *Repo) DisableFailing(_ context.Context, configID *uuid.UUID, windowStart time.Time, minFailed int, reason string) ([]webhooks.Config, error) {
 	st := r.tab.Lock()
 	defer r.tab.Unlock()
-	out := []uuid.UUID{}
+	out := []webhooks.Config{}
 	for id, c := range st.configs {
 		if !c.IsActive || (configID != nil && *configID != id) || c.ActiveSince.After(windowStart) {
 			continue
@@ -419,7 +419,7 @@ func (r *Repo) DisableFailing(_ context.Context, configID *uuid.UUID, windowStar
 		}
 		c.IsActive, c.DisabledReason, c.UpdatedAt = false, reason, r.tab.Now()
 		st.configs[id] = c
-		out = append(out, id)
+		out = append(out, stored(c))
 	}
 	return out, nil
 }
