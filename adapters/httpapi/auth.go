@@ -5,12 +5,14 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"maps"
+	"net"
 	"net/http"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humachi"
 
+	"github.com/rewardsco/rewards/core/audit"
 	"github.com/rewardsco/rewards/core/players"
 	"github.com/rewardsco/rewards/core/studio"
 )
@@ -43,12 +45,37 @@ func (s *Server) requireAPIKey(hctx huma.Context, next func(huma.Context)) {
 		writeHumaError(hctx, NewError(ctx, http.StatusMisdirectedRequest, "UNKNOWN_HOST", s.cfg.Hosts.unknownHostMessage(hctx.Host())))
 		return
 	}
-	caller, err := s.authenticateKey(ctx, hctx.Header("x-api-key"), env)
+	key := hctx.Header("x-api-key")
+	caller, err := s.authenticateKey(ctx, key, env)
 	if err != nil {
 		writeHumaError(hctx, ErrorFrom(ctx, err))
 		return
 	}
-	next(huma.WithValue(hctx, callerKey, caller))
+	// What the key changes (a webhook configuration, a resend) is audited as the key's.
+	hctx = huma.WithContext(hctx, audit.WithActor(context.WithValue(ctx, callerKey, caller), audit.Actor{
+		Kind: audit.APIKey, Name: keyActorName(key), IP: clientIP(hctx.RemoteAddr()), UserAgent: hctx.Header("User-Agent")}))
+	next(hctx)
+}
+
+// keyActorName names an API key in the audit log by its environment prefix and last four
+// characters ("api key rk_test_…a1b2"), never the key.
+func keyActorName(key string) string {
+	prefix, rest := "", key
+	if i := strings.LastIndexByte(key, '_'); i >= 0 {
+		prefix, rest = key[:i+1], key[i+1:]
+	}
+	if len(rest) < 8 { // a well-formed key has 32 characters after its prefix
+		return "api key " + prefix + "…"
+	}
+	return "api key " + prefix + "…" + rest[len(rest)-4:]
+}
+
+// clientIP is the client's address of a request: the peer's (RemoteAddr) without its port.
+func clientIP(remoteAddr string) string {
+	if host, _, err := net.SplitHostPort(remoteAddr); err == nil {
+		return host
+	}
+	return remoteAddr
 }
 
 // keyLookup is an API key this request resolved, in the environment of its host.
@@ -112,7 +139,9 @@ func (s *Server) requireOperator(hctx huma.Context, next func(huma.Context)) {
 		writeHumaError(hctx, e)
 		return
 	}
-	next(hctx)
+	// Every change an operator makes is audited as the operator's, from where it came.
+	next(huma.WithContext(hctx, audit.WithActor(hctx.Context(), audit.Actor{Kind: audit.Operator, Name: "operator",
+		IP: clientIP(hctx.RemoteAddr()), UserAgent: hctx.Header("User-Agent")})))
 }
 
 // checkOperatorToken is nil for the operator token, else the 401 to answer.
