@@ -194,11 +194,11 @@ type operation struct {
 	path string
 }
 
-// servedOperations lists every operation of the public and the operator API, by id.
+// servedOperations lists every operation of the public, the operator and the studio API, by id.
 func servedOperations() []operation {
 	srv := app.NewServer(app.Modules{}, app.ServerConfig{})
 	var ops []operation
-	for _, api := range []huma.API{srv.API, srv.OperatorAPI} {
+	for _, api := range []huma.API{srv.API, srv.OperatorAPI, srv.StudioAPI} {
 		for path, item := range api.OpenAPI().Paths {
 			for _, op := range []*huma.Operation{item.Get, item.Post, item.Put, item.Patch, item.Delete} {
 				if op != nil {
@@ -221,8 +221,10 @@ func TestEveryOperationIsDocumented(t *testing.T) {
 		if op.RequestBody != nil {
 			require.Equal(t, httpapi.BodyReadTimeout, op.BodyReadTimeout, "%s: the body read deadline must not cut its handler short", op.OperationID)
 		}
-		// The token exchange carries its credentials in the body; provider webhooks their signature.
-		if public := []string{"/healthz", "/readyz", "/files/", "/r/", "/partner/v1/token", "/webhooks/"}; !slices.ContainsFunc(public, func(p string) bool { return strings.HasPrefix(op.path, p) }) {
+		// The token exchange carries its credentials in the body; provider webhooks their signature;
+		// a studio member signs in, accepts an invitation or resets a password without any.
+		if public := []string{"/healthz", "/readyz", "/files/", "/r/", "/partner/v1/token", "/webhooks/",
+			"/studio/v1/sessions", "/studio/v1/invites/", "/studio/v1/password-resets"}; !slices.ContainsFunc(public, func(p string) bool { return strings.HasPrefix(op.path, p) }) {
 			require.NotEmpty(t, op.Security, "%s declares no security", op.OperationID)
 		}
 	}

@@ -33,6 +33,7 @@ type clientDocument struct {
 	path    string // where it is served
 	version string // "31" or "30": the suffix of the packages generated from it
 	public  bool   // the studio and partner document (the journeys run on its clients)
+	prefix  string // of the packages generated from it: "" public, "op" operator, "st" studio API
 	raw     []byte // indented, so that generators' line numbers mean something
 }
 
@@ -57,11 +58,7 @@ func TestGeneratedClients(t *testing.T) {
 		name := strings.TrimPrefix(strings.ReplaceAll(doc.path, "/", "-"), "-")
 		spec := filepath.Join(mod, "docs", name)
 		require.NoError(t, os.WriteFile(spec, doc.raw, 0o644))
-		prefix := ""
-		if !doc.public {
-			prefix = "op"
-		}
-		ogenPkg, oapiPkg := "ogen"+prefix+doc.version, "oapi"+prefix+doc.version
+		ogenPkg, oapiPkg := "ogen"+doc.prefix+doc.version, "oapi"+doc.prefix+doc.version
 		t.Run(ogenPkg+" "+doc.path, func(t *testing.T) {
 			generateOgen(t, mod, spec, doc.raw, ogenPkg)
 			generated = append(generated, ogenPkg)
@@ -112,14 +109,17 @@ func clientModule(t *testing.T) string {
 	return dir
 }
 
-// clientDocuments fetches the public documents (3.1 and 3.0) and the operator's.
+// clientDocuments fetches the public documents (3.1 and 3.0), the operator's and the studio
+// API's.
 func clientDocuments(t *testing.T, base string) []clientDocument {
 	t.Helper()
 	docs := []clientDocument{
 		{path: "/openapi.json", version: "31", public: true},
 		{path: "/openapi-3.0.json", version: "30", public: true},
-		{path: "/admin/v1/openapi.json", version: "31"},
-		{path: "/admin/v1/openapi-3.0.json", version: "30"},
+		{path: "/admin/v1/openapi.json", version: "31", prefix: "op"},
+		{path: "/admin/v1/openapi-3.0.json", version: "30", prefix: "op"},
+		{path: "/studio/v1/openapi.json", version: "31", prefix: "st"},
+		{path: "/studio/v1/openapi-3.0.json", version: "30", prefix: "st"},
 	}
 	var out []clientDocument
 	for _, d := range docs {

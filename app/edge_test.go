@@ -1,10 +1,12 @@
 package app_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -137,6 +139,12 @@ func TestEveryOperationAnswersBadInputAsDeclared(t *testing.T) {
 	studioID := list[0]["id"].(string)
 
 	ops := servedOperations()
+	studioToken := ""
+	if slices.ContainsFunc(ops, func(op operation) bool {
+		return slices.ContainsFunc(op.Security, func(req map[string][]string) bool { _, ok := req["studioBearer"]; return ok })
+	}) {
+		studioToken = studioOwner(t, p, g.id)
+	}
 
 	credentials := func(op *huma.Operation) map[string]string {
 		h := map[string]string{}
@@ -151,6 +159,8 @@ func TestEveryOperationAnswersBadInputAsDeclared(t *testing.T) {
 					h["Authorization"] = "Bearer " + partnerToken
 				case "operatorBearer":
 					h["Authorization"] = "Bearer " + adminToken
+				case "studioBearer":
+					h["Authorization"] = "Bearer " + studioToken
 				}
 			}
 		}
@@ -244,4 +254,25 @@ func TestEveryOperationAnswersBadInputAsDeclared(t *testing.T) {
 		}
 	}
 	t.Logf("%d operations, %d bad requests", len(ops), sent)
+}
+
+// studioOwner makes an owner of the studio of gameID as a studio would get one (the operator
+// invites, the invitation is accepted) and returns a session token of theirs.
+func studioOwner(t *testing.T, p *partnerAPI, gameID uuid.UUID) string {
+	t.Helper()
+	g, err := p.m.Studios.GetGame(context.Background(), gameID)
+	require.NoError(t, err)
+	email := "owner-" + uuid.NewString()[:8] + "@studio.example"
+	r := p.admin("POST", "/admin/v1/studios/"+g.StudioID.String()+"/members", map[string]any{"email": email, "role": "OWNER"})
+	require.Equal(t, 201, r.Status, string(r.Raw))
+	link, _ := r.Body["inviteUrl"].(string)
+	invite := link[strings.LastIndex(link, "/")+1:]
+	const password = "a studio owner's password"
+	r = p.call("POST", "/studio/v1/invites/"+invite+"/accept", "", nil, map[string]any{"name": "Owner", "password": password})
+	require.Equal(t, 200, r.Status, string(r.Raw))
+	r = p.call("POST", "/studio/v1/sessions", "", nil, map[string]any{"email": email, "password": password})
+	require.Equal(t, 201, r.Status, string(r.Raw))
+	token, _ := r.Body["token"].(string)
+	require.NotEmpty(t, token)
+	return token
 }

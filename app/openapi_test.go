@@ -63,8 +63,17 @@ func TestOperatorOpenAPIDocumentIsCommittedAndFresh(t *testing.T) {
 	require.Equal(t, string(want), string(got), "adapters/httpapi/openapi-operator.yaml is stale: run `go tool task generate`")
 }
 
+func TestStudioOpenAPIDocumentIsCommittedAndFresh(t *testing.T) {
+	t.Parallel()
+	want, err := app.StudioOpenAPIYAML()
+	require.NoError(t, err)
+	got, err := os.ReadFile("../adapters/httpapi/openapi-studio.yaml")
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(got), "adapters/httpapi/openapi-studio.yaml is stale: run `go tool task generate`")
+}
+
 // Studios and partners read the public documents: no operator operation, tag or scheme is in
-// them, in any of the forms served.
+// them, in any of the forms served, and no operation of the studio API (it has its own).
 func TestPublicDocumentsLeaveOutTheOperatorAPI(t *testing.T) {
 	t.Parallel()
 	h := docsServer(t)
@@ -81,6 +90,7 @@ func TestPublicDocumentsLeaveOutTheOperatorAPI(t *testing.T) {
 		require.NotEmpty(t, ops, path)
 		for op, tags := range ops {
 			require.NotContains(t, op, "/admin", path)
+			require.NotContains(t, op, "/studio/v1/", path)
 			require.NotContains(t, tags, httpapi.TagOperator, "%s: %s", path, op)
 		}
 		require.NotContains(t, ops, "GET /metrics", path)
@@ -128,7 +138,7 @@ func TestOperatorDocumentNeedsTheOperatorToken(t *testing.T) {
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal(r.Body.Bytes(), &doc))
 	ops := operations(t, doc)
-	require.Len(t, ops, 37)
+	require.Len(t, ops, 39)
 	require.Contains(t, ops, "POST /admin/v1/studios")
 	require.Contains(t, ops, "GET /metrics")
 	for op, tags := range ops {
@@ -138,7 +148,36 @@ func TestOperatorDocumentNeedsTheOperatorToken(t *testing.T) {
 	r = get(t, h, "/admin/v1/openapi-3.0.json", bearer)
 	require.NoError(t, json.Unmarshal(r.Body.Bytes(), &doc))
 	require.Equal(t, "3.0.3", doc["openapi"])
-	require.Len(t, operations(t, doc), 37)
+	require.Len(t, operations(t, doc), 39)
+}
+
+// The studio API's document is public (a studio reads it before it has credentials) and lists
+// exactly the studio API, under /studio/v1, each operation of it tagged and secured, but the few
+// that make credentials.
+func TestStudioDocumentIsPublicAndItsOwn(t *testing.T) {
+	t.Parallel()
+	h := docsServer(t)
+	for _, path := range []string{"/studio/v1/openapi.json", "/studio/v1/openapi-3.0.json", "/studio/v1/openapi.yaml"} {
+		r := get(t, h, path, nil)
+		require.Equal(t, http.StatusOK, r.Code, path)
+		var doc map[string]any
+		require.NoError(t, yaml.Unmarshal(r.Body.Bytes(), &doc), path) // JSON is YAML
+		ops := operations(t, doc)
+		require.Greater(t, len(ops), 40, path)
+		for op, tags := range ops {
+			require.Contains(t, op, " /studio/v1/", path)
+			require.NotEmpty(t, tags, op)
+			require.NotContains(t, tags, httpapi.TagOperator, op)
+		}
+		require.Contains(t, ops, "POST /studio/v1/sessions", path)
+		require.Contains(t, ops, "GET /studio/v1/audit", path)
+		for _, word := range []string{"operatorBearer", "REWARDS_ADMIN_TOKEN", "playerBearer"} {
+			require.False(t, strings.Contains(r.Body.String(), word), "%s mentions %s", path, word)
+		}
+	}
+	r := get(t, h, "/studio/docs/", nil)
+	require.Equal(t, http.StatusOK, r.Code)
+	require.Contains(t, r.Body.String(), "/studio/v1/openapi.json", "the page reads the studio document")
 }
 
 // The served documents name the release and the configured hosts, with the scheme and port of
@@ -173,7 +212,7 @@ func TestSchemaNamesAreClean(t *testing.T) {
 	srv := app.NewServer(app.Modules{}, app.ServerConfig{})
 	leak := regexp.MustCompile(`InputBody|OutputBody|BodyBody|Struct$|^Envelope[A-Z]|^Page[A-Z]|MapString`)
 	identifier := regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
-	for _, api := range []huma.API{srv.API, srv.OperatorAPI} {
+	for _, api := range []huma.API{srv.API, srv.OperatorAPI, srv.StudioAPI} {
 		names := slices.Sorted(maps.Keys(api.OpenAPI().Components.Schemas.Map()))
 		require.NotEmpty(t, names)
 		for _, name := range names {
@@ -200,7 +239,7 @@ func TestEveryModuleCodeIsDeclaredByAnOperation(t *testing.T) {
 	t.Parallel()
 	srv := app.NewServer(app.Modules{}, app.ServerConfig{})
 	inEnum := map[string]bool{}
-	for _, api := range []huma.API{srv.API, srv.OperatorAPI} {
+	for _, api := range []huma.API{srv.API, srv.OperatorAPI, srv.StudioAPI} {
 		for _, schema := range api.OpenAPI().Components.Schemas.Map() {
 			if code := schema.Properties["code"]; code != nil {
 				for _, c := range code.Enum {
@@ -234,7 +273,7 @@ func TestEveryBodyHasAValidExample(t *testing.T) {
 	t.Parallel()
 	srv := app.NewServer(app.Modules{}, app.ServerConfig{})
 	checked := 0
-	for _, api := range []huma.API{srv.API, srv.OperatorAPI} {
+	for _, api := range []huma.API{srv.API, srv.OperatorAPI, srv.StudioAPI} {
 		doc := api.OpenAPI()
 		check := func(where string, mt *huma.MediaType, mode huma.ValidateMode) {
 			t.Helper()

@@ -5,6 +5,8 @@
 //	rewards openapi   print the public OpenAPI document (YAML) and exit
 //	rewards openapi operator
 //	                  print the operator API's OpenAPI document (YAML) and exit
+//	rewards openapi studio
+//	                  print the studio API's OpenAPI document (YAML) and exit
 //
 // Configuration is read from environment variables; see README.md.
 package main
@@ -36,8 +38,10 @@ func run(args []string) error {
 		switch {
 		case len(args) > 1 && args[1] == "operator":
 			document = app.OperatorOpenAPIYAML
+		case len(args) > 1 && args[1] == "studio":
+			document = app.StudioOpenAPIYAML
 		case len(args) > 1:
-			return fmt.Errorf("unknown document %q: use `openapi` (public) or `openapi operator`", args[1])
+			return fmt.Errorf("unknown document %q: use `openapi` (public), `openapi operator` or `openapi studio`", args[1])
 		}
 		doc, err := document()
 		if err != nil {
