@@ -33,6 +33,8 @@ func TestOperatorChangesAreAudited(t *testing.T) {
 	newKey := rot.Body["apiKey"].(string)
 	secret := a.admin("POST", "/admin/v1/games/"+gameID+"/partner/test/secret", "")
 	require.Equal(t, 201, secret.Status, string(secret.Raw))
+	settings := a.admin("PUT", "/admin/v1/games/"+gameID+"/partner", `{"enabled":true,"settlement":"WALLET","discountPct":2.5}`)
+	require.Equal(t, 200, settings.Status, string(settings.Raw))
 	// Another game's rotation fails, and writes nothing.
 	requireError(t, a.admin("POST", "/admin/v1/games/"+uuid.NewString()+"/api-keys/test/rotate", ""), 404, "GAME_NOT_FOUND")
 
@@ -43,9 +45,11 @@ func TestOperatorChangesAreAudited(t *testing.T) {
 	for _, e := range list {
 		actions = append(actions, e.Action)
 	}
-	require.Equal(t, []string{"partner_secret.issue", "api_key.rotate", "game.create", "studio.create"}, actions)
+	require.Equal(t, []string{"partner_settings.put", "partner_secret.issue", "api_key.rotate", "game.create", "studio.create"}, actions)
+	// Enabling issued the live client secret in the same transaction: said, never shown.
+	require.Equal(t, map[string]string{"enabled": "true", "settlement": "WALLET", "discountPct": "2.5", "liveSecretIssued": "true"}, list[0].Details)
 
-	e := list[1]
+	e := list[2]
 	require.Equal(t, audit.Operator, e.Actor.Kind)
 	require.Equal(t, "operator", e.Actor.Name)
 	require.Equal(t, "127.0.0.1", e.Actor.IP)
@@ -56,6 +60,9 @@ func TestOperatorChangesAreAudited(t *testing.T) {
 	require.Equal(t, gameID, e.TargetID)
 
 	issued := []string{newKey, keys["live"].(string), keys["test"].(string), secret.Body["clientSecret"].(string)}
+	if live, ok := settings.Body["liveClientSecret"].(string); ok {
+		issued = append(issued, live)
+	}
 	for _, e := range list {
 		require.Equal(t, audit.Operator, e.Actor.Kind, e.Action)
 		fields := []string{e.Actor.Name, e.TargetID, e.TargetType}
