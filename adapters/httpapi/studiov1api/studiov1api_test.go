@@ -14,6 +14,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/google/uuid"
+	"github.com/pquerna/otp/totp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rewardsco/rewards/adapters/httpapi"
@@ -377,4 +378,54 @@ func TestEveryOperationButSignInNeedsCredentials(t *testing.T) {
 	}
 	require.Greater(t, n, 40)
 	require.Empty(t, s.API.OpenAPI().Paths["/studio/v1/me"], "the public document leaves the studio API out")
+}
+
+// While the studio requires TOTP, a member without it reads /me and sets TOTP up, and nothing
+// else; with TOTP on, everything their role allows works again.
+func TestRequiredTOTP(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	owner := b.signIn(b.member(b.studio.ID, members.Owner))
+	dev := b.signIn(b.member(b.studio.ID, members.Developer))
+
+	requireCode(t, b.call("PUT", "/studio/v1/totp-requirement", dev, map[string]any{"required": true}), http.StatusForbidden, "ROLE_FORBIDDEN")
+	set := b.call("PUT", "/studio/v1/totp-requirement", owner, map[string]any{"required": true})
+	require.Equal(t, http.StatusOK, set.status, string(set.raw))
+	require.Equal(t, true, set.body["required"])
+	// The owner has no TOTP either: they too may only set it up now.
+	requireCode(t, b.call("GET", "/studio/v1/totp-requirement", owner, nil), http.StatusForbidden, "TOTP_SETUP_REQUIRED")
+
+	requireCode(t, b.call("GET", "/studio/v1/games", dev, nil), http.StatusForbidden, "TOTP_SETUP_REQUIRED")
+	me := b.call("GET", "/studio/v1/me", dev, nil)
+	require.Equal(t, http.StatusOK, me.status, string(me.raw))
+	require.Equal(t, true, me.body["mustSetUpTotp"])
+
+	setup := b.call("POST", "/studio/v1/me/totp", dev, nil)
+	require.Equal(t, http.StatusCreated, setup.status, string(setup.raw))
+	secret := setup.body["secret"].(string)
+	require.True(t, strings.HasPrefix(setup.body["url"].(string), "otpauth://"))
+	requireCode(t, b.call("POST", "/studio/v1/me/totp/confirm", dev, map[string]any{"code": "000000"}), http.StatusBadRequest, "TOTP_INVALID")
+	code, err := totp.GenerateCode(secret, time.Now())
+	require.NoError(t, err)
+	require.Equal(t, http.StatusNoContent, b.call("POST", "/studio/v1/me/totp/confirm", dev, map[string]any{"code": code}).status)
+
+	again := b.call("GET", "/studio/v1/games", dev, nil)
+	require.Equal(t, http.StatusOK, again.status, string(again.raw))
+	require.NotContains(t, string(b.call("GET", "/studio/v1/audit", dev, nil).raw), secret, "a TOTP secret is never in the audit log")
+}
+
+// Password resets answer alike for any email; a reset link works once and ends the sessions.
+func TestPasswordReset(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	email := b.member(b.studio.ID, members.Viewer)
+	session := b.signIn(email)
+	for _, e := range []string{email, "nobody@acme.example"} {
+		a := b.call("POST", "/studio/v1/password-resets", "", map[string]any{"email": e})
+		require.Equal(t, http.StatusAccepted, a.status, string(a.raw))
+		require.Empty(t, a.raw)
+	}
+	requireCode(t, b.call("POST", "/studio/v1/password-resets/"+strings.Repeat("x", 43), "", map[string]any{"password": "a brand new password"}),
+		http.StatusNotFound, "LINK_INVALID")
+	require.Equal(t, http.StatusOK, b.call("GET", "/studio/v1/me", session, nil).status)
 }
