@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/rewardsco/rewards/adapters/consolepage"
 	"github.com/rewardsco/rewards/adapters/filestore"
 	"github.com/rewardsco/rewards/adapters/httpapi"
 	"github.com/rewardsco/rewards/adapters/httpapi/catalogueapi"
@@ -30,9 +31,11 @@ import (
 	"github.com/rewardsco/rewards/adapters/httpapi/playersapi"
 	"github.com/rewardsco/rewards/adapters/httpapi/storefrontapi"
 	"github.com/rewardsco/rewards/adapters/httpapi/studioapi"
+	"github.com/rewardsco/rewards/adapters/httpapi/studiov1api"
 	"github.com/rewardsco/rewards/adapters/httpapi/touchpointsapi"
 	"github.com/rewardsco/rewards/adapters/httpapi/webhooksapi"
 	"github.com/rewardsco/rewards/adapters/jobs"
+	mailadapter "github.com/rewardsco/rewards/adapters/mail"
 	"github.com/rewardsco/rewards/adapters/metrics"
 	paycashfree "github.com/rewardsco/rewards/adapters/payments/cashfree"
 	paysandbox "github.com/rewardsco/rewards/adapters/payments/sandbox"
@@ -47,8 +50,11 @@ import (
 	"github.com/rewardsco/rewards/core/audit"
 	"github.com/rewardsco/rewards/core/catalogue"
 	"github.com/rewardsco/rewards/core/coins"
+	"github.com/rewardsco/rewards/core/console"
 	"github.com/rewardsco/rewards/core/errs"
 	"github.com/rewardsco/rewards/core/idempotency"
+	"github.com/rewardsco/rewards/core/mail"
+	"github.com/rewardsco/rewards/core/members"
 	"github.com/rewardsco/rewards/core/orders"
 	"github.com/rewardsco/rewards/core/partner"
 	"github.com/rewardsco/rewards/core/payments"
@@ -92,6 +98,13 @@ type Modules struct {
 	StorePages *storepage.Pages
 	// Storefront opens the store's web-view sessions (POST /player/store-session).
 	Storefront *storefront.Service
+	// Members are the studios' people and access tokens; Console is what they may do (the
+	// studio API and the console pages both call it); Audit is the log of their changes.
+	Members *members.Service
+	Console *console.Service
+	Audit   *audit.Log
+	// ConsolePages are the studio console under /console.
+	ConsolePages *consolepage.Handler
 }
 
 // External are the adapters of the outside world the modules use.
@@ -100,7 +113,9 @@ type External struct {
 	SecretKey      string
 	PlayerTokenTTL time.Duration
 	OTPSender      players.OTPSender
-	Files          players.FileStorage
+	// Mail sends the console's email (invitations, password resets, notices to owners).
+	Mail  mail.Sender
+	Files players.FileStorage
 	// OTPSendsPerHour caps OTP sends per game and environment an hour; 0 means the default.
 	OTPSendsPerHour int
 	// Now is the clock of the players and webhooks modules; nil means time.Now. Tests move it.
@@ -199,12 +214,16 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 	// Every change of a studio's data writes its audit entry in the change's transaction.
 	auditLog := audit.New(database, postgres.NewAuditStore(database))
 	studios := studio.NewService(games, auditLog)
+	membersSvc := members.NewService(database, postgres.NewMembersStore(database), auditLog, members.Config{
+		Mail: ext.Mail, PublicURL: ext.PublicURL, Now: ext.Now, Box: &box, Log: ext.Log.With("component", "members"),
+	})
 	hooks, err := webhooks.NewService(postgres.NewWebhooksStore(database, queue), webhooks.Options{
 		SecretKey:   deriveKey(ext.SecretKey, "webhook-secret"),
 		RetryDelays: ext.WebhookRetryDelays,
 		Transport:   ext.WebhookTransport,
 		Now:         ext.Now,
 		Audit:       auditLog,
+		Notifier:    membersSvc,
 		Log:         ext.Log.With("component", "webhooks"),
 	})
 	if err != nil {
@@ -256,7 +275,13 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 		Idempotency:     keeper,
 		SandboxPayments: sandboxPayments,
 		Players:         playersSvc,
+		Members:         membersSvc,
+		Audit:           auditLog,
 	}
+	m.Console = console.New(console.Deps{Studio: m.Studios, Partner: m.Partner, Touchpoints: m.Touchpoints, Webhooks: m.Webhooks,
+		Players: m.Players, Coins: m.Coins, Orders: m.Orders, Audit: auditLog, Store: postgres.NewConsoleStore(database)})
+	m.ConsolePages = consolepage.New(consolepage.Config{Console: m.Console, Members: membersSvc, PublicURL: ext.PublicURL,
+		SecureCookies: strings.HasPrefix(ext.PublicURL, "https://"), Log: ext.Log.With("component", "console")})
 	jobs.RegisterWebhooks(queue, m.Webhooks, postgres.NewWebhookOutbox(database))
 	jobs.RegisterOrders(queue, m.Orders, ext.VoucherWait, ext.Log.With("component", "orders"))
 	jobs.RegisterPartner(queue, m.Partner, ext.Log.With("component", "partner"))
@@ -373,7 +398,12 @@ func NewServer(m Modules, cfg ServerConfig) *httpapi.Server {
 	touchpointsapi.Register(s, m.Touchpoints)
 	webhooksapi.Register(s, m.Webhooks)
 	studioapi.Register(s, m.Studios)
+	studioapi.RegisterMembers(s, m.Studios, m.Members)
 	storefrontapi.Register(s, m.Storefront, cfg.PublicURL)
+	studiov1api.Register(s, studiov1api.Deps{Members: m.Members, Console: m.Console})
+	if m.ConsolePages != nil {
+		m.ConsolePages.Routes(s.Router())
+	}
 	if m.StorePages != nil {
 		// The player's store: what POST /player/store-session's link opens, and the pages a
 		// touchpoint's link opens when the game has no store of its own.
@@ -591,6 +621,14 @@ func adapters(cfg Config, log *slog.Logger, tp trace.TracerProvider) (External, 
 		ext.OTPSender = sms.Log{Logger: log.With("component", "sms")}
 		log.Warn("OTP codes are written to this log instead of being sent (REWARDS_SMS_PROVIDER=log; not for production)")
 	}
+	sender, err := mailadapter.FromConfig(cfg.SMTPURL, cfg.MailFrom, log.With("component", "mail"))
+	if err != nil {
+		return External{}, err
+	}
+	if cfg.SMTPURL == "" {
+		log.Warn("email (console invitations and password resets) is written to this log instead of being sent (REWARDS_SMTP_URL unset; not for production)")
+	}
+	ext.Mail = sender
 	return ext, nil
 }
 
@@ -850,6 +888,11 @@ func printBanner(out io.Writer, cfg Config, addr net.Addr, demo *DemoCredentials
 		fmt.Fprintf(out, "  Demo studio:     %s (%s)\n", demo.StudioName, demo.StudioID)
 		fmt.Fprintf(out, "  Demo game:       %s (%s)\n", demo.GameName, demo.GameID)
 		fmt.Fprintf(out, "  Demo coin:       %s (%s)\n", demo.CoinName, demo.CoinID)
+		if demo.OwnerEmail != "" && cfg.Mode != Production {
+			fmt.Fprintf(out, "  Studio console:  %s/console   (the demo studio's owner: %s, first-run password %s)\n",
+				cfg.PublicURL, demo.OwnerEmail, demo.OwnerPassword)
+		}
+		fmt.Fprintf(out, "  Studio API docs: http://localhost:%d/studio/docs\n", port)
 		fmt.Fprintf(out, "  Test API key:    %s   (development hosts, e.g. localhost:%d)\n", demo.TestKey, port)
 		fmt.Fprintf(out, "  Live API key:    %s   (live hosts, e.g. live.localhost:%d)\n", demo.LiveKey, port)
 		if demo.CatalogueSynced {

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/google/uuid"
 
 	"github.com/rewardsco/rewards/core/coins"
+	"github.com/rewardsco/rewards/core/members"
 	"github.com/rewardsco/rewards/core/money"
 	"github.com/rewardsco/rewards/core/orders"
 	"github.com/rewardsco/rewards/core/partner"
@@ -35,6 +37,10 @@ type DemoCredentials struct {
 	CatalogueSynced bool `json:"catalogueSynced"`
 	// Synced counts what that sync created, for the banner.
 	Synced int64 `json:"synced,omitempty"`
+	// OwnerEmail and OwnerPassword sign the demo studio's owner in to the console (a first-run
+	// password, made at random when the owner was seeded).
+	OwnerEmail    string `json:"ownerEmail,omitempty"`
+	OwnerPassword string `json:"ownerPassword,omitempty"`
 	// PublicURL is the REWARDS_PUBLIC_URL the demo's links (its storeUrl, its tree's links)
 	// and the fake provider's synced logos were last made with; "" before it was recorded.
 	PublicURL string `json:"publicUrl,omitempty"`
@@ -59,6 +65,12 @@ func SeedDemo(ctx context.Context, m Modules, path, publicURL string, syncCatalo
 	demo, err := seedDemo(ctx, m, path, publicURL)
 	if err != nil {
 		return nil, err
+	}
+	if demo.OwnerEmail == "" {
+		// Data directories seeded before the console had no owner: give them one too.
+		if err := seedOwner(ctx, m, demo); err != nil {
+			return nil, err
+		}
 	}
 	moved := demo.PublicURL != publicURL
 	if syncCatalogue && (!demo.CatalogueSynced || moved) {
@@ -134,6 +146,25 @@ func demoTreeNodes(store string) []touchpoints.Node {
 		{DisplayOrder: 2, DataType: touchpoints.DataDynamic, ActionPrefix: store + "/rewards/",
 			Query: &touchpoints.Query{Type: touchpoints.QueryRewards, Limit: 5}, CTA: &touchpoints.CTA{Text: "Redeem"}},
 	}
+}
+
+// DemoOwnerEmail is the demo studio owner's sign-in to the console.
+const DemoOwnerEmail = "owner@demo-studio.example"
+
+// seedOwner invites the demo studio's owner and accepts the invitation with a random first-run
+// password, as a new owner would from the emailed link.
+func seedOwner(ctx context.Context, m Modules, demo *DemoCredentials) error {
+	inv, err := m.Members.Invite(ctx, demo.StudioID, nil, DemoOwnerEmail, members.Owner)
+	if err != nil {
+		return fmt.Errorf("invite the demo owner: %w", err)
+	}
+	token := inv.URL[strings.LastIndexByte(inv.URL, '/')+1:]
+	password := studio.RandomBase62(16)
+	if _, err := m.Members.AcceptInvite(ctx, token, "Demo Owner", password); err != nil {
+		return fmt.Errorf("accept the demo owner's invitation: %w", err)
+	}
+	demo.OwnerEmail, demo.OwnerPassword = DemoOwnerEmail, password
+	return nil
 }
 
 func writeDemo(path string, demo *DemoCredentials) error {
