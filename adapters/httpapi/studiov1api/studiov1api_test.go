@@ -68,7 +68,6 @@ type consoleRepo struct{ console.Repo }
 func (consoleRepo) Credentials(context.Context, uuid.UUID) ([]console.Credentials, error) {
 	return nil, nil
 }
-func (consoleRepo) PutKeyHint(context.Context, []byte, string) error { return nil }
 
 // partners answers every game's partner terms as off.
 type partners struct{ console.Partner }
@@ -428,4 +427,99 @@ func TestPasswordReset(t *testing.T) {
 	requireCode(t, b.call("POST", "/studio/v1/password-resets/"+strings.Repeat("x", 43), "", map[string]any{"password": "a brand new password"}),
 		http.StatusNotFound, "LINK_INVALID")
 	require.Equal(t, http.StatusOK, b.call("GET", "/studio/v1/me", session, nil).status)
+}
+
+// Every operation that changes something refuses a VIEWER (a member or a VIEWER token) with 403
+// ROLE_FORBIDDEN, sent the very request its document gives as the example; every OWNER-only
+// one refuses a DEVELOPER the same way. The only changes without a role are a member's own:
+// signing in and out, invitations, resets and their own TOTP.
+func TestRolesOnEveryOperation(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	viewer := b.signIn(b.member(b.studio.ID, members.Viewer))
+	dev := b.signIn(b.member(b.studio.ID, members.Developer))
+	made := b.call("POST", "/studio/v1/tokens", dev, map[string]any{"name": "read-only", "role": "VIEWER", "days": 1})
+	require.Equal(t, http.StatusCreated, made.status, string(made.raw))
+	viewerToken := made.body["token"].(string)
+
+	s := httpapi.New(httpapi.Config{})
+	studiov1api.Register(s, studiov1api.Deps{})
+	fill := strings.NewReplacer("{gameId}", b.game.ID.String(), "{environment}", "test")
+	own := map[string]bool{"studio-sign-in": true, "studio-sign-out": true, "studio-sign-out-everywhere": true,
+		"studio-accept-invite": true, "studio-request-password-reset": true, "studio-reset-password": true,
+		"studio-begin-totp": true, "studio-confirm-totp": true, "studio-disable-totp": true}
+	checked := 0
+	for path, item := range s.StudioAPI.OpenAPI().Paths {
+		for method, op := range map[string]*huma.Operation{"POST": item.Post, "PUT": item.Put, "PATCH": item.Patch, "DELETE": item.Delete} {
+			if op == nil {
+				continue
+			}
+			var refused []string
+			switch {
+			case strings.Contains(op.Description, "Needs OWNER"):
+				refused = []string{viewer, viewerToken, dev}
+			case strings.Contains(op.Description, "Needs DEVELOPER or OWNER"):
+				refused = []string{viewer, viewerToken}
+			default:
+				require.True(t, own[op.OperationID], "%s changes something without a role", op.OperationID)
+				continue
+			}
+			url := fill.Replace(path)
+			for strings.Contains(url, "{") {
+				i, j := strings.Index(url, "{"), strings.Index(url, "}")
+				url = url[:i] + uuid.NewString() + url[j+1:]
+			}
+			var body any
+			if op.RequestBody != nil {
+				body = op.RequestBody.Content["application/json"].Example
+			}
+			for _, token := range refused {
+				requireCode(t, b.call(method, url, token, body), http.StatusForbidden, "ROLE_FORBIDDEN")
+			}
+			checked++
+		}
+	}
+	require.Equal(t, 23, checked)
+}
+
+// Every operation on a game answers another studio's owner 404 GAME_NOT_FOUND, as for a game
+// that does not exist, and changes nothing.
+func TestAnotherStudiosGameIsNotFoundOnEveryOperation(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	other, err := b.studios.CreateStudio(context.Background(), "Rival")
+	require.NoError(t, err)
+	rival := b.signIn(b.member(other.ID, members.Owner))
+
+	s := httpapi.New(httpapi.Config{})
+	studiov1api.Register(s, studiov1api.Deps{})
+	fill := strings.NewReplacer("{gameId}", b.game.ID.String(), "{environment}", "test")
+	checked := 0
+	for path, item := range s.StudioAPI.OpenAPI().Paths {
+		if !strings.Contains(path, "{gameId}") {
+			continue
+		}
+		for method, op := range map[string]*huma.Operation{"GET": item.Get, "POST": item.Post, "PUT": item.Put, "PATCH": item.Patch, "DELETE": item.Delete} {
+			if op == nil {
+				continue
+			}
+			url := fill.Replace(path)
+			for strings.Contains(url, "{") {
+				i, j := strings.Index(url, "{"), strings.Index(url, "}")
+				url = url[:i] + uuid.NewString() + url[j+1:]
+			}
+			if op.OperationID == "studio-lookup-player" {
+				url += "?ref=someone"
+			}
+			var body any
+			if op.RequestBody != nil {
+				body = op.RequestBody.Content["application/json"].Example
+			}
+			requireCode(t, b.call(method, url, rival, body), http.StatusNotFound, "GAME_NOT_FOUND")
+			checked++
+		}
+	}
+	require.Equal(t, 30, checked)
+	_, err = b.studios.Authenticate(context.Background(), b.game.TestKey, studio.Test)
+	require.NoError(t, err, "the game's key still works")
 }
