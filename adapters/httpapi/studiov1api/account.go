@@ -207,7 +207,7 @@ func (a *api) registerAccount() {
 		Method:        http.MethodPost,
 		Path:          "/studio/v1/me/totp/disable",
 		Summary:       "Turn TOTP off",
-		Description:   "Turns TOTP off with a current code. A wrong code is 400 TOTP_INVALID; while the studio requires TOTP, 403 ROLE_FORBIDDEN. Not with an access token (403 ROLE_FORBIDDEN).",
+		Description:   "Turns TOTP off with a current code. A wrong code is 400 TOTP_INVALID; with TOTP off already, or while the studio requires TOTP, 400 VALIDATION_FAILED. Not with an access token (403 ROLE_FORBIDDEN).",
 		DefaultStatus: http.StatusNoContent,
 		Errors:        []int{http.StatusBadRequest, http.StatusForbidden},
 	}, tagAccount, roleAny), a.disableTOTP)
