@@ -26,10 +26,13 @@ var _ catalogue.Repo = (*CatalogueRepo)(nil)
 // NewCatalogueStore returns the storage of the catalogue module on d. Its statements are
 // planned for their actual parameters every time (customPlans).
 func NewCatalogueStore(d *DB) store.Of[catalogue.Repo] {
-	return newModuleStore(d, func(c conn) catalogue.Repo {
-		c.q = db.New(customPlans{c.dbtx})
-		return &CatalogueRepo{c}
-	})
+	return newModuleStore(d, func(c conn) catalogue.Repo { return catalogueOn(c) })
+}
+
+// catalogueOn is the catalogue's repository on c.
+func catalogueOn(c conn) *CatalogueRepo {
+	c.q = db.New(customPlans{c.dbtx})
+	return &CatalogueRepo{c}
 }
 
 func toJSON(v any) []byte {

@@ -32,8 +32,13 @@ type CoinsRepo struct {
 var _ coins.Repo = (*CoinsRepo)(nil)
 
 // NewCoinsStore returns the coins module's storage on d, telling jobs of the webhook
-// deliveries its movements add.
+// deliveries its movements add, and those of the movements the other modules' storage on d
+// makes.
 func NewCoinsStore(d *DB, jobs DeliveryNotifier) store.Of[coins.Repo] {
+	if jobs != nil {
+		// Told too of the deliveries of the movements other modules' steps make (Charge).
+		d.deliveries = jobs
+	}
 	hot := newHotLines()
 	return newModuleStore(d, func(c conn) coins.Repo {
 		return &CoinsRepo{conn: c, jobs: jobs, db: d, hot: hot}
@@ -122,9 +127,12 @@ func (r *CoinsRepo) ApplyMovement(ctx context.Context, m coins.Movement, typ coi
 	return r.applied(ctx, m, typ, out, deliveries, err)
 }
 
-// QueueMovement implements coins.Repo: in a transaction, CoinsApplyMovement travels with the
-// transaction's next statement (Tx.queueRow), and the outcome reads its row. On the pool it is ApplyMovement.
-func (r *CoinsRepo) QueueMovement(ctx context.Context, m coins.Movement, typ coins.TxType, event coins.EventType) func(context.Context) (coins.Transaction, error) {
+// queueMovement is ApplyMovement whose statement, in a transaction, travels with the
+// transaction's next statement (Tx.queueRow): the returned outcome gives what ApplyMovement
+// would have, sending the statement then if nothing has. On the pool it is ApplyMovement. It
+// lets a step that needs the movement's answer and another statement's (orders' Charge) make
+// one round trip of both.
+func (r *CoinsRepo) queueMovement(ctx context.Context, m coins.Movement, typ coins.TxType, event coins.EventType) func(context.Context) (coins.Transaction, error) {
 	if r.owner == nil {
 		out, err := r.ApplyMovement(ctx, m, typ, event)
 		return func(context.Context) (coins.Transaction, error) { return out, err }
@@ -134,7 +142,7 @@ func (r *CoinsRepo) QueueMovement(ctx context.Context, m coins.Movement, typ coi
 	sent := r.owner.queueRow(func(q db.DBTX) (err error) {
 		row, err = db.New(q).CoinsApplyMovement(ctx, params)
 		return err
-	})
+	}, nil)
 	return func(ctx context.Context) (coins.Transaction, error) {
 		err := unavailable(sent(ctx))
 		out, deliveries, err := movementResult(m, typ, row, err)
@@ -142,7 +150,7 @@ func (r *CoinsRepo) QueueMovement(ctx context.Context, m coins.Movement, typ coi
 	}
 }
 
-// applied finishes a movement made in a transaction (ApplyMovement, QueueMovement): once
+// applied finishes a movement made in a transaction (ApplyMovement, queueMovement): once
 // committed, it counts it and tells of its webhook deliveries.
 func (r *CoinsRepo) applied(_ context.Context, m coins.Movement, typ coins.TxType, out coins.Transaction, deliveries []uuid.UUID, err error) (coins.Transaction, error) {
 	if err != nil {
@@ -249,3 +257,7 @@ func (r *CoinsRepo) Savings(ctx context.Context, playerID, coinID uuid.UUID) (st
 	}
 	return money.Amount(s).String(), nil
 }
+
+// coinsOn is the coins module's repository on c, for a step of another module that moves coins
+// in its transaction (orders' Charge).
+func (d *DB) coinsOn(c conn) *CoinsRepo { return &CoinsRepo{conn: c, jobs: d.deliveries, db: d} }

@@ -1,6 +1,8 @@
 package postgres
 
 import (
+	"context"
+
 	"github.com/google/uuid"
 
 	"github.com/rewardsco/rewards/core/coins"
@@ -50,3 +52,9 @@ func WalletLine(d *DB, gameID uuid.UUID, env studio.Environment) (running bool, 
 // SetWalletTurnHook makes d call f with a turn's size once it is taken, before its transaction
 // begins; set it before any order runs.
 func SetWalletTurnHook(d *DB, f func(n int)) { d.wallets.beforeSend = f }
+
+// QueueMovement is the coins repository r's queued movement (queueMovement), which orders'
+// Charge makes with the take of a coupon's codes.
+func QueueMovement(ctx context.Context, r coins.Repo, m coins.Movement, typ coins.TxType, event coins.EventType) func(context.Context) (coins.Transaction, error) {
+	return r.(*CoinsRepo).queueMovement(ctx, m, typ, event)
+}

@@ -262,9 +262,10 @@ func TestStaleIdempotencyClaimIsTakenOverSafely(t *testing.T) {
 	require.JSONEq(t, `{"from":"retry"}`, string(rec.Result))
 }
 
-// A movement queued in a transaction (QueueMovement) travels with the transaction's next
-// statement, one round trip for both, and its outcome is what ApplyMovement answers: the journal
-// entry with the balance after it, or ErrInsufficientBalance, which rolls the transaction back.
+// A movement queued in a transaction (queueMovement, as orders' Charge makes it) travels with
+// the transaction's next statement, one round trip for both, and its outcome is what
+// ApplyMovement answers: the journal entry with the balance after it, or ErrInsufficientBalance,
+// which rolls the transaction back.
 // Alone, the outcome sends it. Not parallel: it counts round trips.
 func TestQueuedMovementTravelsWithTheNextStatement(t *testing.T) {
 	ctx := context.Background()
@@ -284,7 +285,7 @@ func TestQueuedMovementTravelsWithTheNextStatement(t *testing.T) {
 	require.EqualValues(t, 2, trips(t, func() {
 		var out coins.Transaction
 		require.NoError(t, database.InTx(ctx, func(tx store.Tx) error {
-			outcome := coinStore.WithTx(tx).QueueMovement(ctx, b.movement(30), coins.Debit, coins.EventDebited)
+			outcome := postgres.QueueMovement(ctx, coinStore.WithTx(tx), b.movement(30), coins.Debit, coins.EventDebited)
 			var one int
 			if err := tx.(*postgres.Tx).PgxTx().QueryRow(ctx, `SELECT 1`).Scan(&one); err != nil {
 				return err
@@ -301,7 +302,7 @@ func TestQueuedMovementTravelsWithTheNextStatement(t *testing.T) {
 	}), "BEGIN, the debit and the next statement; COMMIT")
 
 	err = database.InTx(ctx, func(tx store.Tx) error {
-		outcome := coinStore.WithTx(tx).QueueMovement(ctx, b.movement(balance+1), coins.Debit, coins.EventDebited)
+		outcome := postgres.QueueMovement(ctx, coinStore.WithTx(tx), b.movement(balance+1), coins.Debit, coins.EventDebited)
 		if _, err := tx.(*postgres.Tx).PgxTx().Exec(ctx, `SELECT 1`); err != nil {
 			return err
 		}
@@ -312,7 +313,7 @@ func TestQueuedMovementTravelsWithTheNextStatement(t *testing.T) {
 
 	var alone coins.Transaction
 	require.NoError(t, database.InTx(ctx, func(tx store.Tx) error {
-		alone, err = coinStore.WithTx(tx).QueueMovement(ctx, b.movement(5), coins.Debit, coins.EventDebited)(ctx)
+		alone, err = postgres.QueueMovement(ctx, coinStore.WithTx(tx), b.movement(5), coins.Debit, coins.EventDebited)(ctx)
 		return err
 	}))
 	require.Equal(t, balance-5, alone.BalanceAfter, "sent by its outcome when nothing else did")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rewardsco/rewards/adapters/postgres/db"
 	"github.com/rewardsco/rewards/core/catalogue"
+	"github.com/rewardsco/rewards/core/coins"
 	"github.com/rewardsco/rewards/core/money"
 	"github.com/rewardsco/rewards/core/orders"
 	"github.com/rewardsco/rewards/core/players"
@@ -20,13 +21,16 @@ import (
 )
 
 // OrdersRepo is the storage of the orders module.
-type OrdersRepo struct{ conn }
+type OrdersRepo struct {
+	conn
+	db *DB
+}
 
 var _ orders.Repo = (*OrdersRepo)(nil)
 
 // NewOrdersStore returns the storage of the orders module on d.
 func NewOrdersStore(d *DB) store.Of[orders.Repo] {
-	return newModuleStore(d, func(c conn) orders.Repo { return &OrdersRepo{c} })
+	return newModuleStore(d, func(c conn) orders.Repo { return &OrdersRepo{conn: c, db: d} })
 }
 
 func toCoreOrder(r db.Order) (orders.Order, error) {
@@ -154,30 +158,65 @@ func (r *OrdersRepo) Insert(ctx context.Context, o orders.Order, reason string, 
 	return o, nil
 }
 
-// QueuePlanCheck implements orders.Repo: the check raises RWPLN when the plan no longer holds,
-// so that PostgreSQL skips what the transaction sent after it.
-func (r *OrdersRepo) QueuePlanCheck(ctx context.Context, gameID, coinID uuid.UUID, coinsPerUnit, version int64) func(context.Context) (bool, error) {
+// CheckPlan implements orders.Repo: the check travels with the transaction's next statement
+// and raises RWPLN when the plan no longer holds, so that PostgreSQL skips what the
+// transaction sent after it and every later statement fails with ErrPlanMoved.
+func (r *OrdersRepo) CheckPlan(ctx context.Context, gameID, coinID uuid.UUID, coinsPerUnit, version int64) error {
 	if r.owner == nil {
-		return func(context.Context) (bool, error) {
-			return false, errors.New("a purchase's plan is checked in its transaction")
-		}
+		return errors.New("a purchase's plan is checked in its transaction")
 	}
 	params := db.OrdersPlanHoldsParams{Version: version, CoinID: coinID, GameID: gameID, CoinsPerUnit: coinsPerUnit}
-	var holds bool
-	sent := r.owner.queueRow(func(q db.DBTX) (err error) {
-		holds, err = db.New(q).OrdersPlanHolds(ctx, params)
+	r.owner.queueRow(func(q db.DBTX) error {
+		_, err := db.New(q).OrdersPlanHolds(ctx, params)
 		return err
-	})
-	return func(ctx context.Context) (bool, error) {
-		err := sent(ctx)
-		switch {
-		case pgCode(err) == "RWPLN":
-			return false, nil
-		case err != nil:
-			return false, fmt.Errorf("check the purchase's plan: %w", err)
-		}
-		return holds, nil
+	}, planMoved)
+	return nil
+}
+
+// planMoved is ErrPlanMoved for the error of a statement that a failed plan check (RWPLN)
+// aborted or travelled with.
+func planMoved(err error) error {
+	if pgCode(err) == "RWPLN" {
+		return orders.ErrPlanMoved
 	}
+	return err
+}
+
+// Charge implements orders.Repo in one round trip: the debit (queued, CoinsRepo.queueMovement)
+// travels with the take of the coupon's codes, or goes alone; with them go what the
+// transaction queued before (its BEGIN, a plan check, a lock).
+func (r *OrdersRepo) Charge(ctx context.Context, c orders.Charge) (orders.Charged, error) {
+	if r.owner == nil {
+		return orders.Charged{}, errors.New("a purchase is charged in its transaction")
+	}
+	debited := r.db.coinsOn(r.conn).queueMovement(ctx, c.Debit, coins.Debit, coins.EventDebited)
+	var out orders.Charged
+	var cerr error
+	if t := c.Coupon; t != nil {
+		cat := catalogueOn(r.conn)
+		if t.Shared {
+			var code []byte
+			if code, cerr = cat.SharedCode(ctx, t.RewardID); cerr == nil {
+				out.Codes = []catalogue.SealedCode{{Code: code}}
+			}
+		} else {
+			out.Codes, cerr = cat.TakeCodes(ctx, t.RewardID, t.OrderID, t.Quantity)
+		}
+	}
+	debit, err := debited(ctx)
+	// A plan check that failed is every statement's answer; else the debit's refusal comes
+	// before the codes'.
+	err, cerr = planMoved(err), planMoved(cerr)
+	switch {
+	case errors.Is(cerr, orders.ErrPlanMoved):
+		return orders.Charged{}, cerr
+	case err != nil:
+		return orders.Charged{}, err
+	case cerr != nil:
+		return orders.Charged{}, cerr
+	}
+	out.Debit = debit
+	return out, nil
 }
 
 // Move implements orders.Repo.
@@ -197,9 +236,9 @@ func (r *OrdersRepo) Move(ctx context.Context, id uuid.UUID, from, to orders.Sta
 	return true, nil
 }
 
-// MoveAtCommit implements orders.Repo: one statement with the transition, which raises RWMOV
-// when the order is no longer in from.
-func (r *OrdersRepo) MoveAtCommit(ctx context.Context, id uuid.UUID, from, to orders.Status, reason string) error {
+// Advance implements orders.Repo: one statement with the transition, which travels with the
+// transaction's next one (or its commit) and raises RWMOV when the order is no longer in from.
+func (r *OrdersRepo) Advance(ctx context.Context, id uuid.UUID, from, to orders.Status, reason string) error {
 	err := r.deferredQueries(func(err error) error {
 		if pgCode(err) == "RWMOV" {
 			return orders.ErrMovedElsewhere
@@ -346,9 +385,10 @@ func utcDay(t time.Time) pgtype.Date {
 }
 
 // SpendBudget implements orders.Repo: one statement that raises RWBDG past the budget, sent
-// with the transaction's commit.
+// with the transaction's COMMIT after every other statement, so that the day's total is locked
+// only while the commit runs.
 func (r *OrdersRepo) SpendBudget(ctx context.Context, gameID uuid.UUID, env studio.Environment, day time.Time, amount money.Amount) error {
-	return r.deferredQueries(func(err error) error {
+	return r.atCommitQueries(func(err error) error {
 		if pgCode(err) == "RWBDG" {
 			tomorrow := day.UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
 			return orders.ErrBudgetExceeded.WithRetryAfter(time.Until(tomorrow))

@@ -169,10 +169,11 @@ func (r *PartnerRepo) Apply(ctx context.Context, e partner.Entry) (partner.Entry
 	return e, nil
 }
 
-// DebitAtCommit implements partner.Repo: one statement that raises RWWAL when the wallet does
-// not cover the amount, sent with the transaction's commit after every other statement (so that
-// in a turn of several orders, InWalletTurn, the wallet is locked only by the last round trip).
-func (r *PartnerRepo) DebitAtCommit(ctx context.Context, gameID uuid.UUID, env studio.Environment, orderID uuid.UUID, amount money.Amount) error {
+// DebitWallet implements partner.Repo: one statement that raises RWWAL when the wallet does
+// not cover the amount, sent with the transaction's COMMIT after every other statement, so that
+// the wallet row, which every order of the partner contends on, is locked only while the commit
+// runs (and in a turn of several orders, InWalletTurn, only by the last round trip).
+func (r *PartnerRepo) DebitWallet(ctx context.Context, gameID uuid.UUID, env studio.Environment, orderID uuid.UUID, amount money.Amount) error {
 	return r.atCommitQueries(func(err error) error {
 		if pgCode(err) == "RWWAL" {
 			return partner.ErrInsufficientBalance

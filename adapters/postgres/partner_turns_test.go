@@ -83,7 +83,7 @@ func (b walletBundle) place(ctx context.Context, clientOrderID string, amount in
 		if _, err := b.orders.WithTx(t).Insert(ctx, o, "wallet debited", orders.SentStep); err != nil {
 			return err
 		}
-		return b.partner.WithTx(t).DebitAtCommit(ctx, b.game.ID, studio.Test, id, money.Amount(amount))
+		return b.partner.WithTx(t).DebitWallet(ctx, b.game.ID, studio.Test, id, money.Amount(amount))
 	})
 	return id, err
 }

@@ -399,10 +399,10 @@ func (s *savepointTx) Conn() *pgx.Conn { return s.parent.Conn() }
 // queueRow queues a statement of one row on the transaction, to travel with its next statement
 // (or COMMIT) like a deferred one: query runs the statement on the DBTX it is given (a sqlc
 // query), once on a batchQueuer to record the statement and once, when the batch is answered,
-// on a batchReader to scan its row, which it keeps; its error then is also the error of the
-// statement the row travelled with. The returned function sends the statement on its own if
-// nothing has yet, and returns the error query returned.
-func (t *Tx) queueRow(query func(db.DBTX) error) func(context.Context) error {
+// on a batchReader to scan its row, which it keeps; its error, passed through onErr (nil: as it
+// is), is then also the error of the statement the row travelled with. The returned function
+// sends the statement on its own if nothing has yet, and returns the error query returned.
+func (t *Tx) queueRow(query func(db.DBTX) error, onErr func(error) error) func(context.Context) error {
 	var b pgx.Batch
 	_ = query(batchQueuer{&b})
 	if len(b.QueuedQueries) != 1 {
@@ -411,7 +411,7 @@ func (t *Tx) queueRow(query func(db.DBTX) error) func(context.Context) error {
 	var err error
 	read := false
 	q := b.QueuedQueries[0]
-	t.tx.pending = append(t.tx.pending, deferred{sql: q.SQL, args: q.Arguments, read: func(br pgx.BatchResults) error {
+	t.tx.pending = append(t.tx.pending, deferred{sql: q.SQL, args: q.Arguments, onErr: onErr, read: func(br pgx.BatchResults) error {
 		read = true
 		err = query(batchReader{br})
 		return err

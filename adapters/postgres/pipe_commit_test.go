@@ -59,7 +59,7 @@ func TestARefusedQueuedMovementFailsTheTransaction(t *testing.T) {
 	m := coins.Movement{GameID: game, Environment: studio.Test, PlayerID: player, CoinID: coin.ID}
 
 	err = s.InTx(ctx, func(r coins.Repo) error {
-		zero := r.QueueMovement(ctx, m, coins.Credit, coins.EventCredited)
+		zero := postgres.QueueMovement(ctx, r, m, coins.Credit, coins.EventCredited)
 		five := m
 		five.Amount = 5
 		_, err := r.ApplyMovement(ctx, five, coins.Credit, coins.EventCredited)

@@ -31,6 +31,9 @@ type DB struct {
 	tracer trace.Tracer
 	// wallets are the queues of the partner wallets' orders (InWalletTurn).
 	wallets *walletLines
+	// deliveries hears of the webhook deliveries that committed coin movements added
+	// (NewCoinsStore's jobs); nil: nobody.
+	deliveries DeliveryNotifier
 }
 
 // Option configures a DB.

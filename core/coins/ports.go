@@ -24,12 +24,6 @@ type Repo interface {
 	// transaction it is part of the caller's; outside one it commits by itself, all of it or
 	// nothing.
 	ApplyMovement(ctx context.Context, m Movement, typ TxType, event EventType) (Transaction, error)
-	// QueueMovement is ApplyMovement whose statement, in a transaction, may travel with the
-	// transaction's next one (a statement whose answer the caller reads, such as the take of
-	// a coupon's codes): the returned outcome gives what ApplyMovement would have, sending the
-	// statement then if nothing has. The caller must call it before it relies on the
-	// movement, and before the transaction commits.
-	QueueMovement(ctx context.Context, m Movement, typ TxType, event EventType) (outcome func(context.Context) (Transaction, error))
 
 	Funds(ctx context.Context, gameID, playerID uuid.UUID) ([]Fund, error)
 	// ListTransactions returns a page of the player's journal, newest first, and the total;

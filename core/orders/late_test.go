@@ -468,7 +468,7 @@ func (r *stepRepo) Move(_ context.Context, id uuid.UUID, from, to orders.Status,
 	return true, nil
 }
 
-func (r *stepRepo) MoveAtCommit(ctx context.Context, id uuid.UUID, from, to orders.Status, reason string) error {
+func (r *stepRepo) Advance(ctx context.Context, id uuid.UUID, from, to orders.Status, reason string) error {
 	moved, err := r.Move(ctx, id, from, to, reason, nil)
 	if err == nil && !moved {
 		err = orders.ErrMovedElsewhere

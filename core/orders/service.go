@@ -1,7 +1,6 @@
 package orders
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -76,10 +75,9 @@ type Config struct {
 	PoolStock *catalogue.PoolStock
 	// ReadModel and CoinValues, when both are set, plan purchases from memory: the reward as the
 	// catalogue's read model has it and the coin's value as this instance keeps it, instead of
-	// a round trip to the storage. The purchase's transaction checks in its first round trip
-	// that the catalogue's version and the coin's value are still those (Repo.QueuePlanCheck);
-	// when either moved, the transaction rolls back and the purchase is planned again from the
-	// storage.
+	// a round trip to the storage. The purchase's transaction checks first that the
+	// catalogue's version and the coin's value are still those (Repo.CheckPlan); when either
+	// moved, the transaction rolls back and the purchase is planned again from the storage.
 	ReadModel  *catalogue.ReadModel
 	CoinValues *coins.Values
 }
@@ -150,9 +148,10 @@ type plan struct {
 	version    int64
 }
 
-// errPlanMoved means the catalogue or the coin moved between a purchase's plan from memory and
-// its transaction, which rolled back: the purchase is planned again from the storage.
-var errPlanMoved = errors.New("the catalogue or the coin changed since the purchase was planned")
+// ErrPlanMoved means the catalogue or the coin moved between a purchase's plan from memory and
+// its transaction (Repo.CheckPlan), which rolled back: the purchase is planned again from the
+// storage.
+var ErrPlanMoved = errors.New("the catalogue or the coin changed since the purchase was planned")
 
 // Buy spends a player's coins on a reward. In one transaction it debits the coins
 // (PURCHASE_DEBIT, a COINS_DEBITED event), creates the order and, for a coupon, takes its codes
@@ -187,7 +186,7 @@ func (s *Service) Buy(ctx context.Context, p Purchase) (View, bool, error) {
 		// Planned from memory that the transaction found stale (nothing committed): planned
 		// again from the storage.
 		Again: func(err error) bool {
-			again := fromMemory && errors.Is(err, errPlanMoved)
+			again := fromMemory && errors.Is(err, ErrPlanMoved)
 			if again {
 				// The coin's value may be what moved: read it again from now on.
 				s.cfg.CoinValues.Forget(p.CoinID)
@@ -335,25 +334,17 @@ func inStock(levels []vouchers.Stock, r catalogue.Reward, f money.Amount, quanti
 }
 
 // place is the purchase's transaction; it returns the order as the transaction leaves it, with
-// its codes opened and the balance after the debit. Its statements travel together where they
-// can (see the storage's Insert, SpendBudget): the debit is the first round trip, with a
-// coupon's codes taken in it, and the rest goes with the commit. An order the provider sends
-// queues no job here: the purchase sends it once this commits, and only an order still
-// unfinished after the wait is handed to a job (handOver).
+// its codes opened and the balance after the debit. An order the provider sends queues no job
+// here: the purchase sends it once this commits, and only an order still unfinished after the
+// wait is handed to a job (handOver).
 func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, coin coins.Coin) (View, error) {
 	repo, cat := s.orders.WithTx(t), s.catalogue.WithTx(t)
-	// A plan from memory is checked first, in the first round trip: when it no longer holds,
-	// PostgreSQL skips everything the transaction sent after it, and every error of the
-	// transaction is errPlanMoved (stale), so that the purchase is planned again (Again). Any
-	// refusal of the transaction waits for stale, so that it is the storage's.
-	stale := func() error { return nil }
+	// A plan from memory is checked first: when it no longer holds, the transaction fails with
+	// ErrPlanMoved, and the purchase is planned again from the storage (Again), so that any
+	// refusal is the storage's.
 	if pl.fromMemory {
-		holds := repo.QueuePlanCheck(ctx, p.Caller.GameID, coin.ID, coin.CoinsPerUnit, pl.version)
-		stale = func() error {
-			if ok, err := holds(ctx); err != nil || !ok {
-				return cmp.Or(err, errPlanMoved)
-			}
-			return nil
+		if err := repo.CheckPlan(ctx, p.Caller.GameID, coin.ID, coin.CoinsPerUnit, pl.version); err != nil {
+			return View{}, err
 		}
 	}
 	if err := repo.LockPlayerReward(ctx, p.Caller.GameID, p.Player.ID, p.RewardID); err != nil {
@@ -362,11 +353,11 @@ func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, co
 	if pl.reward.PurchaseCooldown > 0 {
 		last, err := repo.LastPurchase(ctx, p.Player.ID, p.RewardID)
 		if err != nil {
-			return View{}, cmp.Or(stale(), err)
+			return View{}, err
 		}
 		now := s.now()
 		if next, in := pl.reward.NextPurchaseAt(last, now); in {
-			return View{}, cmp.Or(stale(), error(ErrCooldown.WithRetryAfter(next.Sub(now))))
+			return View{}, ErrCooldown.WithRetryAfter(next.Sub(now))
 		}
 	}
 	now := s.now()
@@ -376,29 +367,26 @@ func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, co
 		Denomination: pl.face, Quantity: p.Quantity, FaceValue: pl.face.Times(int64(p.Quantity)), CoinsSpent: pl.price,
 		ProviderProduct: pl.reward.ProviderProductID, Address: pl.address, DeadlineAt: now.Add(s.cfg.Deadline),
 	}
-	// A coupon's codes are taken by the statement that carries the debit: a pool's codes name
-	// their order, which needs no row yet, and a refused debit leaves them as they were. The
-	// debit's refusal is the purchase's answer before the codes'.
-	outcome := s.coins.WithTx(t).QueueMovement(ctx, s.movement(o, pl.price, ReasonPurchaseDebit), coins.Debit, coins.EventDebited)
+	// A coupon's codes are taken with the debit: a pool's codes name their order, which needs no
+	// row yet, and a refused debit leaves them as they were.
+	charge := Charge{Debit: s.movement(o, pl.price, ReasonPurchaseDebit)}
 	coupon := o.ProviderProduct == "" && (pl.reward.Type == catalogue.Coupon || pl.reward.IsPool())
-	var codes []SealedCode
-	var cerr error
 	if coupon {
-		codes, cerr = s.couponCodes(ctx, cat, pl.reward, o)
+		charge.Coupon = &CouponTake{RewardID: pl.reward.ID, OrderID: o.ID, Quantity: o.Quantity, Shared: pl.reward.HasSharedCode}
 	}
-	debit, err := outcome(ctx)
-	if err := stale(); err != nil {
-		return View{}, err
-	}
-	if err == nil {
-		err = cerr
-	}
+	charged, err := repo.Charge(ctx, charge)
 	if err != nil {
 		return View{}, err
 	}
-	o.DebitTxID = &debit.ID
-	// The order is created at the transaction's time, which the debit read.
-	o.CreatedAt = debit.CreatedAt
+	o.DebitTxID = &charged.Debit.ID
+	// The order is created at the transaction's time, which the debit answered.
+	o.CreatedAt = charged.Debit.CreatedAt
+	var codes []SealedCode
+	if coupon {
+		if codes, err = couponCodes(charge.Coupon, charged.Codes, o.Denomination); err != nil {
+			return View{}, err
+		}
+	}
 	// The order is stored as this transaction leaves it, in one write: SUCCESS for what is
 	// delivered here (a coupon's codes, which roll everything back when there are none left; a
 	// physical good), PROCESSING for what the provider sends (SentStep), which is sent once this
@@ -417,16 +405,15 @@ func (s *Service) place(ctx context.Context, t store.Tx, p Purchase, pl plan, co
 		}
 	}
 	if o.ProviderProduct == "" {
-		// Counted for the catalogue's trending orders with the commit.
+		// Counted for the catalogue's trending orders.
 		if err := cat.RecordOrder(ctx, o.RewardID, s.now()); err != nil {
 			return View{}, err
 		}
 	}
-	// Last, so that the day's total is locked for as short a time as the commit takes.
 	if err := repo.SpendBudget(ctx, o.GameID, o.Environment, now, o.FaceValue); err != nil {
 		return View{}, err
 	}
-	return s.open(o, map[uuid.UUID]int64{o.CoinID: debit.BalanceAfter})
+	return s.open(o, map[uuid.UUID]int64{o.CoinID: charged.Debit.BalanceAfter})
 }
 
 // sentReason is the reason of an order's move to PROCESSING.
@@ -441,30 +428,25 @@ func (s *Service) movement(o Order, amount int64, reason string) coins.Movement 
 		CoinID: o.CoinID, Amount: amount, Reason: reason, ReferenceID: o.ID.String()}
 }
 
-// couponCodes takes a coupon's codes: the shared code, or quantity codes of its pool (each taken
-// by one order only; none left is OUT_OF_STOCK, which rolls the whole purchase back).
-func (s *Service) couponCodes(ctx context.Context, cat catalogue.Repo, r catalogue.Reward, o Order) ([]SealedCode, error) {
-	if r.HasSharedCode {
-		code, err := cat.SharedCode(ctx, r.ID)
-		if err != nil {
-			return nil, err
+// couponCodes are an order's codes from what its charge took: the shared code once per unit,
+// or one pool code per unit (fewer is OUT_OF_STOCK, which rolls the whole purchase back).
+func couponCodes(take *CouponTake, taken []catalogue.SealedCode, value money.Amount) ([]SealedCode, error) {
+	if take.Shared {
+		if len(taken) == 0 {
+			return nil, catalogue.ErrRewardNotFound.Withf("this coupon has no shared code")
 		}
-		out := make([]SealedCode, o.Quantity)
+		out := make([]SealedCode, take.Quantity)
 		for i := range out {
-			out[i] = SealedCode{Code: code, Value: o.Denomination}
+			out[i] = SealedCode{Code: taken[0].Code, Value: value}
 		}
 		return out, nil
 	}
-	taken, err := cat.TakeCodes(ctx, r.ID, o.ID, o.Quantity)
-	if err != nil {
-		return nil, err
-	}
-	if len(taken) < o.Quantity {
+	if len(taken) < take.Quantity {
 		return nil, ErrOutOfStock
 	}
 	out := make([]SealedCode, len(taken))
 	for i, c := range taken {
-		out[i] = SealedCode{Code: c.Code, Pin: c.Pin, Value: o.Denomination, Expiry: c.Expiry}
+		out[i] = SealedCode{Code: c.Code, Pin: c.Pin, Value: value, Expiry: c.Expiry}
 	}
 	return out, nil
 }
@@ -729,8 +711,8 @@ func (s *Service) send(ctx context.Context, o Order) (vouchers.Result, error) {
 		Denomination: o.Denomination, Quantity: o.Quantity})
 }
 
-// deliver stores an issued order's codes, sealed, and moves it to SUCCESS, in one round trip
-// with the commit; it returns the codes stored.
+// deliver stores an issued order's codes, sealed, and moves it to SUCCESS; it returns the codes
+// stored.
 func (s *Service) deliver(ctx context.Context, o Order, issued []vouchers.Voucher) ([]SealedCode, error) {
 	codes := make([]SealedCode, len(issued))
 	for i, v := range issued {
@@ -740,7 +722,7 @@ func (s *Service) deliver(ctx context.Context, o Order, issued []vouchers.Vouche
 		}
 	}
 	return codes, s.runner.InTx(ctx, func(t store.Tx) error {
-		if err := s.orders.WithTx(t).MoveAtCommit(ctx, o.ID, o.Status, Success, "issued by the voucher provider"); err != nil {
+		if err := s.orders.WithTx(t).Advance(ctx, o.ID, o.Status, Success, "issued by the voucher provider"); err != nil {
 			return err
 		}
 		if err := s.orders.WithTx(t).AddCodes(ctx, o.ID, codes); err != nil {

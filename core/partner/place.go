@@ -149,21 +149,16 @@ func (s *Service) existing(ctx context.Context, c Caller, r PlaceRequest) (order
 	return v, true, err
 }
 
-// placeWallet is a WALLET order's transaction: create the order, then debit the wallet, in two
-// round trips (BEGIN with the order and its transitions, whose answer is its creation time; the
-// debit with the COMMIT; a quote's use adds one). The order is stored PROCESSING with no job:
-// Place sends it once this commits (FulfilSent), which hands it to a job only when it is not
-// final within the wait. The wallet
-// row, which every order of the partner contends on, is debited with the commit
-// (DebitAtCommit), so that it is held only while the commit runs. When the runner offers
-// WalletTurns, an order without a quote takes its wallet's turns (group commit): the orders of
-// one partner then share the wallet's lock and its commit's flush. An order with a quote keeps
-// a transaction of its own, since its quote's use is a refusal of its own.
+// placeWallet is a WALLET order's transaction: create the order, then debit the wallet. The
+// order is stored PROCESSING with no job: Place sends it once this commits (FulfilSent), which
+// hands it to a job only when it is not final within the wait. When the runner offers
+// WalletTurns, an order without a quote takes its wallet's turns: the orders of one partner may
+// then share a transaction. An order with a quote keeps a transaction of its own, since its
+// quote's use is a refusal of its own.
 func (s *Service) placeWallet(ctx context.Context, po *orders.Order, quoteID string) (err error) {
 	placed := *po
 	tx := func(ctx context.Context, t store.Tx) error {
-		// Stored as sent; Place sends it once this commits. The insert is the one statement whose
-		// answer the transaction reads (the order's creation time, the transaction's).
+		// Stored as sent; Place sends it once this commits.
 		o, err := s.orders.WithTx(t).Insert(ctx, placed, "wallet debited", orders.SentStep)
 		if err != nil {
 			return err
@@ -172,7 +167,7 @@ func (s *Service) placeWallet(ctx context.Context, po *orders.Order, quoteID str
 			return err
 		}
 		*po = o
-		return s.partner.WithTx(t).DebitAtCommit(ctx, o.GameID, o.Environment, o.ID, o.Partner.Amount)
+		return s.partner.WithTx(t).DebitWallet(ctx, o.GameID, o.Environment, o.ID, o.Partner.Amount)
 	}
 	if turns, ok := s.runner.(WalletTurns); ok && quoteID == "" {
 		err = turns.InWalletTurn(ctx, placed.GameID, placed.Environment, placed.Partner.Amount, tx)

@@ -46,11 +46,10 @@ type Repo interface {
 	Wallet(ctx context.Context, gameID uuid.UUID, env studio.Environment) (money.Amount, error)
 	// Apply records an entry of a locked wallet and sets the balance to e.BalanceAfter.
 	Apply(ctx context.Context, e Entry) (Entry, error)
-	// DebitAtCommit debits a wallet by amount for an order and records the entry (a DEBIT of
-	// -amount), with the transaction's commit, so that the wallet is locked only while the
-	// commit runs: a wallet that does not cover the amount fails the transaction with
-	// ErrInsufficientBalance and nothing commits.
-	DebitAtCommit(ctx context.Context, gameID uuid.UUID, env studio.Environment, orderID uuid.UUID, amount money.Amount) error
+	// DebitWallet debits a wallet by amount for an order and records the entry (a DEBIT of
+	// -amount): a wallet that does not cover the amount fails the transaction with
+	// ErrInsufficientBalance (see store.Tx on refusals) and nothing of it is kept.
+	DebitWallet(ctx context.Context, gameID uuid.UUID, env studio.Environment, orderID uuid.UUID, amount money.Amount) error
 	// CreditExists reports whether the wallet has a credit with the reference.
 	CreditExists(ctx context.Context, gameID uuid.UUID, env studio.Environment, reference string) (bool, error)
 	// OrderEntryExists reports whether an order has an entry of the kind.
@@ -75,14 +74,13 @@ type Repo interface {
 	RecordEvent(ctx context.Context, provider string, env studio.Environment, e payments.Event, orderID *uuid.UUID) (fresh bool, err error)
 }
 
-// WalletTurns is what a store.Runner may offer to run the WALLET orders of one wallet together
-// (group commit): an order that arrives while another of its wallet runs waits, and the next
-// turn places every waiting order in one transaction, so that the wallet row, which each order
-// locks until its commit is flushed, is locked and flushed once for them all. The Service uses
-// it when its runner implements it.
+// WalletTurns is what a store.Runner may offer for the WALLET orders of one wallet: a
+// transaction that may place several of them together, each keeping its own outcome. How
+// orders are grouped is the storage's business; the Service uses it when its runner implements
+// it.
 type WalletTurns interface {
 	// InWalletTurn runs fn as store.Runner.InTx does, for a transaction that places an order
-	// debiting amount from the wallet of (gameID, env) with DebitAtCommit, possibly in one
+	// debiting amount from the wallet of (gameID, env) with DebitWallet, possibly in one
 	// transaction with other such orders. fn must run its statements on the ctx it is given
 	// (the turn's, which the caller's cancellation does not end once the turn is taken) and may
 	// run more than once. Each order keeps its own outcome: one the wallet does not cover, or

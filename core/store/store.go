@@ -12,6 +12,13 @@ import "context"
 
 // Tx is one open transaction. Its concrete type belongs to the storage adapter; the core only
 // hands it to the WithTx of the modules a use case spans.
+//
+// Refusals: a step of a transaction whose only answer is an error (a conditional write such as
+// a budget or a wallet debit) may report its refusal when it is made or later, as the error of
+// a later step of the same transaction or of InTx itself; either way the transaction keeps
+// nothing. A use case therefore returns the first error any step gives it and relies on no
+// order of steps for a refusal to be seen; how the storage sends the steps (one by one, several
+// per round trip, some with the commit) is its own business.
 type Tx any
 
 // Runner opens transactions.

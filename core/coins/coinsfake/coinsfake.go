@@ -162,13 +162,6 @@ func (r *Repo) FirstCoin(_ context.Context, gameID uuid.UUID) (coins.Coin, error
 	return list[0], nil
 }
 
-// QueueMovement implements coins.Repo: the movement is made at once (a fake has no round trips
-// to save), and the outcome returns its result.
-func (r *Repo) QueueMovement(ctx context.Context, m coins.Movement, typ coins.TxType, event coins.EventType) func(context.Context) (coins.Transaction, error) {
-	out, err := r.ApplyMovement(ctx, m, typ, event)
-	return func(context.Context) (coins.Transaction, error) { return out, err }
-}
-
 // ApplyMovement implements coins.Repo as CoinsApplyMovement does: ErrCoinNotFound for a coin
 // that is not the game's; a credit adds to the balance (creating it); a debit happens only
 // where a balance exists and covers the amount, else ErrInsufficientBalance and nothing

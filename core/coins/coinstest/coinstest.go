@@ -4,8 +4,7 @@
 //
 // Where the two still differ, the suite says so rather than hiding it:
 //   - A movement that PostgreSQL refuses with an error of its own (a check violation, such as
-//     a zero amount, which the service never sends) aborts a PostgreSQL transaction: when it
-//     was queued (QueueMovement) the statement it travelled with fails too, and the COMMIT
+//     a zero amount, which the service never sends) aborts a PostgreSQL transaction: the COMMIT
 //     fails even when the caller went on. The fake refuses the movement alone and commits the
 //     rest. In a transaction the suite covers only the refusals the port names
 //     (ErrCoinNotFound, ErrInsufficientBalance), which leave the transaction usable on both;
@@ -407,81 +406,57 @@ var cases = []contractCase{
 		require.NoError(t, err)
 		require.Len(t, list, 1)
 	}},
-	{"QueuedMovementOutcomeIsApplyMovements", func(t *testing.T, b bundle) {
+	{"MovementsInATransactionApplyInOrder", func(t *testing.T, b bundle) {
 		var first, second coins.Transaction
 		err := b.Store.InTx(b.ctx, func(r coins.Repo) error {
-			credit := r.QueueMovement(b.ctx, b.movement(10), coins.Credit, coins.EventCredited)
-			debit := r.QueueMovement(b.ctx, b.movement(4), coins.Debit, coins.EventDebited)
 			var err error
-			if first, err = credit(b.ctx); err != nil {
+			if first, err = r.ApplyMovement(b.ctx, b.movement(10), coins.Credit, coins.EventCredited); err != nil {
 				return err
 			}
-			second, err = debit(b.ctx)
+			second, err = r.ApplyMovement(b.ctx, b.movement(4), coins.Debit, coins.EventDebited)
 			return err
 		})
 		require.NoError(t, err)
 		require.Equal(t, int64(10), first.BalanceAfter)
-		require.Equal(t, int64(6), second.BalanceAfter, "queued movements apply in the order they were queued")
+		require.Equal(t, int64(6), second.BalanceAfter, "movements apply in the order they were made")
 		require.Equal(t, coins.Debit, second.Type)
 		require.Equal(t, []coins.Transaction{second, first}, b.journal(t))
 		require.Equal(t, int64(6), b.holding(t).Balance)
 	}},
-	{"QueuedMovementTravelsWithTheNextStatement", func(t *testing.T, b bundle) {
-		// The port lets the statement travel with the transaction's next one; that statement
-		// then sees the movement, on either side.
+	{"RefusalInATransactionLeavesItUsable", func(t *testing.T, b bundle) {
+		// The refusals the port names change nothing and leave the transaction going on.
 		err := b.Store.InTx(b.ctx, func(r coins.Repo) error {
-			outcome := r.QueueMovement(b.ctx, b.movement(9), coins.Credit, coins.EventCredited)
-			funds, err := r.Funds(b.ctx, b.game, b.player)
-			if err != nil {
-				return err
-			}
-			require.Equal(t, int64(9), funds[0].Balance)
-			_, err = outcome(b.ctx)
-			return err
-		})
-		require.NoError(t, err)
-		require.Equal(t, int64(9), b.holding(t).Balance)
-	}},
-	{"QueuedRefusalLeavesTheTransactionUsable", func(t *testing.T, b bundle) {
-		err := b.Store.InTx(b.ctx, func(r coins.Repo) error {
-			short := r.QueueMovement(b.ctx, b.movement(5), coins.Debit, coins.EventDebited)
+			_, err := r.ApplyMovement(b.ctx, b.movement(5), coins.Debit, coins.EventDebited)
+			requireCode(t, coins.ErrInsufficientBalance, err)
 			m := b.movement(5)
 			m.CoinID = uuid.New()
-			unknown := r.QueueMovement(b.ctx, m, coins.Credit, coins.EventCredited)
-			if _, err := r.ApplyMovement(b.ctx, b.movement(2), coins.Credit, coins.EventCredited); err != nil {
-				return err
-			}
-			_, err := short(b.ctx)
-			requireCode(t, coins.ErrInsufficientBalance, err)
-			_, err = unknown(b.ctx)
+			_, err = r.ApplyMovement(b.ctx, m, coins.Credit, coins.EventCredited)
 			requireCode(t, coins.ErrCoinNotFound, err)
-			return nil
+			_, err = r.ApplyMovement(b.ctx, b.movement(2), coins.Credit, coins.EventCredited)
+			return err
 		})
 		require.NoError(t, err)
 		require.Equal(t, int64(2), b.holding(t).Balance)
 		require.Len(t, b.journal(t), 1)
 	}},
-	{"QueuedMovementRolledBackLeavesNothing", func(t *testing.T, b bundle) {
-		for _, read := range []bool{false, true} {
-			err := b.Store.InTx(b.ctx, func(r coins.Repo) error {
-				outcome := r.QueueMovement(b.ctx, b.movement(7), coins.Credit, coins.EventCredited)
-				if read {
-					if _, err := outcome(b.ctx); err != nil {
-						return err
-					}
-				}
-				return errRollback
-			})
-			require.ErrorIs(t, err, errRollback)
-		}
+	{"MovementRolledBackAfterItsAnswerLeavesNothing", func(t *testing.T, b bundle) {
+		var seen coins.Transaction
+		err := b.Store.InTx(b.ctx, func(r coins.Repo) error {
+			var err error
+			if seen, err = r.ApplyMovement(b.ctx, b.movement(7), coins.Credit, coins.EventCredited); err != nil {
+				return err
+			}
+			return errRollback
+		})
+		require.ErrorIs(t, err, errRollback)
+		require.Equal(t, int64(7), seen.BalanceAfter, "answered before the rollback")
 		require.Equal(t, int64(0), b.holding(t).Balance)
 		require.Empty(t, b.journal(t))
 	}},
-	{"QueuedMovementOutsideATransactionCommitsAtOnce", func(t *testing.T, b bundle) {
-		outcome := b.repo().QueueMovement(b.ctx, b.movement(3), coins.Credit, coins.EventCredited)
-		require.Equal(t, int64(3), b.holding(t).Balance)
-		tx, err := outcome(b.ctx)
+	{"MovementOutsideATransactionCommitsAtOnce", func(t *testing.T, b bundle) {
+		tx, err := b.repo().ApplyMovement(b.ctx, b.movement(3), coins.Credit, coins.EventCredited)
 		require.NoError(t, err)
+		require.Equal(t, int64(3), b.holding(t).Balance)
 		require.Equal(t, int64(3), tx.BalanceAfter)
 		require.Equal(t, []coins.Transaction{tx}, b.journal(t))
 	}},
