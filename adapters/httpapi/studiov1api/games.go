@@ -275,7 +275,7 @@ func (a *api) registerGames() {
 		Method:      http.MethodPatch,
 		Path:        "/studio/v1/games/{gameId}/integration",
 		Summary:     "Change a game's integration settings",
-		Description: "Changes the settings sent; the rest stay. Each setting is its own change (and audit entry): when one is refused, those before it in this order are changed already: storeUrl, allowedOrigins, serverOnlyCoinMovements, store, storeTheme, touchpointCoinId. Origins are exact (`https://play.example.com`), at most 20 per environment. The purchase budget and partner terms are the operator's. 404 GAME_NOT_FOUND; 400 VALIDATION_FAILED, COIN_NOT_FOUND for a coin that is not the game's.",
+		Description: "Changes the settings sent; the rest stay. Each setting is its own change (and audit entry): when one is refused, those before it in this order are changed already: storeUrl, allowedOrigins, serverOnlyCoinMovements, store with storeTheme, touchpointCoinId. Origins are exact (`https://play.example.com`), at most 20 per environment. The purchase budget and partner terms are the operator's. 404 GAME_NOT_FOUND; 400 VALIDATION_FAILED (a touchpointCoinId that is not a coin of the game included).",
 		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
 	}, tagGames, members.Developer), a.setIntegration)
 }
