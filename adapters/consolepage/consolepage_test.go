@@ -87,7 +87,6 @@ func (r consoleRepo) DeletePlacement(_ context.Context, _ uuid.UUID, env studio.
 func (consoleRepo) Credentials(context.Context, uuid.UUID) ([]console.Credentials, error) {
 	return nil, nil
 }
-func (consoleRepo) PutKeyHint(context.Context, []byte, string) error { return nil }
 
 // partners answers every game's partner terms as off.
 type partners struct{ console.Partner }

@@ -41,14 +41,6 @@ func (r *ConsoleRepo) Credentials(ctx context.Context, gameID uuid.UUID) ([]cons
 	return out, nil
 }
 
-// PutKeyHint implements console.Repo.
-func (r *ConsoleRepo) PutKeyHint(ctx context.Context, hash []byte, hint string) error {
-	if err := r.q.ConsolePutKeyHint(ctx, db.ConsolePutKeyHintParams{KeyHash: hash, Hint: hint}); err != nil {
-		return fmt.Errorf("keep a key's hint: %w", err)
-	}
-	return nil
-}
-
 // TouchpointCoin implements console.Repo.
 func (r *ConsoleRepo) TouchpointCoin(ctx context.Context, gameID uuid.UUID) (*uuid.UUID, error) {
 	id, err := r.q.ConsoleTouchpointCoin(ctx, gameID)

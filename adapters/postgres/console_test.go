@@ -45,8 +45,9 @@ func TestConsoleCredentialsShowHintsAndSecretTimes(t *testing.T) {
 	require.Len(t, creds, 2)
 	require.Equal(t, studio.Live, creds[0].Environment)
 	require.Equal(t, studio.Test, creds[1].Environment)
-	for _, c := range creds {
-		require.Empty(t, c.KeyHint, "keys made with the game have no hint")
+	for i, c := range creds {
+		key := map[studio.Environment]string{studio.Live: b.game.LiveKey, studio.Test: b.game.TestKey}[c.Environment]
+		require.Equal(t, studio.KeyHint(key), creds[i].KeyHint, "keys made with the game have their hint")
 		require.False(t, c.KeyIssuedAt.IsZero())
 		require.Nil(t, c.ServerSecretIssuedAt)
 		require.Nil(t, c.PartnerSecretIssuedAt)
@@ -54,7 +55,6 @@ func TestConsoleCredentialsShowHintsAndSecretTimes(t *testing.T) {
 
 	key, err := b.studio.RotateKey(ctx, g, studio.Test)
 	require.NoError(t, err)
-	require.NoError(t, b.repo.PutKeyHint(ctx, studio.HashKey(key), studio.KeyHint(key)))
 	_, err = b.studio.IssueServerSecret(ctx, g, studio.Live)
 	require.NoError(t, err)
 	b.exec(`INSERT INTO partner_secrets (game_id, environment, secret_hash) VALUES ($1, 'test', $2)`, g, []byte("h"))
@@ -62,14 +62,13 @@ func TestConsoleCredentialsShowHintsAndSecretTimes(t *testing.T) {
 	creds, err = b.repo.Credentials(ctx, g)
 	require.NoError(t, err)
 	require.Len(t, creds, 2, "the rotated-away key is not listed")
-	require.Empty(t, creds[0].KeyHint)
-	require.Equal(t, key[len(key)-4:], creds[1].KeyHint)
+	require.Equal(t, studio.KeyHint(b.game.LiveKey), creds[0].KeyHint)
+	require.Equal(t, key[len(key)-4:], creds[1].KeyHint, "the rotated key's hint")
 	require.NotNil(t, creds[0].ServerSecretIssuedAt)
 	require.Nil(t, creds[1].ServerSecretIssuedAt)
 	require.Nil(t, creds[0].PartnerSecretIssuedAt)
 	require.NotNil(t, creds[1].PartnerSecretIssuedAt)
 
-	require.Error(t, b.repo.PutKeyHint(ctx, studio.HashKey("rk_test_unknown"), "abcd"), "a hint belongs to a key")
 	creds, err = b.repo.Credentials(ctx, uuid.New())
 	require.NoError(t, err)
 	require.Empty(t, creds)
@@ -218,7 +217,7 @@ func TestConsoleOnPostgres(t *testing.T) {
 	view, err := svc.Game(ctx, dev, b.game.ID)
 	require.NoError(t, err)
 	require.Equal(t, "rk_live_…"+key[len(key)-4:], view.Credentials[0].APIKey)
-	require.Equal(t, "rk_test_…", view.Credentials[1].APIKey)
+	require.Equal(t, "rk_test_…"+studio.KeyHint(b.game.TestKey), view.Credentials[1].APIKey)
 
 	p := b.player(t, "support-case", 300)
 	v, err := svc.Player(ctx, dev, b.game.ID, studio.Test, "support-case")

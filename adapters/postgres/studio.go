@@ -143,8 +143,8 @@ func (r *StudioRepo) ListGames(ctx context.Context, studioID uuid.UUID) ([]studi
 }
 
 // InsertAPIKey implements studio.Repo.
-func (r *StudioRepo) InsertAPIKey(ctx context.Context, gameID uuid.UUID, env studio.Environment, hash []byte) error {
-	err := r.q.StudioInsertAPIKey(ctx, db.StudioInsertAPIKeyParams{GameID: gameID, Environment: string(env), KeyHash: hash})
+func (r *StudioRepo) InsertAPIKey(ctx context.Context, gameID uuid.UUID, env studio.Environment, hash []byte, hint string) error {
+	err := r.q.StudioInsertAPIKey(ctx, db.StudioInsertAPIKeyParams{GameID: gameID, Environment: string(env), KeyHash: hash, Hint: hint})
 	if err != nil {
 		return fmt.Errorf("insert api key: %w", err)
 	}

@@ -90,8 +90,6 @@ type Repo interface {
 	// Credentials returns what is known of the game's current credentials, per environment
 	// (environments without a key are absent).
 	Credentials(ctx context.Context, gameID uuid.UUID) ([]Credentials, error)
-	// PutKeyHint keeps the hint of the key whose hash is hash.
-	PutKeyHint(ctx context.Context, hash []byte, hint string) error
 	// TouchpointCoin returns the game's touchpoint coin, nil when none was chosen.
 	TouchpointCoin(ctx context.Context, gameID uuid.UUID) (*uuid.UUID, error)
 	// SetPlayerBlocked blocks or unblocks a player of scope sc, or returns

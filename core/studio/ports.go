@@ -18,7 +18,8 @@ type Repo interface {
 	// rotations of one game run one at a time.
 	LockGame(ctx context.Context, id uuid.UUID) (Game, error)
 	ListGames(ctx context.Context, studioID uuid.UUID) ([]Game, error)
-	InsertAPIKey(ctx context.Context, gameID uuid.UUID, env Environment, hash []byte) error
+	// InsertAPIKey stores a new key of env by its hash, with its hint (KeyHint) for reads.
+	InsertAPIKey(ctx context.Context, gameID uuid.UUID, env Environment, hash []byte, hint string) error
 	RevokeAPIKeys(ctx context.Context, gameID uuid.UUID, env Environment) error
 	// FindAPIKey returns ErrKeyUnknown when no key has the hash.
 	FindAPIKey(ctx context.Context, hash []byte) (KeyRecord, error)

@@ -114,7 +114,7 @@ func (s *Service) CreateGame(ctx context.Context, g Game) (NewGame, error) {
 		out = NewGame{Game: created}
 		for _, env := range []Environment{Live, Test} {
 			plain, hash := NewAPIKey(env)
-			if err := r.InsertAPIKey(ctx, created.ID, env, hash); err != nil {
+			if err := r.InsertAPIKey(ctx, created.ID, env, hash, KeyHint(plain)); err != nil {
 				return fmt.Errorf("insert %s key: %w", env, err)
 			}
 			if env == Live {
@@ -146,7 +146,7 @@ func (s *Service) RotateKey(ctx context.Context, gameID uuid.UUID, env Environme
 		}
 		var hash []byte
 		plain, hash = NewAPIKey(env)
-		return r.InsertAPIKey(ctx, gameID, env, hash)
+		return r.InsertAPIKey(ctx, gameID, env, hash, KeyHint(plain))
 	})
 	// The old key stops working on this instance at once (others: within authcache.TTL).
 	s.dropGame(gameID)

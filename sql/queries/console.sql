@@ -1,18 +1,14 @@
 -- name: ConsoleCredentials :many
 -- The game's current API key per environment with its hint, and when its server and partner
 -- secrets were issued.
-SELECT k.environment, coalesce(h.hint, '')::text AS hint, k.created_at AS key_issued_at,
+SELECT k.environment, k.hint, k.created_at AS key_issued_at,
     ss.created_at AS server_secret_issued_at, ps.created_at AS partner_secret_issued_at
 FROM api_keys k
-LEFT JOIN api_key_hints h ON h.key_hash = k.key_hash
 LEFT JOIN server_secrets ss ON ss.game_id = k.game_id AND ss.environment = k.environment
 LEFT JOIN partner_secrets ps ON ps.game_id = k.game_id AND ps.environment = k.environment
 WHERE k.game_id = @game_id AND k.revoked_at IS NULL
 ORDER BY k.environment;
 
--- name: ConsolePutKeyHint :exec
-INSERT INTO api_key_hints (key_hash, hint) VALUES (@key_hash, @hint)
-ON CONFLICT (key_hash) DO UPDATE SET hint = excluded.hint;
 
 -- name: ConsoleTouchpointCoin :one
 SELECT coin_id FROM touchpoint_game_coins WHERE game_id = @game_id;

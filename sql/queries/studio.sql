@@ -20,7 +20,7 @@ SELECT * FROM games WHERE id = $1 FOR UPDATE;
 SELECT * FROM games WHERE studio_id = $1 ORDER BY created_at, id;
 
 -- name: StudioInsertAPIKey :exec
-INSERT INTO api_keys (game_id, environment, key_hash) VALUES ($1, $2, $3);
+INSERT INTO api_keys (game_id, environment, key_hash, hint) VALUES ($1, $2, $3, $4);
 
 -- name: StudioRevokeAPIKeys :exec
 UPDATE api_keys SET revoked_at = now()

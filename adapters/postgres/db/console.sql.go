@@ -13,10 +13,9 @@ import (
 )
 
 const consoleCredentials = `-- name: ConsoleCredentials :many
-SELECT k.environment, coalesce(h.hint, '')::text AS hint, k.created_at AS key_issued_at,
+SELECT k.environment, k.hint, k.created_at AS key_issued_at,
     ss.created_at AS server_secret_issued_at, ps.created_at AS partner_secret_issued_at
 FROM api_keys k
-LEFT JOIN api_key_hints h ON h.key_hash = k.key_hash
 LEFT JOIN server_secrets ss ON ss.game_id = k.game_id AND ss.environment = k.environment
 LEFT JOIN partner_secrets ps ON ps.game_id = k.game_id AND ps.environment = k.environment
 WHERE k.game_id = $1 AND k.revoked_at IS NULL
@@ -169,21 +168,6 @@ func (q *Queries) ConsoleOrders(ctx context.Context, arg ConsoleOrdersParams) ([
 		return nil, err
 	}
 	return items, nil
-}
-
-const consolePutKeyHint = `-- name: ConsolePutKeyHint :exec
-INSERT INTO api_key_hints (key_hash, hint) VALUES ($1, $2)
-ON CONFLICT (key_hash) DO UPDATE SET hint = excluded.hint
-`
-
-type ConsolePutKeyHintParams struct {
-	KeyHash []byte
-	Hint    string
-}
-
-func (q *Queries) ConsolePutKeyHint(ctx context.Context, arg ConsolePutKeyHintParams) error {
-	_, err := q.db.Exec(ctx, consolePutKeyHint, arg.KeyHash, arg.Hint)
-	return err
 }
 
 const consoleSetPlayerBlocked = `-- name: ConsoleSetPlayerBlocked :one

@@ -18,11 +18,7 @@ type ApiKey struct {
 	KeyHash     []byte
 	CreatedAt   time.Time
 	RevokedAt   *time.Time
-}
-
-type ApiKeyHint struct {
-	KeyHash []byte
-	Hint    string
+	Hint        string
 }
 
 type AuditEntry struct {

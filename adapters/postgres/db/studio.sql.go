@@ -133,17 +133,23 @@ func (q *Queries) StudioGetGame(ctx context.Context, id uuid.UUID) (Game, error)
 }
 
 const studioInsertAPIKey = `-- name: StudioInsertAPIKey :exec
-INSERT INTO api_keys (game_id, environment, key_hash) VALUES ($1, $2, $3)
+INSERT INTO api_keys (game_id, environment, key_hash, hint) VALUES ($1, $2, $3, $4)
 `
 
 type StudioInsertAPIKeyParams struct {
 	GameID      uuid.UUID
 	Environment string
 	KeyHash     []byte
+	Hint        string
 }
 
 func (q *Queries) StudioInsertAPIKey(ctx context.Context, arg StudioInsertAPIKeyParams) error {
-	_, err := q.db.Exec(ctx, studioInsertAPIKey, arg.GameID, arg.Environment, arg.KeyHash)
+	_, err := q.db.Exec(ctx, studioInsertAPIKey,
+		arg.GameID,
+		arg.Environment,
+		arg.KeyHash,
+		arg.Hint,
+	)
 	return err
 }
 

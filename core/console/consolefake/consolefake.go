@@ -31,7 +31,7 @@ import (
 
 // Keys finds an API key by its hash, as the studio module's storage does; studiofake.Repo is one.
 type Keys interface {
-	FindAPIKey(ctx context.Context, hash []byte) (studio.KeyRecord, error)
+	KeyHints(gameID uuid.UUID) map[studio.Environment]string
 }
 
 // World is the fake. The zero value is not ready; use New.
@@ -65,7 +65,6 @@ type state struct {
 	transitions    map[uuid.UUID][]orders.Transition
 	placements     map[gameEnv][]touchpoints.Placement
 	touchCoin      map[uuid.UUID]uuid.UUID
-	hints          map[string]string
 	partnerSecrets map[gameEnv]time.Time
 	partner        map[uuid.UUID]partner.Settings
 	wallets        map[gameEnv]money.Amount
@@ -89,7 +88,6 @@ func (s state) clone() state {
 	c.transitions = memstore.CloneMap(s.transitions, slices.Clone)
 	c.placements = memstore.CloneMap(s.placements, slices.Clone)
 	c.touchCoin = maps.Clone(s.touchCoin)
-	c.hints = maps.Clone(s.hints)
 	c.partnerSecrets = maps.Clone(s.partnerSecrets)
 	c.partner = maps.Clone(s.partner)
 	c.wallets = maps.Clone(s.wallets)
@@ -97,13 +95,13 @@ func (s state) clone() state {
 	return c
 }
 
-// New returns an empty world; keys tells which key a hint (PutKeyHint) belongs to.
+// New returns an empty world; keys gives the hints of the games' keys.
 func New(keys Keys) *World {
 	return &World{keys: keys, tab: memstore.NewTable(state{
 		players: map[uuid.UUID]players.Player{}, settings: map[uuid.UUID]players.StoreSettings{},
 		coins: map[uuid.UUID][]coins.Coin{}, transitions: map[uuid.UUID][]orders.Transition{},
 		placements: map[gameEnv][]touchpoints.Placement{}, touchCoin: map[uuid.UUID]uuid.UUID{},
-		hints: map[string]string{}, partnerSecrets: map[gameEnv]time.Time{}, partner: map[uuid.UUID]partner.Settings{},
+		partnerSecrets: map[gameEnv]time.Time{}, partner: map[uuid.UUID]partner.Settings{},
 		wallets: map[gameEnv]money.Amount{},
 	}, state.clone)}
 }
@@ -193,16 +191,9 @@ func (w *World) Credentials(ctx context.Context, gameID uuid.UUID) ([]console.Cr
 	st := w.tab.Lock()
 	defer w.tab.Unlock()
 	out := []console.Credentials{{Environment: studio.Live}, {Environment: studio.Test}}
-	for hash, hint := range st.hints {
-		rec, err := w.keys.FindAPIKey(ctx, []byte(hash))
-		if err != nil || rec.Revoked || rec.GameID != gameID {
-			continue
-		}
-		for i := range out {
-			if out[i].Environment == rec.Environment {
-				out[i].KeyHint = hint
-			}
-		}
+	hints := w.keys.KeyHints(gameID)
+	for i := range out {
+		out[i].KeyHint = hints[out[i].Environment]
 	}
 	for i := range out {
 		if at, ok := st.partnerSecrets[gameEnv{gameID, out[i].Environment}]; ok {
@@ -210,14 +201,6 @@ func (w *World) Credentials(ctx context.Context, gameID uuid.UUID) ([]console.Cr
 		}
 	}
 	return out, nil
-}
-
-// PutKeyHint implements console.Repo.
-func (w *World) PutKeyHint(_ context.Context, hash []byte, hint string) error {
-	st := w.tab.Lock()
-	defer w.tab.Unlock()
-	st.hints[string(hash)] = hint
-	return nil
 }
 
 // TouchpointCoin implements console.Repo.

@@ -43,6 +43,7 @@ type apiKey struct {
 	gameID  uuid.UUID
 	env     studio.Environment
 	hash    []byte
+	hint    string
 	revoked bool
 }
 
@@ -144,7 +145,7 @@ func (r *Repo) ListGames(_ context.Context, studioID uuid.UUID) ([]studio.Game, 
 // InsertAPIKey implements studio.Repo. Like the table's constraints, it fails when the game
 // does not exist, when the hash is already stored, or when the game already has an active key
 // in env.
-func (r *Repo) InsertAPIKey(_ context.Context, gameID uuid.UUID, env studio.Environment, hash []byte) error {
+func (r *Repo) InsertAPIKey(_ context.Context, gameID uuid.UUID, env studio.Environment, hash []byte, hint string) error {
 	st := r.tab.Lock()
 	defer r.tab.Unlock()
 	if _, ok := st.games[gameID]; !ok {
@@ -161,8 +162,22 @@ func (r *Repo) InsertAPIKey(_ context.Context, gameID uuid.UUID, env studio.Envi
 			return fmt.Errorf("insert api key: game %s already has an active %s key (unique violation)", gameID, env)
 		}
 	}
-	st.keys = append(st.keys, apiKey{gameID: gameID, env: env, hash: bytes.Clone(hash)})
+	st.keys = append(st.keys, apiKey{gameID: gameID, env: env, hash: bytes.Clone(hash), hint: hint})
 	return nil
+}
+
+// KeyHints returns the hint of the game's active key per environment, as the console's reads
+// of api_keys see them (for fakes of those reads).
+func (r *Repo) KeyHints(gameID uuid.UUID) map[studio.Environment]string {
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	out := map[studio.Environment]string{}
+	for _, k := range st.keys {
+		if k.gameID == gameID && !k.revoked {
+			out[k.env] = k.hint
+		}
+	}
+	return out
 }
 
 // RevokeAPIKeys implements studio.Repo.

@@ -211,8 +211,8 @@ var cases = []contractCase{
 		g := b.game(t, s.ID, "Tower")
 		_, err := b.repo().FindAPIKey(b.ctx, []byte("live-1"))
 		require.ErrorIs(t, err, studio.ErrKeyUnknown)
-		require.NoError(t, b.repo().InsertAPIKey(b.ctx, g.ID, studio.Live, []byte("live-1")))
-		require.NoError(t, b.repo().InsertAPIKey(b.ctx, g.ID, studio.Test, []byte("test-1")))
+		require.NoError(t, b.repo().InsertAPIKey(b.ctx, g.ID, studio.Live, []byte("live-1"), ""))
+		require.NoError(t, b.repo().InsertAPIKey(b.ctx, g.ID, studio.Test, []byte("test-1"), ""))
 		_, err = b.repo().SetAllowedOrigins(b.ctx, g.ID, studio.Origins{Live: []string{"https://play.example.com"}}, map[studio.Environment]bool{studio.Live: true})
 		require.NoError(t, err)
 		_, err = b.repo().SetServerOnlyCoinMovements(b.ctx, g.ID, true)
@@ -227,12 +227,12 @@ var cases = []contractCase{
 		require.Equal(t, studio.Test, rec.Environment)
 		require.Equal(t, []string{}, rec.AllowedOrigins)
 
-		require.Error(t, b.repo().InsertAPIKey(b.ctx, g.ID, studio.Live, []byte("live-2")), "one active key per environment")
-		require.Error(t, b.repo().InsertAPIKey(b.ctx, b.game(t, s.ID, "Moat").ID, studio.Live, []byte("live-1")), "a hash is stored once")
-		require.Error(t, b.repo().InsertAPIKey(b.ctx, uuid.New(), studio.Live, []byte("orphan")), "the game must exist")
+		require.Error(t, b.repo().InsertAPIKey(b.ctx, g.ID, studio.Live, []byte("live-2"), ""), "one active key per environment")
+		require.Error(t, b.repo().InsertAPIKey(b.ctx, b.game(t, s.ID, "Moat").ID, studio.Live, []byte("live-1"), ""), "a hash is stored once")
+		require.Error(t, b.repo().InsertAPIKey(b.ctx, uuid.New(), studio.Live, []byte("orphan"), ""), "the game must exist")
 
 		require.NoError(t, b.repo().RevokeAPIKeys(b.ctx, g.ID, studio.Live))
-		require.NoError(t, b.repo().InsertAPIKey(b.ctx, g.ID, studio.Live, []byte("live-2")), "a rotation")
+		require.NoError(t, b.repo().InsertAPIKey(b.ctx, g.ID, studio.Live, []byte("live-2"), ""), "a rotation")
 		rec, err = b.repo().FindAPIKey(b.ctx, []byte("live-1"))
 		require.NoError(t, err)
 		require.True(t, rec.Revoked, "a revoked key is still found, as revoked")
@@ -283,7 +283,7 @@ var cases = []contractCase{
 			if _, err := r.SetStoreURL(b.ctx, g.ID, "https://ghost.example.com"); err != nil {
 				return err
 			}
-			if err := r.InsertAPIKey(b.ctx, g.ID, studio.Live, []byte("ghost")); err != nil {
+			if err := r.InsertAPIKey(b.ctx, g.ID, studio.Live, []byte("ghost"), ""); err != nil {
 				return err
 			}
 			return errRollback
@@ -312,7 +312,7 @@ var cases = []contractCase{
 					if err := r.RevokeAPIKeys(b.ctx, g.ID, studio.Live); err != nil {
 						return err
 					}
-					return r.InsertAPIKey(b.ctx, g.ID, studio.Live, []byte{byte(i)})
+					return r.InsertAPIKey(b.ctx, g.ID, studio.Live, []byte{byte(i)}, "")
 				})
 				if err != nil {
 					t.Errorf("rotate: %v", err)
