@@ -220,7 +220,7 @@ func (a *api) registerPlayers() {
 		Method:      http.MethodPost,
 		Path:        "/studio/v1/games/{gameId}/players/{environment}/{playerId}/block",
 		Summary:     "Block a player",
-		Description: "Blocks the player: its tokens, OTP and federated sign-ins answer 403 PLAYER_DISABLED, and its store session ends. Blocking a blocked player changes nothing. 404 GAME_NOT_FOUND, PLAYER_NOT_FOUND.",
+		Description: "Blocks the player: its tokens, OTP and federated sign-ins answer 403 PLAYER_DISABLED. Blocking a blocked player changes nothing. 404 GAME_NOT_FOUND, PLAYER_NOT_FOUND.",
 		Errors:      []int{http.StatusNotFound},
 	}, tagPlayers, members.Developer), a.blockPlayer)
 	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
