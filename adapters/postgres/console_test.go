@@ -96,6 +96,15 @@ func TestConsoleSetPlayerBlockedInScopeOnly(t *testing.T) {
 	b.players.Forget(p.ID)
 	_, err = b.players.Active(ctx, sc, p.ID)
 	require.NoError(t, err)
+
+	// A player who deleted its account stays out: the studio's unblock does not bring it back.
+	_, err = postgres.NewPlayersStore(postgres.NewDB(b.pool)).Repo().Block(ctx, p.ID)
+	require.NoError(t, err)
+	_, err = b.repo.SetPlayerBlocked(ctx, sc, p.ID, false)
+	require.ErrorIs(t, err, players.ErrPlayerNotFound)
+	b.players.Forget(p.ID)
+	_, err = b.players.Active(ctx, sc, p.ID)
+	require.ErrorIs(t, err, players.ErrPlayerDisabled)
 }
 
 func TestConsoleOrdersFiltersAndKeysetPages(t *testing.T) {

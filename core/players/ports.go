@@ -52,6 +52,8 @@ type Repo interface {
 	// SetPicture sets the player's picture and returns the key it replaced ("" for none).
 	SetPicture(ctx context.Context, id uuid.UUID, key string) (p Player, previous string, err error)
 	SetCookieConsent(ctx context.Context, id uuid.UUID) (Player, error)
+	// Block blocks the player for good and marks its account deleted (the player deleted it):
+	// unlike a studio's block, nothing lifts it.
 	Block(ctx context.Context, id uuid.UUID) (Player, error)
 
 	// LockPhone serialises OTP work on one phone until the transaction ends.

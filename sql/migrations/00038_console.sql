@@ -6,7 +6,12 @@
 -- The index is not CONCURRENTLY, for the reason 00013 gives; IF NOT EXISTS lets an operator
 -- create it CONCURRENTLY beforehand on a large database.
 
+-- A player who deleted its account is blocked and marked deleted_at, so that a studio's unblock
+-- (which only lifts its own block) cannot bring the account back.
+
 -- +goose Up
+ALTER TABLE players ADD COLUMN deleted_at timestamptz;
+
 ALTER TABLE api_keys ADD COLUMN hint text NOT NULL DEFAULT '' CHECK (length(hint) <= 4);
 
 CREATE INDEX IF NOT EXISTS orders_game_idx ON orders (game_id, environment, created_at DESC, id DESC);
@@ -14,3 +19,4 @@ CREATE INDEX IF NOT EXISTS orders_game_idx ON orders (game_id, environment, crea
 -- +goose Down
 DROP INDEX IF EXISTS orders_game_idx;
 ALTER TABLE api_keys DROP COLUMN hint;
+ALTER TABLE players DROP COLUMN deleted_at;

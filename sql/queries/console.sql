@@ -15,7 +15,7 @@ SELECT coin_id FROM touchpoint_game_coins WHERE game_id = @game_id;
 
 -- name: ConsoleSetPlayerBlocked :one
 UPDATE players SET is_blocked = @blocked, updated_at = now()
-WHERE id = @id AND game_id = @game_id AND environment = @environment
+WHERE id = @id AND game_id = @game_id AND environment = @environment AND deleted_at IS NULL
 RETURNING *;
 
 -- name: ConsoleOrders :many

@@ -41,7 +41,7 @@ UPDATE players SET cookie_consent_at = coalesce(cookie_consent_at, now()), updat
 WHERE id = @id RETURNING *;
 
 -- name: PlayersBlock :one
-UPDATE players SET is_blocked = true, updated_at = now() WHERE id = @id RETURNING *;
+UPDATE players SET is_blocked = true, deleted_at = coalesce(deleted_at, now()), updated_at = now() WHERE id = @id RETURNING *;
 
 -- name: PlayersInsertOTP :exec
 INSERT INTO otp_codes (game_id, environment, phone, code_hash, expires_at, created_at)

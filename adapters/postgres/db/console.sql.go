@@ -172,8 +172,8 @@ func (q *Queries) ConsoleOrders(ctx context.Context, arg ConsoleOrdersParams) ([
 
 const consoleSetPlayerBlocked = `-- name: ConsoleSetPlayerBlocked :one
 UPDATE players SET is_blocked = $1, updated_at = now()
-WHERE id = $2 AND game_id = $3 AND environment = $4
-RETURNING id, game_id, environment, uuid, phone, name, email, contact_phone, addresses, picture_key, is_blocked, cookie_consent_at, created_at, updated_at
+WHERE id = $2 AND game_id = $3 AND environment = $4 AND deleted_at IS NULL
+RETURNING id, game_id, environment, uuid, phone, name, email, contact_phone, addresses, picture_key, is_blocked, cookie_consent_at, created_at, updated_at, deleted_at
 `
 
 type ConsoleSetPlayerBlockedParams struct {
@@ -206,6 +206,7 @@ func (q *Queries) ConsoleSetPlayerBlocked(ctx context.Context, arg ConsoleSetPla
 		&i.CookieConsentAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.DeletedAt,
 	)
 	return i, err
 }

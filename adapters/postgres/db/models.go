@@ -440,6 +440,7 @@ type Player struct {
 	CookieConsentAt *time.Time
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
+	DeletedAt       *time.Time
 }
 
 type PurchaseBudgetDay struct {

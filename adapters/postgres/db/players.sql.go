@@ -13,7 +13,7 @@ import (
 )
 
 const playersBlock = `-- name: PlayersBlock :one
-UPDATE players SET is_blocked = true, updated_at = now() WHERE id = $1 RETURNING id, game_id, environment, uuid, phone, name, email, contact_phone, addresses, picture_key, is_blocked, cookie_consent_at, created_at, updated_at
+UPDATE players SET is_blocked = true, deleted_at = coalesce(deleted_at, now()), updated_at = now() WHERE id = $1 RETURNING id, game_id, environment, uuid, phone, name, email, contact_phone, addresses, picture_key, is_blocked, cookie_consent_at, created_at, updated_at, deleted_at
 `
 
 func (q *Queries) PlayersBlock(ctx context.Context, id uuid.UUID) (Player, error) {
@@ -34,6 +34,7 @@ func (q *Queries) PlayersBlock(ctx context.Context, id uuid.UUID) (Player, error
 		&i.CookieConsentAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.DeletedAt,
 	)
 	return i, err
 }
@@ -66,11 +67,11 @@ const playersCreateWithUUID = `-- name: PlayersCreateWithUUID :one
 WITH ins AS (
     INSERT INTO players (game_id, environment, uuid) VALUES ($1, $2, $3)
     ON CONFLICT (game_id, environment, uuid) WHERE uuid IS NOT NULL DO NOTHING
-    RETURNING id, game_id, environment, uuid, phone, name, email, contact_phone, addresses, picture_key, is_blocked, cookie_consent_at, created_at, updated_at, true AS created
+    RETURNING id, game_id, environment, uuid, phone, name, email, contact_phone, addresses, picture_key, is_blocked, cookie_consent_at, created_at, updated_at, deleted_at, true AS created
 )
-SELECT id, game_id, environment, uuid, phone, name, email, contact_phone, addresses, picture_key, is_blocked, cookie_consent_at, created_at, updated_at, created FROM ins
+SELECT id, game_id, environment, uuid, phone, name, email, contact_phone, addresses, picture_key, is_blocked, cookie_consent_at, created_at, updated_at, deleted_at, created FROM ins
 UNION ALL
-SELECT p.id, p.game_id, p.environment, p.uuid, p.phone, p.name, p.email, p.contact_phone, p.addresses, p.picture_key, p.is_blocked, p.cookie_consent_at, p.created_at, p.updated_at, false AS created FROM players p
+SELECT p.id, p.game_id, p.environment, p.uuid, p.phone, p.name, p.email, p.contact_phone, p.addresses, p.picture_key, p.is_blocked, p.cookie_consent_at, p.created_at, p.updated_at, p.deleted_at, false AS created FROM players p
 WHERE p.game_id = $1 AND p.environment = $2 AND p.uuid = $3 AND NOT EXISTS (SELECT 1 FROM ins)
 `
 
@@ -95,6 +96,7 @@ type PlayersCreateWithUUIDRow struct {
 	CookieConsentAt *time.Time
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
+	DeletedAt       *time.Time
 	Created         bool
 }
 
@@ -117,13 +119,14 @@ func (q *Queries) PlayersCreateWithUUID(ctx context.Context, arg PlayersCreateWi
 		&i.CookieConsentAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.DeletedAt,
 		&i.Created,
 	)
 	return i, err
 }
 
 const playersGet = `-- name: PlayersGet :one
-SELECT id, game_id, environment, uuid, phone, name, email, contact_phone, addresses, picture_key, is_blocked, cookie_consent_at, created_at, updated_at FROM players WHERE id = $1 AND game_id = $2 AND environment = $3
+SELECT id, game_id, environment, uuid, phone, name, email, contact_phone, addresses, picture_key, is_blocked, cookie_consent_at, created_at, updated_at, deleted_at FROM players WHERE id = $1 AND game_id = $2 AND environment = $3
 `
 
 type PlayersGetParams struct {
@@ -150,12 +153,13 @@ func (q *Queries) PlayersGet(ctx context.Context, arg PlayersGetParams) (Player,
 		&i.CookieConsentAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.DeletedAt,
 	)
 	return i, err
 }
 
 const playersGetByPhone = `-- name: PlayersGetByPhone :one
-SELECT id, game_id, environment, uuid, phone, name, email, contact_phone, addresses, picture_key, is_blocked, cookie_consent_at, created_at, updated_at FROM players WHERE game_id = $1 AND environment = $2 AND phone = $3
+SELECT id, game_id, environment, uuid, phone, name, email, contact_phone, addresses, picture_key, is_blocked, cookie_consent_at, created_at, updated_at, deleted_at FROM players WHERE game_id = $1 AND environment = $2 AND phone = $3
 `
 
 type PlayersGetByPhoneParams struct {
@@ -182,12 +186,13 @@ func (q *Queries) PlayersGetByPhone(ctx context.Context, arg PlayersGetByPhonePa
 		&i.CookieConsentAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.DeletedAt,
 	)
 	return i, err
 }
 
 const playersGetByUUID = `-- name: PlayersGetByUUID :one
-SELECT id, game_id, environment, uuid, phone, name, email, contact_phone, addresses, picture_key, is_blocked, cookie_consent_at, created_at, updated_at FROM players WHERE game_id = $1 AND environment = $2 AND uuid = $3
+SELECT id, game_id, environment, uuid, phone, name, email, contact_phone, addresses, picture_key, is_blocked, cookie_consent_at, created_at, updated_at, deleted_at FROM players WHERE game_id = $1 AND environment = $2 AND uuid = $3
 `
 
 type PlayersGetByUUIDParams struct {
@@ -214,6 +219,7 @@ func (q *Queries) PlayersGetByUUID(ctx context.Context, arg PlayersGetByUUIDPara
 		&i.CookieConsentAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.DeletedAt,
 	)
 	return i, err
 }
@@ -245,11 +251,11 @@ const playersGetOrCreateByPhone = `-- name: PlayersGetOrCreateByPhone :one
 WITH ins AS (
     INSERT INTO players (game_id, environment, phone) VALUES ($1, $2, $3)
     ON CONFLICT (game_id, environment, phone) WHERE phone IS NOT NULL DO NOTHING
-    RETURNING id, game_id, environment, uuid, phone, name, email, contact_phone, addresses, picture_key, is_blocked, cookie_consent_at, created_at, updated_at
+    RETURNING id, game_id, environment, uuid, phone, name, email, contact_phone, addresses, picture_key, is_blocked, cookie_consent_at, created_at, updated_at, deleted_at
 )
-SELECT id, game_id, environment, uuid, phone, name, email, contact_phone, addresses, picture_key, is_blocked, cookie_consent_at, created_at, updated_at FROM ins
+SELECT id, game_id, environment, uuid, phone, name, email, contact_phone, addresses, picture_key, is_blocked, cookie_consent_at, created_at, updated_at, deleted_at FROM ins
 UNION ALL
-SELECT p.id, p.game_id, p.environment, p.uuid, p.phone, p.name, p.email, p.contact_phone, p.addresses, p.picture_key, p.is_blocked, p.cookie_consent_at, p.created_at, p.updated_at FROM players p
+SELECT p.id, p.game_id, p.environment, p.uuid, p.phone, p.name, p.email, p.contact_phone, p.addresses, p.picture_key, p.is_blocked, p.cookie_consent_at, p.created_at, p.updated_at, p.deleted_at FROM players p
 WHERE p.game_id = $1 AND p.environment = $2 AND p.phone = $3 AND NOT EXISTS (SELECT 1 FROM ins)
 `
 
@@ -274,6 +280,7 @@ type PlayersGetOrCreateByPhoneRow struct {
 	CookieConsentAt *time.Time
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
+	DeletedAt       *time.Time
 }
 
 func (q *Queries) PlayersGetOrCreateByPhone(ctx context.Context, arg PlayersGetOrCreateByPhoneParams) (PlayersGetOrCreateByPhoneRow, error) {
@@ -294,6 +301,7 @@ func (q *Queries) PlayersGetOrCreateByPhone(ctx context.Context, arg PlayersGetO
 		&i.CookieConsentAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.DeletedAt,
 	)
 	return i, err
 }
@@ -535,7 +543,7 @@ func (q *Queries) PlayersSaveOTPFailureRun(ctx context.Context, arg PlayersSaveO
 
 const playersSetCookieConsent = `-- name: PlayersSetCookieConsent :one
 UPDATE players SET cookie_consent_at = coalesce(cookie_consent_at, now()), updated_at = now()
-WHERE id = $1 RETURNING id, game_id, environment, uuid, phone, name, email, contact_phone, addresses, picture_key, is_blocked, cookie_consent_at, created_at, updated_at
+WHERE id = $1 RETURNING id, game_id, environment, uuid, phone, name, email, contact_phone, addresses, picture_key, is_blocked, cookie_consent_at, created_at, updated_at, deleted_at
 `
 
 func (q *Queries) PlayersSetCookieConsent(ctx context.Context, id uuid.UUID) (Player, error) {
@@ -556,6 +564,7 @@ func (q *Queries) PlayersSetCookieConsent(ctx context.Context, id uuid.UUID) (Pl
 		&i.CookieConsentAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.DeletedAt,
 	)
 	return i, err
 }
@@ -564,7 +573,7 @@ const playersSetPicture = `-- name: PlayersSetPicture :one
 UPDATE players p SET picture_key = $1, updated_at = now()
 FROM (SELECT q.id, q.picture_key FROM players q WHERE q.id = $2 FOR UPDATE) old
 WHERE p.id = old.id
-RETURNING p.id, p.game_id, p.environment, p.uuid, p.phone, p.name, p.email, p.contact_phone, p.addresses, p.picture_key, p.is_blocked, p.cookie_consent_at, p.created_at, p.updated_at, old.picture_key AS previous_picture_key
+RETURNING p.id, p.game_id, p.environment, p.uuid, p.phone, p.name, p.email, p.contact_phone, p.addresses, p.picture_key, p.is_blocked, p.cookie_consent_at, p.created_at, p.updated_at, p.deleted_at, old.picture_key AS previous_picture_key
 `
 
 type PlayersSetPictureParams struct {
@@ -587,6 +596,7 @@ type PlayersSetPictureRow struct {
 	CookieConsentAt    *time.Time
 	CreatedAt          time.Time
 	UpdatedAt          time.Time
+	DeletedAt          *time.Time
 	PreviousPictureKey string
 }
 
@@ -610,6 +620,7 @@ func (q *Queries) PlayersSetPicture(ctx context.Context, arg PlayersSetPicturePa
 		&i.CookieConsentAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.DeletedAt,
 		&i.PreviousPictureKey,
 	)
 	return i, err
@@ -619,7 +630,7 @@ const playersUpdateProfile = `-- name: PlayersUpdateProfile :one
 UPDATE players
 SET name = $1, email = $2, contact_phone = $3, addresses = $4, updated_at = now()
 WHERE id = $5
-RETURNING id, game_id, environment, uuid, phone, name, email, contact_phone, addresses, picture_key, is_blocked, cookie_consent_at, created_at, updated_at
+RETURNING id, game_id, environment, uuid, phone, name, email, contact_phone, addresses, picture_key, is_blocked, cookie_consent_at, created_at, updated_at, deleted_at
 `
 
 type PlayersUpdateProfileParams struct {
@@ -654,6 +665,7 @@ func (q *Queries) PlayersUpdateProfile(ctx context.Context, arg PlayersUpdatePro
 		&i.CookieConsentAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.DeletedAt,
 	)
 	return i, err
 }
