@@ -137,9 +137,13 @@ func (p *placements) PutPlacement(_ context.Context, pl touchpoints.Placement) (
 	return pl, !existed, nil
 }
 
-func (p *placements) Promote(ctx context.Context, gameID uuid.UUID) ([]touchpoints.Placement, error) {
+func (p *placements) PromoteChecked(ctx context.Context, gameID uuid.UUID, version string) (touchpoints.Diff, error) {
 	test, _ := p.Placements(ctx, gameID, studio.Test)
 	live, _ := p.Placements(ctx, gameID, studio.Live)
+	d := touchpoints.DiffPlacements(test, live)
+	if version != "" && version != d.Version {
+		return touchpoints.Diff{}, touchpoints.ErrPromoteChanged
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, l := range live {
@@ -149,7 +153,7 @@ func (p *placements) Promote(ctx context.Context, gameID uuid.UUID) ([]touchpoin
 		t.Environment = studio.Live
 		p.m[placementKey(t.ID, studio.Live)] = t
 	}
-	return nil, nil
+	return d, nil
 }
 
 // bundle is a console over the real members and studio services on in-memory storage.

@@ -60,5 +60,5 @@ func TestTouchpointChangesAreAudited(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, audit.Operator, promoted[0].Actor.Kind)
 	require.Equal(t, "live", promoted[0].Environment)
-	require.Equal(t, map[string]string{"livePlacements": "1"}, promoted[0].Details)
+	require.Equal(t, map[string]string{"livePlacements": "1", "added": "1", "changed": "0", "removed": "0"}, promoted[0].Details)
 }

@@ -1,6 +1,9 @@
 package console
 
-import "github.com/rewardsco/rewards/core/errs"
+import (
+	"github.com/rewardsco/rewards/core/errs"
+	"github.com/rewardsco/rewards/core/touchpoints"
+)
 
 var (
 	// ErrLivePlacements means a placement of live was to be created, replaced or deleted: live
@@ -9,8 +12,7 @@ var (
 		"live placements change only by promoting the test placements: edit them in test, then promote")
 	// ErrPromoteChanged means the placements changed since the difference the promote was
 	// confirmed against: read the difference again.
-	ErrPromoteChanged = errs.New(errs.Conflict, "PROMOTE_DIFF_CHANGED",
-		"the placements changed since this difference was read: read the difference again and confirm it")
+	ErrPromoteChanged = touchpoints.ErrPromoteChanged
 	// ErrCursorInvalid means a listing's cursor is not one the listing gave.
 	ErrCursorInvalid = errs.New(errs.Invalid, "CURSOR_INVALID", "cursor is not one a listing returned")
 )

@@ -76,17 +76,7 @@ func (s *Service) Promote(ctx context.Context, p members.Principal, gameID uuid.
 	if err != nil {
 		return touchpoints.Diff{}, err
 	}
-	d, err := s.diff(ctx, gameID)
-	if err != nil {
-		return touchpoints.Diff{}, err
-	}
-	if version != "" && version != d.Version {
-		return touchpoints.Diff{}, ErrPromoteChanged
-	}
-	if _, err := s.d.Touchpoints.Promote(ctx, gameID); err != nil {
-		return touchpoints.Diff{}, err
-	}
-	return d, nil
+	return s.d.Touchpoints.PromoteChecked(ctx, gameID, version)
 }
 
 func (s *Service) diff(ctx context.Context, gameID uuid.UUID) (touchpoints.Diff, error) {

@@ -42,7 +42,7 @@ type Partner interface {
 type Touchpoints interface {
 	Placements(ctx context.Context, gameID uuid.UUID, env studio.Environment) ([]touchpoints.Placement, error)
 	PutPlacement(ctx context.Context, p touchpoints.Placement) (touchpoints.Placement, bool, error)
-	Promote(ctx context.Context, gameID uuid.UUID) ([]touchpoints.Placement, error)
+	PromoteChecked(ctx context.Context, gameID uuid.UUID, version string) (touchpoints.Diff, error)
 	SetCoin(ctx context.Context, gameID, coinID uuid.UUID) error
 }
 

@@ -3,6 +3,10 @@ package touchpoints
 import "github.com/rewardsco/rewards/core/errs"
 
 var (
+	// ErrPromoteChanged means the placements changed since the difference the promote was
+	// confirmed against: read the difference again.
+	ErrPromoteChanged = errs.New(errs.Conflict, "PROMOTE_DIFF_CHANGED",
+		"the placements changed since this difference was read: read the difference again and confirm it")
 	// ErrUnknownScreen means the screen asked for is not one the service serves.
 	ErrUnknownScreen = errs.New(errs.Invalid, "UNKNOWN_SCREEN", "unknown screen: valid values are home")
 	// ErrTypeRequired means the screen has placements of several types and the request did not

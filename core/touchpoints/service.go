@@ -246,23 +246,47 @@ func (s *Service) Placements(ctx context.Context, gameID uuid.UUID, env studio.E
 // Promote is the go-live: the game's live placements become copies of its test placements
 // (ids kept); live placements absent from test are removed. It returns the live placements.
 func (s *Service) Promote(ctx context.Context, gameID uuid.UUID) ([]Placement, error) {
-	var out []Placement
-	err := s.cfg.Audit.InTx(ctx, func(tx store.Tx) error {
+	out, _, err := s.promote(ctx, gameID, "")
+	return out, err
+}
+
+// PromoteChecked is Promote for a difference a person confirmed: with version set (a Diff's
+// Version), placements that changed since are refused with ErrPromoteChanged and nothing is
+// copied, checked under the game's lock in the copy's own transaction. It returns the
+// difference it applied.
+func (s *Service) PromoteChecked(ctx context.Context, gameID uuid.UUID, version string) (Diff, error) {
+	_, d, err := s.promote(ctx, gameID, version)
+	return d, err
+}
+
+func (s *Service) promote(ctx context.Context, gameID uuid.UUID, version string) (out []Placement, d Diff, err error) {
+	err = s.cfg.Audit.InTx(ctx, func(tx store.Tx) error {
 		repo := s.repo.WithTx(tx)
 		if err := repo.LockGame(ctx, gameID); err != nil {
 			return err
 		}
+		test, err := repo.Placements(ctx, gameID, studio.Test, "")
+		if err != nil {
+			return err
+		}
+		live, err := repo.Placements(ctx, gameID, studio.Live, "")
+		if err != nil {
+			return err
+		}
+		if d = DiffPlacements(test, live); version != "" && version != d.Version {
+			return ErrPromoteChanged
+		}
 		if _, err := repo.PromotePlacements(ctx, gameID); err != nil {
 			return err
 		}
-		var err error
 		if out, err = repo.Placements(ctx, gameID, studio.Live, ""); err != nil {
 			return err
 		}
 		return s.cfg.Audit.Record(ctx, tx, audit.Entry{GameID: &gameID, Action: "placement.promote", TargetType: "game",
-			TargetID: gameID.String(), Environment: string(studio.Live), Details: map[string]string{"livePlacements": fmt.Sprint(len(out))}})
+			TargetID: gameID.String(), Environment: string(studio.Live), Details: map[string]string{"livePlacements": fmt.Sprint(len(out)),
+				"added": fmt.Sprint(len(d.Added)), "changed": fmt.Sprint(len(d.Changed)), "removed": fmt.Sprint(len(d.Removed))}})
 	})
-	return out, err
+	return out, d, err
 }
 
 // SetCoin makes a coin of the game its touchpoint coin: served prices and coin figures use it.

@@ -412,17 +412,22 @@ func (w *World) PutPlacement(_ context.Context, p touchpoints.Placement) (touchp
 	return p, true, nil
 }
 
-// Promote implements console.Touchpoints: live becomes a copy of test, ids kept.
-func (w *World) Promote(_ context.Context, gameID uuid.UUID) ([]touchpoints.Placement, error) {
+// PromoteChecked implements console.Touchpoints: unless the difference changed since version,
+// live becomes a copy of test, ids kept.
+func (w *World) PromoteChecked(_ context.Context, gameID uuid.UUID, version string) (touchpoints.Diff, error) {
 	st := w.tab.Lock()
 	defer w.tab.Unlock()
+	d := touchpoints.DiffPlacements(st.placements[gameEnv{gameID, studio.Test}], st.placements[gameEnv{gameID, studio.Live}])
+	if version != "" && version != d.Version {
+		return touchpoints.Diff{}, touchpoints.ErrPromoteChanged
+	}
 	live := make([]touchpoints.Placement, 0, len(st.placements[gameEnv{gameID, studio.Test}]))
 	for _, p := range st.placements[gameEnv{gameID, studio.Test}] {
 		p.Environment, p.UpdatedAt = studio.Live, w.tab.Now()
 		live = append(live, p)
 	}
 	st.placements[gameEnv{gameID, studio.Live}] = live
-	return slices.Clone(live), nil
+	return d, nil
 }
 
 // SetCoin implements console.Touchpoints.
