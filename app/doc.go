@@ -12,6 +12,8 @@
 //	studio.Service.keys            API key hash: key record       50,000 LRU     1 s            key or secret rotation, game setting
 //	studio.Service.secrets         server secret hash: record     50,000 LRU     1 s            the same
 //	studio.Service.origins         environment+origin: allowed    50,000 LRU     1 s            any change of allowed origins (all)
+//	members.Service.principals     bearer hash: principal         50,000 LRU     1 s            sign-out (one, everywhere), reset, role,
+//	                                                                                            TOTP change, removal, token revocation
 //	players.Service.seen           a token's player               100,000 LRU    1 s            any change of the player
 //	players.Service.tokens         token text: verified claims    20,000 LRU     1 s, < expiry  nothing (claims never change)
 //	partner.Service.tokens         token hash: token record       50,000 LRU     1 s            settings, secret, exchange, key rotation
@@ -40,7 +42,8 @@
 // # Generated clients
 //
 // TestGeneratedClients (clients_test.go) generates clients of every served document
-// (/openapi.json, /openapi-3.0.json and the operator's /admin/v1/openapi.json and -3.0.json)
+// (/openapi.json, /openapi-3.0.json, the operator's /admin/v1/openapi.json and -3.0.json, and
+// the studio API's /studio/v1/openapi.json and -3.0.json)
 // with ogen and oapi-codegen, as a studio or a partner would, fails on any error or warning
 // either prints about a document (two ogen notices that say nothing wrong of one are listed with
 // their reason), compiles and vets the clients, and runs a studio journey and a partner journey
