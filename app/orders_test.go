@@ -242,6 +242,8 @@ func TestOrdersLateAreDeliveredNotRefunded(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, orders.Timeout, v.Status, "pending at the provider past the deadline")
 	require.Equal(t, start-v.CoinsSpent, b.balance(t))
+	require.Eventually(t, func() bool { return len(b.fake.Orders()) == 1 }, 10*time.Second, 5*time.Millisecond,
+		"the provider holds the order before the outage begins")
 
 	b.fake.SetBehaviour(fakevouchers.Behaviour{Status: 503})
 	next, err := b.m.Orders.Fulfil(context.Background(), v.ID)
@@ -269,6 +271,9 @@ func TestOrdersLateAreRefundedOnceRefused(t *testing.T) {
 	v, err := b.buy(t, "SANDBOX_SLOW_FAIL")
 	require.NoError(t, err)
 	require.Equal(t, orders.Timeout, v.Status, "pending at the provider past the deadline")
+	// The purchase answers TIMEOUT while its send may still be on the way (the deadline here is
+	// 1 ms): the provider must hold the order before the job asks, or it is one never received.
+	require.Eventually(t, func() bool { return len(b.fake.Orders()) == 1 }, 10*time.Second, 5*time.Millisecond)
 	done := b.runJob(t, v.ID)
 	require.Equal(t, orders.Failed, done.Status)
 	require.Equal(t, "refused by the voucher provider (SANDBOX_SLOW_FAIL)", done.FailureReason)
