@@ -19,7 +19,7 @@ import (
 var templateFiles embed.FS
 
 var pages = template.Must(template.New("").Funcs(template.FuncMap{
-	"asset": func(name string) string { return assetURL[name] },
+	"asset": assets.URL,
 	"when":  when,
 	"gamePath": func(g *gameRef, env string) string {
 		if g == nil {
