@@ -231,10 +231,10 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 	}
 	catalogueSvc := catalogue.NewService(database, catalogueStore, coinStore, games, catalogue.Config{
 		Currency: ext.Currency, Provider: liveStock, TestProvider: testStock, Box: box, AllowHTTPURLs: ext.AllowHTTPURLs, PublicURL: ext.PublicURL, Cooldowns: ordersSvc,
-		ReadModel: catalogueReads, CoinValues: coinValues, PoolStock: poolStock,
+		ReadModel: catalogueReads, CoinValues: coinValues, PoolStock: poolStock, Audit: auditLog,
 	})
 	coinsSvc := coins.NewService(database, coinStore, games, keeper)
-	coinsSvc.Values = coinValues
+	coinsSvc.Values, coinsSvc.Audit = coinValues, auditLog
 	touchpointStore := postgres.NewTouchpointsStore(database)
 	playersSvc := players.NewService(database, postgres.NewPlayersStore(database), games, players.Config{
 		TokenKey: deriveKey(ext.SecretKey, "player-token"),

@@ -77,3 +77,45 @@ func TestOperatorChangesAreAudited(t *testing.T) {
 		}
 	}
 }
+
+// The operator's changes of a game's coins and of its view of a shared reward are a studio's
+// data too: each is in the studio's log, in the change's transaction.
+func TestOperatorCoinAndRewardChangesAreAudited(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.Pool(t)
+	a := setupOn(t, pool)
+	st := a.admin("POST", "/admin/v1/studios", `{"name":"Coin Works"}`)
+	require.Equal(t, 201, st.Status, string(st.Raw))
+	studioID := uuid.MustParse(st.Body["id"].(string))
+	g := a.admin("POST", "/admin/v1/studios/"+studioID.String()+"/games", `{"name":"Mint"}`)
+	require.Equal(t, 201, g.Status, string(g.Raw))
+	gameID := g.Body["id"].(string)
+	c := a.admin("POST", "/admin/v1/games/"+gameID+"/coins", `{"name":"Gems","imageUrl":"https://example.com/gem.png"}`)
+	require.Equal(t, 201, c.Status, string(c.Raw))
+	coinID := c.Body["id"].(string)
+	v := a.admin("PATCH", "/admin/v1/coins/"+coinID, `{"coinsPerUnit":250}`)
+	require.Equal(t, 200, v.Status, string(v.Raw))
+	requireError(t, a.admin("PATCH", "/admin/v1/coins/"+uuid.NewString(), `{"coinsPerUnit":250}`), 404, "COIN_NOT_FOUND")
+	b := a.admin("PUT", "/admin/v1/catalogue/brands/MUGS", `{"name":"Mugs","categories":[]}`)
+	require.Equal(t, 201, b.Status, string(b.Raw))
+	r := a.admin("POST", "/admin/v1/catalogue/rewards", `{"type":"COUPON","brandCode":"MUGS","name":"Mug","mrp":100,"sellingPrice":80}`)
+	require.Equal(t, 201, r.Status, string(r.Raw))
+	rewardID := r.Body["id"].(string)
+	hide := a.admin("PUT", "/admin/v1/games/"+gameID+"/rewards/"+rewardID, `{"hidden":true}`)
+	require.Equal(t, 200, hide.Status, string(hide.Raw))
+
+	list, err := audit.New(postgres.NewDB(pool), postgres.NewAuditStore(postgres.NewDB(pool))).List(context.Background(),
+		audit.Filter{StudioID: studioID})
+	require.NoError(t, err)
+	actions := []string{}
+	for _, e := range list {
+		actions = append(actions, e.Action)
+	}
+	require.Equal(t, []string{"game_reward.set", "coin.value_set", "coin.create", "game.create", "studio.create"}, actions)
+	require.Equal(t, rewardID, list[0].TargetID)
+	require.Equal(t, map[string]string{"hidden": "true"}, list[0].Details)
+	set := list[1]
+	require.Equal(t, coinID, set.TargetID)
+	require.Equal(t, map[string]string{"coinsPerUnit": "250"}, set.Details)
+	require.Equal(t, audit.Operator, set.Actor.Kind)
+}

@@ -7,12 +7,14 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/rewardsco/rewards/core/audit"
 	"github.com/rewardsco/rewards/core/coins"
 	"github.com/rewardsco/rewards/core/errs"
 	"github.com/rewardsco/rewards/core/money"
@@ -25,6 +27,9 @@ import (
 
 // Config holds the catalogue module's collaborators.
 type Config struct {
+	// Audit, when set, records a game's changes of a shared reward (hidden, coin prices) in
+	// their transaction; app sets it.
+	Audit *audit.Log
 	// Currency is the deployment currency: the provider's products in it are imported.
 	Currency string
 	// Provider is the live voucher provider, which the catalogue is synced from; nil when none
@@ -498,7 +503,15 @@ func (s *Service) ChangeGameReward(ctx context.Context, gameID, rewardID uuid.UU
 			}
 			out.CoinPrices = ch.CoinPrices
 		}
-		return repo.SaveGameReward(ctx, out)
+		if err := repo.SaveGameReward(ctx, out); err != nil || s.cfg.Audit == nil {
+			return err
+		}
+		details := map[string]string{"hidden": strconv.FormatBool(out.Hidden)}
+		for coinID, price := range out.CoinPrices {
+			details["coinPrice."+coinID.String()] = strconv.FormatInt(price, 10)
+		}
+		return s.cfg.Audit.Record(ctx, t, audit.Entry{GameID: &gameID, Action: "game_reward.set", TargetType: "reward",
+			TargetID: rewardID.String(), Details: details})
 	})
 	return out, s.written(ctx, err)
 }

@@ -3,10 +3,12 @@ package coins
 import (
 	"context"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
 
+	"github.com/rewardsco/rewards/core/audit"
 	"github.com/rewardsco/rewards/core/errs"
 	"github.com/rewardsco/rewards/core/idempotency"
 	"github.com/rewardsco/rewards/core/store"
@@ -20,6 +22,10 @@ type Service struct {
 	coins  store.Of[Repo]
 	games  store.Of[studio.Repo]
 	keeper *idempotency.Keeper
+
+	// Audit, when set, records coin definitions and value changes (a studio's data) in their
+	// transaction; app sets it.
+	Audit *audit.Log
 
 	// Values, when set, is this instance's cache of coin values: SetCoinsPerUnit drops the coin
 	// from it once the change is committed, so this instance prices in the new value at once.
@@ -56,10 +62,20 @@ func (s *Service) CreateCoin(ctx context.Context, c Coin) (Coin, error) {
 			return err
 		}
 		var err error
-		out, err = s.coins.WithTx(t).CreateCoin(ctx, c)
-		return err
+		if out, err = s.coins.WithTx(t).CreateCoin(ctx, c); err != nil {
+			return err
+		}
+		return s.record(ctx, t, out, "coin.create", map[string]string{"name": out.Name, "coinsPerUnit": strconv.FormatInt(out.CoinsPerUnit, 10)})
 	})
 	return out, err
+}
+
+// record writes the audit entry of a change of coin c in t, when the service has a log.
+func (s *Service) record(ctx context.Context, t store.Tx, c Coin, action string, details map[string]string) error {
+	if s.Audit == nil {
+		return nil
+	}
+	return s.Audit.Record(ctx, t, audit.Entry{GameID: &c.GameID, Action: action, TargetType: "coin", TargetID: c.ID.String(), Details: details})
 }
 
 func validCoinsPerUnit(n int64) error {
@@ -75,7 +91,14 @@ func (s *Service) SetCoinsPerUnit(ctx context.Context, coinID uuid.UUID, n int64
 	if err := validCoinsPerUnit(n); err != nil {
 		return Coin{}, err
 	}
-	c, err := s.coins.Repo().SetCoinsPerUnit(ctx, coinID, n)
+	var c Coin
+	err := s.runner.InTx(ctx, func(t store.Tx) error {
+		var err error
+		if c, err = s.coins.WithTx(t).SetCoinsPerUnit(ctx, coinID, n); err != nil {
+			return err
+		}
+		return s.record(ctx, t, c, "coin.value_set", map[string]string{"coinsPerUnit": strconv.FormatInt(n, 10)})
+	})
 	if s.Values != nil {
 		s.Values.Forget(coinID)
 	}
