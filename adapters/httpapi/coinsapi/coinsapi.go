@@ -204,6 +204,14 @@ type handlers struct {
 func Register(s *httpapi.Server, svc *coins.Service, currency string) {
 	h := handlers{svc: svc, currency: currency}
 	s.AddTag(tagCoins, "The game's coins and the players' balances.")
+	// The order of these calls is the order of the operations in the OpenAPI document.
+	registerCoins(s, h)
+	registerPlayer(s, h)
+	registerOperator(s, h)
+}
+
+// registerCoins adds the game's coin list and the distribute and deduct movements.
+func registerCoins(s *httpapi.Server, h handlers) {
 	huma.Register(s.API, s.APIKey(huma.Operation{
 		OperationID: "list-coins",
 		Method:      http.MethodGet,
@@ -236,6 +244,10 @@ func Register(s *httpapi.Server, svc *coins.Service, currency string) {
 		DefaultStatus: http.StatusCreated,
 		Errors:        []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	})), h.deduct)
+}
+
+// registerPlayer adds the player's balances, journal, coin history and game.
+func registerPlayer(s *httpapi.Server, h handlers) {
 	huma.Register(s.API, s.Player(huma.Operation{
 		OperationID: "player-funds",
 		Method:      http.MethodGet,
@@ -270,6 +282,10 @@ func Register(s *httpapi.Server, svc *coins.Service, currency string) {
 		Description: "The game of the API key, the environment of the host called, the deployment currency and the game's coins.",
 		Tags:        []string{tagPlayer},
 	}), h.playerGame)
+}
+
+// registerOperator adds the operator's coin creation and valuation.
+func registerOperator(s *httpapi.Server, h handlers) {
 	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID:   "admin-create-coin",
 		Method:        http.MethodPost,

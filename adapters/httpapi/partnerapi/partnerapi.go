@@ -46,7 +46,23 @@ func Register(s *httpapi.Server, svc *partner.Service) {
 		"Money is a JSON number of units of the deployment currency with at most two decimals.")
 	s.AddTag(tagPayments, "Signed events from the payment providers that collect CASH orders. Not for partners.")
 
-	auth := func(op huma.Operation) huma.Operation {
+	auth := partnerAuth(s, svc)
+	// The order of these calls is the order of the operations in the OpenAPI document.
+	registerToken(s, h)
+	registerCatalogue(s, h, auth)
+	registerPlaceOrder(s, h, auth)
+	registerOrderReads(s, h, auth)
+	registerOperator(s, h)
+	registerWebhooks(s, h)
+	registerReturnPage(s)
+}
+
+// authRule ends the description of every operation partnerAuth guards.
+const authRule = "\n\nNeeds `Authorization: Bearer <access_token>` from POST /partner/v1/token: 401 PARTNER_TOKEN_MISSING without it; 401 PARTNER_TOKEN_INVALID for an unknown, expired or revoked token (a new client secret revokes every token issued before it) or one of the other environment; 403 PARTNER_DISABLED when the operator has disabled the game."
+
+// partnerAuth wraps an operation in the partner bearer-token authentication, its 403 and the partner tag.
+func partnerAuth(s *httpapi.Server, svc *partner.Service) func(huma.Operation) huma.Operation {
+	return func(op huma.Operation) huma.Operation {
 		op = s.Authenticated(op, scheme, "A partner access token from POST /partner/v1/token (24 hours)", callerKey{},
 			func(ctx context.Context, env studio.Environment, header func(string) string) (any, error) {
 				return svc.Authenticate(ctx, httpapi.BearerToken(header("Authorization")), env)
@@ -55,8 +71,10 @@ func Register(s *httpapi.Server, svc *partner.Service) {
 		op.Tags = []string{tagPartner}
 		return op
 	}
-	const authRule = "\n\nNeeds `Authorization: Bearer <access_token>` from POST /partner/v1/token: 401 PARTNER_TOKEN_MISSING without it; 401 PARTNER_TOKEN_INVALID for an unknown, expired or revoked token (a new client secret revokes every token issued before it) or one of the other environment; 403 PARTNER_DISABLED when the operator has disabled the game."
+}
 
+// registerToken adds the exchange of client credentials for a token.
+func registerToken(s *httpapi.Server, h handlers) {
 	tokenOp := s.Authenticated(huma.Operation{
 		OperationID: "partner-token", Method: http.MethodPost, Path: "/partner/v1/token", Summary: "Exchange client credentials for a token",
 		Description: "Takes `{client_id, client_secret?}` as JSON or as a form (`application/x-www-form-urlencoded`). `client_id` is the game's API key of this host's environment. " +
@@ -73,7 +91,10 @@ func Register(s *httpapi.Server, svc *partner.Service) {
 	// RawBody makes Huma declare an application/octet-stream body too, which no format
 	// decodes (415): the exchange takes JSON or a form only.
 	delete(tokenOp.RequestBody.Content, "application/octet-stream")
+}
 
+// registerCatalogue adds the configuration, wallet, brands, stock and price preview.
+func registerCatalogue(s *httpapi.Server, h handlers, auth func(huma.Operation) huma.Operation) {
 	huma.Register(s.API, auth(huma.Operation{
 		OperationID: "partner-config", Method: http.MethodGet, Path: "/partner/v1/gift-cards/config", Summary: "The partner's configuration",
 		Description: "`{settlement: WALLET|CASH, currency: INR|USD}`: how orders are paid, and the deployment's currency." + authRule,
@@ -112,7 +133,10 @@ func Register(s *httpapi.Server, svc *partner.Service) {
 			"**Errors.** 400 BRAND_NOT_FOUND (unknown or inactive brand); 400 DENOMINATION_NOT_AVAILABLE; 400 VALIDATION_FAILED." + authRule,
 		Errors: []int{http.StatusBadRequest},
 	}), h.preview)
+}
 
+// registerPlaceOrder adds the placement of an order.
+func registerPlaceOrder(s *httpapi.Server, h handlers, auth func(huma.Operation) huma.Operation) {
 	huma.Register(s.API, httpapi.AlsoAnswers(auth(huma.Operation{
 		OperationID: "partner-place-order", Method: http.MethodPost, Path: "/partner/v1/gift-cards/orders", Summary: "Place an order",
 		DefaultStatus: http.StatusCreated,
@@ -133,7 +157,10 @@ func Register(s *httpapi.Server, svc *partner.Service) {
 			"**Errors.** 400 BRAND_NOT_FOUND, DENOMINATION_NOT_AVAILABLE, OUT_OF_STOCK, INSUFFICIENT_WALLET_BALANCE, PAYMENT_INIT_FAILED, QUOTE_EXPIRED, QUOTE_MISMATCH, QUOTE_USED, VALIDATION_FAILED; 422 IDEMPOTENCY_KEY_REUSED; 502 when the voucher provider cannot tell its stock." + authRule,
 		Errors: []int{http.StatusBadRequest, http.StatusUnprocessableEntity, http.StatusBadGateway},
 	}), http.StatusOK, "A replay: the order an earlier placement with this clientOrderId made, as it is now (x-idempotent-replay: true)"), h.place)
+}
 
+// registerOrderReads adds the reads of one order and of the orders.
+func registerOrderReads(s *httpapi.Server, h handlers, auth func(huma.Operation) huma.Operation) {
 	huma.Register(s.API, auth(huma.Operation{
 		OperationID: "partner-order", Method: http.MethodGet, Path: "/partner/v1/gift-cards/orders/{orderId}", Summary: "One order",
 		Description: "The order with its current status and, once SUCCESS, its codes. A PENDING_PAYMENT order is first checked with the payment provider, so a paid order is finalised by this read. " +
@@ -146,10 +173,10 @@ func Register(s *httpapi.Server, svc *partner.Service) {
 		Description: "`{items, page, limit, total}` of this game's orders in this environment, newest first; `customerRef` and `clientOrderId` filter; `limit` default 20, at most 100." + authRule,
 		Errors:      []int{http.StatusBadRequest},
 	}), h.orders)
+}
 
-	registerOperator(s, h)
-	registerWebhooks(s, h)
-	// Where a payer lands after a payment session when the order named no returnUrl.
+// registerReturnPage adds where a payer lands after a payment session when the order named no returnUrl.
+func registerReturnPage(s *httpapi.Server) {
 	s.Router().Get("/payments/return", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")

@@ -25,7 +25,18 @@ func Register(s *httpapi.Server, svc *players.Service) {
 	s.AddTag(Tag, TagDescription)
 	h := handlers{svc: svc}
 	tags := []string{Tag}
+	// The order of these calls is the order of the operations in the OpenAPI document.
+	registerCreation(s, h, tags)
+	registerLogin(s, h, tags)
+	registerProfile(s, h, tags)
+	registerStoreSettings(s, h, tags)
+	registerShoppingProfile(s, h, tags)
+	registerFile(s, h, tags)
+	registerOperatorStore(s, h)
+}
 
+// registerCreation adds the operations that create players by the studio's uuid.
+func registerCreation(s *httpapi.Server, h handlers, tags []string) {
 	huma.Register(s.API, s.CoinMovement(s.APIKey(huma.Operation{
 		OperationID:   "player-create-with-uuid",
 		Method:        http.MethodPost,
@@ -58,7 +69,10 @@ func Register(s *httpapi.Server, svc *players.Service) {
 		DefaultStatus: http.StatusCreated,
 		Errors:        []int{http.StatusBadRequest},
 	})), h.createBatch)
+}
 
+// registerLogin adds federated and OTP login.
+func registerLogin(s *httpapi.Server, h handlers, tags []string) {
 	huma.Register(s.API, s.CoinMovement(s.APIKey(huma.Operation{
 		OperationID: "player-login-federated",
 		Method:      http.MethodPost,
@@ -98,7 +112,10 @@ func Register(s *httpapi.Server, svc *players.Service) {
 		Tags:        tags,
 		Errors:      []int{http.StatusBadRequest, http.StatusForbidden, http.StatusTooManyRequests},
 	}), h.login)
+}
 
+// registerProfile adds the player's own profile, consent and account deletion.
+func registerProfile(s *httpapi.Server, h handlers, tags []string) {
 	huma.Register(s.API, s.Player(huma.Operation{
 		OperationID: "player-profile",
 		Method:      http.MethodGet,
@@ -135,7 +152,10 @@ func Register(s *httpapi.Server, svc *players.Service) {
 		Description: "Soft delete: the account is disabled (`isBlocked: true`), not removed. Its tokens, OTP login and federated login then get 403 PLAYER_DISABLED; its coins stay in the ledger.",
 		Tags:        tags,
 	}), h.deleteMe)
+}
 
+// registerStoreSettings adds the store settings and theme players read.
+func registerStoreSettings(s *httpapi.Server, h handlers, tags []string) {
 	huma.Register(s.API, s.APIKey(huma.Operation{
 		OperationID: "player-store-settings",
 		Method:      http.MethodGet,
@@ -153,7 +173,10 @@ func Register(s *httpapi.Server, svc *players.Service) {
 		Description: "The JSON object the operator set as the game's store theme; `{}` when none was set.",
 		Tags:        tags,
 	}), h.storeThemeConfig)
+}
 
+// registerShoppingProfile adds the gcommerce profile and its picture upload.
+func registerShoppingProfile(s *httpapi.Server, h handlers, tags []string) {
 	huma.Register(s.API, s.Player(huma.Operation{
 		OperationID: "player-gcommerce-profile",
 		Method:      http.MethodGet,
@@ -186,7 +209,10 @@ func Register(s *httpapi.Server, svc *players.Service) {
 		Middlewares:   huma.Middlewares{limitUpload(s.API)},
 		Errors:        []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge},
 	}), h.uploadPicture)
+}
 
+// registerFile adds the unauthenticated download of uploaded pictures.
+func registerFile(s *httpapi.Server, h handlers, tags []string) {
 	huma.Register(s.API, huma.Operation{
 		OperationID: "file",
 		Method:      http.MethodGet,
@@ -204,7 +230,10 @@ func Register(s *httpapi.Server, svc *players.Service) {
 			},
 		}},
 	}, h.file)
+}
 
+// registerOperatorStore adds the operator's store settings and theme.
+func registerOperatorStore(s *httpapi.Server, h handlers) {
 	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-set-store-settings",
 		Method:      http.MethodPut,
