@@ -44,6 +44,15 @@ func Register(s *httpapi.Server, svc *catalogue.Service) {
 }
 
 func registerOperator(s *httpapi.Server, h handlers) {
+	registerCategoriesAndBrands(s, h)
+	registerRewards(s, h)
+	registerProducts(s, h)
+	registerGameRewards(s, h)
+	registerSync(s, h)
+}
+
+// registerCategoriesAndBrands adds the operator's category and brand operations.
+func registerCategoriesAndBrands(s *httpapi.Server, h handlers) {
 	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-put-category",
 		Method:      http.MethodPut,
@@ -67,7 +76,10 @@ func registerOperator(s *httpapi.Server, h handlers) {
 		Errors: []int{http.StatusBadRequest},
 	}), h.putBrand)
 	documentCreated(s, http.MethodPut, "/admin/v1/catalogue/brands/{code}")
+}
 
+// registerRewards adds the operator's reward operations, code pools included.
+func registerRewards(s *httpapi.Server, h handlers) {
 	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID:   "admin-create-reward",
 		Method:        http.MethodPost,
@@ -122,7 +134,10 @@ func registerOperator(s *httpapi.Server, h handlers) {
 			"400 VALIDATION_FAILED for goods, a reward the voucher provider fulfils, or a coupon with a shared code; 404 REWARD_NOT_FOUND.",
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.addCodes)
+}
 
+// registerProducts adds the operator's product operation.
+func registerProducts(s *httpapi.Server, h handlers) {
 	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-put-product",
 		Method:      http.MethodPut,
@@ -134,7 +149,10 @@ func registerOperator(s *httpapi.Server, h handlers) {
 		Errors: []int{http.StatusBadRequest},
 	}), h.putProduct)
 	documentCreated(s, http.MethodPut, "/admin/v1/catalogue/products/{productId}")
+}
 
+// registerGameRewards adds the operation that sets what one game changes of a reward.
+func registerGameRewards(s *httpapi.Server, h handlers) {
 	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-set-game-reward",
 		Method:      http.MethodPut,
@@ -146,7 +164,10 @@ func registerOperator(s *httpapi.Server, h handlers) {
 			"every key must be a coin id of this game (400 VALIDATION_FAILED otherwise). 404 GAME_NOT_FOUND, REWARD_NOT_FOUND.",
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.setGameReward)
+}
 
+// registerSync adds the operation that imports the voucher provider's catalogue.
+func registerSync(s *httpapi.Server, h handlers) {
 	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-sync-catalogue",
 		Method:      http.MethodPost,
@@ -160,6 +181,14 @@ func registerOperator(s *httpapi.Server, h handlers) {
 }
 
 func registerStore(s *httpapi.Server, h handlers) {
+	registerStoreLists(s, h)
+	registerStoreReward(s, h)
+	registerStoreSearch(s, h)
+	registerFollowLink(s, h)
+}
+
+// registerStoreLists adds the store's listings: rewards, brands and categories.
+func registerStoreLists(s *httpapi.Server, h handlers) {
 	tags := []string{Tag}
 	huma.Register(s.API, s.Player(huma.Operation{
 		OperationID: "rewards-list",
@@ -195,7 +224,11 @@ func registerStore(s *httpapi.Server, h handlers) {
 		Tags:        tags,
 		Errors:      []int{http.StatusBadRequest},
 	}), h.categories)
+}
 
+// registerStoreReward adds the store's operations on one reward.
+func registerStoreReward(s *httpapi.Server, h handlers) {
+	tags := []string{Tag}
 	huma.Register(s.API, s.Player(huma.Operation{
 		OperationID: "rewards-fetch",
 		Method:      http.MethodGet,
@@ -220,7 +253,11 @@ func registerStore(s *httpapi.Server, h handlers) {
 		Tags:   tags,
 		Errors: []int{http.StatusNotFound},
 	}), h.redirectionLink)
+}
 
+// registerStoreSearch adds the store's search.
+func registerStoreSearch(s *httpapi.Server, h handlers) {
+	tags := []string{Tag}
 	huma.Register(s.API, s.Player(huma.Operation{
 		OperationID: "rewards-search",
 		Method:      http.MethodGet,
@@ -234,7 +271,11 @@ func registerStore(s *httpapi.Server, h handlers) {
 		Tags:   tags,
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.search)
+}
 
+// registerFollowLink adds the unauthenticated short link players follow.
+func registerFollowLink(s *httpapi.Server, h handlers) {
+	tags := []string{Tag}
 	huma.Register(s.API, huma.Operation{
 		OperationID:   "rewards-follow-link",
 		Method:        http.MethodGet,

@@ -103,6 +103,13 @@ func Register(s *httpapi.Server, svc *touchpoints.Service) {
 }
 
 func registerOperator(s *httpapi.Server, h handlers) {
+	registerAssets(s, h)
+	registerPlacements(s, h)
+	registerTrees(s, h)
+}
+
+// registerAssets adds the operator's library of frames.
+func registerAssets(s *httpapi.Server, h handlers) {
 	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-put-touchpoint-asset",
 		Method:      http.MethodPut,
@@ -121,7 +128,10 @@ func registerOperator(s *httpapi.Server, h handlers) {
 		Summary:     "The library of frames",
 		Description: "Every PRESET frame, by id: `{assets}`.",
 	}), h.listAssets)
+}
 
+// registerPlacements adds the operator's 2.0 placements and the coin they price in.
+func registerPlacements(s *httpapi.Server, h handlers) {
 	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-put-placement",
 		Method:      http.MethodPut,
@@ -164,7 +174,10 @@ func registerOperator(s *httpapi.Server, h handlers) {
 		Description: "The coin 2.0 touchpoints price in; until set, the game's oldest coin. `coinId` must be a coin of the game (400 otherwise). 404 GAME_NOT_FOUND.",
 		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
 	}), h.putCoin)
+}
 
+// registerTrees adds the operator's 1.0 touchpoint trees.
+func registerTrees(s *httpapi.Server, h handlers) {
 	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
 		OperationID: "admin-put-touchpoint-tree",
 		Method:      http.MethodPut,

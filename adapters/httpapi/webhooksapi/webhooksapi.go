@@ -324,8 +324,14 @@ func Register(s *httpapi.Server, svc *webhooks.Service) {
 	h := handlers{svc: svc}
 	s.AddTag(tagWebhooks, tagWebhooksDesc)
 	documentEvents(s)
-	tags := []string{tagWebhooks}
+	registerConfigs(s, h)
+	registerDeliveries(s, h)
+	registerSecretRotation(s, h)
+}
 
+// registerConfigs adds the operations on webhook configurations.
+func registerConfigs(s *httpapi.Server, h handlers) {
+	tags := []string{tagWebhooks}
 	huma.Register(s.API, httpapi.AlsoAnswers(s.APIKey(huma.Operation{
 		OperationID: "webhooks-configure",
 		Method:      http.MethodPost,
@@ -371,6 +377,11 @@ func Register(s *httpapi.Server, svc *webhooks.Service) {
 		Tags:        tags,
 		Errors:      []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound},
 	}), h.deleteConfig)
+}
+
+// registerDeliveries adds the test event and the operations on deliveries.
+func registerDeliveries(s *httpapi.Server, h handlers) {
+	tags := []string{tagWebhooks}
 	huma.Register(s.API, s.APIKey(huma.Operation{
 		OperationID: "webhooks-test",
 		Method:      http.MethodPost,
@@ -418,6 +429,11 @@ func Register(s *httpapi.Server, svc *webhooks.Service) {
 		DefaultStatus: http.StatusAccepted,
 		Errors:        []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusConflict},
 	}), h.recoverFailed)
+}
+
+// registerSecretRotation adds the rotation of a configuration's signing secret.
+func registerSecretRotation(s *httpapi.Server, h handlers) {
+	tags := []string{tagWebhooks}
 	huma.Register(s.API, s.APIKey(huma.Operation{
 		OperationID: "webhooks-rotate-secret",
 		Method:      http.MethodPost,
