@@ -53,6 +53,16 @@ var codeWord = regexp.MustCompile(`\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b`)
 // the codes anyway, is the one list, and a code it names gets its status declared too. A
 // status declared with no code named takes every code of its kind.
 func documentErrorCodes(oapi *huma.OpenAPI, op *huma.Operation) {
+	byStatus := errorCodesOf(op)
+	if len(byStatus) == 0 {
+		return
+	}
+	ref := registerErrorSchema(oapi, op, byStatus)
+	pointErrorResponses(op, byStatus, ref)
+}
+
+// errorCodesOf is the codes op can answer, by status.
+func errorCodesOf(op *huma.Operation) map[int]map[string]bool {
 	known := errs.Declared()
 	byStatus := map[int]map[string]bool{}
 	add := func(status int, code string) {
@@ -105,10 +115,12 @@ func documentErrorCodes(oapi *huma.OpenAPI, op *huma.Operation) {
 			}
 		}
 	}
-	if len(byStatus) == 0 {
-		return
-	}
+	return byStatus
+}
 
+// registerErrorSchema registers the schema <OperationId>Error, an APIError whose `code` is an enum
+// of the codes of byStatus, and is a reference to it.
+func registerErrorSchema(oapi *huma.OpenAPI, op *huma.Operation, byStatus map[int]map[string]bool) *huma.Schema {
 	registry := oapi.Components.Schemas
 	base := registry.Schema(reflect.TypeFor[APIError](), false, "APIError")
 	name := hintName(op.OperationID) + "Error"
@@ -131,8 +143,12 @@ func documentErrorCodes(oapi *huma.OpenAPI, op *huma.Operation) {
 	code.Examples = []any{all[0]}
 	schema.Properties["code"] = &code
 	registry.Map()[name] = &schema
-	ref := &huma.Schema{Ref: "#/components/schemas/" + name}
+	return &huma.Schema{Ref: "#/components/schemas/" + name}
+}
 
+// pointErrorResponses makes each error response of byStatus's statuses take the schema ref and
+// list its codes, adding the responses op does not declare.
+func pointErrorResponses(op *huma.Operation, byStatus map[int]map[string]bool, ref *huma.Schema) {
 	if op.Responses == nil {
 		op.Responses = map[string]*huma.Response{}
 	}

@@ -61,24 +61,7 @@ func (p *Pages) listOrSearch(w http.ResponseWriter, r *http.Request, search bool
 		p.fail(w, r, err)
 		return
 	}
-	q := r.URL.Query()
-	lp := listPage{Query: q.Get("q"), Category: q.Get("category"), Brand: q.Get("brand"), Sort: q.Get("sort"), Kind: q.Get("kind")}
-	lp.Page, _ = strconv.Atoi(q.Get("page"))
-	lp.Page = max(1, min(lp.Page, 500))
-	order, known := catalogue.ContentLogics[lp.Sort]
-	if !known {
-		lp.Sort, order = "DEFAULT", catalogue.OrderDefault
-	}
-	lq := catalogue.ListQuery{GameID: s.Player.GameID, Environment: s.Player.Environment, CoinID: fund.id,
-		Category: lp.Category, Brand: lp.Brand, Order: order, Limit: pageSize, Offset: (lp.Page - 1) * pageSize}
-	switch lp.Kind {
-	case "cards":
-		lq.GiftCard = ptr(true)
-	case "other":
-		lq.GiftCard = ptr(false)
-	default:
-		lp.Kind = ""
-	}
+	lp, lq := listRequest(r.URL.Query(), s, fund)
 	var list []catalogue.Listed
 	title, nav := "Rewards", "rewards"
 	switch {
@@ -101,33 +84,75 @@ func (p *Pages) listOrSearch(w http.ResponseWriter, r *http.Request, search bool
 			p.fail(w, r, err)
 			return
 		}
-		cats, err := p.cfg.Shelf.Categories(r.Context(), s.Player.GameID)
-		if err != nil {
-			p.fail(w, r, err)
-			return
-		}
-		opts := make([]option, 0, len(cats))
-		for _, c := range cats {
-			name, _ := localise(c.Category.Translations, lang, c.Category.Name, "")
-			opts = append(opts, option{Value: c.Category.Code, Label: name, Selected: c.Category.Code == lp.Category})
-		}
-		if lp.CategoryOptions, err = optionsHTML(opts); err != nil {
+		if lp.CategoryOptions, err = p.categoryOptions(r, s, lang, lp.Category); err != nil {
 			p.fail(w, r, err)
 			return
 		}
 	}
-	opts := make([]option, len(sorts))
-	for i, o := range sorts {
-		o.Selected = o.Value == lp.Sort
-		opts[i] = o
-	}
-	if lp.SortOptions, err = optionsHTML(opts); err == nil {
+	if lp.SortOptions, err = sortOptions(lp.Sort); err == nil {
 		lp.Cards, err = cards(list, lang)
 	}
 	if err != nil {
 		p.fail(w, r, err)
 		return
 	}
+	lp.Prev, lp.Next = pageLinks(lp, r.URL.Path)
+	v, fa := s.frame(title, nav, lang, fund)
+	v.Page = lp
+	p.render(w, http.StatusOK, "list.html", v, fa)
+}
+
+// listRequest is the page and the query of the list's parameters q; an unknown sort or kind
+// falls back to the default, the page to 1 to 500.
+func listRequest(q url.Values, s shopper, fund fundView) (listPage, catalogue.ListQuery) {
+	lp := listPage{Query: q.Get("q"), Category: q.Get("category"), Brand: q.Get("brand"), Sort: q.Get("sort"), Kind: q.Get("kind")}
+	lp.Page, _ = strconv.Atoi(q.Get("page"))
+	lp.Page = max(1, min(lp.Page, 500))
+	order, known := catalogue.ContentLogics[lp.Sort]
+	if !known {
+		lp.Sort, order = "DEFAULT", catalogue.OrderDefault
+	}
+	lq := catalogue.ListQuery{GameID: s.Player.GameID, Environment: s.Player.Environment, CoinID: fund.id,
+		Category: lp.Category, Brand: lp.Brand, Order: order, Limit: pageSize, Offset: (lp.Page - 1) * pageSize}
+	switch lp.Kind {
+	case "cards":
+		lq.GiftCard = ptr(true)
+	case "other":
+		lq.GiftCard = ptr(false)
+	default:
+		lp.Kind = ""
+	}
+	return lp, lq
+}
+
+// categoryOptions are the options of the game's categories, named in lang, the category whose
+// code is selected marked selected.
+func (p *Pages) categoryOptions(r *http.Request, s shopper, lang, selected string) (template.HTML, error) {
+	cats, err := p.cfg.Shelf.Categories(r.Context(), s.Player.GameID)
+	if err != nil {
+		return "", err
+	}
+	opts := make([]option, 0, len(cats))
+	for _, c := range cats {
+		name, _ := localise(c.Category.Translations, lang, c.Category.Name, "")
+		opts = append(opts, option{Value: c.Category.Code, Label: name, Selected: c.Category.Code == selected})
+	}
+	return optionsHTML(opts)
+}
+
+// sortOptions are the options of sorts, the one of value sort marked selected.
+func sortOptions(sort string) (template.HTML, error) {
+	opts := make([]option, len(sorts))
+	for i, o := range sorts {
+		o.Selected = o.Value == sort
+		opts[i] = o
+	}
+	return optionsHTML(opts)
+}
+
+// pageLinks are the addresses, under path, of the pages before and after lp's, empty where
+// there is none.
+func pageLinks(lp listPage, path string) (prev, next string) {
 	pageURL := func(n int) string {
 		v := url.Values{}
 		for k, val := range map[string]string{"q": lp.Query, "category": lp.Category, "brand": lp.Brand, "kind": lp.Kind} {
@@ -139,17 +164,15 @@ func (p *Pages) listOrSearch(w http.ResponseWriter, r *http.Request, search bool
 			v.Set("sort", lp.Sort)
 		}
 		v.Set("page", strconv.Itoa(n))
-		return r.URL.Path + "?" + v.Encode()
+		return path + "?" + v.Encode()
 	}
 	if lp.Page > 1 {
-		lp.Prev = pageURL(lp.Page - 1)
+		prev = pageURL(lp.Page - 1)
 	}
 	if int64(lp.Page*pageSize) < lp.Total {
-		lp.Next = pageURL(lp.Page + 1)
+		next = pageURL(lp.Page + 1)
 	}
-	v, fa := s.frame(title, nav, lang, fund)
-	v.Page = lp
-	p.render(w, http.StatusOK, "list.html", v, fa)
+	return prev, next
 }
 
 // cards are the rendered cards of list, in lang.

@@ -121,12 +121,22 @@ func anonymous(hctx huma.Context, next func(huma.Context)) {
 		audit.Actor{Kind: audit.System, Name: "anonymous", IP: ip, UserAgent: hctx.Header("User-Agent")})))
 }
 
+// registerAccount registers the account operations.
 func (a *api) registerAccount() {
-	open := func(o huma.Operation) huma.Operation {
-		o.Middlewares = append(o.Middlewares, anonymous)
-		return a.open(o, tagAccount)
-	}
-	huma.Register(a.s.StudioAPI, open(huma.Operation{
+	a.registerSessions()
+	a.registerInvitesAndResets()
+	a.registerTOTP()
+}
+
+// anonymousOp is an account operation without credentials.
+func (a *api) anonymousOp(o huma.Operation) huma.Operation {
+	o.Middlewares = append(o.Middlewares, anonymous)
+	return a.open(o, tagAccount)
+}
+
+// registerSessions registers signing in and out.
+func (a *api) registerSessions() {
+	huma.Register(a.s.StudioAPI, a.anonymousOp(huma.Operation{
 		OperationID:   "studio-sign-in",
 		Method:        http.MethodPost,
 		Path:          "/studio/v1/sessions",
@@ -151,7 +161,11 @@ func (a *api) registerAccount() {
 		Description:   "Ends every session of the member (the console's included), at once on this instance and within a second on every other. Access tokens stay valid.",
 		DefaultStatus: http.StatusNoContent,
 	}, tagAccount, roleAny), a.signOutEverywhere)
-	huma.Register(a.s.StudioAPI, open(huma.Operation{
+}
+
+// registerInvitesAndResets registers the operations that set a password through an emailed link.
+func (a *api) registerInvitesAndResets() {
+	huma.Register(a.s.StudioAPI, a.anonymousOp(huma.Operation{
 		OperationID: "studio-accept-invite",
 		Method:      http.MethodPost,
 		Path:        "/studio/v1/invites/{token}/accept",
@@ -159,7 +173,7 @@ func (a *api) registerAccount() {
 		Description: "Sets the invited member's name and password and makes them ACTIVE; then sign in. An invitation works once, within 72 hours: a used, expired or unknown one is 404 LINK_INVALID. The password is 12 to 128 characters (400 VALIDATION_FAILED).",
 		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
 	}), a.acceptInvite)
-	huma.Register(a.s.StudioAPI, open(huma.Operation{
+	huma.Register(a.s.StudioAPI, a.anonymousOp(huma.Operation{
 		OperationID:   "studio-request-password-reset",
 		Method:        http.MethodPost,
 		Path:          "/studio/v1/password-resets",
@@ -168,7 +182,7 @@ func (a *api) registerAccount() {
 		DefaultStatus: http.StatusAccepted,
 		Errors:        []int{http.StatusBadRequest},
 	}), a.requestReset)
-	huma.Register(a.s.StudioAPI, open(huma.Operation{
+	huma.Register(a.s.StudioAPI, a.anonymousOp(huma.Operation{
 		OperationID:   "studio-reset-password",
 		Method:        http.MethodPost,
 		Path:          "/studio/v1/password-resets/{token}",
@@ -177,6 +191,10 @@ func (a *api) registerAccount() {
 		DefaultStatus: http.StatusNoContent,
 		Errors:        []int{http.StatusBadRequest, http.StatusNotFound},
 	}), a.resetPassword)
+}
+
+// registerTOTP registers the caller's own account and TOTP operations.
+func (a *api) registerTOTP() {
 	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
 		OperationID: "studio-get-me",
 		Method:      http.MethodGet,

@@ -156,100 +156,116 @@ type statsOutput struct{ Body wh.WebhookStatsBody }
 
 const scopeNote = " Webhook configurations belong to the studio and the environment, not to one game: every game of the studio reaches the same configurations; the game in the path checks that the caller's studio owns it."
 
+// webhooksBase is the path under which the webhook operations sit.
+const webhooksBase = "/studio/v1/games/{gameId}/webhooks/{environment}"
+
+// registerWebhooks registers the webhook operations.
 func (a *api) registerWebhooks() {
-	const base = "/studio/v1/games/{gameId}/webhooks/{environment}"
-	reg := func(o huma.Operation, need members.Role) huma.Operation {
-		o.Description += scopeNote
-		return a.op(o, tagWebhooks, need)
-	}
-	huma.Register(a.s.StudioAPI, reg(huma.Operation{
+	a.registerWebhookConfigs()
+	a.registerWebhookActions()
+}
+
+// webhookOp is a webhook operation that needs the role need, its description ending in scopeNote.
+func (a *api) webhookOp(o huma.Operation, need members.Role) huma.Operation {
+	o.Description += scopeNote
+	return a.op(o, tagWebhooks, need)
+}
+
+// registerWebhookConfigs registers reading and changing the configurations.
+func (a *api) registerWebhookConfigs() {
+	huma.Register(a.s.StudioAPI, a.webhookOp(huma.Operation{
 		OperationID: "studio-list-webhooks",
 		Method:      http.MethodGet,
-		Path:        base + "/configs",
+		Path:        webhooksBase + "/configs",
 		Summary:     "Webhook configurations",
 		Description: "The studio's configurations of the environment, signing secrets masked. 404 GAME_NOT_FOUND.",
 		Errors:      []int{http.StatusNotFound},
 	}, members.Viewer), a.listWebhooks)
-	huma.Register(a.s.StudioAPI, httpapi.AlsoAnswers(reg(huma.Operation{
+	huma.Register(a.s.StudioAPI, httpapi.AlsoAnswers(a.webhookOp(huma.Operation{
 		OperationID:   "studio-configure-webhook",
 		Method:        http.MethodPost,
-		Path:          base + "/configs",
+		Path:          webhooksBase + "/configs",
 		Summary:       "Create or update a webhook configuration",
 		Description:   "Creates a configuration (201, with the full signingSecret, shown only here) or, when the studio already has one with this webhookUrl in the environment, updates it (200, secret masked). At most 10 configurations per environment: an 11th is 400 WEBHOOK_CONFIG_LIMIT. The URL must be https and resolve to a public address. 404 GAME_NOT_FOUND; 400 VALIDATION_FAILED.",
 		DefaultStatus: http.StatusCreated,
 		Errors:        []int{http.StatusBadRequest, http.StatusNotFound},
 	}, members.Developer), http.StatusOK, "Updated: the studio had a configuration with this webhookUrl (secret masked)"), a.configureWebhook)
-	huma.Register(a.s.StudioAPI, reg(huma.Operation{
+	huma.Register(a.s.StudioAPI, a.webhookOp(huma.Operation{
 		OperationID: "studio-get-webhook",
 		Method:      http.MethodGet,
-		Path:        base + "/configs/{configId}",
+		Path:        webhooksBase + "/configs/{configId}",
 		Summary:     "A webhook configuration",
 		Description: "One configuration, its signing secret masked. 404 GAME_NOT_FOUND, WEBHOOK_CONFIG_NOT_FOUND.",
 		Errors:      []int{http.StatusNotFound},
 	}, members.Viewer), a.getWebhook)
-	huma.Register(a.s.StudioAPI, reg(huma.Operation{
+	huma.Register(a.s.StudioAPI, a.webhookOp(huma.Operation{
 		OperationID: "studio-update-webhook",
 		Method:      http.MethodPatch,
-		Path:        base + "/configs/{configId}",
+		Path:        webhooksBase + "/configs/{configId}",
 		Summary:     "Change a webhook configuration",
 		Description: "Changes the fields sent. `isActive: true` also clears an auto-disable. 404 GAME_NOT_FOUND, WEBHOOK_CONFIG_NOT_FOUND; 400 VALIDATION_FAILED.",
 		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
 	}, members.Developer), a.updateWebhook)
-	huma.Register(a.s.StudioAPI, reg(huma.Operation{
+	huma.Register(a.s.StudioAPI, a.webhookOp(huma.Operation{
 		OperationID:   "studio-delete-webhook",
 		Method:        http.MethodDelete,
-		Path:          base + "/configs/{configId}",
+		Path:          webhooksBase + "/configs/{configId}",
 		Summary:       "Delete a webhook configuration",
 		Description:   "Deletes the configuration and its deliveries. 404 GAME_NOT_FOUND, WEBHOOK_CONFIG_NOT_FOUND.",
 		DefaultStatus: http.StatusNoContent,
 		Errors:        []int{http.StatusNotFound},
 	}, members.Developer), a.deleteWebhook)
-	huma.Register(a.s.StudioAPI, reg(huma.Operation{
+}
+
+// registerWebhookActions registers rotating a secret, sending deliveries again or a test event,
+// and reading the deliveries and their stats.
+func (a *api) registerWebhookActions() {
+	huma.Register(a.s.StudioAPI, a.webhookOp(huma.Operation{
 		OperationID: "studio-rotate-webhook-secret",
 		Method:      http.MethodPost,
-		Path:        base + "/configs/{configId}/rotate-secret",
+		Path:        webhooksBase + "/configs/{configId}/rotate-secret",
 		Summary:     "Rotate a signing secret",
 		Description: "Makes a new signing secret, shown only here. Until the grace ends (graceMinutes, 0 to 4,320, default 1,440), every delivery's X-Service-Signature carries both: t=<unix>,v1=<new>,v1=<old>. 404 GAME_NOT_FOUND, WEBHOOK_CONFIG_NOT_FOUND.",
 		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
 	}, members.Developer), a.rotateWebhookSecret)
-	huma.Register(a.s.StudioAPI, reg(huma.Operation{
+	huma.Register(a.s.StudioAPI, a.webhookOp(huma.Operation{
 		OperationID:   "studio-recover-webhook",
 		Method:        http.MethodPost,
-		Path:          base + "/configs/{configId}/recover",
+		Path:          webhooksBase + "/configs/{configId}/recover",
 		Summary:       "Send failed deliveries again",
 		Description:   "Every FAILED delivery of the configuration whose event happened at or after `since` goes out again as a new series of attempts: 202 with how many. A second call with nothing newly failed requeues 0. 404 GAME_NOT_FOUND, WEBHOOK_CONFIG_NOT_FOUND; 400 VALIDATION_FAILED.",
 		DefaultStatus: http.StatusAccepted,
 		Errors:        []int{http.StatusBadRequest, http.StatusNotFound},
 	}, members.Developer), a.recoverWebhook)
-	huma.Register(a.s.StudioAPI, reg(huma.Operation{
+	huma.Register(a.s.StudioAPI, a.webhookOp(huma.Operation{
 		OperationID: "studio-test-webhook",
 		Method:      http.MethodPost,
-		Path:        base + "/configs/{configId}/test",
+		Path:        webhooksBase + "/configs/{configId}/test",
 		Summary:     "Send a test event",
 		Description: "Sends one synthetic event to the configuration at once and answers the outcome; it changes no balance, delivery or stat. 404 GAME_NOT_FOUND, WEBHOOK_CONFIG_NOT_FOUND; 400 VALIDATION_FAILED.",
 		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
 	}, members.Developer), a.testWebhook)
-	huma.Register(a.s.StudioAPI, reg(huma.Operation{
+	huma.Register(a.s.StudioAPI, a.webhookOp(huma.Operation{
 		OperationID: "studio-list-deliveries",
 		Method:      http.MethodGet,
-		Path:        base + "/deliveries",
+		Path:        webhooksBase + "/deliveries",
 		Summary:     "Webhook deliveries",
 		Description: "The studio's deliveries of the environment, newest first, by status and event type: `{data, pagination: {total, limit, skip, hasMore}}`. 404 GAME_NOT_FOUND; 400 VALIDATION_FAILED.",
 		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
 	}, members.Viewer), a.listDeliveries)
-	huma.Register(a.s.StudioAPI, reg(huma.Operation{
+	huma.Register(a.s.StudioAPI, a.webhookOp(huma.Operation{
 		OperationID:   "studio-resend-delivery",
 		Method:        http.MethodPost,
-		Path:          base + "/deliveries/{deliveryId}/resend",
+		Path:          webhooksBase + "/deliveries/{deliveryId}/resend",
 		Summary:       "Resend a delivery",
 		Description:   "The same event (same X-Service-Event-ID and body, a new signature time) goes out again as a new series of attempts: 202 with the new delivery, PENDING. 404 GAME_NOT_FOUND, DELIVERY_NOT_FOUND.",
 		DefaultStatus: http.StatusAccepted,
 		Errors:        []int{http.StatusNotFound},
 	}, members.Developer), a.resendDelivery)
-	huma.Register(a.s.StudioAPI, reg(huma.Operation{
+	huma.Register(a.s.StudioAPI, a.webhookOp(huma.Operation{
 		OperationID: "studio-webhook-stats",
 		Method:      http.MethodGet,
-		Path:        base + "/stats",
+		Path:        webhooksBase + "/stats",
 		Summary:     "Webhook delivery stats",
 		Description: "Deliveries in all, delivered, failed and the success rate, of the studio in the environment. 404 GAME_NOT_FOUND.",
 		Errors:      []int{http.StatusNotFound},
