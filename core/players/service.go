@@ -254,6 +254,19 @@ func (s *Service) RequestOTP(ctx context.Context, c studio.Caller, phone string)
 	return OTPSent{ExpiresIn: OTPLifetime, ResendAfter: OTPResendGap}, nil
 }
 
+// spent says why the stored code otp can no longer log in at now, or nil when it can.
+func spent(otp OTPCode, now time.Time) error {
+	switch {
+	case otp.Used:
+		return ErrOTPUsed
+	case otp.Attempts >= OTPMaxAttempts:
+		return ErrOTPExhausted
+	case !now.Before(otp.ExpiresAt):
+		return ErrOTPExpired
+	}
+	return nil
+}
+
 // Login checks a code and issues a token; the first successful login of a phone creates its
 // player. A code dies after 5 wrong tries, on expiry and once used; a phone gets at most 10
 // failed checks an hour, and OTPMaxFailureRun failed checks in a row (a successful login ends
@@ -293,15 +306,7 @@ func (s *Service) Login(ctx context.Context, c studio.Caller, phone, code string
 		if err != nil {
 			return err
 		}
-		switch {
-		case otp.Used:
-			outcome = ErrOTPUsed
-			return nil
-		case otp.Attempts >= OTPMaxAttempts:
-			outcome = ErrOTPExhausted
-			return nil
-		case !now.Before(otp.ExpiresAt):
-			outcome = ErrOTPExpired
+		if outcome = spent(otp, now); outcome != nil {
 			return nil
 		}
 		if !hmac.Equal(otp.Hash, s.otpHash(sc, phone, code)) {
