@@ -2,7 +2,6 @@ package members
 
 import (
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
 	"fmt"
@@ -100,23 +99,12 @@ func newSecret(prefix string, n int) (plain string, hash []byte) {
 	return plain, hashSecret(plain)
 }
 
-// hashSecret is the stored form of a session token, access token or link token.
-func hashSecret(plain string) []byte {
-	sum := sha256.Sum256([]byte(plain))
-	return sum[:]
-}
+// hashSecret is the stored form of a session token, access token or link token: the studio
+// module's key hash, for the same reason (they carry 230+ random bits).
+var hashSecret = studio.HashKey
 
 // wellFormed reports whether s is prefix and n base62 characters.
 func wellFormed(s, prefix string, n int) bool {
 	rest, ok := strings.CutPrefix(s, prefix)
-	if !ok || len(rest) != n {
-		return false
-	}
-	for i := 0; i < len(rest); i++ {
-		c := rest[i]
-		if !('0' <= c && c <= '9' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z') {
-			return false
-		}
-	}
-	return true
+	return ok && len(rest) == n && studio.IsBase62(rest)
 }

@@ -65,11 +65,13 @@ func wellFormed(s string, prefix func(Environment) string) bool {
 	if !ok {
 		rest, ok = strings.CutPrefix(s, prefix(Test))
 	}
-	if !ok || len(rest) != keyRandomChars {
-		return false
-	}
-	for i := 0; i < len(rest); i++ {
-		if !strings.ContainsRune(base62, rune(rest[i])) {
+	return ok && len(rest) == keyRandomChars && IsBase62(rest)
+}
+
+// IsBase62 reports whether every byte of s is one of RandomBase62's characters.
+func IsBase62(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !strings.ContainsRune(base62, rune(s[i])) {
 			return false
 		}
 	}
