@@ -11,7 +11,6 @@ package audittest
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 
 	"github.com/rewardsco/rewards/core/audit"
 	"github.com/rewardsco/rewards/core/store"
+	"github.com/rewardsco/rewards/core/store/contract"
 )
 
 // Harness is one audit.Repo under test and the rows of other modules its entries refer to.
@@ -31,15 +31,12 @@ type Harness struct {
 
 // Run runs every case of the contract, each on a Harness of its own from open.
 func Run(t *testing.T, open func(t *testing.T) Harness) {
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			h := open(t)
-			b := bundle{Harness: h, ctx: context.Background()}
-			b.studioID, b.gameID = h.NewGame(t)
-			c.run(t, b)
-		})
-	}
+	contract.Run(t, func(t *testing.T) bundle {
+		h := open(t)
+		b := bundle{Harness: h, ctx: context.Background()}
+		b.studioID, b.gameID = h.NewGame(t)
+		return b
+	}, cases)
 }
 
 type bundle struct {
@@ -96,13 +93,8 @@ func (b bundle) list(t *testing.T, f audit.Filter) []string {
 
 func ptr[T any](v T) *T { return &v }
 
-type contractCase struct {
-	name string
-	run  func(t *testing.T, b bundle)
-}
-
-var cases = []contractCase{
-	{"AnEntryComesBackAsWritten", func(t *testing.T, b bundle) {
+var cases = []contract.Case[bundle]{
+	{Name: "AnEntryComesBackAsWritten", Run: func(t *testing.T, b bundle) {
 		before := time.Now().Add(-time.Second)
 		memberID, tokenID := uuid.New(), uuid.New()
 		in := audit.Entry{StudioID: b.studioID, GameID: &b.gameID,
@@ -116,7 +108,7 @@ var cases = []contractCase{
 		in.ID, in.At = got.ID, got.At
 		require.Equal(t, in, got)
 	}},
-	{"NoDetailsIsAnEmptyMap", func(t *testing.T, b bundle) {
+	{Name: "NoDetailsIsAnEmptyMap", Run: func(t *testing.T, b bundle) {
 		got := b.append(t, audit.Entry{Action: "api_key.rotate", Environment: "live"})
 		require.Equal(t, map[string]string{}, got.Details)
 		require.Nil(t, got.GameID)
@@ -124,18 +116,18 @@ var cases = []contractCase{
 		require.Nil(t, got.Actor.MemberID)
 		require.Equal(t, audit.Actor{Kind: audit.Operator, Name: "operator"}, got.Actor)
 	}},
-	{"AnEntryWithoutAStudioTakesItsGames", func(t *testing.T, b bundle) {
+	{Name: "AnEntryWithoutAStudioTakesItsGames", Run: func(t *testing.T, b bundle) {
 		got := b.append(t, audit.Entry{GameID: &b.gameID, Action: "store_url.set"})
 		require.Equal(t, b.studioID, got.StudioID)
 		require.Equal(t, b.gameID, *got.GameID)
 	}},
-	{"AnEntryWithoutAStudioOrAKnownGameIsRefused", func(t *testing.T, b bundle) {
+	{Name: "AnEntryWithoutAStudioOrAKnownGameIsRefused", Run: func(t *testing.T, b bundle) {
 		op := audit.Actor{Kind: audit.Operator, Name: "operator"}
 		require.Error(t, b.repo().Append(b.ctx, audit.Entry{Actor: op, Action: "store_url.set"}))
 		require.Error(t, b.repo().Append(b.ctx, audit.Entry{GameID: ptr(uuid.New()), Actor: op, Action: "store_url.set"}))
 		require.Empty(t, b.list(t, audit.Filter{}))
 	}},
-	{"NewestFirstAndOnlyTheStudios", func(t *testing.T, b bundle) {
+	{Name: "NewestFirstAndOnlyTheStudios", Run: func(t *testing.T, b bundle) {
 		otherStudio, _ := b.NewGame(t)
 		for _, a := range []string{"a.one", "a.two", "a.three"} {
 			b.append(t, audit.Entry{Action: a})
@@ -146,7 +138,7 @@ var cases = []contractCase{
 		require.Equal(t, []string{"b.one"}, b.list(t, audit.Filter{StudioID: otherStudio}))
 		require.Empty(t, b.list(t, audit.Filter{StudioID: uuid.New()}))
 	}},
-	{"BeforeContinuesTheListing", func(t *testing.T, b bundle) {
+	{Name: "BeforeContinuesTheListing", Run: func(t *testing.T, b bundle) {
 		otherStudio, _ := b.NewGame(t)
 		var last audit.Entry
 		for _, a := range []string{"e.1", "e.2", "e.3", "e.4", "e.5"} {
@@ -161,7 +153,7 @@ var cases = []contractCase{
 		require.Empty(t, b.list(t, audit.Filter{Before: ptr(uuid.New())}), "an unknown entry selects nothing")
 		require.Empty(t, b.list(t, audit.Filter{Before: &other.ID}), "another studio's entry selects nothing")
 	}},
-	{"FiltersByMemberActionAndTime", func(t *testing.T, b bundle) {
+	{Name: "FiltersByMemberActionAndTime", Run: func(t *testing.T, b bundle) {
 		alice, bob := uuid.New(), uuid.New()
 		first := b.append(t, audit.Entry{Action: "member.invite", Actor: audit.Actor{Kind: audit.Member, ID: &alice, MemberID: &alice, Name: "alice@example.com"}})
 		b.append(t, audit.Entry{Action: "api_key.rotate", Actor: audit.Actor{Kind: audit.Token, ID: ptr(uuid.New()), MemberID: &alice, Name: "ci"}})
@@ -179,13 +171,12 @@ var cases = []contractCase{
 		require.Equal(t, []string{"api_key.rotate", "member.invite"}, b.list(t, audit.Filter{To: &third.At}), "To is exclusive")
 		require.Equal(t, []string{"api_key.rotate"}, b.list(t, audit.Filter{From: ptr(first.At.Add(time.Microsecond)), To: &third.At}))
 	}},
-	{"AFailedTransactionKeepsNoEntry", func(t *testing.T, b bundle) {
-		errRollback := errors.New("the change failed")
+	{Name: "AFailedTransactionKeepsNoEntry", Run: func(t *testing.T, b bundle) {
 		err := b.Store.InTx(b.ctx, func(r audit.Repo) error {
 			require.NoError(t, r.Append(b.ctx, audit.Entry{StudioID: b.studioID, Actor: audit.Actor{Kind: audit.System, Name: "system"}, Action: "rolled.back"}))
-			return errRollback
+			return contract.ErrRollback
 		})
-		require.ErrorIs(t, err, errRollback)
+		require.ErrorIs(t, err, contract.ErrRollback)
 		require.Empty(t, b.list(t, audit.Filter{}))
 		require.NoError(t, b.Store.InTx(b.ctx, func(r audit.Repo) error {
 			return r.Append(b.ctx, audit.Entry{StudioID: b.studioID, Actor: audit.Actor{Kind: audit.System, Name: "system"}, Action: "committed"})

@@ -27,6 +27,7 @@ import (
 	"github.com/rewardsco/rewards/core/coins"
 	"github.com/rewardsco/rewards/core/errs"
 	"github.com/rewardsco/rewards/core/store"
+	"github.com/rewardsco/rewards/core/store/contract"
 	"github.com/rewardsco/rewards/core/studio"
 )
 
@@ -41,12 +42,7 @@ type Harness struct {
 
 // Run runs every case of the contract, each on a Harness of its own from open.
 func Run(t *testing.T, open func(t *testing.T) Harness) {
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			c.run(t, setup(t, open))
-		})
-	}
+	contract.Run(t, func(t *testing.T) bundle { return setup(t, open) }, cases)
 }
 
 // bundle is a case's harness with a game, a coin and a player of its own.
@@ -128,16 +124,8 @@ func requireUncoded(t *testing.T, err error) {
 	require.Equal(t, errs.Internal, errs.KindOf(err), "%v", err)
 }
 
-// errRollback is what a case's transaction returns to roll back.
-var errRollback = errors.New("the test rolls back")
-
-type contractCase struct {
-	name string
-	run  func(t *testing.T, b bundle)
-}
-
-var cases = []contractCase{
-	{"CreateGetAndListCoins", func(t *testing.T, b bundle) {
+var cases = []contract.Case[bundle]{
+	{Name: "CreateGetAndListCoins", Run: func(t *testing.T, b bundle) {
 		second := b.newCoin(t, b.game, "Stars")
 		got, err := b.repo().GetCoin(b.ctx, b.game, second.ID)
 		require.NoError(t, err)
@@ -160,13 +148,13 @@ var cases = []contractCase{
 		_, err = b.repo().FirstCoin(b.ctx, other)
 		requireCode(t, coins.ErrNoCoins, err)
 	}},
-	{"GetCoinOfAnotherGameIsNotFound", func(t *testing.T, b bundle) {
+	{Name: "GetCoinOfAnotherGameIsNotFound", Run: func(t *testing.T, b bundle) {
 		_, err := b.repo().GetCoin(b.ctx, b.NewGame(t), b.coin.ID)
 		requireCode(t, coins.ErrCoinNotFound, err)
 		_, err = b.repo().GetCoin(b.ctx, b.game, uuid.New())
 		requireCode(t, coins.ErrCoinNotFound, err)
 	}},
-	{"CreateCoinRefusesAValueOutOfRange", func(t *testing.T, b bundle) {
+	{Name: "CreateCoinRefusesAValueOutOfRange", Run: func(t *testing.T, b bundle) {
 		for _, n := range []int64{0, coins.MaxCoinsPerUnit + 1} {
 			_, err := b.repo().CreateCoin(b.ctx, coins.Coin{GameID: b.game, Name: "Bad", CoinsPerUnit: n})
 			requireUncoded(t, err)
@@ -175,7 +163,7 @@ var cases = []contractCase{
 		require.NoError(t, err)
 		require.Len(t, list, 1)
 	}},
-	{"SetCoinsPerUnit", func(t *testing.T, b bundle) {
+	{Name: "SetCoinsPerUnit", Run: func(t *testing.T, b bundle) {
 		c, err := b.repo().SetCoinsPerUnit(b.ctx, b.coin.ID, 250)
 		require.NoError(t, err)
 		want := b.coin
@@ -199,7 +187,7 @@ var cases = []contractCase{
 			requireCode(t, coins.ErrCoinNotFound, err)
 		}
 	}},
-	{"CreditAndDebit", func(t *testing.T, b bundle) {
+	{Name: "CreditAndDebit", Run: func(t *testing.T, b bundle) {
 		m := b.movement(30)
 		m.Metadata = []byte(`{"level": 3}`)
 		credit, err := b.repo().ApplyMovement(b.ctx, m, coins.Credit, coins.EventCredited)
@@ -219,7 +207,7 @@ var cases = []contractCase{
 		debit = b.apply(t, coins.Debit, 18)
 		require.Equal(t, int64(0), debit.BalanceAfter, "a debit may take the balance to zero")
 	}},
-	{"DebitBeyondTheBalanceChangesNothing", func(t *testing.T, b bundle) {
+	{Name: "DebitBeyondTheBalanceChangesNothing", Run: func(t *testing.T, b bundle) {
 		_, err := b.repo().ApplyMovement(b.ctx, b.movement(1), coins.Debit, coins.EventDebited)
 		requireCode(t, coins.ErrInsufficientBalance, err) // no balance row at all
 		b.apply(t, coins.Credit, 10)
@@ -229,7 +217,7 @@ var cases = []contractCase{
 		require.Equal(t, int64(0), b.holding(t).LifetimeSpent)
 		require.Len(t, b.journal(t), 1, "a refused debit writes no journal entry")
 	}},
-	{"MovementOfAnotherGamesCoinIsNotFound", func(t *testing.T, b bundle) {
+	{Name: "MovementOfAnotherGamesCoinIsNotFound", Run: func(t *testing.T, b bundle) {
 		m := b.movement(5)
 		m.CoinID = b.newCoin(t, b.NewGame(t), "Elsewhere").ID
 		for _, typ := range []coins.TxType{coins.Credit, coins.Debit} {
@@ -241,7 +229,7 @@ var cases = []contractCase{
 		requireCode(t, coins.ErrCoinNotFound, err)
 		require.Empty(t, b.journal(t))
 	}},
-	{"NonPositiveAmountIsRefused", func(t *testing.T, b bundle) {
+	{Name: "NonPositiveAmountIsRefused", Run: func(t *testing.T, b bundle) {
 		b.apply(t, coins.Credit, 10)
 		for _, typ := range []coins.TxType{coins.Credit, coins.Debit} {
 			for _, amount := range []int64{0, -5} {
@@ -252,7 +240,7 @@ var cases = []contractCase{
 		require.Equal(t, coins.Fund{Coin: b.holding(t).Coin, Balance: 10, LifetimeEarned: 10}, b.holding(t))
 		require.Len(t, b.journal(t), 1)
 	}},
-	{"FundsListEveryCoinOfTheGame", func(t *testing.T, b bundle) {
+	{Name: "FundsListEveryCoinOfTheGame", Run: func(t *testing.T, b bundle) {
 		second := b.newCoin(t, b.game, "Stars")
 		b.newCoin(t, b.NewGame(t), "Elsewhere")
 		b.apply(t, coins.Credit, 7)
@@ -263,7 +251,7 @@ var cases = []contractCase{
 			{Coin: coins.Coin{ID: second.ID, GameID: b.game, Name: second.Name, ImageURL: second.ImageURL}},
 		}, funds, "oldest coin first, zeros where the player holds none")
 	}},
-	{"ListTransactionsNewestFirstInPages", func(t *testing.T, b bundle) {
+	{Name: "ListTransactionsNewestFirstInPages", Run: func(t *testing.T, b bundle) {
 		second := b.newCoin(t, b.game, "Stars")
 		other := b.NewPlayer(t, b.game, studio.Test)
 		var made []coins.Transaction
@@ -308,7 +296,7 @@ var cases = []contractCase{
 		_, _, err = b.repo().ListTransactions(b.ctx, b.player, nil, 10, -1)
 		require.Error(t, err)
 	}},
-	{"MetadataIsKept", func(t *testing.T, b bundle) {
+	{Name: "MetadataIsKept", Run: func(t *testing.T, b bundle) {
 		m := b.movement(1)
 		m.Metadata = []byte(`{"level": 3, "tags": ["a", "b"]}`)
 		_, err := b.repo().ApplyMovement(b.ctx, m, coins.Credit, coins.EventCredited)
@@ -318,14 +306,14 @@ var cases = []contractCase{
 		require.Nil(t, list[0].Metadata)
 		require.JSONEq(t, string(m.Metadata), string(list[1].Metadata))
 	}},
-	{"SavingsWithoutPurchases", func(t *testing.T, b bundle) {
+	{Name: "SavingsWithoutPurchases", Run: func(t *testing.T, b bundle) {
 		b.apply(t, coins.Credit, 10)
 		b.apply(t, coins.Debit, 4)
 		s, err := b.repo().Savings(b.ctx, b.player, b.coin.ID)
 		require.NoError(t, err)
 		require.Equal(t, "0.00", s)
 	}},
-	{"ConcurrentDebitsNeverOverdraw", func(t *testing.T, b bundle) {
+	{Name: "ConcurrentDebitsNeverOverdraw", Run: func(t *testing.T, b bundle) {
 		b.apply(t, coins.Credit, 10)
 		var wg sync.WaitGroup
 		var mu sync.Mutex
@@ -351,7 +339,7 @@ var cases = []contractCase{
 		require.Equal(t, coins.Fund{Coin: b.holding(t).Coin, Balance: 0, LifetimeEarned: 10, LifetimeSpent: 10}, b.holding(t))
 		require.Len(t, b.journal(t), 11)
 	}},
-	{"ConcurrentMovementFailsAlone", func(t *testing.T, b bundle) {
+	{Name: "ConcurrentMovementFailsAlone", Run: func(t *testing.T, b bundle) {
 		// Outside a transaction each movement commits by itself, all of it or nothing, however
 		// the storage groups concurrent ones: a refused movement takes no other down with it.
 		var wg sync.WaitGroup
@@ -371,7 +359,7 @@ var cases = []contractCase{
 		require.Equal(t, coins.Fund{Coin: b.holding(t).Coin, Balance: 10, LifetimeEarned: 10}, b.holding(t))
 		require.Len(t, b.journal(t), 10)
 	}},
-	{"TransactionSeesItsMovementsAndCommitsThem", func(t *testing.T, b bundle) {
+	{Name: "TransactionSeesItsMovementsAndCommitsThem", Run: func(t *testing.T, b bundle) {
 		err := b.Store.InTx(b.ctx, func(r coins.Repo) error {
 			if _, err := r.ApplyMovement(b.ctx, b.movement(8), coins.Credit, coins.EventCredited); err != nil {
 				return err
@@ -388,7 +376,7 @@ var cases = []contractCase{
 		require.Equal(t, int64(5), b.holding(t).Balance)
 		require.Len(t, b.journal(t), 2)
 	}},
-	{"RollbackLeavesNothing", func(t *testing.T, b bundle) {
+	{Name: "RollbackLeavesNothing", Run: func(t *testing.T, b bundle) {
 		b.apply(t, coins.Credit, 4)
 		err := b.Store.InTx(b.ctx, func(r coins.Repo) error {
 			if _, err := r.ApplyMovement(b.ctx, b.movement(6), coins.Credit, coins.EventCredited); err != nil {
@@ -397,16 +385,16 @@ var cases = []contractCase{
 			if _, err := r.CreateCoin(b.ctx, coins.Coin{GameID: b.game, Name: "Gone", CoinsPerUnit: 1}); err != nil {
 				return err
 			}
-			return errRollback
+			return contract.ErrRollback
 		})
-		require.ErrorIs(t, err, errRollback)
+		require.ErrorIs(t, err, contract.ErrRollback)
 		require.Equal(t, coins.Fund{Coin: b.holding(t).Coin, Balance: 4, LifetimeEarned: 4}, b.holding(t))
 		require.Len(t, b.journal(t), 1)
 		list, err := b.repo().ListCoins(b.ctx, b.game)
 		require.NoError(t, err)
 		require.Len(t, list, 1)
 	}},
-	{"MovementsInATransactionApplyInOrder", func(t *testing.T, b bundle) {
+	{Name: "MovementsInATransactionApplyInOrder", Run: func(t *testing.T, b bundle) {
 		var first, second coins.Transaction
 		err := b.Store.InTx(b.ctx, func(r coins.Repo) error {
 			var err error
@@ -423,7 +411,7 @@ var cases = []contractCase{
 		require.Equal(t, []coins.Transaction{second, first}, b.journal(t))
 		require.Equal(t, int64(6), b.holding(t).Balance)
 	}},
-	{"RefusalInATransactionLeavesItUsable", func(t *testing.T, b bundle) {
+	{Name: "RefusalInATransactionLeavesItUsable", Run: func(t *testing.T, b bundle) {
 		// The refusals the port names change nothing and leave the transaction going on.
 		err := b.Store.InTx(b.ctx, func(r coins.Repo) error {
 			_, err := r.ApplyMovement(b.ctx, b.movement(5), coins.Debit, coins.EventDebited)
@@ -439,21 +427,21 @@ var cases = []contractCase{
 		require.Equal(t, int64(2), b.holding(t).Balance)
 		require.Len(t, b.journal(t), 1)
 	}},
-	{"MovementRolledBackAfterItsAnswerLeavesNothing", func(t *testing.T, b bundle) {
+	{Name: "MovementRolledBackAfterItsAnswerLeavesNothing", Run: func(t *testing.T, b bundle) {
 		var seen coins.Transaction
 		err := b.Store.InTx(b.ctx, func(r coins.Repo) error {
 			var err error
 			if seen, err = r.ApplyMovement(b.ctx, b.movement(7), coins.Credit, coins.EventCredited); err != nil {
 				return err
 			}
-			return errRollback
+			return contract.ErrRollback
 		})
-		require.ErrorIs(t, err, errRollback)
+		require.ErrorIs(t, err, contract.ErrRollback)
 		require.Equal(t, int64(7), seen.BalanceAfter, "answered before the rollback")
 		require.Equal(t, int64(0), b.holding(t).Balance)
 		require.Empty(t, b.journal(t))
 	}},
-	{"MovementOutsideATransactionCommitsAtOnce", func(t *testing.T, b bundle) {
+	{Name: "MovementOutsideATransactionCommitsAtOnce", Run: func(t *testing.T, b bundle) {
 		tx, err := b.repo().ApplyMovement(b.ctx, b.movement(3), coins.Credit, coins.EventCredited)
 		require.NoError(t, err)
 		require.Equal(t, int64(3), b.holding(t).Balance)

@@ -12,7 +12,6 @@ package idemtest
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -24,17 +23,15 @@ import (
 
 	"github.com/rewardsco/rewards/core/idempotency"
 	"github.com/rewardsco/rewards/core/store"
+	"github.com/rewardsco/rewards/core/store/contract"
 )
 
 // Run runs every case of the contract, each on a store of its own from open.
 func Run(t *testing.T, open func(t *testing.T) store.Of[idempotency.Repo]) {
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			key := idempotency.Key{GameID: uuid.New(), Environment: "test", Scope: "player:" + uuid.NewString(), Key: "order-1"}
-			c.run(t, bundle{Of: open(t), ctx: context.Background(), key: key})
-		})
-	}
+	contract.Run(t, func(t *testing.T) bundle {
+		key := idempotency.Key{GameID: uuid.New(), Environment: "test", Scope: "player:" + uuid.NewString(), Key: "order-1"}
+		return bundle{Of: open(t), ctx: context.Background(), key: key}
+	}, cases)
 }
 
 type bundle struct {
@@ -71,16 +68,8 @@ const (
 	stale = -time.Hour
 )
 
-// errRollback is what a case's transaction returns to roll back.
-var errRollback = errors.New("the test rolls back")
-
-type contractCase struct {
-	name string
-	run  func(t *testing.T, b bundle)
-}
-
-var cases = []contractCase{
-	{"ARunningKeyIsNotClaimedTwice", func(t *testing.T, b bundle) {
+var cases = []contract.Case[bundle]{
+	{Name: "ARunningKeyIsNotClaimedTwice", Run: func(t *testing.T, b bundle) {
 		_, rec, claimed := b.claim(t, "h1", fresh)
 		require.True(t, claimed)
 		require.Equal(t, idempotency.Record{}, rec)
@@ -91,7 +80,7 @@ var cases = []contractCase{
 		require.False(t, claimed)
 		require.Equal(t, idempotency.Record{RequestHash: []byte("h1")}, rec, "the record has the first request's hash")
 	}},
-	{"KeysAreScoped", func(t *testing.T, b bundle) {
+	{Name: "KeysAreScoped", Run: func(t *testing.T, b bundle) {
 		b.claim(t, "h", fresh)
 		for _, k := range []idempotency.Key{
 			{GameID: uuid.New(), Environment: b.key.Environment, Scope: b.key.Scope, Key: b.key.Key},
@@ -104,7 +93,7 @@ var cases = []contractCase{
 			require.True(t, claimed, "%+v", k)
 		}
 	}},
-	{"AKeyHasOneTo255Characters", func(t *testing.T, b bundle) {
+	{Name: "AKeyHasOneTo255Characters", Run: func(t *testing.T, b bundle) {
 		for _, key := range []string{"", strings.Repeat("k", 256), strings.Repeat("ü", 256)} {
 			k := b.key
 			k.Key = key
@@ -115,7 +104,7 @@ var cases = []contractCase{
 		_, _, claimed := b.claim(t, "h", fresh)
 		require.True(t, claimed)
 	}},
-	{"CompleteKeepsTheOutcomeForReplay", func(t *testing.T, b bundle) {
+	{Name: "CompleteKeepsTheOutcomeForReplay", Run: func(t *testing.T, b bundle) {
 		c, _, _ := b.claim(t, "h", fresh)
 		require.NoError(t, b.repo().CompleteKey(b.ctx, c, []byte(`{"id": 7, "balance": 30}`), ""))
 		_, rec, claimed := b.claim(t, "h", stale)
@@ -129,7 +118,7 @@ var cases = []contractCase{
 		requireRecord(t, idempotency.Record{RequestHash: []byte("h"), Done: true, Result: []byte(`{"code": "INSUFFICIENT_BALANCE"}`),
 			ErrorCode: "INSUFFICIENT_BALANCE"}, rec)
 	}},
-	{"OnlyTheHolderCompletesOnce", func(t *testing.T, b bundle) {
+	{Name: "OnlyTheHolderCompletesOnce", Run: func(t *testing.T, b bundle) {
 		c, _, _ := b.claim(t, "h", fresh)
 		other := idempotency.Claim{Key: b.key, Token: uuid.New()}
 		require.ErrorIs(t, b.repo().CompleteKey(b.ctx, other, []byte(`1`), ""), idempotency.ErrClaimLost)
@@ -141,7 +130,7 @@ var cases = []contractCase{
 		unknown := idempotency.Claim{Key: idempotency.Key{GameID: uuid.New(), Environment: "test", Scope: "s", Key: "k"}, Token: uuid.New()}
 		require.ErrorIs(t, b.repo().CompleteKey(b.ctx, unknown, []byte(`1`), ""), idempotency.ErrClaimLost)
 	}},
-	{"ReleaseFreesARunningKeyOfItsHolder", func(t *testing.T, b bundle) {
+	{Name: "ReleaseFreesARunningKeyOfItsHolder", Run: func(t *testing.T, b bundle) {
 		c, _, _ := b.claim(t, "h1", fresh)
 		require.NoError(t, b.repo().ReleaseKey(b.ctx, idempotency.Claim{Key: b.key, Token: uuid.New()}), "another token: nothing")
 		_, _, claimed := b.claim(t, "h1", fresh)
@@ -156,7 +145,7 @@ var cases = []contractCase{
 		require.False(t, claimed)
 		require.True(t, rec.Done)
 	}},
-	{"AStaleClaimIsTakenOverBySameRequest", func(t *testing.T, b bundle) {
+	{Name: "AStaleClaimIsTakenOverBySameRequest", Run: func(t *testing.T, b bundle) {
 		first, _, _ := b.claim(t, "h", fresh)
 		_, _, claimed := b.claim(t, "h", fresh)
 		require.False(t, claimed, "not before it is stale")
@@ -172,7 +161,7 @@ var cases = []contractCase{
 		require.False(t, claimed, "the old claim's release did nothing")
 		require.NoError(t, b.repo().CompleteKey(b.ctx, retry, []byte(`2`), ""))
 	}},
-	{"ConcurrentClaimsOneWins", func(t *testing.T, b bundle) {
+	{Name: "ConcurrentClaimsOneWins", Run: func(t *testing.T, b bundle) {
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		won := 0
@@ -193,7 +182,7 @@ var cases = []contractCase{
 		wg.Wait()
 		require.Equal(t, 1, won)
 	}},
-	{"PurgeDeletesKeysOlderThan", func(t *testing.T, b bundle) {
+	{Name: "PurgeDeletesKeysOlderThan", Run: func(t *testing.T, b bundle) {
 		done, _, _ := b.claim(t, "h", fresh)
 		require.NoError(t, b.repo().CompleteKey(b.ctx, done, []byte(`1`), ""))
 		b.key.Key = "running"
@@ -208,15 +197,15 @@ var cases = []contractCase{
 		_, _, claimed := b.claim(t, "other", fresh)
 		require.True(t, claimed)
 	}},
-	{"CompleteCommitsWithTheTransaction", func(t *testing.T, b bundle) {
+	{Name: "CompleteCommitsWithTheTransaction", Run: func(t *testing.T, b bundle) {
 		c, _, _ := b.claim(t, "h", fresh)
 		err := b.InTx(b.ctx, func(r idempotency.Repo) error {
 			if err := r.CompleteKey(b.ctx, c, []byte(`"first"`), ""); err != nil {
 				return err
 			}
-			return errRollback
+			return contract.ErrRollback
 		})
-		require.ErrorIs(t, err, errRollback)
+		require.ErrorIs(t, err, contract.ErrRollback)
 		_, rec, _ := b.claim(t, "h", fresh)
 		require.Equal(t, idempotency.Record{RequestHash: []byte("h")}, rec, "a rollback leaves the key running")
 
@@ -233,7 +222,7 @@ var cases = []contractCase{
 		_, rec, _ = b.claim(t, "h", fresh)
 		requireRecord(t, idempotency.Record{RequestHash: []byte("h"), Done: true, Result: []byte(`"second"`)}, rec)
 	}},
-	{"ALostClaimFailsTheTransaction", func(t *testing.T, b bundle) {
+	{Name: "ALostClaimFailsTheTransaction", Run: func(t *testing.T, b bundle) {
 		b.claim(t, "h", fresh)
 		lost := idempotency.Claim{Key: b.key, Token: uuid.New()}
 		other := idempotency.Claim{Key: idempotency.Key{GameID: b.key.GameID, Environment: b.key.Environment, Scope: b.key.Scope, Key: "other"},

@@ -19,6 +19,7 @@ import (
 	"github.com/rewardsco/rewards/core/audit"
 	"github.com/rewardsco/rewards/core/members"
 	"github.com/rewardsco/rewards/core/store"
+	"github.com/rewardsco/rewards/core/store/contract"
 )
 
 // Harness is one fresh storage for a case.
@@ -32,12 +33,7 @@ type Harness struct {
 
 // Run runs every case of the contract, each on a storage of its own from open.
 func Run(t *testing.T, open func(t *testing.T) Harness) {
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			c.run(t, bundle{Harness: open(t), ctx: context.Background()})
-		})
-	}
+	contract.Run(t, func(t *testing.T) bundle { return bundle{Harness: open(t), ctx: context.Background()} }, cases)
 }
 
 type bundle struct {
@@ -67,16 +63,8 @@ func hash(s string) []byte { return bytes.Repeat([]byte(s), 32)[:32] }
 // at is a time as the storage keeps it.
 func at(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 
-// errRollback is what a case's transaction returns to roll back.
-var errRollback = errors.New("the test rolls back")
-
-type contractCase struct {
-	name string
-	run  func(t *testing.T, b bundle)
-}
-
-var cases = []contractCase{
-	{"MembersUniquePerStudioByEmail", func(t *testing.T, b bundle) {
+var cases = []contract.Case[bundle]{
+	{Name: "MembersUniquePerStudioByEmail", Run: func(t *testing.T, b bundle) {
 		s1, s2 := b.NewStudio(t), b.NewStudio(t)
 		first := b.member(t, s1, "ada@studio.example", members.Owner)
 		require.NotEqual(t, uuid.Nil, first.ID)
@@ -105,7 +93,7 @@ var cases = []contractCase{
 		_, err = b.repo().GetAccount(b.ctx, uuid.New())
 		require.ErrorIs(t, err, members.ErrMemberNotFound)
 	}},
-	{"AccountChanges", func(t *testing.T, b bundle) {
+	{Name: "AccountChanges", Run: func(t *testing.T, b bundle) {
 		s := b.NewStudio(t)
 		m := b.member(t, s, "ada@studio.example", members.Developer)
 		got, err := b.repo().ActivateMember(b.ctx, m.ID, "Ada", "$argon2id$one")
@@ -141,7 +129,7 @@ var cases = []contractCase{
 		require.ErrorIs(t, b.repo().SetTOTP(b.ctx, missing, nil, nil), members.ErrMemberNotFound)
 		require.ErrorIs(t, b.repo().DeleteMember(b.ctx, missing), members.ErrMemberNotFound)
 	}},
-	{"LinksWorkOnceBeforeTheyExpire", func(t *testing.T, b bundle) {
+	{Name: "LinksWorkOnceBeforeTheyExpire", Run: func(t *testing.T, b bundle) {
 		m := b.member(t, b.NewStudio(t), "ada@studio.example", members.Owner)
 		now := time.Now()
 		require.NoError(t, b.repo().InsertLink(b.ctx, members.Link{Hash: hash("a"), MemberID: m.ID, Purpose: members.InviteLink, ExpiresAt: now.Add(time.Hour)}))
@@ -179,7 +167,7 @@ var cases = []contractCase{
 		require.NoError(t, err)
 		require.Equal(t, m.ID, id)
 	}},
-	{"Sessions", func(t *testing.T, b bundle) {
+	{Name: "Sessions", Run: func(t *testing.T, b bundle) {
 		s := b.NewStudio(t)
 		ada, bob := b.active(t, s, "ada@studio.example", members.Owner), b.active(t, s, "bob@studio.example", members.Viewer)
 		now := at(time.Now())
@@ -204,7 +192,7 @@ var cases = []contractCase{
 		_, err = b.repo().FindSession(b.ctx, hash("3"))
 		require.NoError(t, err, "another member's session stays")
 	}},
-	{"Tokens", func(t *testing.T, b bundle) {
+	{Name: "Tokens", Run: func(t *testing.T, b bundle) {
 		s1, s2 := b.NewStudio(t), b.NewStudio(t)
 		ada := b.active(t, s1, "ada@studio.example", members.Owner)
 		eve := b.active(t, s2, "eve@studio.example", members.Owner)
@@ -239,7 +227,7 @@ var cases = []contractCase{
 		_, err = b.repo().FindToken(b.ctx, hash("1"))
 		require.ErrorIs(t, err, members.ErrUnauthenticated)
 	}},
-	{"DeletingAMemberEndsWhatIsTheirs", func(t *testing.T, b bundle) {
+	{Name: "DeletingAMemberEndsWhatIsTheirs", Run: func(t *testing.T, b bundle) {
 		s := b.NewStudio(t)
 		ada, bob := b.active(t, s, "ada@studio.example", members.Owner), b.active(t, s, "bob@studio.example", members.Developer)
 		now := at(time.Now())
@@ -267,7 +255,7 @@ var cases = []contractCase{
 		_, err = b.repo().UseLink(b.ctx, hash("la"), members.ResetLink, now)
 		require.NoError(t, err)
 	}},
-	{"SignInFailures", func(t *testing.T, b bundle) {
+	{Name: "SignInFailures", Run: func(t *testing.T, b bundle) {
 		now := at(time.Now())
 		for i, d := range []time.Duration{-20 * time.Minute, -10 * time.Minute, -time.Minute} {
 			require.NoError(t, b.repo().AddSignInFailure(b.ctx, "ada@studio.example", now.Add(d)))
@@ -289,7 +277,7 @@ var cases = []contractCase{
 		require.Len(t, got, 2)
 		require.NoError(t, b.Store.InTx(b.ctx, func(r members.Repo) error { return r.LockSignIn(b.ctx, "bob@studio.example") }))
 	}},
-	{"TOTPPolicy", func(t *testing.T, b bundle) {
+	{Name: "TOTPPolicy", Run: func(t *testing.T, b bundle) {
 		s1, s2 := b.NewStudio(t), b.NewStudio(t)
 		on, err := b.repo().TOTPRequired(b.ctx, s1)
 		require.NoError(t, err)
@@ -306,7 +294,7 @@ var cases = []contractCase{
 		require.NoError(t, err)
 		require.False(t, on)
 	}},
-	{"RollbackLeavesNothing", func(t *testing.T, b bundle) {
+	{Name: "RollbackLeavesNothing", Run: func(t *testing.T, b bundle) {
 		s := b.NewStudio(t)
 		err := b.Store.InTx(b.ctx, func(r members.Repo) error {
 			m, err := r.InsertMember(b.ctx, members.Member{StudioID: s, Email: "ada@studio.example", Role: members.Owner, Status: members.Invited})
@@ -314,9 +302,9 @@ var cases = []contractCase{
 			require.NoError(t, r.AddSignInFailure(b.ctx, "ada@studio.example", time.Now()))
 			_, err = r.SetRole(b.ctx, m.ID, members.Viewer)
 			require.NoError(t, err)
-			return errRollback
+			return contract.ErrRollback
 		})
-		require.ErrorIs(t, err, errRollback)
+		require.ErrorIs(t, err, contract.ErrRollback)
 		list, err := b.repo().ListMembers(b.ctx, s)
 		require.NoError(t, err)
 		require.Empty(t, list)
@@ -324,8 +312,8 @@ var cases = []contractCase{
 		require.NoError(t, err)
 		require.Empty(t, fails)
 	}},
-	{"LastOwnerSurvivesConcurrentRemovals", lastOwnerUnderConcurrency},
-	{"ConcurrentGuessesAreAllCounted", concurrentGuesses},
+	{Name: "LastOwnerSurvivesConcurrentRemovals", Run: lastOwnerUnderConcurrency},
+	{Name: "ConcurrentGuessesAreAllCounted", Run: concurrentGuesses},
 }
 
 // concurrentGuesses sends many wrong sign-ins of one email at once: exactly MaxFailures are

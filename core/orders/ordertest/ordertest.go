@@ -9,7 +9,6 @@ package ordertest
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
@@ -21,6 +20,7 @@ import (
 	"github.com/rewardsco/rewards/core/money"
 	"github.com/rewardsco/rewards/core/orders"
 	"github.com/rewardsco/rewards/core/store"
+	"github.com/rewardsco/rewards/core/store/contract"
 	"github.com/rewardsco/rewards/core/studio"
 )
 
@@ -44,12 +44,7 @@ type Harness struct {
 
 // Run runs every case of the contract, each on a Harness of its own from open.
 func Run(t *testing.T, open func(t *testing.T) Harness) {
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			c.run(t, setup(t, open))
-		})
-	}
+	contract.Run(t, func(t *testing.T) bundle { return setup(t, open) }, cases)
 }
 
 // bundle is a case's harness with a game, a coin, a player with 100 coins and a pool of three
@@ -130,15 +125,8 @@ func codes(list []catalogue.SealedCode) []string {
 	return out
 }
 
-var errRollback = errors.New("roll back")
-
-type contractCase struct {
-	name string
-	run  func(t *testing.T, b bundle)
-}
-
-var cases = []contractCase{
-	{"ChargeDebitsAndTakesThePoolsCodes", func(t *testing.T, b bundle) {
+var cases = []contract.Case[bundle]{
+	{Name: "ChargeDebitsAndTakesThePoolsCodes", Run: func(t *testing.T, b bundle) {
 		var first, second orders.Charged
 		require.NoError(t, b.inTx(func(r orders.Repo) (err error) {
 			first, err = r.Charge(b.ctx, b.charge(30, b.pool, 2, false))
@@ -159,7 +147,7 @@ var cases = []contractCase{
 			"each code goes to one order only")
 		require.Equal(t, int64(65), b.balance(t))
 	}},
-	{"RefusedDebitAnswersBeforeTheCodesAndKeepsNothing", func(t *testing.T, b bundle) {
+	{Name: "RefusedDebitAnswersBeforeTheCodesAndKeepsNothing", Run: func(t *testing.T, b bundle) {
 		err := b.inTx(func(r orders.Repo) error {
 			_, err := r.Charge(b.ctx, b.charge(101, b.pool, 1, false))
 			return err
@@ -174,7 +162,7 @@ var cases = []contractCase{
 		}))
 		require.Len(t, again.Codes, 3, "the refused charge's codes went back to the pool")
 	}},
-	{"ChargeOfASharedCoupon", func(t *testing.T, b bundle) {
+	{Name: "ChargeOfASharedCoupon", Run: func(t *testing.T, b bundle) {
 		shared := b.NewShared(t, "SHARED-1")
 		var got orders.Charged
 		require.NoError(t, b.inTx(func(r orders.Repo) (err error) {
@@ -189,7 +177,7 @@ var cases = []contractCase{
 		require.ErrorIs(t, err, catalogue.ErrRewardNotFound, "a coupon without a shared code")
 		require.Equal(t, int64(90), b.balance(t))
 	}},
-	{"PlanThatHoldsLetsThePurchaseGoOn", func(t *testing.T, b bundle) {
+	{Name: "PlanThatHoldsLetsThePurchaseGoOn", Run: func(t *testing.T, b bundle) {
 		require.NoError(t, b.inTx(func(r orders.Repo) error {
 			if err := r.CheckPlan(b.ctx, b.game, b.coin.ID, b.coin.CoinsPerUnit, b.CatalogueVersion(t)); err != nil {
 				return err
@@ -199,7 +187,7 @@ var cases = []contractCase{
 		}))
 		require.Equal(t, int64(90), b.balance(t))
 	}},
-	{"StalePlanFailsTheTransaction", func(t *testing.T, b bundle) {
+	{Name: "StalePlanFailsTheTransaction", Run: func(t *testing.T, b bundle) {
 		version := b.CatalogueVersion(t)
 		for name, check := range map[string][2]int64{
 			"the catalogue moved":    {b.coin.CoinsPerUnit, version + 1},
@@ -220,7 +208,7 @@ var cases = []contractCase{
 		require.Equal(t, int64(100), b.balance(t), "no step acted on the stale plan")
 		require.EqualValues(t, 1, b.journal(t))
 	}},
-	{"InsertedOrderKeepsTheTransactionsTimeAndSteps", func(t *testing.T, b bundle) {
+	{Name: "InsertedOrderKeepsTheTransactionsTimeAndSteps", Run: func(t *testing.T, b bundle) {
 		o := b.order(b.pool)
 		require.NoError(t, b.inTx(func(r orders.Repo) error {
 			charged, err := r.Charge(b.ctx, b.charge(10, b.pool, 1, false))
@@ -248,7 +236,7 @@ var cases = []contractCase{
 		require.Equal(t, orders.Initiated, steps[0].To)
 		require.Equal(t, orders.Processing, steps[1].To)
 	}},
-	{"AdvanceMovesOnceAndFailsTheLoser", func(t *testing.T, b bundle) {
+	{Name: "AdvanceMovesOnceAndFailsTheLoser", Run: func(t *testing.T, b bundle) {
 		o, err := b.Orders.Repo().Insert(b.ctx, b.order(b.pool), "coins debited", orders.SentStep)
 		require.NoError(t, err)
 		deliver := func() error {
@@ -269,14 +257,14 @@ var cases = []contractCase{
 		require.NoError(t, err)
 		require.Len(t, steps, 3)
 	}},
-	{"RolledBackChargeKeepsNothing", func(t *testing.T, b bundle) {
+	{Name: "RolledBackChargeKeepsNothing", Run: func(t *testing.T, b bundle) {
 		err := b.inTx(func(r orders.Repo) error {
 			if _, err := r.Charge(b.ctx, b.charge(10, b.pool, 3, false)); err != nil {
 				return err
 			}
-			return errRollback
+			return contract.ErrRollback
 		})
-		require.ErrorIs(t, err, errRollback)
+		require.ErrorIs(t, err, contract.ErrRollback)
 		require.Equal(t, int64(100), b.balance(t))
 		var again orders.Charged
 		require.NoError(t, b.inTx(func(r orders.Repo) (err error) {
@@ -285,7 +273,7 @@ var cases = []contractCase{
 		}))
 		require.Len(t, again.Codes, 3)
 	}},
-	{"LastPurchaseLeavesFailedOrdersOut", func(t *testing.T, b bundle) {
+	{Name: "LastPurchaseLeavesFailedOrdersOut", Run: func(t *testing.T, b bundle) {
 		last, err := b.Orders.Repo().LastPurchase(b.ctx, b.player, b.pool)
 		require.NoError(t, err)
 		require.Nil(t, last)

@@ -14,7 +14,6 @@ package playerstest
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -26,6 +25,7 @@ import (
 
 	"github.com/rewardsco/rewards/core/players"
 	"github.com/rewardsco/rewards/core/store"
+	"github.com/rewardsco/rewards/core/store/contract"
 	"github.com/rewardsco/rewards/core/studio"
 )
 
@@ -38,14 +38,11 @@ type Harness struct {
 
 // Run runs every case of the contract, each on a Harness of its own from open.
 func Run(t *testing.T, open func(t *testing.T) Harness) {
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			h := open(t)
-			c.run(t, bundle{Harness: h, ctx: context.Background(), scope: players.Scope{GameID: h.NewGame(t), Environment: studio.Test},
-				start: time.Now().Truncate(time.Microsecond)})
-		})
-	}
+	contract.Run(t, func(t *testing.T) bundle {
+		h := open(t)
+		return bundle{Harness: h, ctx: context.Background(), scope: players.Scope{GameID: h.NewGame(t), Environment: studio.Test},
+			start: time.Now().Truncate(time.Microsecond)}
+	}, cases)
 }
 
 // bundle is a case's harness with a scope of its own.
@@ -76,18 +73,10 @@ func requireSameTime(t *testing.T, want, got time.Time) {
 	require.True(t, want.Equal(got), "want %s, got %s", want, got)
 }
 
-// errRollback is what a case's transaction returns to roll back.
-var errRollback = errors.New("the test rolls back")
-
 const phone = "+919812345678"
 
-type contractCase struct {
-	name string
-	run  func(t *testing.T, b bundle)
-}
-
-var cases = []contractCase{
-	{"CreateWithUUIDOncePerScope", func(t *testing.T, b bundle) {
+var cases = []contract.Case[bundle]{
+	{Name: "CreateWithUUIDOncePerScope", Run: func(t *testing.T, b bundle) {
 		p := b.create(t, "hero-1")
 		require.NotEqual(t, uuid.Nil, p.ID)
 		require.Equal(t, b.scope.GameID, p.GameID)
@@ -116,14 +105,14 @@ var cases = []contractCase{
 		require.NoError(t, err)
 		require.Equal(t, p, got)
 	}},
-	{"CreateWithUUIDTakesOneTo128Characters", func(t *testing.T, b bundle) {
+	{Name: "CreateWithUUIDTakesOneTo128Characters", Run: func(t *testing.T, b bundle) {
 		for _, u := range []string{"", strings.Repeat("x", 129), strings.Repeat("é", 129)} {
 			_, err := b.repo().CreateWithUUID(b.ctx, b.scope, u)
 			require.Error(t, err, "%d characters", utf8.RuneCountInString(u))
 		}
 		b.create(t, strings.Repeat("é", 128)) // 256 bytes
 	}},
-	{"ConcurrentCreatesMakeOnePlayer", func(t *testing.T, b bundle) {
+	{Name: "ConcurrentCreatesMakeOnePlayer", Run: func(t *testing.T, b bundle) {
 		var wg sync.WaitGroup
 		ids := make([]uuid.UUID, 8)
 		created := make([]bool, 8)
@@ -147,7 +136,7 @@ var cases = []contractCase{
 		}
 		require.Equal(t, 1, n, "exactly one call created the player")
 	}},
-	{"GetOrCreateByPhone", func(t *testing.T, b bundle) {
+	{Name: "GetOrCreateByPhone", Run: func(t *testing.T, b bundle) {
 		p, err := b.repo().GetOrCreateByPhone(b.ctx, b.scope, phone)
 		require.NoError(t, err)
 		require.Equal(t, phone, *p.Phone)
@@ -162,7 +151,7 @@ var cases = []contractCase{
 		require.NoError(t, err)
 		require.NotEqual(t, p.ID, other.ID, "another game is another space")
 	}},
-	{"NotFoundOutsideTheScope", func(t *testing.T, b bundle) {
+	{Name: "NotFoundOutsideTheScope", Run: func(t *testing.T, b bundle) {
 		p := b.create(t, "hero")
 		for _, s := range []players.Scope{
 			{GameID: b.NewGame(t), Environment: studio.Test},
@@ -178,7 +167,7 @@ var cases = []contractCase{
 		_, err = b.repo().GetByPhone(b.ctx, b.scope, phone)
 		require.ErrorIs(t, err, players.ErrPlayerNotFound)
 	}},
-	{"UnknownPlayerIsNotFoundByEveryChange", func(t *testing.T, b bundle) {
+	{Name: "UnknownPlayerIsNotFoundByEveryChange", Run: func(t *testing.T, b bundle) {
 		id := uuid.New()
 		_, err := b.repo().UpdateProfile(b.ctx, players.Player{ID: id, Name: "Nobody"})
 		require.ErrorIs(t, err, players.ErrPlayerNotFound)
@@ -189,7 +178,7 @@ var cases = []contractCase{
 		_, err = b.repo().Block(b.ctx, id)
 		require.ErrorIs(t, err, players.ErrPlayerNotFound)
 	}},
-	{"UpdateProfile", func(t *testing.T, b bundle) {
+	{Name: "UpdateProfile", Run: func(t *testing.T, b bundle) {
 		p := b.create(t, "hero")
 		addresses := []players.Address{{Name: "Home", Line1: "12 MG Road", City: "Bengaluru", State: "Karnataka", PinCode: "560001", Default: true}}
 		in := p
@@ -210,7 +199,7 @@ var cases = []contractCase{
 		require.NoError(t, err)
 		require.Equal(t, []players.Address{}, got.Addresses, "no addresses is an empty list")
 	}},
-	{"SetPictureReturnsTheKeyItReplaced", func(t *testing.T, b bundle) {
+	{Name: "SetPictureReturnsTheKeyItReplaced", Run: func(t *testing.T, b bundle) {
 		p := b.create(t, "hero")
 		got, previous, err := b.repo().SetPicture(b.ctx, p.ID, "pictures/a.png")
 		require.NoError(t, err)
@@ -220,7 +209,7 @@ var cases = []contractCase{
 		require.NoError(t, err)
 		require.Equal(t, "pictures/a.png", previous)
 	}},
-	{"CookieConsentKeepsTheFirstTime", func(t *testing.T, b bundle) {
+	{Name: "CookieConsentKeepsTheFirstTime", Run: func(t *testing.T, b bundle) {
 		p := b.create(t, "hero")
 		first, err := b.repo().SetCookieConsent(b.ctx, p.ID)
 		require.NoError(t, err)
@@ -229,7 +218,7 @@ var cases = []contractCase{
 		require.NoError(t, err)
 		requireSameTime(t, *first.CookieConsentAt, *second.CookieConsentAt)
 	}},
-	{"Block", func(t *testing.T, b bundle) {
+	{Name: "Block", Run: func(t *testing.T, b bundle) {
 		p := b.create(t, "hero")
 		got, err := b.repo().Block(b.ctx, p.ID)
 		require.NoError(t, err)
@@ -238,7 +227,7 @@ var cases = []contractCase{
 		require.NoError(t, err)
 		require.True(t, read.IsBlocked)
 	}},
-	{"LatestOTP", func(t *testing.T, b bundle) {
+	{Name: "LatestOTP", Run: func(t *testing.T, b bundle) {
 		_, err := b.repo().LatestOTP(b.ctx, b.scope, phone)
 		require.ErrorIs(t, err, players.ErrOTPInvalid, "no code sent")
 		require.NoError(t, b.repo().InsertOTP(b.ctx, b.scope, phone, []byte("old"), b.at(5), b.at(0)))
@@ -262,7 +251,7 @@ var cases = []contractCase{
 		require.Equal(t, 2, got.Attempts)
 		require.True(t, got.Used)
 	}},
-	{"CountOTPFailuresFromSince", func(t *testing.T, b bundle) {
+	{Name: "CountOTPFailuresFromSince", Run: func(t *testing.T, b bundle) {
 		require.NoError(t, b.repo().InsertOTP(b.ctx, b.scope, phone, []byte("h"), b.at(5), b.at(0)))
 		code, err := b.repo().LatestOTP(b.ctx, b.scope, phone)
 		require.NoError(t, err)
@@ -278,7 +267,7 @@ var cases = []contractCase{
 		require.NoError(t, err)
 		require.Zero(t, n)
 	}},
-	{"OTPSendStats", func(t *testing.T, b bundle) {
+	{Name: "OTPSendStats", Run: func(t *testing.T, b bundle) {
 		stats, err := b.repo().OTPSendStats(b.ctx, b.scope, phone, b.at(-60))
 		require.NoError(t, err)
 		require.Zero(t, stats.Sent)
@@ -308,7 +297,7 @@ var cases = []contractCase{
 		requireSameTime(t, b.at(0), scope.FirstSentAt)
 		requireSameTime(t, b.at(0), scope.LastSentAt)
 	}},
-	{"FailureRun", func(t *testing.T, b bundle) {
+	{Name: "FailureRun", Run: func(t *testing.T, b bundle) {
 		run, err := b.repo().OTPFailureRun(b.ctx, b.scope, phone)
 		require.NoError(t, err)
 		require.Equal(t, players.FailureRun{}, run, "none yet")
@@ -330,7 +319,7 @@ var cases = []contractCase{
 		require.Equal(t, players.FailureRun{}, other)
 		require.Error(t, b.repo().SaveOTPFailureRun(b.ctx, b.scope, phone, players.FailureRun{Failures: -1}))
 	}},
-	{"StoreSettings", func(t *testing.T, b bundle) {
+	{Name: "StoreSettings", Run: func(t *testing.T, b bundle) {
 		got, err := b.repo().StoreSettings(b.ctx, b.scope.GameID)
 		require.NoError(t, err)
 		require.Equal(t, players.DefaultStoreSettings, got, "defaults until saved")
@@ -348,7 +337,7 @@ var cases = []contractCase{
 		require.NoError(t, err)
 		require.Equal(t, players.DefaultStoreSettings, other)
 	}},
-	{"RollbackLeavesNothing", func(t *testing.T, b bundle) {
+	{Name: "RollbackLeavesNothing", Run: func(t *testing.T, b bundle) {
 		err := b.Store.InTx(b.ctx, func(r players.Repo) error {
 			c, err := r.CreateWithUUID(b.ctx, b.scope, "ghost")
 			if err != nil {
@@ -362,15 +351,15 @@ var cases = []contractCase{
 			if err := r.InsertOTP(b.ctx, b.scope, phone, []byte("h"), b.at(5), b.at(0)); err != nil {
 				return err
 			}
-			return errRollback
+			return contract.ErrRollback
 		})
-		require.ErrorIs(t, err, errRollback)
+		require.ErrorIs(t, err, contract.ErrRollback)
 		_, err = b.repo().GetByUUID(b.ctx, b.scope, "ghost")
 		require.ErrorIs(t, err, players.ErrPlayerNotFound)
 		_, err = b.repo().LatestOTP(b.ctx, b.scope, phone)
 		require.ErrorIs(t, err, players.ErrOTPInvalid)
 	}},
-	{"LockPhoneSerialisesSends", func(t *testing.T, b bundle) {
+	{Name: "LockPhoneSerialisesSends", Run: func(t *testing.T, b bundle) {
 		// Each transaction sends a code only when the phone has none: under LockPhone (and
 		// LockOTPScope after it) exactly one of them does.
 		var wg sync.WaitGroup

@@ -8,7 +8,6 @@ package studiotest
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"testing"
 
@@ -17,17 +16,13 @@ import (
 
 	"github.com/rewardsco/rewards/core/money"
 	"github.com/rewardsco/rewards/core/store"
+	"github.com/rewardsco/rewards/core/store/contract"
 	"github.com/rewardsco/rewards/core/studio"
 )
 
 // Run runs every case of the contract, each on a store of its own from open.
 func Run(t *testing.T, open func(t *testing.T) store.Of[studio.Repo]) {
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			c.run(t, bundle{Of: open(t), ctx: context.Background()})
-		})
-	}
+	contract.Run(t, func(t *testing.T) bundle { return bundle{Of: open(t), ctx: context.Background()} }, cases)
 }
 
 type bundle struct {
@@ -51,18 +46,10 @@ func (b bundle) game(t *testing.T, studioID uuid.UUID, name string) studio.Game 
 	return g
 }
 
-// errRollback is what a case's transaction returns to roll back.
-var errRollback = errors.New("the test rolls back")
-
 func amount(a money.Amount) *money.Amount { return &a }
 
-type contractCase struct {
-	name string
-	run  func(t *testing.T, b bundle)
-}
-
-var cases = []contractCase{
-	{"StudiosOldestFirst", func(t *testing.T, b bundle) {
+var cases = []contract.Case[bundle]{
+	{Name: "StudiosOldestFirst", Run: func(t *testing.T, b bundle) {
 		list, err := b.repo().ListStudios(b.ctx)
 		require.NoError(t, err)
 		require.Empty(t, list)
@@ -79,7 +66,7 @@ var cases = []contractCase{
 		_, err = b.repo().GetStudio(b.ctx, uuid.New())
 		require.ErrorIs(t, err, studio.ErrStudioNotFound)
 	}},
-	{"NewGameHasTheDefaults", func(t *testing.T, b bundle) {
+	{Name: "NewGameHasTheDefaults", Run: func(t *testing.T, b bundle) {
 		s := b.studio(t, "Pixel Forge")
 		g := b.game(t, s.ID, "Tower")
 		require.NotEqual(t, uuid.Nil, g.ID)
@@ -96,7 +83,7 @@ var cases = []contractCase{
 			require.Equal(t, g, got)
 		}
 	}},
-	{"CreateGameTakesStudioNameAndStoreURLAlone", func(t *testing.T, b bundle) {
+	{Name: "CreateGameTakesStudioNameAndStoreURLAlone", Run: func(t *testing.T, b bundle) {
 		s := b.studio(t, "Pixel Forge")
 		g, err := b.repo().CreateGame(b.ctx, studio.Game{ID: uuid.New(), StudioID: s.ID, Name: "Tower", StoreURL: "https://store.example.com",
 			ServerOnlyCoinMovements: true, PurchaseBudget: studio.Budgets{Test: amount(1_00)},
@@ -106,7 +93,7 @@ var cases = []contractCase{
 			PurchaseBudget: studio.Budgets{Live: amount(studio.DefaultLiveBudget)}, AllowedOrigins: studio.Origins{Live: []string{}, Test: []string{}}}, g,
 			"the rest are the defaults of a new game")
 	}},
-	{"GamesOfAStudioOldestFirst", func(t *testing.T, b bundle) {
+	{Name: "GamesOfAStudioOldestFirst", Run: func(t *testing.T, b bundle) {
 		s, other := b.studio(t, "Pixel Forge"), b.studio(t, "Lantern")
 		first, second := b.game(t, s.ID, "Tower"), b.game(t, s.ID, "Moat")
 		b.game(t, other.ID, "Elsewhere")
@@ -117,12 +104,12 @@ var cases = []contractCase{
 		require.NoError(t, err)
 		require.Empty(t, list)
 	}},
-	{"GameOfAnUnknownStudioIsRefused", func(t *testing.T, b bundle) {
+	{Name: "GameOfAnUnknownStudioIsRefused", Run: func(t *testing.T, b bundle) {
 		_, err := b.repo().CreateGame(b.ctx, studio.Game{StudioID: uuid.New(), Name: "Orphan"})
 		require.Error(t, err)
 		require.NotErrorIs(t, err, studio.ErrStudioNotFound, "a foreign key, not a lookup")
 	}},
-	{"UnknownGameIsNotFoundByEveryChange", func(t *testing.T, b bundle) {
+	{Name: "UnknownGameIsNotFoundByEveryChange", Run: func(t *testing.T, b bundle) {
 		id := uuid.New()
 		all := map[studio.Environment]bool{studio.Live: true, studio.Test: true}
 		calls := map[string]func() error{
@@ -146,7 +133,7 @@ var cases = []contractCase{
 			require.ErrorIs(t, call(), studio.ErrGameNotFound, name)
 		}
 	}},
-	{"SetPurchaseBudgetOfTheEnvironmentsAsked", func(t *testing.T, b bundle) {
+	{Name: "SetPurchaseBudgetOfTheEnvironmentsAsked", Run: func(t *testing.T, b bundle) {
 		g := b.game(t, b.studio(t, "Pixel Forge").ID, "Tower")
 		got, err := b.repo().SetPurchaseBudget(b.ctx, g.ID, studio.Budgets{Live: amount(5_00), Test: amount(7_00)},
 			map[studio.Environment]bool{studio.Test: true})
@@ -159,7 +146,7 @@ var cases = []contractCase{
 		require.NoError(t, err)
 		require.Equal(t, got, read)
 	}},
-	{"AllowedOriginsOfTheEnvironmentsAsked", func(t *testing.T, b bundle) {
+	{Name: "AllowedOriginsOfTheEnvironmentsAsked", Run: func(t *testing.T, b bundle) {
 		s := b.studio(t, "Pixel Forge")
 		g, other := b.game(t, s.ID, "Tower"), b.game(t, s.ID, "Moat")
 		got, err := b.repo().SetAllowedOrigins(b.ctx, g.ID, studio.Origins{Live: []string{"https://play.example.com"}, Test: []string{"https://dev.example.com"}},
@@ -193,7 +180,7 @@ var cases = []contractCase{
 			require.Equal(t, c.want, ok, "%s %s", c.env, c.origin)
 		}
 	}},
-	{"StoreURLAndServerOnlyCoinMovements", func(t *testing.T, b bundle) {
+	{Name: "StoreURLAndServerOnlyCoinMovements", Run: func(t *testing.T, b bundle) {
 		g := b.game(t, b.studio(t, "Pixel Forge").ID, "Tower")
 		got, err := b.repo().SetStoreURL(b.ctx, g.ID, "https://shop.example.com")
 		require.NoError(t, err)
@@ -206,7 +193,7 @@ var cases = []contractCase{
 		require.NoError(t, err)
 		require.Equal(t, got, read)
 	}},
-	{"APIKeys", func(t *testing.T, b bundle) {
+	{Name: "APIKeys", Run: func(t *testing.T, b bundle) {
 		s := b.studio(t, "Pixel Forge")
 		g := b.game(t, s.ID, "Tower")
 		_, err := b.repo().FindAPIKey(b.ctx, []byte("live-1"))
@@ -243,7 +230,7 @@ var cases = []contractCase{
 		require.NoError(t, err)
 		require.False(t, rec.Revoked, "the other environment's key stays")
 	}},
-	{"ServerSecrets", func(t *testing.T, b bundle) {
+	{Name: "ServerSecrets", Run: func(t *testing.T, b bundle) {
 		s := b.studio(t, "Pixel Forge")
 		g, other := b.game(t, s.ID, "Tower"), b.game(t, s.ID, "Moat")
 		_, found, err := b.repo().FindServerSecret(b.ctx, []byte("s1"))
@@ -263,7 +250,7 @@ var cases = []contractCase{
 		require.Error(t, b.repo().PutServerSecret(b.ctx, other.ID, studio.Live, []byte("s2")), "a hash is stored once")
 		require.Error(t, b.repo().PutServerSecret(b.ctx, uuid.New(), studio.Live, []byte("s3")), "the game must exist")
 	}},
-	{"RollbackLeavesNothing", func(t *testing.T, b bundle) {
+	{Name: "RollbackLeavesNothing", Run: func(t *testing.T, b bundle) {
 		s := b.studio(t, "Pixel Forge")
 		g := b.game(t, s.ID, "Tower")
 		err := b.InTx(b.ctx, func(r studio.Repo) error {
@@ -286,9 +273,9 @@ var cases = []contractCase{
 			if err := r.InsertAPIKey(b.ctx, g.ID, studio.Live, []byte("ghost"), ""); err != nil {
 				return err
 			}
-			return errRollback
+			return contract.ErrRollback
 		})
-		require.ErrorIs(t, err, errRollback)
+		require.ErrorIs(t, err, contract.ErrRollback)
 		list, err := b.repo().ListStudios(b.ctx)
 		require.NoError(t, err)
 		require.Equal(t, []studio.Studio{s}, list)
@@ -298,7 +285,7 @@ var cases = []contractCase{
 		_, err = b.repo().FindAPIKey(b.ctx, []byte("ghost"))
 		require.ErrorIs(t, err, studio.ErrKeyUnknown)
 	}},
-	{"LockGameSerialisesRotations", func(t *testing.T, b bundle) {
+	{Name: "LockGameSerialisesRotations", Run: func(t *testing.T, b bundle) {
 		// Each transaction rotates the live key: under LockGame every one of them revokes the
 		// key before it and none breaks the one-active-key rule.
 		g := b.game(t, b.studio(t, "Pixel Forge").ID, "Tower")
