@@ -9,19 +9,11 @@ import (
 
 	"github.com/rewardsco/rewards/adapters/postgres/db"
 	"github.com/rewardsco/rewards/core/audit"
-	"github.com/rewardsco/rewards/core/store"
 )
 
 // AuditRepo is the storage of the audit log: it appends and reads entries, and has no way to
 // change or delete one (the table's trigger refuses it too).
 type AuditRepo struct{ conn }
-
-var _ audit.Repo = (*AuditRepo)(nil)
-
-// NewAuditStore returns the storage of the audit log on d.
-func NewAuditStore(d *DB) store.Of[audit.Repo] {
-	return newModuleStore(d, func(c conn) audit.Repo { return &AuditRepo{c} })
-}
 
 // Append implements audit.Repo. An entry with no studio takes its game's; with neither, or with
 // a studio or game that does not exist, it fails.

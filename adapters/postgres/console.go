@@ -10,7 +10,6 @@ import (
 	"github.com/rewardsco/rewards/core/console"
 	"github.com/rewardsco/rewards/core/orders"
 	"github.com/rewardsco/rewards/core/players"
-	"github.com/rewardsco/rewards/core/store"
 	"github.com/rewardsco/rewards/core/studio"
 	"github.com/rewardsco/rewards/core/touchpoints"
 )
@@ -19,26 +18,15 @@ import (
 // and the changes the console makes itself.
 type ConsoleRepo struct{ conn }
 
-var _ console.Repo = (*ConsoleRepo)(nil)
-
-// NewConsoleStore returns the storage of the studio console on d.
-func NewConsoleStore(d *DB) store.Of[console.Repo] {
-	return newModuleStore(d, func(c conn) console.Repo { return &ConsoleRepo{c} })
-}
-
 // Credentials implements console.Repo.
 func (r *ConsoleRepo) Credentials(ctx context.Context, gameID uuid.UUID) ([]console.Credentials, error) {
 	rows, err := r.q.ConsoleCredentials(ctx, gameID)
-	if err != nil {
-		return nil, fmt.Errorf("read the credentials of game %s: %w", gameID, err)
-	}
-	out := make([]console.Credentials, len(rows))
-	for i, row := range rows {
-		out[i] = console.Credentials{Environment: studio.Environment(row.Environment), KeyHint: row.Hint,
-			KeyIssuedAt: row.KeyIssuedAt, ServerSecretIssuedAt: row.ServerSecretIssuedAt,
-			PartnerSecretIssuedAt: row.PartnerSecretIssuedAt}
-	}
-	return out, nil
+	return toCoreAll(rows, err, toCoreCredentials, "read the credentials of game %s", gameID)
+}
+
+func toCoreCredentials(r db.ConsoleCredentialsRow) console.Credentials {
+	return console.Credentials{Environment: studio.Environment(r.Environment), KeyHint: r.Hint, KeyIssuedAt: r.KeyIssuedAt,
+		ServerSecretIssuedAt: r.ServerSecretIssuedAt, PartnerSecretIssuedAt: r.PartnerSecretIssuedAt}
 }
 
 // TouchpointCoin implements console.Repo.

@@ -7,18 +7,10 @@ import (
 
 	"github.com/rewardsco/rewards/adapters/postgres/db"
 	"github.com/rewardsco/rewards/core/idempotency"
-	"github.com/rewardsco/rewards/core/store"
 )
 
 // IdempotencyRepo is the storage of idempotency keys.
 type IdempotencyRepo struct{ conn }
-
-var _ idempotency.Repo = (*IdempotencyRepo)(nil)
-
-// NewIdempotencyStore returns the storage of idempotency keys on d.
-func NewIdempotencyStore(d *DB) store.Of[idempotency.Repo] {
-	return newModuleStore(d, func(c conn) idempotency.Repo { return &IdempotencyRepo{c} })
-}
 
 // ClaimKey implements idempotency.Repo.
 // The claim's age is measured by the database's now() alone.

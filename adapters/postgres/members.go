@@ -11,19 +11,11 @@ import (
 
 	"github.com/rewardsco/rewards/adapters/postgres/db"
 	"github.com/rewardsco/rewards/core/members"
-	"github.com/rewardsco/rewards/core/store"
 	"github.com/rewardsco/rewards/core/studio"
 )
 
 // MembersRepo is the storage of the members module.
 type MembersRepo struct{ conn }
-
-var _ members.Repo = (*MembersRepo)(nil)
-
-// NewMembersStore returns the storage of the members module on d.
-func NewMembersStore(d *DB) store.Of[members.Repo] {
-	return newModuleStore(d, func(c conn) members.Repo { return &MembersRepo{c} })
-}
 
 func toCoreAccount(r db.StudioMember) members.Account {
 	return members.Account{Member: toCoreMember(r), PasswordHash: r.PasswordHash, TOTPSecret: r.TotpSecret, TOTPPending: r.TotpPending}
@@ -44,12 +36,9 @@ func toCoreAccessToken(r db.StudioAccessToken) members.AccessToken {
 	return t
 }
 
-func toCoreMembers(rows []db.StudioMember) []members.Member {
-	out := make([]members.Member, len(rows))
-	for i, r := range rows {
-		out[i] = toCoreMember(r)
-	}
-	return out
+func toCoreSession(r db.MemberSession) members.SessionRecord {
+	return members.SessionRecord{ID: r.ID, MemberID: r.MemberID, Hash: r.TokenHash, CreatedAt: r.CreatedAt.UTC(),
+		LastSeenAt: r.LastSeenAt.UTC(), ExpiresAt: r.ExpiresAt.UTC()}
 }
 
 // InsertMember implements members.Repo. The studio must exist: studio.ErrStudioNotFound
@@ -71,101 +60,58 @@ func (r *MembersRepo) InsertMember(ctx context.Context, m members.Member) (membe
 // GetAccount implements members.Repo.
 func (r *MembersRepo) GetAccount(ctx context.Context, id uuid.UUID) (members.Account, error) {
 	row, err := r.q.MembersGet(ctx, id)
-	if isNoRows(err) {
-		return members.Account{}, members.ErrMemberNotFound
-	}
-	if err != nil {
-		return members.Account{}, fmt.Errorf("get member %s: %w", id, err)
-	}
-	return toCoreAccount(row), nil
+	return toCoreOne(row, err, members.ErrMemberNotFound, toCoreAccount, "get member %s", id)
 }
 
 // AccountsByEmail implements members.Repo.
 func (r *MembersRepo) AccountsByEmail(ctx context.Context, email string) ([]members.Account, error) {
 	rows, err := r.q.MembersByEmail(ctx, email)
-	if err != nil {
-		return nil, fmt.Errorf("find members by email: %w", err)
-	}
-	out := make([]members.Account, len(rows))
-	for i, row := range rows {
-		out[i] = toCoreAccount(row)
-	}
-	return out, nil
+	return toCoreAll(rows, err, toCoreAccount, "find members by email")
 }
 
 // ListMembers implements members.Repo.
 func (r *MembersRepo) ListMembers(ctx context.Context, studioID uuid.UUID) ([]members.Member, error) {
 	rows, err := r.q.MembersList(ctx, studioID)
-	if err != nil {
-		return nil, fmt.Errorf("list members of studio %s: %w", studioID, err)
-	}
-	return toCoreMembers(rows), nil
+	return toCoreAll(rows, err, toCoreMember, "list members of studio %s", studioID)
 }
 
 // LockMembers implements members.Repo: the rows are locked in id order, then returned oldest
 // first.
 func (r *MembersRepo) LockMembers(ctx context.Context, studioID uuid.UUID) ([]members.Member, error) {
 	rows, err := r.q.MembersLock(ctx, studioID)
-	if err != nil {
-		return nil, fmt.Errorf("lock members of studio %s: %w", studioID, err)
-	}
-	out := toCoreMembers(rows)
+	out, err := toCoreAll(rows, err, toCoreMember, "lock members of studio %s", studioID)
 	sortMembers(out)
-	return out, nil
+	return out, err
 }
 
 // ActivateMember implements members.Repo.
 func (r *MembersRepo) ActivateMember(ctx context.Context, id uuid.UUID, name, passwordHash string) (members.Member, error) {
 	row, err := r.q.MembersActivate(ctx, db.MembersActivateParams{ID: id, Name: name, PasswordHash: passwordHash})
-	if isNoRows(err) {
-		return members.Member{}, members.ErrMemberNotFound
-	}
-	if err != nil {
-		return members.Member{}, fmt.Errorf("activate member %s: %w", id, err)
-	}
-	return toCoreMember(row), nil
+	return toCoreOne(row, err, members.ErrMemberNotFound, toCoreMember, "activate member %s", id)
 }
 
 // SetRole implements members.Repo.
 func (r *MembersRepo) SetRole(ctx context.Context, id uuid.UUID, role members.Role) (members.Member, error) {
 	row, err := r.q.MembersSetRole(ctx, db.MembersSetRoleParams{ID: id, Role: string(role)})
-	if isNoRows(err) {
-		return members.Member{}, members.ErrMemberNotFound
-	}
-	if err != nil {
-		return members.Member{}, fmt.Errorf("set the role of member %s: %w", id, err)
-	}
-	return toCoreMember(row), nil
+	return toCoreOne(row, err, members.ErrMemberNotFound, toCoreMember, "set the role of member %s", id)
 }
 
 // SetPassword implements members.Repo.
 func (r *MembersRepo) SetPassword(ctx context.Context, id uuid.UUID, passwordHash string) error {
 	n, err := r.q.MembersSetPassword(ctx, db.MembersSetPasswordParams{ID: id, PasswordHash: passwordHash})
-	return oneMember(n, err, id, "set the password")
+	return oneChanged(n, err, members.ErrMemberNotFound, "set the password of member %s", id)
 }
 
 // SetTOTP implements members.Repo.
 func (r *MembersRepo) SetTOTP(ctx context.Context, id uuid.UUID, secret, pending []byte) error {
 	n, err := r.q.MembersSetTOTP(ctx, db.MembersSetTOTPParams{ID: id, TotpSecret: secret, TotpPending: pending})
-	return oneMember(n, err, id, "set the TOTP")
+	return oneChanged(n, err, members.ErrMemberNotFound, "set the TOTP of member %s", id)
 }
 
 // DeleteMember implements members.Repo.
 func (r *MembersRepo) DeleteMember(ctx context.Context, id uuid.UUID) error {
 	n, err := r.q.MembersDelete(ctx, id)
-	return oneMember(n, err, id, "delete")
-}
-
-// oneMember is the answer of a statement that changes the member with id: ErrMemberNotFound
-// when it changed no row.
-func oneMember(n int64, err error, id uuid.UUID, what string) error {
-	if err != nil {
-		return fmt.Errorf("%s of member %s: %w", what, id, err)
-	}
-	if n == 0 {
-		return members.ErrMemberNotFound
-	}
-	return nil
+	return oneChanged(n, err, members.ErrMemberNotFound, "delete of member %s", id)
 }
 
 // InsertLink implements members.Repo.
@@ -202,14 +148,7 @@ func (r *MembersRepo) InsertSession(ctx context.Context, s members.SessionRecord
 // FindSession implements members.Repo.
 func (r *MembersRepo) FindSession(ctx context.Context, hash []byte) (members.SessionRecord, error) {
 	row, err := r.q.MembersFindSession(ctx, hash)
-	if isNoRows(err) {
-		return members.SessionRecord{}, members.ErrUnauthenticated
-	}
-	if err != nil {
-		return members.SessionRecord{}, fmt.Errorf("find session: %w", err)
-	}
-	return members.SessionRecord{ID: row.ID, MemberID: row.MemberID, Hash: row.TokenHash, CreatedAt: row.CreatedAt.UTC(),
-		LastSeenAt: row.LastSeenAt.UTC(), ExpiresAt: row.ExpiresAt.UTC()}, nil
+	return toCoreOne(row, err, members.ErrUnauthenticated, toCoreSession, "find session")
 }
 
 // TouchSession implements members.Repo.
@@ -249,38 +188,19 @@ func (r *MembersRepo) InsertToken(ctx context.Context, t members.TokenRecord) er
 // FindToken implements members.Repo.
 func (r *MembersRepo) FindToken(ctx context.Context, hash []byte) (members.AccessToken, error) {
 	row, err := r.q.MembersFindToken(ctx, hash)
-	if isNoRows(err) {
-		return members.AccessToken{}, members.ErrUnauthenticated
-	}
-	if err != nil {
-		return members.AccessToken{}, fmt.Errorf("find access token: %w", err)
-	}
-	return toCoreAccessToken(row), nil
+	return toCoreOne(row, err, members.ErrUnauthenticated, toCoreAccessToken, "find access token")
 }
 
 // GetToken implements members.Repo.
 func (r *MembersRepo) GetToken(ctx context.Context, id uuid.UUID) (members.AccessToken, error) {
 	row, err := r.q.MembersGetToken(ctx, id)
-	if isNoRows(err) {
-		return members.AccessToken{}, members.ErrTokenNotFound
-	}
-	if err != nil {
-		return members.AccessToken{}, fmt.Errorf("get access token %s: %w", id, err)
-	}
-	return toCoreAccessToken(row), nil
+	return toCoreOne(row, err, members.ErrTokenNotFound, toCoreAccessToken, "get access token %s", id)
 }
 
 // ListTokens implements members.Repo.
 func (r *MembersRepo) ListTokens(ctx context.Context, studioID uuid.UUID) ([]members.AccessToken, error) {
 	rows, err := r.q.MembersListTokens(ctx, studioID)
-	if err != nil {
-		return nil, fmt.Errorf("list access tokens of studio %s: %w", studioID, err)
-	}
-	out := make([]members.AccessToken, len(rows))
-	for i, row := range rows {
-		out[i] = toCoreAccessToken(row)
-	}
-	return out, nil
+	return toCoreAll(rows, err, toCoreAccessToken, "list access tokens of studio %s", studioID)
 }
 
 // TouchToken implements members.Repo.
@@ -294,13 +214,7 @@ func (r *MembersRepo) TouchToken(ctx context.Context, id uuid.UUID, at time.Time
 // DeleteToken implements members.Repo.
 func (r *MembersRepo) DeleteToken(ctx context.Context, id uuid.UUID) error {
 	n, err := r.q.MembersDeleteToken(ctx, id)
-	if err != nil {
-		return fmt.Errorf("delete access token %s: %w", id, err)
-	}
-	if n == 0 {
-		return members.ErrTokenNotFound
-	}
-	return nil
+	return oneChanged(n, err, members.ErrTokenNotFound, "delete access token %s", id)
 }
 
 // LockSignIn implements members.Repo with a transaction-scoped advisory lock.

@@ -16,7 +16,6 @@ import (
 	"github.com/rewardsco/rewards/core/money"
 	"github.com/rewardsco/rewards/core/orders"
 	"github.com/rewardsco/rewards/core/players"
-	"github.com/rewardsco/rewards/core/store"
 	"github.com/rewardsco/rewards/core/studio"
 )
 
@@ -24,13 +23,6 @@ import (
 type OrdersRepo struct {
 	conn
 	db *DB
-}
-
-var _ orders.Repo = (*OrdersRepo)(nil)
-
-// NewOrdersStore returns the storage of the orders module on d.
-func NewOrdersStore(d *DB) store.Of[orders.Repo] {
-	return newModuleStore(d, func(c conn) orders.Repo { return &OrdersRepo{conn: c, db: d} })
 }
 
 func toCoreOrder(r db.Order) (orders.Order, error) {
@@ -321,32 +313,29 @@ func (r *OrdersRepo) one(ctx context.Context, row db.Order, err error, what stri
 // ListForPlayer implements orders.Repo.
 func (r *OrdersRepo) ListForPlayer(ctx context.Context, playerID uuid.UUID, rewardID *uuid.UUID, limit, offset int) ([]orders.Order, int64, error) {
 	rows, err := r.q.OrdersListForPlayer(ctx, db.OrdersListForPlayerParams{PlayerID: &playerID, RewardID: rewardID, Lim: int32(limit), Off: int32(offset)})
-	if err != nil {
-		return nil, 0, fmt.Errorf("list orders: %w", err)
-	}
-	page := make([]pagedOrder, len(rows))
-	for i, row := range rows {
-		page[i] = pagedOrder(row)
-	}
-	return r.page(ctx, page)
+	return orderPage(ctx, r, rows, err, "list orders")
 }
 
-// pagedOrder is a row of a paged list of orders: the order and the total of the list.
-type pagedOrder struct {
+// pagedOrder is a row of a paged list of orders, as each list's query reads it under a name
+// of its own: the order and the total of the list.
+type pagedOrder = struct {
 	Order db.Order
 	Total int64
 }
 
-// page converts a page of orders, with their codes, and says the total.
-func (r *OrdersRepo) page(ctx context.Context, rows []pagedOrder) ([]orders.Order, int64, error) {
+// orderPage converts a page of orders, with their codes, and says the total of the list.
+func orderPage[R ~pagedOrder](ctx context.Context, r *OrdersRepo, rows []R, err error, what string) ([]orders.Order, int64, error) {
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", what, err)
+	}
 	out := make([]orders.Order, len(rows))
 	var total int64
 	for i, row := range rows {
-		var err error
-		if out[i], err = toCoreOrder(row.Order); err != nil {
+		p := pagedOrder(row)
+		if out[i], err = toCoreOrder(p.Order); err != nil {
 			return nil, 0, err
 		}
-		total = row.Total
+		total = p.Total
 	}
 	return out, total, r.withCodes(ctx, out)
 }
@@ -354,18 +343,16 @@ func (r *OrdersRepo) page(ctx context.Context, rows []pagedOrder) ([]orders.Orde
 // Transitions implements orders.Repo.
 func (r *OrdersRepo) Transitions(ctx context.Context, id uuid.UUID) ([]orders.Transition, error) {
 	rows, err := r.q.OrdersTransitions(ctx, id)
-	if err != nil {
-		return nil, fmt.Errorf("transitions of %s: %w", id, err)
+	return toCoreAll(rows, err, toCoreTransition, "transitions of %s", id)
+}
+
+func toCoreTransition(r db.OrderTransition) orders.Transition {
+	t := orders.Transition{To: orders.Status(r.ToStatus), Reason: r.Reason, At: r.At}
+	if r.FromStatus != nil {
+		from := orders.Status(*r.FromStatus)
+		t.From = &from
 	}
-	out := make([]orders.Transition, len(rows))
-	for i, row := range rows {
-		out[i] = orders.Transition{To: orders.Status(row.ToStatus), Reason: row.Reason, At: row.At}
-		if row.FromStatus != nil {
-			from := orders.Status(*row.FromStatus)
-			out[i].From = &from
-		}
-	}
-	return out, nil
+	return t
 }
 
 // LockPlayerReward implements orders.Repo with transaction-scoped advisory locks.
@@ -488,14 +475,7 @@ func (r *OrdersRepo) FindBySession(ctx context.Context, sessionID string) (uuid.
 func (r *OrdersRepo) ListForPartner(ctx context.Context, gameID uuid.UUID, env studio.Environment, customerRef, clientOrderID string, limit, offset int) ([]orders.Order, int64, error) {
 	rows, err := r.q.OrdersListForPartner(ctx, db.OrdersListForPartnerParams{GameID: gameID, Environment: string(env),
 		CustomerRef: orNil(customerRef), ClientOrderID: orNil(clientOrderID), Lim: int32(limit), Off: int32(offset)})
-	if err != nil {
-		return nil, 0, fmt.Errorf("list partner orders: %w", err)
-	}
-	page := make([]pagedOrder, len(rows))
-	for i, row := range rows {
-		page[i] = pagedOrder(row)
-	}
-	return r.page(ctx, page)
+	return orderPage(ctx, r, rows, err, "list partner orders")
 }
 
 // SetPayment implements orders.Repo.

@@ -10,19 +10,11 @@ import (
 
 	"github.com/rewardsco/rewards/adapters/postgres/db"
 	"github.com/rewardsco/rewards/core/players"
-	"github.com/rewardsco/rewards/core/store"
 	"github.com/rewardsco/rewards/core/studio"
 )
 
 // PlayersRepo is the storage of the players module.
 type PlayersRepo struct{ conn }
-
-var _ players.Repo = (*PlayersRepo)(nil)
-
-// NewPlayersStore returns the storage of the players module on d.
-func NewPlayersStore(d *DB) store.Of[players.Repo] {
-	return newModuleStore(d, func(c conn) players.Repo { return &PlayersRepo{c} })
-}
 
 func toCorePlayer(r db.Player) (players.Player, error) {
 	p := players.Player{

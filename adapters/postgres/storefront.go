@@ -9,20 +9,12 @@ import (
 
 	"github.com/rewardsco/rewards/adapters/postgres/db"
 	"github.com/rewardsco/rewards/core/players"
-	"github.com/rewardsco/rewards/core/store"
 	"github.com/rewardsco/rewards/core/storefront"
 	"github.com/rewardsco/rewards/core/studio"
 )
 
 // StorefrontRepo is the storage of the store's entry codes.
 type StorefrontRepo struct{ conn }
-
-var _ storefront.Repo = (*StorefrontRepo)(nil)
-
-// NewStorefrontStore returns the storage of the store's entry codes on d.
-func NewStorefrontStore(d *DB) store.Of[storefront.Repo] {
-	return newModuleStore(d, func(c conn) storefront.Repo { return &StorefrontRepo{c} })
-}
 
 // InsertEntry implements storefront.Repo; it also drops the player's codes older than a day.
 func (r *StorefrontRepo) InsertEntry(ctx context.Context, hash []byte, sc players.Scope, playerID uuid.UUID, expiresAt time.Time) error {

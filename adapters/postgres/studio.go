@@ -8,19 +8,11 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rewardsco/rewards/adapters/postgres/db"
-	"github.com/rewardsco/rewards/core/store"
 	"github.com/rewardsco/rewards/core/studio"
 )
 
 // StudioRepo is the storage of the studio module.
 type StudioRepo struct{ conn }
-
-var _ studio.Repo = (*StudioRepo)(nil)
-
-// NewStudioStore returns the storage of the studio module on d.
-func NewStudioStore(d *DB) store.Of[studio.Repo] {
-	return newModuleStore(d, func(c conn) studio.Repo { return &StudioRepo{c} })
-}
 
 func toCoreStudio(r db.Studio) studio.Studio {
 	return studio.Studio{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt}
@@ -53,13 +45,7 @@ func int64Ptr(v *money.Amount) *int64 {
 func (r *StudioRepo) SetPurchaseBudget(ctx context.Context, gameID uuid.UUID, b studio.Budgets, set map[studio.Environment]bool) (studio.Game, error) {
 	row, err := r.q.StudioSetPurchaseBudget(ctx, db.StudioSetPurchaseBudgetParams{ID: gameID,
 		SetLive: set[studio.Live], Live: int64Ptr(b.Live), SetTest: set[studio.Test], Test: int64Ptr(b.Test)})
-	if isNoRows(err) {
-		return studio.Game{}, studio.ErrGameNotFound
-	}
-	if err != nil {
-		return studio.Game{}, fmt.Errorf("set the purchase budget of game %s: %w", gameID, err)
-	}
-	return toCoreGame(row), nil
+	return toCoreOne(row, err, studio.ErrGameNotFound, toCoreGame, "set the purchase budget of game %s", gameID)
 }
 
 // CreateStudio implements studio.Repo.
@@ -74,26 +60,13 @@ func (r *StudioRepo) CreateStudio(ctx context.Context, name string) (studio.Stud
 // ListStudios implements studio.Repo.
 func (r *StudioRepo) ListStudios(ctx context.Context) ([]studio.Studio, error) {
 	rows, err := r.q.StudioList(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list studios: %w", err)
-	}
-	out := make([]studio.Studio, len(rows))
-	for i, row := range rows {
-		out[i] = toCoreStudio(row)
-	}
-	return out, nil
+	return toCoreAll(rows, err, toCoreStudio, "list studios")
 }
 
 // GetStudio implements studio.Repo.
 func (r *StudioRepo) GetStudio(ctx context.Context, id uuid.UUID) (studio.Studio, error) {
 	row, err := r.q.StudioGet(ctx, id)
-	if isNoRows(err) {
-		return studio.Studio{}, studio.ErrStudioNotFound
-	}
-	if err != nil {
-		return studio.Studio{}, fmt.Errorf("get studio %s: %w", id, err)
-	}
-	return toCoreStudio(row), nil
+	return toCoreOne(row, err, studio.ErrStudioNotFound, toCoreStudio, "get studio %s", id)
 }
 
 // CreateGame implements studio.Repo.
@@ -108,38 +81,19 @@ func (r *StudioRepo) CreateGame(ctx context.Context, g studio.Game) (studio.Game
 // GetGame implements studio.Repo.
 func (r *StudioRepo) GetGame(ctx context.Context, id uuid.UUID) (studio.Game, error) {
 	row, err := r.q.StudioGetGame(ctx, id)
-	if isNoRows(err) {
-		return studio.Game{}, studio.ErrGameNotFound
-	}
-	if err != nil {
-		return studio.Game{}, fmt.Errorf("get game %s: %w", id, err)
-	}
-	return toCoreGame(row), nil
+	return toCoreOne(row, err, studio.ErrGameNotFound, toCoreGame, "get game %s", id)
 }
 
 // LockGame implements studio.Repo.
 func (r *StudioRepo) LockGame(ctx context.Context, id uuid.UUID) (studio.Game, error) {
 	row, err := r.q.StudioLockGame(ctx, id)
-	if isNoRows(err) {
-		return studio.Game{}, studio.ErrGameNotFound
-	}
-	if err != nil {
-		return studio.Game{}, fmt.Errorf("lock game %s: %w", id, err)
-	}
-	return toCoreGame(row), nil
+	return toCoreOne(row, err, studio.ErrGameNotFound, toCoreGame, "lock game %s", id)
 }
 
 // ListGames implements studio.Repo.
 func (r *StudioRepo) ListGames(ctx context.Context, studioID uuid.UUID) ([]studio.Game, error) {
 	rows, err := r.q.StudioListGames(ctx, studioID)
-	if err != nil {
-		return nil, fmt.Errorf("list games: %w", err)
-	}
-	out := make([]studio.Game, len(rows))
-	for i, row := range rows {
-		out[i] = toCoreGame(row)
-	}
-	return out, nil
+	return toCoreAll(rows, err, toCoreGame, "list games")
 }
 
 // InsertAPIKey implements studio.Repo.
@@ -162,21 +116,12 @@ func (r *StudioRepo) RevokeAPIKeys(ctx context.Context, gameID uuid.UUID, env st
 // FindAPIKey implements studio.Repo.
 func (r *StudioRepo) FindAPIKey(ctx context.Context, hash []byte) (studio.KeyRecord, error) {
 	row, err := r.q.StudioFindAPIKey(ctx, hash)
-	if isNoRows(err) {
-		return studio.KeyRecord{}, studio.ErrKeyUnknown
-	}
-	if err != nil {
-		return studio.KeyRecord{}, fmt.Errorf("find api key: %w", err)
-	}
-	return studio.KeyRecord{
-		GameID:                  row.GameID,
-		StudioID:                row.StudioID,
-		GameName:                row.GameName,
-		Environment:             studio.Environment(row.Environment),
-		Revoked:                 row.RevokedAt != nil,
-		ServerOnlyCoinMovements: row.ServerOnlyCoinMovements,
-		AllowedOrigins:          row.AllowedOrigins,
-	}, nil
+	return toCoreOne(row, err, studio.ErrKeyUnknown, toCoreKeyRecord, "find api key")
+}
+
+func toCoreKeyRecord(r db.StudioFindAPIKeyRow) studio.KeyRecord {
+	return studio.KeyRecord{GameID: r.GameID, StudioID: r.StudioID, GameName: r.GameName, Environment: studio.Environment(r.Environment),
+		Revoked: r.RevokedAt != nil, ServerOnlyCoinMovements: r.ServerOnlyCoinMovements, AllowedOrigins: r.AllowedOrigins}
 }
 
 // SetAllowedOrigins implements studio.Repo.
@@ -189,13 +134,7 @@ func (r *StudioRepo) SetAllowedOrigins(ctx context.Context, gameID uuid.UUID, o 
 	}
 	row, err := r.q.StudioSetAllowedOrigins(ctx, db.StudioSetAllowedOriginsParams{ID: gameID, SetLive: set[studio.Live], Live: nonNil(o.Live),
 		SetTest: set[studio.Test], Test: nonNil(o.Test)})
-	if isNoRows(err) {
-		return studio.Game{}, studio.ErrGameNotFound
-	}
-	if err != nil {
-		return studio.Game{}, fmt.Errorf("set allowed origins: %w", err)
-	}
-	return toCoreGame(row), nil
+	return toCoreOne(row, err, studio.ErrGameNotFound, toCoreGame, "set allowed origins")
 }
 
 // OriginAllowed implements studio.Repo.
@@ -210,25 +149,13 @@ func (r *StudioRepo) OriginAllowed(ctx context.Context, env studio.Environment, 
 // SetStoreURL implements studio.Repo.
 func (r *StudioRepo) SetStoreURL(ctx context.Context, gameID uuid.UUID, storeURL string) (studio.Game, error) {
 	row, err := r.q.StudioSetStoreURL(ctx, db.StudioSetStoreURLParams{ID: gameID, StoreUrl: storeURL})
-	if isNoRows(err) {
-		return studio.Game{}, studio.ErrGameNotFound
-	}
-	if err != nil {
-		return studio.Game{}, fmt.Errorf("set store address of game %s: %w", gameID, err)
-	}
-	return toCoreGame(row), nil
+	return toCoreOne(row, err, studio.ErrGameNotFound, toCoreGame, "set store address of game %s", gameID)
 }
 
 // SetServerOnlyCoinMovements implements studio.Repo.
 func (r *StudioRepo) SetServerOnlyCoinMovements(ctx context.Context, gameID uuid.UUID, on bool) (studio.Game, error) {
 	row, err := r.q.StudioSetServerOnlyCoinMovements(ctx, db.StudioSetServerOnlyCoinMovementsParams{ID: gameID, ServerOnlyCoinMovements: on})
-	if isNoRows(err) {
-		return studio.Game{}, studio.ErrGameNotFound
-	}
-	if err != nil {
-		return studio.Game{}, fmt.Errorf("set server-only coin movements of game %s: %w", gameID, err)
-	}
-	return toCoreGame(row), nil
+	return toCoreOne(row, err, studio.ErrGameNotFound, toCoreGame, "set server-only coin movements of game %s", gameID)
 }
 
 // PutServerSecret implements studio.Repo.
