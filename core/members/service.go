@@ -114,6 +114,18 @@ func (s *Service) inTx(ctx context.Context, fn func(r Repo, tx store.Tx) error) 
 	return s.runner.InTx(ctx, func(tx store.Tx) error { return fn(s.store.WithTx(tx), tx) })
 }
 
+// audited makes change in one transaction with e, the audit entry of p's action: both are
+// kept, or neither.
+func (s *Service) audited(ctx context.Context, p Principal, e audit.Entry, change func(ctx context.Context, r Repo) error) error {
+	ctx = asPrincipal(ctx, p)
+	return s.inTx(ctx, func(r Repo, tx store.Tx) error {
+		if err := change(ctx, r); err != nil {
+			return err
+		}
+		return s.log.Record(ctx, tx, e)
+	})
+}
+
 // asPrincipal is ctx with p as the audit actor, unless the caller's adapter set one already
 // (with the client's address).
 func asPrincipal(ctx context.Context, p Principal) context.Context {
@@ -362,10 +374,7 @@ func (s *Service) sessionPrincipal(ctx context.Context, hash []byte, now time.Ti
 		}
 		return cachedPrincipal{}, ErrUnauthenticated
 	}
-	acc, err := r.GetAccount(ctx, rec.MemberID)
-	if errors.Is(err, ErrMemberNotFound) {
-		return cachedPrincipal{}, ErrUnauthenticated
-	}
+	acc, err := signedInAccount(ctx, r, rec.MemberID)
 	if err != nil {
 		return cachedPrincipal{}, err
 	}
@@ -388,6 +397,16 @@ func (s *Service) sessionPrincipal(ctx context.Context, hash []byte, now time.Ti
 		SessionID: &id, MustSetUpTOTP: required && !acc.TOTPEnabled}}, nil
 }
 
+// signedInAccount is the account of a session's or token's member: ErrUnauthenticated when the
+// member is gone.
+func signedInAccount(ctx context.Context, r Repo, memberID uuid.UUID) (Account, error) {
+	acc, err := r.GetAccount(ctx, memberID)
+	if errors.Is(err, ErrMemberNotFound) {
+		return Account{}, ErrUnauthenticated
+	}
+	return acc, err
+}
+
 func (s *Service) tokenPrincipal(ctx context.Context, hash []byte, now time.Time) (cachedPrincipal, error) {
 	r := s.store.Repo()
 	t, err := r.FindToken(ctx, hash)
@@ -397,10 +416,7 @@ func (s *Service) tokenPrincipal(ctx context.Context, hash []byte, now time.Time
 	if !now.Before(t.ExpiresAt) {
 		return cachedPrincipal{}, ErrUnauthenticated
 	}
-	acc, err := r.GetAccount(ctx, t.MemberID)
-	if errors.Is(err, ErrMemberNotFound) {
-		return cachedPrincipal{}, ErrUnauthenticated
-	}
+	acc, err := signedInAccount(ctx, r, t.MemberID)
 	if err != nil {
 		return cachedPrincipal{}, err
 	}
@@ -431,14 +447,8 @@ func (s *Service) SignOut(ctx context.Context, p Principal) error {
 
 // SignOutEverywhere ends every session of p's member.
 func (s *Service) SignOutEverywhere(ctx context.Context, p Principal) error {
-	ctx = asPrincipal(ctx, p)
-	err := s.inTx(ctx, func(r Repo, tx store.Tx) error {
-		if err := r.DeleteSessions(ctx, p.Member.ID); err != nil {
-			return err
-		}
-		return s.log.Record(ctx, tx, audit.Entry{StudioID: p.StudioID, Action: "session.end_all", TargetType: "member",
-			TargetID: p.Member.ID.String()})
-	})
+	err := s.audited(ctx, p, audit.Entry{StudioID: p.StudioID, Action: "session.end_all", TargetType: "member",
+		TargetID: p.Member.ID.String()}, func(ctx context.Context, r Repo) error { return r.DeleteSessions(ctx, p.Member.ID) })
 	s.dropMember(p.Member.ID)
 	return err
 }
@@ -669,23 +679,7 @@ func (s *Service) ConfirmTOTP(ctx context.Context, p Principal, code string) err
 	if acc.TOTPPending == nil {
 		return ErrTOTPInvalid.Withf("begin the TOTP setup first")
 	}
-	secret, err := s.open(acc.TOTPPending)
-	if err != nil {
-		return err
-	}
-	if !validCode(code, secret, s.now()) {
-		return ErrTOTPInvalid
-	}
-	ctx = asPrincipal(ctx, p)
-	err = s.inTx(ctx, func(r Repo, tx store.Tx) error {
-		if err := r.SetTOTP(ctx, acc.ID, acc.TOTPPending, nil); err != nil {
-			return err
-		}
-		return s.log.Record(ctx, tx, audit.Entry{StudioID: acc.StudioID, Action: "totp.enable", TargetType: "member",
-			TargetID: acc.ID.String()})
-	})
-	s.dropMember(acc.ID)
-	return err
+	return s.switchTOTP(ctx, p, acc, acc.TOTPPending, code, acc.TOTPPending, "totp.enable")
 }
 
 // DisableTOTP turns TOTP off, with a current code; ErrTOTPInvalid when the code is wrong. A
@@ -705,21 +699,22 @@ func (s *Service) DisableTOTP(ctx context.Context, p Principal, code string) err
 	if required {
 		return errs.Invalidf("the studio requires TOTP: it cannot be turned off")
 	}
-	secret, err := s.open(acc.TOTPSecret)
+	return s.switchTOTP(ctx, p, acc, acc.TOTPSecret, code, nil, "totp.disable")
+}
+
+// switchTOTP sets acc's TOTP secret to secret (nil: off) and clears the pending one, once code
+// is a current code of the sealed secret checked: ErrTOTPInvalid when it is not. action names
+// the change in the audit log.
+func (s *Service) switchTOTP(ctx context.Context, p Principal, acc Account, checked []byte, code string, secret []byte, action string) error {
+	key, err := s.open(checked)
 	if err != nil {
 		return err
 	}
-	if !validCode(code, secret, s.now()) {
+	if !validCode(code, key, s.now()) {
 		return ErrTOTPInvalid
 	}
-	ctx = asPrincipal(ctx, p)
-	err = s.inTx(ctx, func(r Repo, tx store.Tx) error {
-		if err := r.SetTOTP(ctx, acc.ID, nil, nil); err != nil {
-			return err
-		}
-		return s.log.Record(ctx, tx, audit.Entry{StudioID: acc.StudioID, Action: "totp.disable", TargetType: "member",
-			TargetID: acc.ID.String()})
-	})
+	err = s.audited(ctx, p, audit.Entry{StudioID: acc.StudioID, Action: action, TargetType: "member", TargetID: acc.ID.String()},
+		func(ctx context.Context, r Repo) error { return r.SetTOTP(ctx, acc.ID, secret, nil) })
 	s.dropMember(acc.ID)
 	return err
 }
@@ -730,14 +725,9 @@ func (s *Service) RequireTOTP(ctx context.Context, p Principal, on bool) error {
 	if err := p.Require(Owner); err != nil {
 		return err
 	}
-	ctx = asPrincipal(ctx, p)
-	err := s.inTx(ctx, func(r Repo, tx store.Tx) error {
-		if err := r.SetTOTPRequired(ctx, p.StudioID, on); err != nil {
-			return err
-		}
-		return s.log.Record(ctx, tx, audit.Entry{StudioID: p.StudioID, Action: "studio.require_totp", TargetType: "studio",
-			TargetID: p.StudioID.String(), Details: map[string]string{"required": strconv.FormatBool(on)}})
-	})
+	err := s.audited(ctx, p, audit.Entry{StudioID: p.StudioID, Action: "studio.require_totp", TargetType: "studio",
+		TargetID: p.StudioID.String(), Details: map[string]string{"required": strconv.FormatBool(on)}},
+		func(ctx context.Context, r Repo) error { return r.SetTOTPRequired(ctx, p.StudioID, on) })
 	s.drop(func(c Principal) bool { return c.StudioID == p.StudioID })
 	return err
 }
@@ -771,15 +761,14 @@ func (s *Service) CreateToken(ctx context.Context, p Principal, name string, rol
 	secret, hash := newSecret(tokenPrefix, tokenChars)
 	t := AccessToken{ID: uuid.New(), StudioID: p.StudioID, MemberID: p.Member.ID, Name: name, Role: role,
 		CreatedAt: now, ExpiresAt: now.Add(time.Duration(days) * 24 * time.Hour)}
-	ctx = asPrincipal(ctx, p)
-	err := s.inTx(ctx, func(r Repo, tx store.Tx) error {
-		if err := r.InsertToken(ctx, TokenRecord{AccessToken: t, Hash: hash}); err != nil {
-			return fmt.Errorf("insert access token: %w", err)
-		}
-		return s.log.Record(ctx, tx, audit.Entry{StudioID: p.StudioID, Action: "token.create", TargetType: "access_token",
-			TargetID: t.ID.String(), Details: map[string]string{"name": name, "role": string(role),
-				"expiresAt": t.ExpiresAt.Format(time.RFC3339)}})
-	})
+	err := s.audited(ctx, p, audit.Entry{StudioID: p.StudioID, Action: "token.create", TargetType: "access_token",
+		TargetID: t.ID.String(), Details: map[string]string{"name": name, "role": string(role), "expiresAt": t.ExpiresAt.Format(time.RFC3339)}},
+		func(ctx context.Context, r Repo) error {
+			if err := r.InsertToken(ctx, TokenRecord{AccessToken: t, Hash: hash}); err != nil {
+				return fmt.Errorf("insert access token: %w", err)
+			}
+			return nil
+		})
 	if err != nil {
 		return NewToken{}, err
 	}
