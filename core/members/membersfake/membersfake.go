@@ -10,6 +10,7 @@ package membersfake
 import (
 	"bytes"
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -100,11 +101,8 @@ func (r *Repo) InsertMember(_ context.Context, m members.Member) (members.Member
 func (r *Repo) GetAccount(_ context.Context, id uuid.UUID) (members.Account, error) {
 	st := r.tab.Lock()
 	defer r.tab.Unlock()
-	a, ok := st.accounts[id]
-	if !ok {
-		return members.Account{}, members.ErrMemberNotFound
-	}
-	return cloneAccount(a), nil
+	a, err := memstore.Get(st.accounts, id, members.ErrMemberNotFound)
+	return cloneAccount(a), err
 }
 
 // AccountsByEmail implements members.Repo: oldest first.
@@ -186,16 +184,8 @@ func (r *Repo) DeleteMember(_ context.Context, id uuid.UUID) error {
 	}
 	delete(st.accounts, id)
 	st.links = slices.DeleteFunc(st.links, func(l link) bool { return l.MemberID == id })
-	for sid, s := range st.sessions {
-		if s.MemberID == id {
-			delete(st.sessions, sid)
-		}
-	}
-	for tid, t := range st.tokens {
-		if t.MemberID == id {
-			delete(st.tokens, tid)
-		}
-	}
+	maps.DeleteFunc(st.sessions, func(_ uuid.UUID, s members.SessionRecord) bool { return s.MemberID == id })
+	maps.DeleteFunc(st.tokens, func(_ uuid.UUID, t members.TokenRecord) bool { return t.MemberID == id })
 	return nil
 }
 
@@ -274,11 +264,7 @@ func (r *Repo) DeleteSession(_ context.Context, id uuid.UUID) error {
 func (r *Repo) DeleteSessions(_ context.Context, memberID uuid.UUID) error {
 	st := r.tab.Lock()
 	defer r.tab.Unlock()
-	for id, s := range st.sessions {
-		if s.MemberID == memberID {
-			delete(st.sessions, id)
-		}
-	}
+	maps.DeleteFunc(st.sessions, func(_ uuid.UUID, s members.SessionRecord) bool { return s.MemberID == memberID })
 	return nil
 }
 
@@ -317,11 +303,8 @@ func copyToken(t members.TokenRecord) members.AccessToken {
 func (r *Repo) GetToken(_ context.Context, id uuid.UUID) (members.AccessToken, error) {
 	st := r.tab.Lock()
 	defer r.tab.Unlock()
-	t, ok := st.tokens[id]
-	if !ok {
-		return members.AccessToken{}, members.ErrTokenNotFound
-	}
-	return copyToken(t), nil
+	t, err := memstore.Get(st.tokens, id, members.ErrTokenNotFound)
+	return copyToken(t), err
 }
 
 // ListTokens implements members.Repo: oldest first.

@@ -248,11 +248,8 @@ func (r *Repo) AddCodes(_ context.Context, id uuid.UUID, codes []orders.SealedCo
 func (r *Repo) Get(_ context.Context, id uuid.UUID) (orders.Order, error) {
 	st := r.tab.Lock()
 	defer r.tab.Unlock()
-	o, ok := st.orders[id]
-	if !ok {
-		return orders.Order{}, orders.ErrOrderNotFound
-	}
-	return cloneOrder(o), nil
+	o, err := memstore.Get(st.orders, id, orders.ErrOrderNotFound)
+	return cloneOrder(o), err
 }
 
 // page is a page of the orders keep selects, newest first (created_at DESC, id DESC), and

@@ -125,3 +125,13 @@ func CloneSlice[T any](s []T, clone func(T) T) []T {
 	}
 	return c
 }
+
+// Get returns the row of m with key k, or notFound when m has none: a SELECT of one row by its
+// key. The row is m's own; a fake that hands it out clones what the caller may change.
+func Get[K comparable, V any](m map[K]V, k K, notFound error) (V, error) {
+	v, ok := m[k]
+	if !ok {
+		return v, notFound
+	}
+	return v, nil
+}

@@ -1,6 +1,7 @@
 package memstore_test
 
 import (
+	"errors"
 	"slices"
 	"sync"
 	"testing"
@@ -91,4 +92,15 @@ func TestClones(t *testing.T) {
 	double := func(i int) int { return 2 * i }
 	require.Equal(t, []int{2, 4}, memstore.CloneSlice([]int{1, 2}, double))
 	require.Equal(t, map[string]int{"a": 2}, memstore.CloneMap(map[string]int{"a": 1}, double))
+}
+
+func TestGet(t *testing.T) {
+	t.Parallel()
+	errMissing := errors.New("missing")
+	m := map[string]int{"a": 1}
+	v, err := memstore.Get(m, "a", errMissing)
+	require.NoError(t, err)
+	require.Equal(t, 1, v)
+	_, err = memstore.Get(m, "b", errMissing)
+	require.ErrorIs(t, err, errMissing)
 }

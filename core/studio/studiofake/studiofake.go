@@ -87,11 +87,7 @@ func (r *Repo) ListStudios(context.Context) ([]studio.Studio, error) {
 func (r *Repo) GetStudio(_ context.Context, id uuid.UUID) (studio.Studio, error) {
 	st := r.tab.Lock()
 	defer r.tab.Unlock()
-	s, ok := st.studios[id]
-	if !ok {
-		return studio.Studio{}, studio.ErrStudioNotFound
-	}
-	return s, nil
+	return memstore.Get(st.studios, id, studio.ErrStudioNotFound)
 }
 
 // CreateGame implements studio.Repo. Like the foreign key of games, it fails (with an internal
@@ -115,11 +111,7 @@ func (r *Repo) CreateGame(_ context.Context, g studio.Game) (studio.Game, error)
 func (r *Repo) GetGame(_ context.Context, id uuid.UUID) (studio.Game, error) {
 	st := r.tab.Lock()
 	defer r.tab.Unlock()
-	g, ok := st.games[id]
-	if !ok {
-		return studio.Game{}, studio.ErrGameNotFound
-	}
-	return g, nil
+	return memstore.Get(st.games, id, studio.ErrGameNotFound)
 }
 
 // LockGame implements studio.Repo. memstore runs transactions one at a time, so reading the
