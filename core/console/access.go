@@ -34,6 +34,23 @@ func (s *Service) change(ctx context.Context, p members.Principal, gameID uuid.U
 	return withActor(ctx, p), g, err
 }
 
+// readEnv is read for a view of one environment of the game, which must be live or test.
+func (s *Service) readEnv(ctx context.Context, p members.Principal, gameID uuid.UUID, env studio.Environment) error {
+	if _, err := s.read(ctx, p, gameID); err != nil {
+		return err
+	}
+	return validEnv(env)
+}
+
+// changeEnv is change for one environment of the game, which must be live or test.
+func (s *Service) changeEnv(ctx context.Context, p members.Principal, gameID uuid.UUID, env studio.Environment) (context.Context, error) {
+	ctx, _, err := s.change(ctx, p, gameID)
+	if err != nil {
+		return ctx, err
+	}
+	return ctx, validEnv(env)
+}
+
 // game returns gameID when it is a game of p's studio, and studio.ErrGameNotFound otherwise:
 // another studio's game is answered as one that does not exist.
 func (s *Service) game(ctx context.Context, p members.Principal, gameID uuid.UUID) (studio.Game, error) {
@@ -62,4 +79,13 @@ func validEnv(env studio.Environment) error {
 		return errInvalidEnv
 	}
 	return nil
+}
+
+// pageBounds is the page a wallet's or a player's list reads: limit 1 to 200, 50 when out of
+// that range, and no negative offset.
+func pageBounds(limit, offset int) (int, int) {
+	if limit <= 0 || limit > 200 {
+		limit = 50
+	}
+	return limit, max(offset, 0)
 }

@@ -13,11 +13,8 @@ import (
 // the old key stops working when this returns. The key's last characters are kept to tell it
 // apart in reads (Game).
 func (s *Service) RotateKey(ctx context.Context, p members.Principal, gameID uuid.UUID, env studio.Environment) (string, error) {
-	ctx, _, err := s.change(ctx, p, gameID)
+	ctx, err := s.changeEnv(ctx, p, gameID, env)
 	if err != nil {
-		return "", err
-	}
-	if err := validEnv(env); err != nil {
 		return "", err
 	}
 	return s.d.Studio.RotateKey(ctx, gameID, env)
@@ -26,11 +23,8 @@ func (s *Service) RotateKey(ctx context.Context, p members.Principal, gameID uui
 // IssueServerSecret issues the game's server secret of env, replacing the one it had, and
 // returns it in plaintext only here.
 func (s *Service) IssueServerSecret(ctx context.Context, p members.Principal, gameID uuid.UUID, env studio.Environment) (string, error) {
-	ctx, _, err := s.change(ctx, p, gameID)
+	ctx, err := s.changeEnv(ctx, p, gameID, env)
 	if err != nil {
-		return "", err
-	}
-	if err := validEnv(env); err != nil {
 		return "", err
 	}
 	return s.d.Studio.IssueServerSecret(ctx, gameID, env)
@@ -39,11 +33,8 @@ func (s *Service) IssueServerSecret(ctx context.Context, p members.Principal, ga
 // IssuePartnerSecret issues the game's partner client secret of env, returned in plaintext only
 // here: the old secret and the tokens exchanged with it stop working.
 func (s *Service) IssuePartnerSecret(ctx context.Context, p members.Principal, gameID uuid.UUID, env studio.Environment) (string, error) {
-	ctx, _, err := s.change(ctx, p, gameID)
+	ctx, err := s.changeEnv(ctx, p, gameID, env)
 	if err != nil {
-		return "", err
-	}
-	if err := validEnv(env); err != nil {
 		return "", err
 	}
 	return s.d.Partner.IssueSecret(ctx, gameID, env)
@@ -52,18 +43,10 @@ func (s *Service) IssuePartnerSecret(ctx context.Context, p members.Principal, g
 // PartnerWallet returns the game's partner terms and wallet of env, with a page of the wallet's
 // entries (limit 1 to 200, default 50), oldest first.
 func (s *Service) PartnerWallet(ctx context.Context, p members.Principal, gameID uuid.UUID, env studio.Environment, limit, offset int) (Wallet, error) {
-	if _, err := s.read(ctx, p, gameID); err != nil {
+	if err := s.readEnv(ctx, p, gameID, env); err != nil {
 		return Wallet{}, err
 	}
-	if err := validEnv(env); err != nil {
-		return Wallet{}, err
-	}
-	if limit <= 0 || limit > 200 {
-		limit = 50
-	}
-	if offset < 0 {
-		offset = 0
-	}
+	limit, offset = pageBounds(limit, offset)
 	settings, err := s.d.Partner.GetSettings(ctx, gameID)
 	if err != nil {
 		return Wallet{}, err

@@ -19,10 +19,7 @@ import (
 // Orders returns a page of the game's orders of env that f selects, newest first: store orders
 // and partner orders alike.
 func (s *Service) Orders(ctx context.Context, p members.Principal, gameID uuid.UUID, env studio.Environment, f OrderFilter) (OrderPage, error) {
-	if _, err := s.read(ctx, p, gameID); err != nil {
-		return OrderPage{}, err
-	}
-	if err := validEnv(env); err != nil {
+	if err := s.readEnv(ctx, p, gameID, env); err != nil {
 		return OrderPage{}, err
 	}
 	return s.orders(ctx, gameID, env, f)
@@ -68,10 +65,7 @@ func (s *Service) orders(ctx context.Context, gameID uuid.UUID, env studio.Envir
 
 // Order returns one order of the game's env with its history, or orders.ErrOrderNotFound.
 func (s *Service) Order(ctx context.Context, p members.Principal, gameID uuid.UUID, env studio.Environment, orderID uuid.UUID) (OrderView, error) {
-	if _, err := s.read(ctx, p, gameID); err != nil {
-		return OrderView{}, err
-	}
-	if err := validEnv(env); err != nil {
+	if err := s.readEnv(ctx, p, gameID, env); err != nil {
 		return OrderView{}, err
 	}
 	o, history, err := s.d.Orders.History(ctx, orderID)

@@ -14,10 +14,7 @@ import (
 
 // Placements returns the game's placements of env.
 func (s *Service) Placements(ctx context.Context, p members.Principal, gameID uuid.UUID, env studio.Environment) ([]touchpoints.Placement, error) {
-	if _, err := s.read(ctx, p, gameID); err != nil {
-		return nil, err
-	}
-	if err := validEnv(env); err != nil {
+	if err := s.readEnv(ctx, p, gameID, env); err != nil {
 		return nil, err
 	}
 	return s.d.Touchpoints.Placements(ctx, gameID, env)

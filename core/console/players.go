@@ -16,10 +16,7 @@ import (
 // or its phone in E.164 (+919876543210). It returns the player with its balances, its newest
 // transactions and orders, or players.ErrPlayerNotFound.
 func (s *Service) Player(ctx context.Context, p members.Principal, gameID uuid.UUID, env studio.Environment, ref string) (PlayerView, error) {
-	if _, err := s.read(ctx, p, gameID); err != nil {
-		return PlayerView{}, err
-	}
-	if err := validEnv(env); err != nil {
+	if err := s.readEnv(ctx, p, gameID, env); err != nil {
 		return PlayerView{}, err
 	}
 	pl, err := s.d.Players.Lookup(ctx, players.Scope{GameID: gameID, Environment: env}, ref)
@@ -45,21 +42,13 @@ func (s *Service) Player(ctx context.Context, p members.Principal, gameID uuid.U
 // their total (limit 1 to 200, default 50).
 func (s *Service) PlayerTransactions(ctx context.Context, p members.Principal, gameID uuid.UUID, env studio.Environment,
 	playerID uuid.UUID, limit, offset int) (PlayerTransactions, error) {
-	if _, err := s.read(ctx, p, gameID); err != nil {
-		return PlayerTransactions{}, err
-	}
-	if err := validEnv(env); err != nil {
+	if err := s.readEnv(ctx, p, gameID, env); err != nil {
 		return PlayerTransactions{}, err
 	}
 	if _, err := s.d.Players.Lookup(ctx, players.Scope{GameID: gameID, Environment: env}, playerID.String()); err != nil {
 		return PlayerTransactions{}, err
 	}
-	if limit <= 0 || limit > 200 {
-		limit = 50
-	}
-	if offset < 0 {
-		offset = 0
-	}
+	limit, offset = pageBounds(limit, offset)
 	list, total, err := s.d.Coins.Transactions(ctx, playerID, limit, offset)
 	return PlayerTransactions{Transactions: list, Total: total}, err
 }
@@ -77,11 +66,8 @@ func (s *Service) UnblockPlayer(ctx context.Context, p members.Principal, gameID
 }
 
 func (s *Service) setBlocked(ctx context.Context, p members.Principal, gameID uuid.UUID, env studio.Environment, playerID uuid.UUID, blocked bool) (players.Player, error) {
-	ctx, _, err := s.change(ctx, p, gameID)
+	ctx, err := s.changeEnv(ctx, p, gameID, env)
 	if err != nil {
-		return players.Player{}, err
-	}
-	if err := validEnv(env); err != nil {
 		return players.Player{}, err
 	}
 	action := "player.unblock"

@@ -17,7 +17,17 @@ import (
 )
 
 // The services the console calls are named by what it needs of them; the modules' *Service types
-// implement them (app wires them), and tests put fakes in their place where a module has none.
+// implement them (app wires them into Deps, and the compiler checks it here), and tests put
+// fakes in their place where a module has none.
+var (
+	_ Studios     = (*studio.Service)(nil)
+	_ Partner     = (*partner.Service)(nil)
+	_ Touchpoints = (*touchpoints.Service)(nil)
+	_ Webhooks    = (*webhooks.Service)(nil)
+	_ Players     = (*players.Service)(nil)
+	_ Coins       = (*coins.Service)(nil)
+	_ Orders      = (*orders.Service)(nil)
+)
 
 // Studios is what the console needs of *studio.Service.
 type Studios interface {
