@@ -69,8 +69,6 @@ type signInInput struct {
 	}
 }
 
-type sessionOutput struct{ Body SessionBody }
-
 type acceptInput struct {
 	Token string `path:"token" maxLength:"128" doc:"The token of the invitation link (the last part of /console/invite/{token})"`
 	Body  struct {
@@ -78,8 +76,6 @@ type acceptInput struct {
 		Password string `json:"password" minLength:"12" maxLength:"128" doc:"The new password, 12 to 128 characters" example:"correct horse battery staple"`
 	}
 }
-
-type memberOutput struct{ Body MemberBody }
 
 type resetRequestInput struct {
 	Body struct {
@@ -94,10 +90,6 @@ type resetInput struct {
 	}
 }
 
-type meOutput struct{ Body MeBody }
-
-type totpSetupOutput struct{ Body TOTPSetupBody }
-
 type codeInput struct {
 	Body struct {
 		Code string `json:"code" minLength:"1" maxLength:"10" doc:"A current code of the authenticator app" example:"123456"`
@@ -107,8 +99,6 @@ type codeInput struct {
 type requirementInput struct {
 	Body TOTPRequirementBody
 }
-
-type requirementOutput struct{ Body TOTPRequirementBody }
 
 // anonymous puts the client's address and user agent in the context of an operation without
 // credentials, for the audit entries it makes (accepting an invitation, resetting a password).
@@ -123,182 +113,101 @@ func anonymous(hctx huma.Context, next func(huma.Context)) {
 
 // registerAccount registers the account operations.
 func (a *api) registerAccount() {
-	a.registerSessions()
-	a.registerInvitesAndResets()
-	a.registerTOTP()
+	g := a.group(tagAccount)
+	a.registerSessions(g)
+	a.registerInvitesAndResets(g)
+	a.registerTOTP(g)
 }
 
-// anonymousOp is an account operation without credentials.
-func (a *api) anonymousOp(o huma.Operation) huma.Operation {
+// open declares an account operation without credentials.
+func (g group) open(id, route, summary, description string, errors ...int) huma.Operation {
+	o := g.operation(id, route, summary, description, errors)
 	o.Middlewares = append(o.Middlewares, anonymous)
-	return a.open(o, tagAccount)
+	return g.a.s.Studio(o, nil)
 }
 
 // registerSessions registers signing in and out.
-func (a *api) registerSessions() {
-	huma.Register(a.s.StudioAPI, a.anonymousOp(huma.Operation{
-		OperationID:   "studio-sign-in",
-		Method:        http.MethodPost,
-		Path:          "/studio/v1/sessions",
-		Summary:       "Sign in",
-		Description:   "Starts a session of the member with the email and password (and `otp`, the TOTP code, for a member with TOTP on): 201 with the session token, shown only here, for Authorization: Bearer. An unknown email, a wrong password and a missing or wrong code all answer the same 401 SIGN_IN_FAILED, in the same time. After 5 failures for one email in 15 minutes, sign-ins of it answer 429 TOO_MANY_ATTEMPTS with Retry-After (seconds) until the oldest failure is 15 minutes old. A session ends after 12 hours unused, 7 days at most, and at sign-out.",
-		DefaultStatus: http.StatusCreated,
-		Errors:        []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusTooManyRequests},
-	}), a.signIn)
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID:   "studio-sign-out",
-		Method:        http.MethodDelete,
-		Path:          "/studio/v1/sessions/current",
-		Summary:       "Sign out",
-		Description:   "Ends the session whose token is used: it answers 401 at once on this instance and within a second on every other. With an access token nothing ends (revoke the token instead).",
-		DefaultStatus: http.StatusNoContent,
-	}, tagAccount, roleAny), a.signOut)
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID:   "studio-sign-out-everywhere",
-		Method:        http.MethodDelete,
-		Path:          "/studio/v1/sessions",
-		Summary:       "Sign out everywhere",
-		Description:   "Ends every session of the member (the console's included), at once on this instance and within a second on every other. Access tokens stay valid.",
-		DefaultStatus: http.StatusNoContent,
-	}, tagAccount, roleAny), a.signOutEverywhere)
+func (a *api) registerSessions(g group) {
+	huma.Register(a.s.StudioAPI, answering(http.StatusCreated, g.open("studio-sign-in", "POST /studio/v1/sessions",
+		"Sign in",
+		"Starts a session of the member with the email and password (and `otp`, the TOTP code, for a member with TOTP on): 201 with the session token, shown only here, for Authorization: Bearer. An unknown email, a wrong password and a missing or wrong code all answer the same 401 SIGN_IN_FAILED, in the same time. After 5 failures for one email in 15 minutes, sign-ins of it answer 429 TOO_MANY_ATTEMPTS with Retry-After (seconds) until the oldest failure is 15 minutes old. A session ends after 12 hours unused, 7 days at most, and at sign-out.",
+		http.StatusBadRequest, http.StatusUnauthorized, http.StatusTooManyRequests)), serve(a.signIn))
+	huma.Register(a.s.StudioAPI, g.op(roleAny, "studio-sign-out", "DELETE /studio/v1/sessions/current",
+		"Sign out",
+		"Ends the session whose token is used: it answers 401 at once on this instance and within a second on every other. With an access token nothing ends (revoke the token instead)."),
+		serveNoBody(func(ctx context.Context, s scope, _ *struct{}) error { return a.members.SignOut(ctx, s.p) }))
+	huma.Register(a.s.StudioAPI, g.op(roleAny, "studio-sign-out-everywhere", "DELETE /studio/v1/sessions",
+		"Sign out everywhere",
+		"Ends every session of the member (the console's included), at once on this instance and within a second on every other. Access tokens stay valid."),
+		serveNoBody(func(ctx context.Context, s scope, _ *struct{}) error { return a.members.SignOutEverywhere(ctx, s.p) }))
 }
 
 // registerInvitesAndResets registers the operations that set a password through an emailed link.
-func (a *api) registerInvitesAndResets() {
-	huma.Register(a.s.StudioAPI, a.anonymousOp(huma.Operation{
-		OperationID: "studio-accept-invite",
-		Method:      http.MethodPost,
-		Path:        "/studio/v1/invites/{token}/accept",
-		Summary:     "Accept an invitation",
-		Description: "Sets the invited member's name and password and makes them ACTIVE; then sign in. An invitation works once, within 72 hours: a used, expired or unknown one is 404 LINK_INVALID. The password is 12 to 128 characters (400 VALIDATION_FAILED).",
-		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
-	}), a.acceptInvite)
-	huma.Register(a.s.StudioAPI, a.anonymousOp(huma.Operation{
-		OperationID:   "studio-request-password-reset",
-		Method:        http.MethodPost,
-		Path:          "/studio/v1/password-resets",
-		Summary:       "Ask for a password reset link",
-		Description:   "Emails each active member with the email a link to choose a new password (valid 1 hour, once). It answers 202 whether or not the email is a member's, so it tells nobody who is.",
-		DefaultStatus: http.StatusAccepted,
-		Errors:        []int{http.StatusBadRequest},
-	}), a.requestReset)
-	huma.Register(a.s.StudioAPI, a.anonymousOp(huma.Operation{
-		OperationID:   "studio-reset-password",
-		Method:        http.MethodPost,
-		Path:          "/studio/v1/password-resets/{token}",
-		Summary:       "Choose a new password",
-		Description:   "Sets the member's new password with the token of a reset link and ends every session of the member. A link works once, within 1 hour: a used, expired or unknown one is 404 LINK_INVALID. The password is 12 to 128 characters (400 VALIDATION_FAILED).",
-		DefaultStatus: http.StatusNoContent,
-		Errors:        []int{http.StatusBadRequest, http.StatusNotFound},
-	}), a.resetPassword)
+func (a *api) registerInvitesAndResets(g group) {
+	huma.Register(a.s.StudioAPI, g.open("studio-accept-invite", "POST /studio/v1/invites/{token}/accept",
+		"Accept an invitation",
+		"Sets the invited member's name and password and makes them ACTIVE; then sign in. An invitation works once, within 72 hours: a used, expired or unknown one is 404 LINK_INVALID. The password is 12 to 128 characters (400 VALIDATION_FAILED).",
+		http.StatusBadRequest, http.StatusNotFound), serve(a.acceptInvite))
+	huma.Register(a.s.StudioAPI, answering(http.StatusAccepted, g.open("studio-request-password-reset", "POST /studio/v1/password-resets",
+		"Ask for a password reset link",
+		"Emails each active member with the email a link to choose a new password (valid 1 hour, once). It answers 202 whether or not the email is a member's, so it tells nobody who is.",
+		http.StatusBadRequest)), serveNoBody(func(ctx context.Context, _ scope, in *resetRequestInput) error {
+		return a.members.RequestReset(ctx, in.Body.Email)
+	}))
+	huma.Register(a.s.StudioAPI, g.open("studio-reset-password", "POST /studio/v1/password-resets/{token}",
+		"Choose a new password",
+		"Sets the member's new password with the token of a reset link and ends every session of the member. A link works once, within 1 hour: a used, expired or unknown one is 404 LINK_INVALID. The password is 12 to 128 characters (400 VALIDATION_FAILED).",
+		http.StatusBadRequest, http.StatusNotFound), serveNoBody(func(ctx context.Context, _ scope, in *resetInput) error {
+		return a.members.ResetPassword(ctx, in.Token, in.Body.Password)
+	}))
 }
 
 // registerTOTP registers the caller's own account and TOTP operations.
-func (a *api) registerTOTP() {
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID: "studio-get-me",
-		Method:      http.MethodGet,
-		Path:        "/studio/v1/me",
-		Summary:     "Who am I",
-		Description: "The signed-in member (or the access token's maker) with the role in effect. Works while the member must set up TOTP.",
-	}, tagAccount, roleAny), a.me)
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID:   "studio-begin-totp",
-		Method:        http.MethodPost,
-		Path:          "/studio/v1/me/totp",
-		Summary:       "Set up TOTP",
-		Description:   "Makes a new TOTP secret for the member, shown only here; TOTP is on once a code of it is confirmed (POST /studio/v1/me/totp/confirm). A member with TOTP on already gets 400 VALIDATION_FAILED (turn it off first). Works while the member must set up TOTP; not with an access token (403 ROLE_FORBIDDEN).",
-		DefaultStatus: http.StatusCreated,
-		Errors:        []int{http.StatusBadRequest, http.StatusForbidden},
-	}, tagAccount, roleAny), a.beginTOTP)
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID:   "studio-confirm-totp",
-		Method:        http.MethodPost,
-		Path:          "/studio/v1/me/totp/confirm",
-		Summary:       "Turn TOTP on",
-		Description:   "Turns TOTP on with a current code of the secret just set up: sign-ins then need a code. A wrong code is 400 TOTP_INVALID. Not with an access token (403 ROLE_FORBIDDEN).",
-		DefaultStatus: http.StatusNoContent,
-		Errors:        []int{http.StatusBadRequest, http.StatusForbidden},
-	}, tagAccount, roleAny), a.confirmTOTP)
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID:   "studio-disable-totp",
-		Method:        http.MethodPost,
-		Path:          "/studio/v1/me/totp/disable",
-		Summary:       "Turn TOTP off",
-		Description:   "Turns TOTP off with a current code. A wrong code is 400 TOTP_INVALID; with TOTP off already, or while the studio requires TOTP, 400 VALIDATION_FAILED. Not with an access token (403 ROLE_FORBIDDEN).",
-		DefaultStatus: http.StatusNoContent,
-		Errors:        []int{http.StatusBadRequest, http.StatusForbidden},
-	}, tagAccount, roleAny), a.disableTOTP)
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID: "studio-get-totp-requirement",
-		Method:      http.MethodGet,
-		Path:        "/studio/v1/totp-requirement",
-		Summary:     "Whether the studio requires TOTP",
-		Description: "Whether every member must sign in with a TOTP code.",
-	}, tagAccount, members.Viewer), a.totpRequirement)
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID: "studio-set-totp-requirement",
-		Method:      http.MethodPut,
-		Path:        "/studio/v1/totp-requirement",
-		Summary:     "Require TOTP of every member",
-		Description: "With `required` true, every member signs in with a TOTP code; one without TOTP is signed in only to set it up (everything else answers 403 TOTP_SETUP_REQUIRED).",
-		Errors:      []int{http.StatusBadRequest},
-	}, tagAccount, members.Owner), a.setTOTPRequirement)
+func (a *api) registerTOTP(g group) {
+	huma.Register(a.s.StudioAPI, g.op(roleAny, "studio-get-me", "GET /studio/v1/me",
+		"Who am I",
+		"The signed-in member (or the access token's maker) with the role in effect. Works while the member must set up TOTP."),
+		serve(me))
+	huma.Register(a.s.StudioAPI, answering(http.StatusCreated, g.op(roleAny, "studio-begin-totp", "POST /studio/v1/me/totp",
+		"Set up TOTP",
+		"Makes a new TOTP secret for the member, shown only here; TOTP is on once a code of it is confirmed (POST /studio/v1/me/totp/confirm). A member with TOTP on already gets 400 VALIDATION_FAILED (turn it off first). Works while the member must set up TOTP; not with an access token (403 ROLE_FORBIDDEN).",
+		http.StatusBadRequest, http.StatusForbidden)), serve(a.beginTOTP))
+	huma.Register(a.s.StudioAPI, g.op(roleAny, "studio-confirm-totp", "POST /studio/v1/me/totp/confirm",
+		"Turn TOTP on",
+		"Turns TOTP on with a current code of the secret just set up: sign-ins then need a code. A wrong code is 400 TOTP_INVALID. Not with an access token (403 ROLE_FORBIDDEN).",
+		http.StatusBadRequest, http.StatusForbidden), serveNoBody(a.memberOnly(a.members.ConfirmTOTP)))
+	huma.Register(a.s.StudioAPI, g.op(roleAny, "studio-disable-totp", "POST /studio/v1/me/totp/disable",
+		"Turn TOTP off",
+		"Turns TOTP off with a current code. A wrong code is 400 TOTP_INVALID; with TOTP off already, or while the studio requires TOTP, 400 VALIDATION_FAILED. Not with an access token (403 ROLE_FORBIDDEN).",
+		http.StatusBadRequest, http.StatusForbidden), serveNoBody(a.memberOnly(a.members.DisableTOTP)))
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-get-totp-requirement", "GET /studio/v1/totp-requirement",
+		"Whether the studio requires TOTP",
+		"Whether every member must sign in with a TOTP code."), serve(a.totpRequirement))
+	huma.Register(a.s.StudioAPI, g.op(members.Owner, "studio-set-totp-requirement", "PUT /studio/v1/totp-requirement",
+		"Require TOTP of every member",
+		"With `required` true, every member signs in with a TOTP code; one without TOTP is signed in only to set it up (everything else answers 403 TOTP_SETUP_REQUIRED).",
+		http.StatusBadRequest), serve(a.setTOTPRequirement))
 }
 
-func (a *api) signIn(ctx context.Context, in *signInInput) (*sessionOutput, error) {
+func (a *api) signIn(ctx context.Context, _ scope, in *signInInput) (SessionBody, error) {
 	s, err := a.members.SignIn(ctx, in.Body.Email, in.Body.Password, in.Body.OTP)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	return &sessionOutput{Body: SessionBody{Token: s.Token, ExpiresAt: s.ExpiresAt, Member: toMemberBody(s.Member)}}, nil
+	return SessionBody{Token: s.Token, ExpiresAt: s.ExpiresAt, Member: toMemberBody(s.Member)}, err
 }
 
-func (a *api) signOut(ctx context.Context, _ *struct{}) (*struct{}, error) {
-	if err := a.members.SignOut(ctx, principal(ctx)); err != nil {
-		return nil, fail(ctx, err)
-	}
-	return nil, nil
-}
-
-func (a *api) signOutEverywhere(ctx context.Context, _ *struct{}) (*struct{}, error) {
-	if err := a.members.SignOutEverywhere(ctx, principal(ctx)); err != nil {
-		return nil, fail(ctx, err)
-	}
-	return nil, nil
-}
-
-func (a *api) acceptInvite(ctx context.Context, in *acceptInput) (*memberOutput, error) {
+func (a *api) acceptInvite(ctx context.Context, _ scope, in *acceptInput) (MemberBody, error) {
 	m, err := a.members.AcceptInvite(ctx, in.Token, in.Body.Name, in.Body.Password)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	return &memberOutput{Body: toMemberBody(m)}, nil
+	return toMemberBody(m), err
 }
 
-func (a *api) requestReset(ctx context.Context, in *resetRequestInput) (*struct{}, error) {
-	if err := a.members.RequestReset(ctx, in.Body.Email); err != nil {
-		return nil, fail(ctx, err)
-	}
-	return nil, nil
-}
-
-func (a *api) resetPassword(ctx context.Context, in *resetInput) (*struct{}, error) {
-	if err := a.members.ResetPassword(ctx, in.Token, in.Body.Password); err != nil {
-		return nil, fail(ctx, err)
-	}
-	return nil, nil
-}
-
-func (a *api) me(ctx context.Context, _ *struct{}) (*meOutput, error) {
-	p := principal(ctx)
+func me(_ context.Context, s scope, _ *struct{}) (MeBody, error) {
+	p := s.p
 	b := MeBody{ID: p.Member.ID, StudioID: p.StudioID, Email: p.Member.Email, Name: p.Member.Name, Role: string(p.Role),
 		TOTPEnabled: p.Member.TOTPEnabled, MustSetUpTOTP: p.MustSetUpTOTP}
 	if p.TokenID != nil {
 		name := p.TokenName
 		b.TokenName = &name
 	}
-	return &meOutput{Body: b}, nil
+	return b, nil
 }
 
 // member refuses what only a signed-in member does for themselves to an access token.
@@ -309,55 +218,32 @@ func member(p members.Principal) error {
 	return nil
 }
 
-func (a *api) beginTOTP(ctx context.Context, _ *struct{}) (*totpSetupOutput, error) {
-	p := principal(ctx)
-	if err := member(p); err != nil {
-		return nil, fail(ctx, err)
+// memberOnly is a TOTP change with a code, refused to an access token.
+func (a *api) memberOnly(change func(context.Context, members.Principal, string) error) func(context.Context, scope, *codeInput) error {
+	return func(ctx context.Context, s scope, in *codeInput) error {
+		if err := member(s.p); err != nil {
+			return err
+		}
+		return change(ctx, s.p, in.Body.Code)
 	}
-	s, err := a.members.BeginTOTP(ctx, p)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	return &totpSetupOutput{Body: TOTPSetupBody{Secret: s.Secret, URL: s.URL}}, nil
 }
 
-func (a *api) confirmTOTP(ctx context.Context, in *codeInput) (*struct{}, error) {
-	p := principal(ctx)
-	if err := member(p); err != nil {
-		return nil, fail(ctx, err)
+func (a *api) beginTOTP(ctx context.Context, s scope, _ *struct{}) (TOTPSetupBody, error) {
+	if err := member(s.p); err != nil {
+		return TOTPSetupBody{}, err
 	}
-	if err := a.members.ConfirmTOTP(ctx, p, in.Body.Code); err != nil {
-		return nil, fail(ctx, err)
-	}
-	return nil, nil
+	t, err := a.members.BeginTOTP(ctx, s.p)
+	return TOTPSetupBody{Secret: t.Secret, URL: t.URL}, err
 }
 
-func (a *api) disableTOTP(ctx context.Context, in *codeInput) (*struct{}, error) {
-	p := principal(ctx)
-	if err := member(p); err != nil {
-		return nil, fail(ctx, err)
+func (a *api) totpRequirement(ctx context.Context, s scope, _ *struct{}) (TOTPRequirementBody, error) {
+	if err := s.p.Require(members.Viewer); err != nil {
+		return TOTPRequirementBody{}, err
 	}
-	if err := a.members.DisableTOTP(ctx, p, in.Body.Code); err != nil {
-		return nil, fail(ctx, err)
-	}
-	return nil, nil
+	on, err := a.members.TOTPRequired(ctx, s.p.StudioID)
+	return TOTPRequirementBody{Required: on}, err
 }
 
-func (a *api) totpRequirement(ctx context.Context, _ *struct{}) (*requirementOutput, error) {
-	p := principal(ctx)
-	if err := p.Require(members.Viewer); err != nil {
-		return nil, fail(ctx, err)
-	}
-	on, err := a.members.TOTPRequired(ctx, p.StudioID)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	return &requirementOutput{Body: TOTPRequirementBody{Required: on}}, nil
-}
-
-func (a *api) setTOTPRequirement(ctx context.Context, in *requirementInput) (*requirementOutput, error) {
-	if err := a.members.RequireTOTP(ctx, principal(ctx), in.Body.Required); err != nil {
-		return nil, fail(ctx, err)
-	}
-	return &requirementOutput{Body: in.Body}, nil
+func (a *api) setTOTPRequirement(ctx context.Context, s scope, in *requirementInput) (TOTPRequirementBody, error) {
+	return in.Body, a.members.RequireTOTP(ctx, s.p, in.Body.Required)
 }

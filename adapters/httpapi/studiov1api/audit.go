@@ -64,20 +64,14 @@ type auditInput struct {
 	Before   string    `query:"before" maxLength:"64" doc:"The next of the page before: entries older than it"`
 }
 
-type auditOutput struct{ Body AuditPageBody }
-
 func (a *api) registerAudit() {
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID: "studio-audit-log",
-		Method:      http.MethodGet,
-		Path:        "/studio/v1/audit",
-		Summary:     "The audit log",
-		Description: "Changes to the studio's data, newest first, from the console, this API and the operator API: when, who (member, token or operator, with the client's address and user agent), the action, the target and the environment. No API changes or deletes an entry; entries are kept at least a year. Filter by time (`from` inclusive, `to` exclusive), member and action; continue with `before` = the `next` of the page before.",
-		Errors:      []int{http.StatusBadRequest},
-	}, tagAudit, members.Viewer), a.auditLog)
+	huma.Register(a.s.StudioAPI, a.group(tagAudit).op(members.Viewer, "studio-audit-log", "GET /studio/v1/audit",
+		"The audit log",
+		"Changes to the studio's data, newest first, from the console, this API and the operator API: when, who (member, token or operator, with the client's address and user agent), the action, the target and the environment. No API changes or deletes an entry; entries are kept at least a year. Filter by time (`from` inclusive, `to` exclusive), member and action; continue with `before` = the `next` of the page before.",
+		http.StatusBadRequest), serve(a.auditLog))
 }
 
-func (a *api) auditLog(ctx context.Context, in *auditInput) (*auditOutput, error) {
+func (a *api) auditLog(ctx context.Context, s scope, in *auditInput) (AuditPageBody, error) {
 	f := audit.Filter{Action: in.Action, Limit: in.Limit + 1}
 	if !in.From.IsZero() {
 		f.From = &in.From
@@ -85,7 +79,7 @@ func (a *api) auditLog(ctx context.Context, in *auditInput) (*auditOutput, error
 	if !in.To.IsZero() {
 		f.To = &in.To
 	}
-	empty := &auditOutput{Body: AuditPageBody{Entries: []AuditEntryBody{}}}
+	empty := AuditPageBody{Entries: []AuditEntryBody{}}
 	if in.MemberID != "" {
 		id, err := uuid.Parse(in.MemberID)
 		if err != nil {
@@ -100,18 +94,18 @@ func (a *api) auditLog(ctx context.Context, in *auditInput) (*auditOutput, error
 		}
 		f.Before = &id
 	}
-	list, err := a.console.Audit(ctx, principal(ctx), f)
+	list, err := a.console.Audit(ctx, s.p, f)
 	if err != nil {
-		return nil, fail(ctx, err)
+		return AuditPageBody{}, err
 	}
-	out := &auditOutput{Body: AuditPageBody{Entries: make([]AuditEntryBody, 0, min(len(list), in.Limit))}}
+	page := AuditPageBody{Entries: make([]AuditEntryBody, 0, min(len(list), in.Limit))}
 	for i, e := range list {
 		if i == in.Limit {
 			last := list[i-1].ID
-			out.Body.Next = &last
+			page.Next = &last
 			break
 		}
-		out.Body.Entries = append(out.Body.Entries, toAuditEntryBody(e))
+		page.Entries = append(page.Entries, toAuditEntryBody(e))
 	}
-	return out, nil
+	return page, nil
 }

@@ -162,29 +162,10 @@ func toIntegrationBody(in console.Integration) (IntegrationBody, error) {
 	return b, nil
 }
 
-type gamesOutput struct{ Body []GameSummaryBody }
-
-type gameOutput struct{ Body GameBody }
-
-type apiKeyOutput struct{ Body APIKeyBody }
-
-type serverSecretOutput struct{ Body ServerSecretBody }
-
-type partnerSecretOutput struct{ Body PartnerSecretBody }
-
 type walletInput struct {
-	GameID      string `path:"gameId" maxLength:"64" doc:"A game of the studio (another studio's game is 404 GAME_NOT_FOUND, as an unknown id)"`
-	Environment string `path:"environment" enum:"live,test" doc:"The environment: live or test"`
-	Limit       int    `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"Page size, at most 100"`
-	Page        int    `query:"page" minimum:"1" maximum:"10000" default:"1" doc:"Page number, from 1; page × limit is at most 10,000"`
+	GameEnvPath
+	Paging
 }
-
-// Resolve implements huma.Resolver: page × limit is at most httpapi.MaxListDepth.
-func (in *walletInput) Resolve(huma.Context) []error { return httpapi.CheckDepth(in.Page, in.Limit) }
-
-type walletOutput struct{ Body WalletBody }
-
-type integrationOutput struct{ Body IntegrationBody }
 
 // StoreChangeBody changes the store's switches; fields left out stay.
 type StoreChangeBody struct {
@@ -200,8 +181,8 @@ type OriginsChangeBody struct {
 }
 
 type setIntegrationInput struct {
-	GameID string `path:"gameId" maxLength:"64" doc:"A game of the studio (another studio's game is 404 GAME_NOT_FOUND, as an unknown id)"`
-	Body   struct {
+	GamePath
+	Body struct {
 		StoreURL                *string            `json:"storeUrl,omitempty" maxLength:"2048" doc:"Base address of the game's store: an absolute https address (http outside production)" example:"https://store.example.com"`
 		AllowedOrigins          *OriginsChangeBody `json:"allowedOrigins,omitempty" doc:"The browser origins allowed to call the API with the game's keys, per environment"`
 		ServerOnlyCoinMovements *bool              `json:"serverOnlyCoinMovements,omitempty" doc:"true: distribute, deduct, federated login and player creation by uuid also need the game's server secret in x-api-secret"`
@@ -212,138 +193,68 @@ type setIntegrationInput struct {
 }
 
 func (a *api) registerGames() {
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID: "studio-list-games",
-		Method:      http.MethodGet,
-		Path:        "/studio/v1/games",
-		Summary:     "The studio's games",
-		Description: "Every game of the studio, oldest first. Games are made by the operator.",
-	}, tagGames, members.Viewer), a.listGames)
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID: "studio-get-game",
-		Method:      http.MethodGet,
-		Path:        "/studio/v1/games/{gameId}",
-		Summary:     "A game with its masked keys",
-		Description: "The game, its credentials per environment (the API key masked, rk_live_…a1b2; when the secrets were issued, never the secrets) and its partner terms. 404 GAME_NOT_FOUND.",
-		Errors:      []int{http.StatusNotFound},
-	}, tagGames, members.Viewer), a.getGame)
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID:   "studio-rotate-api-key",
-		Method:        http.MethodPost,
-		Path:          "/studio/v1/games/{gameId}/api-keys/{environment}/rotate",
-		Summary:       "Rotate a game's API key",
-		Description:   "Issues a new key for the environment and revokes the previous one: calls with the old key get 401 API_KEY_REVOKED at once on this instance and within a second on every other, and partner tokens exchanged with it stop working. The new key is in this answer only. 404 GAME_NOT_FOUND.",
-		DefaultStatus: http.StatusCreated,
-		Errors:        []int{http.StatusNotFound},
-	}, tagGames, members.Developer), a.rotateKey)
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID:   "studio-issue-server-secret",
-		Method:        http.MethodPost,
-		Path:          "/studio/v1/games/{gameId}/server-secrets/{environment}",
-		Summary:       "Issue a game's server secret",
-		Description:   "Issues the game's server secret of the environment (rks_live_… or rks_test_…), for the studio's servers; a new one replaces the old at once. The secret is in this answer only. 404 GAME_NOT_FOUND.",
-		DefaultStatus: http.StatusCreated,
-		Errors:        []int{http.StatusNotFound},
-	}, tagGames, members.Developer), a.issueServerSecret)
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID:   "studio-issue-partner-secret",
-		Method:        http.MethodPost,
-		Path:          "/studio/v1/games/{gameId}/partner/{environment}/secret",
-		Summary:       "Issue the partner client secret",
-		Description:   "Issues the partner API's client secret (rcs_…) of the environment and revokes the old one with every partner token issued under it. The secret is in this answer only. Enabling the partner API is the operator's. 404 GAME_NOT_FOUND.",
-		DefaultStatus: http.StatusCreated,
-		Errors:        []int{http.StatusNotFound},
-	}, tagGames, members.Developer), a.issuePartnerSecret)
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID: "studio-partner-wallet",
-		Method:      http.MethodGet,
-		Path:        "/studio/v1/games/{gameId}/partner/{environment}/wallet",
-		Summary:     "The partner wallet",
-		Description: "The partner terms, the wallet's balance and a page of its entries, oldest first. Funding it is the operator's. 404 GAME_NOT_FOUND.",
-		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
-	}, tagGames, members.Viewer), a.partnerWallet)
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID: "studio-get-integration",
-		Method:      http.MethodGet,
-		Path:        "/studio/v1/games/{gameId}/integration",
-		Summary:     "A game's integration settings",
-		Description: "The store address, the allowed browser origins per environment, serverOnlyCoinMovements, the store's switches and theme, and the touchpoint coin. 404 GAME_NOT_FOUND.",
-		Errors:      []int{http.StatusNotFound},
-	}, tagGames, members.Viewer), a.getIntegration)
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID: "studio-set-integration",
-		Method:      http.MethodPatch,
-		Path:        "/studio/v1/games/{gameId}/integration",
-		Summary:     "Change a game's integration settings",
-		Description: "Changes the settings sent; the rest stay. Each setting is its own change (and audit entry): when one is refused, those before it in this order are changed already: storeUrl, allowedOrigins, serverOnlyCoinMovements, store with storeTheme, touchpointCoinId. Origins are exact (`https://play.example.com`), at most 20 per environment. The purchase budget and partner terms are the operator's. 404 GAME_NOT_FOUND; 400 VALIDATION_FAILED (a touchpointCoinId that is not a coin of the game included).",
-		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
-	}, tagGames, members.Developer), a.setIntegration)
+	g := a.group(tagGames)
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-list-games", "GET /studio/v1/games",
+		"The studio's games",
+		"Every game of the studio, oldest first. Games are made by the operator."), serve(a.listGames))
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-get-game", "GET /studio/v1/games/{gameId}",
+		"A game with its masked keys",
+		"The game, its credentials per environment (the API key masked, rk_live_…a1b2; when the secrets were issued, never the secrets) and its partner terms. 404 GAME_NOT_FOUND.",
+		http.StatusNotFound), serve(a.getGame))
+	a.registerSecrets(g)
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-partner-wallet", "GET /studio/v1/games/{gameId}/partner/{environment}/wallet",
+		"The partner wallet",
+		"The partner terms, the wallet's balance and a page of its entries, oldest first. Funding it is the operator's. 404 GAME_NOT_FOUND.",
+		http.StatusBadRequest, http.StatusNotFound), serve(a.partnerWallet))
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-get-integration", "GET /studio/v1/games/{gameId}/integration",
+		"A game's integration settings",
+		"The store address, the allowed browser origins per environment, serverOnlyCoinMovements, the store's switches and theme, and the touchpoint coin. 404 GAME_NOT_FOUND.",
+		http.StatusNotFound), serve(a.getIntegration))
+	huma.Register(a.s.StudioAPI, g.op(members.Developer, "studio-set-integration", "PATCH /studio/v1/games/{gameId}/integration",
+		"Change a game's integration settings",
+		"Changes the settings sent; the rest stay. Each setting is its own change (and audit entry): when one is refused, those before it in this order are changed already: storeUrl, allowedOrigins, serverOnlyCoinMovements, store with storeTheme, touchpointCoinId. Origins are exact (`https://play.example.com`), at most 20 per environment. The purchase budget and partner terms are the operator's. 404 GAME_NOT_FOUND; 400 VALIDATION_FAILED (a touchpointCoinId that is not a coin of the game included).",
+		http.StatusBadRequest, http.StatusNotFound), serve(a.setIntegration))
 }
 
-func (a *api) listGames(ctx context.Context, _ *struct{}) (*gamesOutput, error) {
-	list, err := a.console.Games(ctx, principal(ctx))
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	return &gamesOutput{Body: httpapi.Map(list, toGameSummaryBody)}, nil
+// registerSecrets registers issuing a game's key and secrets, each shown in its answer only.
+func (a *api) registerSecrets(g group) {
+	huma.Register(a.s.StudioAPI, answering(http.StatusCreated, g.op(members.Developer, "studio-rotate-api-key", "POST /studio/v1/games/{gameId}/api-keys/{environment}/rotate",
+		"Rotate a game's API key",
+		"Issues a new key for the environment and revokes the previous one: calls with the old key get 401 API_KEY_REVOKED at once on this instance and within a second on every other, and partner tokens exchanged with it stop working. The new key is in this answer only. 404 GAME_NOT_FOUND.",
+		http.StatusNotFound)), serve(func(ctx context.Context, s scope, in *GameEnvPath) (APIKeyBody, error) {
+		key, err := a.console.RotateKey(ctx, s.p, s.game, s.env)
+		return APIKeyBody{Environment: in.Environment, APIKey: key}, err
+	}))
+	huma.Register(a.s.StudioAPI, answering(http.StatusCreated, g.op(members.Developer, "studio-issue-server-secret", "POST /studio/v1/games/{gameId}/server-secrets/{environment}",
+		"Issue a game's server secret",
+		"Issues the game's server secret of the environment (rks_live_… or rks_test_…), for the studio's servers; a new one replaces the old at once. The secret is in this answer only. 404 GAME_NOT_FOUND.",
+		http.StatusNotFound)), serve(func(ctx context.Context, s scope, in *GameEnvPath) (ServerSecretBody, error) {
+		secret, err := a.console.IssueServerSecret(ctx, s.p, s.game, s.env)
+		return ServerSecretBody{Environment: in.Environment, ServerSecret: secret}, err
+	}))
+	huma.Register(a.s.StudioAPI, answering(http.StatusCreated, g.op(members.Developer, "studio-issue-partner-secret", "POST /studio/v1/games/{gameId}/partner/{environment}/secret",
+		"Issue the partner client secret",
+		"Issues the partner API's client secret (rcs_…) of the environment and revokes the old one with every partner token issued under it. The secret is in this answer only. Enabling the partner API is the operator's. 404 GAME_NOT_FOUND.",
+		http.StatusNotFound)), serve(func(ctx context.Context, s scope, in *GameEnvPath) (PartnerSecretBody, error) {
+		secret, err := a.console.IssuePartnerSecret(ctx, s.p, s.game, s.env)
+		return PartnerSecretBody{Environment: in.Environment, ClientSecret: secret}, err
+	}))
 }
 
-func (a *api) getGame(ctx context.Context, in *GamePath) (*gameOutput, error) {
-	id, err := gameID(in.GameID)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	v, err := a.console.Game(ctx, principal(ctx), id)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	return &gameOutput{Body: toGameBody(v)}, nil
+func (a *api) listGames(ctx context.Context, s scope, _ *struct{}) ([]GameSummaryBody, error) {
+	list, err := a.console.Games(ctx, s.p)
+	return httpapi.Map(list, toGameSummaryBody), err
 }
 
-func (a *api) rotateKey(ctx context.Context, in *GameEnvPath) (*apiKeyOutput, error) {
-	id, err := gameID(in.GameID)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	key, err := a.console.RotateKey(ctx, principal(ctx), id, env(in.Environment))
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	return &apiKeyOutput{Body: APIKeyBody{Environment: in.Environment, APIKey: key}}, nil
+func (a *api) getGame(ctx context.Context, s scope, _ *GamePath) (GameBody, error) {
+	v, err := a.console.Game(ctx, s.p, s.game)
+	return toGameBody(v), err
 }
 
-func (a *api) issueServerSecret(ctx context.Context, in *GameEnvPath) (*serverSecretOutput, error) {
-	id, err := gameID(in.GameID)
+func (a *api) partnerWallet(ctx context.Context, s scope, in *walletInput) (WalletBody, error) {
+	w, err := a.console.PartnerWallet(ctx, s.p, s.game, s.env, in.Limit, in.offset())
 	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	secret, err := a.console.IssueServerSecret(ctx, principal(ctx), id, env(in.Environment))
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	return &serverSecretOutput{Body: ServerSecretBody{Environment: in.Environment, ServerSecret: secret}}, nil
-}
-
-func (a *api) issuePartnerSecret(ctx context.Context, in *GameEnvPath) (*partnerSecretOutput, error) {
-	id, err := gameID(in.GameID)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	secret, err := a.console.IssuePartnerSecret(ctx, principal(ctx), id, env(in.Environment))
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	return &partnerSecretOutput{Body: PartnerSecretBody{Environment: in.Environment, ClientSecret: secret}}, nil
-}
-
-func (a *api) partnerWallet(ctx context.Context, in *walletInput) (*walletOutput, error) {
-	id, err := gameID(in.GameID)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	w, err := a.console.PartnerWallet(ctx, principal(ctx), id, env(in.Environment), in.Limit, (in.Page-1)*in.Limit)
-	if err != nil {
-		return nil, fail(ctx, err)
+		return WalletBody{}, err
 	}
 	b := WalletBody{Terms: toPartnerTermsBody(w.Settings), Balance: w.Balance.Units(), Page: in.Page, Limit: in.Limit, Total: w.Total,
 		Entries: make([]partnerapi.PartnerEntryBody, 0, len(w.Entries))}
@@ -351,30 +262,18 @@ func (a *api) partnerWallet(ctx context.Context, in *walletInput) (*walletOutput
 		b.Entries = append(b.Entries, partnerapi.PartnerEntryBody{ID: e.ID, Kind: string(e.Kind), Amount: e.Amount.Units(),
 			BalanceAfter: e.BalanceAfter.Units(), OrderID: e.OrderID, Reference: e.Reference, CreatedAt: e.CreatedAt})
 	}
-	return &walletOutput{Body: b}, nil
+	return b, nil
 }
 
-func (a *api) getIntegration(ctx context.Context, in *GamePath) (*integrationOutput, error) {
-	id, err := gameID(in.GameID)
+func (a *api) getIntegration(ctx context.Context, s scope, _ *GamePath) (IntegrationBody, error) {
+	v, err := a.console.Integration(ctx, s.p, s.game)
 	if err != nil {
-		return nil, fail(ctx, err)
+		return IntegrationBody{}, err
 	}
-	v, err := a.console.Integration(ctx, principal(ctx), id)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	b, err := toIntegrationBody(v)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	return &integrationOutput{Body: b}, nil
+	return toIntegrationBody(v)
 }
 
-func (a *api) setIntegration(ctx context.Context, in *setIntegrationInput) (*integrationOutput, error) {
-	id, err := gameID(in.GameID)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
+func (a *api) setIntegration(ctx context.Context, s scope, in *setIntegrationInput) (IntegrationBody, error) {
 	ch := console.IntegrationChange{StoreURL: in.Body.StoreURL, ServerOnlyCoinMovements: in.Body.ServerOnlyCoinMovements}
 	if o := in.Body.AllowedOrigins; o != nil {
 		ch.AllowedOriginsLive, ch.AllowedOriginsTest = o.Live, o.Test
@@ -386,24 +285,20 @@ func (a *api) setIntegration(ctx context.Context, in *setIntegrationInput) (*int
 	if in.Body.StoreTheme != nil {
 		raw, err := json.Marshal(in.Body.StoreTheme)
 		if err != nil {
-			return nil, httpapi.ValidationError(ctx, "body.storeTheme", "the theme must be a JSON object", nil)
+			return IntegrationBody{}, httpapi.ValidationError(ctx, "body.storeTheme", "the theme must be a JSON object", nil)
 		}
 		ch.Store.Theme = raw
 	}
 	if c := in.Body.TouchpointCoinID; c != nil {
 		coinID, err := uuid.Parse(*c)
 		if err != nil {
-			return nil, httpapi.ValidationError(ctx, "body.touchpointCoinId", "must be a coin id", *c)
+			return IntegrationBody{}, httpapi.ValidationError(ctx, "body.touchpointCoinId", "must be a coin id", *c)
 		}
 		ch.TouchpointCoinID = &coinID
 	}
-	v, err := a.console.SetIntegration(ctx, principal(ctx), id, ch)
+	v, err := a.console.SetIntegration(ctx, s.p, s.game, ch)
 	if err != nil {
-		return nil, fail(ctx, err)
+		return IntegrationBody{}, err
 	}
-	b, err := toIntegrationBody(v)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	return &integrationOutput{Body: b}, nil
+	return toIntegrationBody(v)
 }

@@ -49,8 +49,6 @@ type NewTokenBody struct {
 	Token string `json:"token" doc:"The token, for Authorization: Bearer; shown only here" example:"rst_4eC39HqLyjWDarjtT1zdp7dc4eC39HqLyjWDarjtT"`
 }
 
-type membersOutput struct{ Body []MemberBody }
-
 type inviteInput struct {
 	Body struct {
 		Email string `json:"email" minLength:"3" maxLength:"254" doc:"The email to invite" example:"ada@pixelforge.example"`
@@ -58,20 +56,22 @@ type inviteInput struct {
 	}
 }
 
-type invitationOutput struct{ Body InvitationBody }
-
-type memberPath struct {
+// MemberPath names a member of the caller's studio.
+type MemberPath struct {
 	MemberID string `path:"memberId" maxLength:"64" doc:"A member of the studio (another studio's member is 404 MEMBER_NOT_FOUND)"`
+}
+
+func (in *MemberPath) scope() (scope, error) {
+	id, err := httpapi.ParseID(in.MemberID, members.ErrMemberNotFound)
+	return scope{id: id}, err
 }
 
 type changeRoleInput struct {
-	MemberID string `path:"memberId" maxLength:"64" doc:"A member of the studio (another studio's member is 404 MEMBER_NOT_FOUND)"`
-	Body     struct {
+	MemberPath
+	Body struct {
 		Role string `json:"role" enum:"OWNER,DEVELOPER,VIEWER" doc:"The new role"`
 	}
 }
-
-type tokensOutput struct{ Body []TokenBody }
 
 type createTokenInput struct {
 	Body struct {
@@ -81,141 +81,78 @@ type createTokenInput struct {
 	}
 }
 
-type newTokenOutput struct{ Body NewTokenBody }
-
 type tokenPath struct {
 	TokenID string `path:"tokenId" maxLength:"64" doc:"An access token of the studio (another studio's is 404 TOKEN_NOT_FOUND)"`
 }
 
-func (a *api) registerMembers() {
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID: "studio-list-members",
-		Method:      http.MethodGet,
-		Path:        "/studio/v1/members",
-		Summary:     "The studio's members",
-		Description: "Every member, invited or active, oldest first.",
-	}, tagMembers, members.Viewer), a.listMembers)
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID:   "studio-invite-member",
-		Method:        http.MethodPost,
-		Path:          "/studio/v1/members",
-		Summary:       "Invite a member",
-		Description:   "Adds a member with the role, status INVITED, and emails them the invitation link (valid 72 hours, once), which this answer holds too. 409 MEMBER_EXISTS when the studio has a member with the email; 400 VALIDATION_FAILED for an email that is not one.",
-		DefaultStatus: http.StatusCreated,
-		Errors:        []int{http.StatusBadRequest, http.StatusConflict},
-	}, tagMembers, members.Owner), a.invite)
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID: "studio-change-member-role",
-		Method:      http.MethodPatch,
-		Path:        "/studio/v1/members/{memberId}",
-		Summary:     "Change a member's role",
-		Description: "Gives the member another role, at once (their sessions and tokens follow within a second). A studio keeps an owner: demoting the last one is 409 LAST_OWNER, under concurrent changes too. 404 MEMBER_NOT_FOUND.",
-		Errors:      []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict},
-	}, tagMembers, members.Owner), a.changeRole)
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID:   "studio-remove-member",
-		Method:        http.MethodDelete,
-		Path:          "/studio/v1/members/{memberId}",
-		Summary:       "Remove a member",
-		Description:   "Removes the member with their sessions and access tokens: they answer 401 at once on this instance and within a second on every other. Removing the last owner is 409 LAST_OWNER. 404 MEMBER_NOT_FOUND.",
-		DefaultStatus: http.StatusNoContent,
-		Errors:        []int{http.StatusNotFound, http.StatusConflict},
-	}, tagMembers, members.Owner), a.removeMember)
-
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID: "studio-list-tokens",
-		Method:      http.MethodGet,
-		Path:        "/studio/v1/tokens",
-		Summary:     "The studio's access tokens",
-		Description: "Every access token of the studio, oldest first, without secrets.",
-	}, tagTokens, members.Viewer), a.listTokens)
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID:   "studio-create-token",
-		Method:        http.MethodPost,
-		Path:          "/studio/v1/tokens",
-		Summary:       "Make an access token",
-		Description:   "Makes an access token (rst_…) for automation, with a name, a role and an expiry of 1 to 365 days; the token is in this answer only, the service keeps a hash. Its role cannot be above the caller's: a DEVELOPER asking for an OWNER token gets 403 ROLE_FORBIDDEN.",
-		DefaultStatus: http.StatusCreated,
-		Errors:        []int{http.StatusBadRequest},
-	}, tagTokens, members.Developer), a.createToken)
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID:   "studio-revoke-token",
-		Method:        http.MethodDelete,
-		Path:          "/studio/v1/tokens/{tokenId}",
-		Summary:       "Revoke an access token",
-		Description:   "The token stops working at once on this instance and within a second on every other. Revoking an OWNER token needs OWNER (403 ROLE_FORBIDDEN). 404 TOKEN_NOT_FOUND.",
-		DefaultStatus: http.StatusNoContent,
-		Errors:        []int{http.StatusNotFound},
-	}, tagTokens, members.Developer), a.revokeToken)
-}
-
-func (a *api) listMembers(ctx context.Context, _ *struct{}) (*membersOutput, error) {
-	p := principal(ctx)
-	if err := p.Require(members.Viewer); err != nil {
-		return nil, fail(ctx, err)
-	}
-	list, err := a.members.List(ctx, p.StudioID)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	return &membersOutput{Body: httpapi.Map(list, toMemberBody)}, nil
-}
-
-func (a *api) invite(ctx context.Context, in *inviteInput) (*invitationOutput, error) {
-	p := principal(ctx)
-	inv, err := a.members.Invite(ctx, p.StudioID, &p, in.Body.Email, members.Role(in.Body.Role))
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	return &invitationOutput{Body: toInvitationBody(inv)}, nil
-}
-
-func (a *api) changeRole(ctx context.Context, in *changeRoleInput) (*memberOutput, error) {
-	id, err := httpapi.ParseID(in.MemberID, members.ErrMemberNotFound)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	m, err := a.members.ChangeRole(ctx, principal(ctx), id, members.Role(in.Body.Role))
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	return &memberOutput{Body: toMemberBody(m)}, nil
-}
-
-func (a *api) removeMember(ctx context.Context, in *memberPath) (*struct{}, error) {
-	id, err := httpapi.ParseID(in.MemberID, members.ErrMemberNotFound)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	if err := a.members.Remove(ctx, principal(ctx), id); err != nil {
-		return nil, fail(ctx, err)
-	}
-	return nil, nil
-}
-
-func (a *api) listTokens(ctx context.Context, _ *struct{}) (*tokensOutput, error) {
-	list, err := a.members.ListTokens(ctx, principal(ctx))
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	return &tokensOutput{Body: httpapi.Map(list, toTokenBody)}, nil
-}
-
-func (a *api) createToken(ctx context.Context, in *createTokenInput) (*newTokenOutput, error) {
-	t, err := a.members.CreateToken(ctx, principal(ctx), in.Body.Name, members.Role(in.Body.Role), in.Body.Days)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	return &newTokenOutput{Body: NewTokenBody{TokenBody: toTokenBody(t.AccessToken), Token: t.Secret}}, nil
-}
-
-func (a *api) revokeToken(ctx context.Context, in *tokenPath) (*struct{}, error) {
+func (in *tokenPath) scope() (scope, error) {
 	id, err := httpapi.ParseID(in.TokenID, members.ErrTokenNotFound)
-	if err != nil {
-		return nil, fail(ctx, err)
+	return scope{id: id}, err
+}
+
+func (a *api) registerMembers() {
+	g := a.group(tagMembers)
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-list-members", "GET /studio/v1/members",
+		"The studio's members",
+		"Every member, invited or active, oldest first."), serve(a.listMembers))
+	huma.Register(a.s.StudioAPI, answering(http.StatusCreated, g.op(members.Owner, "studio-invite-member", "POST /studio/v1/members",
+		"Invite a member",
+		"Adds a member with the role, status INVITED, and emails them the invitation link (valid 72 hours, once), which this answer holds too. 409 MEMBER_EXISTS when the studio has a member with the email; 400 VALIDATION_FAILED for an email that is not one.",
+		http.StatusBadRequest, http.StatusConflict)), serve(a.invite))
+	huma.Register(a.s.StudioAPI, g.op(members.Owner, "studio-change-member-role", "PATCH /studio/v1/members/{memberId}",
+		"Change a member's role",
+		"Gives the member another role, at once (their sessions and tokens follow within a second). A studio keeps an owner: demoting the last one is 409 LAST_OWNER, under concurrent changes too. 404 MEMBER_NOT_FOUND.",
+		http.StatusBadRequest, http.StatusNotFound, http.StatusConflict), serve(a.changeRole))
+	huma.Register(a.s.StudioAPI, g.op(members.Owner, "studio-remove-member", "DELETE /studio/v1/members/{memberId}",
+		"Remove a member",
+		"Removes the member with their sessions and access tokens: they answer 401 at once on this instance and within a second on every other. Removing the last owner is 409 LAST_OWNER. 404 MEMBER_NOT_FOUND.",
+		http.StatusNotFound, http.StatusConflict), serveNoBody(func(ctx context.Context, s scope, _ *MemberPath) error {
+		return a.members.Remove(ctx, s.p, s.id)
+	}))
+	a.registerTokens()
+}
+
+func (a *api) registerTokens() {
+	g := a.group(tagTokens)
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-list-tokens", "GET /studio/v1/tokens",
+		"The studio's access tokens",
+		"Every access token of the studio, oldest first, without secrets."), serve(a.listTokens))
+	huma.Register(a.s.StudioAPI, answering(http.StatusCreated, g.op(members.Developer, "studio-create-token", "POST /studio/v1/tokens",
+		"Make an access token",
+		"Makes an access token (rst_…) for automation, with a name, a role and an expiry of 1 to 365 days; the token is in this answer only, the service keeps a hash. Its role cannot be above the caller's: a DEVELOPER asking for an OWNER token gets 403 ROLE_FORBIDDEN.",
+		http.StatusBadRequest)), serve(a.createToken))
+	huma.Register(a.s.StudioAPI, g.op(members.Developer, "studio-revoke-token", "DELETE /studio/v1/tokens/{tokenId}",
+		"Revoke an access token",
+		"The token stops working at once on this instance and within a second on every other. Revoking an OWNER token needs OWNER (403 ROLE_FORBIDDEN). 404 TOKEN_NOT_FOUND.",
+		http.StatusNotFound), serveNoBody(func(ctx context.Context, s scope, _ *tokenPath) error {
+		return a.members.RevokeToken(ctx, s.p, s.id)
+	}))
+}
+
+func (a *api) listMembers(ctx context.Context, s scope, _ *struct{}) ([]MemberBody, error) {
+	if err := s.p.Require(members.Viewer); err != nil {
+		return nil, err
 	}
-	if err := a.members.RevokeToken(ctx, principal(ctx), id); err != nil {
-		return nil, fail(ctx, err)
-	}
-	return nil, nil
+	list, err := a.members.List(ctx, s.p.StudioID)
+	return httpapi.Map(list, toMemberBody), err
+}
+
+func (a *api) invite(ctx context.Context, s scope, in *inviteInput) (InvitationBody, error) {
+	inv, err := a.members.Invite(ctx, s.p.StudioID, &s.p, in.Body.Email, members.Role(in.Body.Role))
+	return toInvitationBody(inv), err
+}
+
+func (a *api) changeRole(ctx context.Context, s scope, in *changeRoleInput) (MemberBody, error) {
+	m, err := a.members.ChangeRole(ctx, s.p, s.id, members.Role(in.Body.Role))
+	return toMemberBody(m), err
+}
+
+func (a *api) listTokens(ctx context.Context, s scope, _ *struct{}) ([]TokenBody, error) {
+	list, err := a.members.ListTokens(ctx, s.p)
+	return httpapi.Map(list, toTokenBody), err
+}
+
+func (a *api) createToken(ctx context.Context, s scope, in *createTokenInput) (NewTokenBody, error) {
+	t, err := a.members.CreateToken(ctx, s.p, in.Body.Name, members.Role(in.Body.Role), in.Body.Days)
+	return NewTokenBody{TokenBody: toTokenBody(t.AccessToken), Token: t.Secret}, err
 }

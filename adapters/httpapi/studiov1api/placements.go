@@ -11,7 +11,6 @@ import (
 	tp "github.com/rewardsco/rewards/adapters/httpapi/touchpointsapi"
 	"github.com/rewardsco/rewards/core/errs"
 	"github.com/rewardsco/rewards/core/members"
-	"github.com/rewardsco/rewards/core/studio"
 	"github.com/rewardsco/rewards/core/touchpoints"
 )
 
@@ -65,8 +64,6 @@ func toDiffBody(d touchpoints.Diff) DiffBody {
 	return b
 }
 
-type placementsOutput struct{ Body PlacementsBody }
-
 // placementFields are what a placement is made of.
 type placementFields struct {
 	Screen   string                `json:"screen" maxLength:"64" doc:"Screen; only home" example:"home"`
@@ -76,35 +73,41 @@ type placementFields struct {
 	IsActive *bool                 `json:"isActive,omitempty" doc:"Default true"`
 }
 
+// PlacementsPath names the placements of a game of the caller's studio in an environment.
+type PlacementsPath struct {
+	GameID      string `path:"gameId" maxLength:"64" doc:"A game of the studio (another studio's game is 404 GAME_NOT_FOUND, as an unknown id)"`
+	Environment string `path:"environment" enum:"live,test" doc:"The environment: only test is edited (live is 400 LIVE_PLACEMENTS_READ_ONLY)"`
+}
+
+func (in *PlacementsPath) scope() (scope, error) { return gameEnv(in.GameID, in.Environment) }
+
 type createPlacementInput struct {
-	GameID      string          `path:"gameId" maxLength:"64" doc:"A game of the studio (another studio's game is 404 GAME_NOT_FOUND, as an unknown id)"`
-	Environment string          `path:"environment" enum:"live,test" doc:"The environment: only test is edited (live is 400 LIVE_PLACEMENTS_READ_ONLY)"`
-	Body        placementFields `doc:"The placement"`
+	PlacementsPath
+	Body placementFields `doc:"The placement"`
 }
 
 type putPlacementInput struct {
-	GameID      string          `path:"gameId" maxLength:"64" doc:"A game of the studio (another studio's game is 404 GAME_NOT_FOUND, as an unknown id)"`
-	Environment string          `path:"environment" enum:"live,test" doc:"The environment: only test is edited (live is 400 LIVE_PLACEMENTS_READ_ONLY)"`
+	PlacementsPath
 	PlacementID string          `path:"placementId" maxLength:"64" doc:"Placement id, a UUID (404 PLACEMENT_NOT_FOUND otherwise)"`
 	Body        placementFields `doc:"The placement"`
 }
 
+func (in *putPlacementInput) scope() (scope, error) {
+	return under(in.GameID, in.Environment, in.PlacementID, touchpoints.ErrPlacementNotFound)
+}
+
 type placementPath struct {
-	GameID      string `path:"gameId" maxLength:"64" doc:"A game of the studio (another studio's game is 404 GAME_NOT_FOUND, as an unknown id)"`
-	Environment string `path:"environment" enum:"live,test" doc:"The environment: only test is edited (live is 400 LIVE_PLACEMENTS_READ_ONLY)"`
+	PlacementsPath
 	PlacementID string `path:"placementId" maxLength:"64" doc:"Placement id (404 PLACEMENT_NOT_FOUND when the game has none with it)"`
 }
 
-type placementOutput struct {
-	Status int
-	Body   tp.PlacementBody
+func (in *placementPath) scope() (scope, error) {
+	return under(in.GameID, in.Environment, in.PlacementID, touchpoints.ErrPlacementNotFound)
 }
 
-type diffOutput struct{ Body DiffBody }
-
 type promoteInput struct {
-	GameID string `path:"gameId" maxLength:"64" doc:"A game of the studio (another studio's game is 404 GAME_NOT_FOUND, as an unknown id)"`
-	Body   *struct {
+	GamePath
+	Body *struct {
 		Version string `json:"version,omitempty" maxLength:"128" doc:"The version of the difference read (GET …/placements/promote): when the placements changed since, 409 PROMOTE_DIFF_CHANGED and nothing is copied. Left out: whatever test holds is copied"`
 	} `required:"false"`
 }
@@ -116,68 +119,46 @@ const placementRules = " `screen`: only `home` (400 UNKNOWN_SCREEN). `type`: pro
 	"(live changes by promoting). 404 GAME_NOT_FOUND; bad input is 400 VALIDATION_FAILED and changes nothing."
 
 func (a *api) registerPlacements() {
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID: "studio-list-placements",
-		Method:      http.MethodGet,
-		Path:        "/studio/v1/games/{gameId}/placements/{environment}",
-		Summary:     "A game's placements",
-		Description: "Every placement of the game in the environment: `{placements}`. 404 GAME_NOT_FOUND.",
-		Errors:      []int{http.StatusNotFound},
-	}, tagPlacements, members.Viewer), a.listPlacements)
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID:   "studio-create-placement",
-		Method:        http.MethodPost,
-		Path:          "/studio/v1/games/{gameId}/placements/{environment}",
-		Summary:       "Create a test placement",
-		Description:   "Creates a placement with a new id: what a screen of the game shows." + placementRules,
-		DefaultStatus: http.StatusCreated,
-		Errors:        []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict},
-	}, tagPlacements, members.Developer), a.createPlacement)
-	huma.Register(a.s.StudioAPI, httpapi.AlsoAnswers(a.op(huma.Operation{
-		OperationID: "studio-put-placement",
-		Method:      http.MethodPut,
-		Path:        "/studio/v1/games/{gameId}/placements/{environment}/{placementId}",
-		Summary:     "Create or replace a test placement",
-		Description: "Replaces the placement with the id (200), or creates it with that id (201)." + placementRules,
-		Errors:      []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict},
-	}, tagPlacements, members.Developer), http.StatusCreated, "Created: the placement had no such id"), a.putPlacement)
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID:   "studio-delete-placement",
-		Method:        http.MethodDelete,
-		Path:          "/studio/v1/games/{gameId}/placements/{environment}/{placementId}",
-		Summary:       "Delete a test placement",
-		Description:   "Deletes a test placement; live loses it at the next promote. Live is 400 LIVE_PLACEMENTS_READ_ONLY. 404 GAME_NOT_FOUND, PLACEMENT_NOT_FOUND.",
-		DefaultStatus: http.StatusNoContent,
-		Errors:        []int{http.StatusBadRequest, http.StatusNotFound},
-	}, tagPlacements, members.Developer), a.deletePlacement)
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID: "studio-promote-difference",
-		Method:      http.MethodGet,
-		Path:        "/studio/v1/games/{gameId}/placements/promote",
-		Summary:     "The go-live difference",
-		Description: "What promoting the test placements to live would change: `{added, changed, removed, version}`. Nothing changes. 404 GAME_NOT_FOUND.",
-		Errors:      []int{http.StatusNotFound},
-	}, tagPlacements, members.Viewer), a.promoteDiff)
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID: "studio-promote",
-		Method:      http.MethodPost,
-		Path:        "/studio/v1/games/{gameId}/placements/promote",
-		Summary:     "Go live: copy the test placements to live",
-		Description: "The live placements become copies of the test placements (same ids), in one transaction; live placements not in test are removed. Answers the difference applied. With `version` (from the difference read), placements changed since are 409 PROMOTE_DIFF_CHANGED and nothing is copied. 404 GAME_NOT_FOUND.",
-		Errors:      []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict},
-	}, tagPlacements, members.Developer), a.promote)
+	g := a.group(tagPlacements)
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-list-placements", "GET /studio/v1/games/{gameId}/placements/{environment}",
+		"A game's placements",
+		"Every placement of the game in the environment: `{placements}`. 404 GAME_NOT_FOUND.",
+		http.StatusNotFound), serve(a.listPlacements))
+	huma.Register(a.s.StudioAPI, answering(http.StatusCreated, g.op(members.Developer, "studio-create-placement", "POST /studio/v1/games/{gameId}/placements/{environment}",
+		"Create a test placement",
+		"Creates a placement with a new id: what a screen of the game shows."+placementRules,
+		http.StatusBadRequest, http.StatusNotFound, http.StatusConflict)), serveCreated(func(ctx context.Context, s scope, in *createPlacementInput) (tp.PlacementBody, bool, error) {
+		return a.putPlacement(ctx, s, in.Body)
+	}))
+	huma.Register(a.s.StudioAPI, httpapi.AlsoAnswers(g.op(members.Developer, "studio-put-placement", "PUT /studio/v1/games/{gameId}/placements/{environment}/{placementId}",
+		"Create or replace a test placement",
+		"Replaces the placement with the id (200), or creates it with that id (201)."+placementRules,
+		http.StatusBadRequest, http.StatusNotFound, http.StatusConflict), http.StatusCreated, "Created: the placement had no such id"),
+		serveCreated(func(ctx context.Context, s scope, in *putPlacementInput) (tp.PlacementBody, bool, error) {
+			return a.putPlacement(ctx, s, in.Body)
+		}))
+	huma.Register(a.s.StudioAPI, g.op(members.Developer, "studio-delete-placement", "DELETE /studio/v1/games/{gameId}/placements/{environment}/{placementId}",
+		"Delete a test placement",
+		"Deletes a test placement; live loses it at the next promote. Live is 400 LIVE_PLACEMENTS_READ_ONLY. 404 GAME_NOT_FOUND, PLACEMENT_NOT_FOUND.",
+		http.StatusBadRequest, http.StatusNotFound), serveNoBody(func(ctx context.Context, s scope, _ *placementPath) error {
+		return a.console.DeletePlacement(ctx, s.p, s.game, s.env, s.id)
+	}))
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-promote-difference", "GET /studio/v1/games/{gameId}/placements/promote",
+		"The go-live difference",
+		"What promoting the test placements to live would change: `{added, changed, removed, version}`. Nothing changes. 404 GAME_NOT_FOUND.",
+		http.StatusNotFound), serve(func(ctx context.Context, s scope, _ *GamePath) (DiffBody, error) {
+		d, err := a.console.PromoteDiff(ctx, s.p, s.game)
+		return toDiffBody(d), err
+	}))
+	huma.Register(a.s.StudioAPI, g.op(members.Developer, "studio-promote", "POST /studio/v1/games/{gameId}/placements/promote",
+		"Go live: copy the test placements to live",
+		"The live placements become copies of the test placements (same ids), in one transaction; live placements not in test are removed. Answers the difference applied. With `version` (from the difference read), placements changed since are 409 PROMOTE_DIFF_CHANGED and nothing is copied. 404 GAME_NOT_FOUND.",
+		http.StatusBadRequest, http.StatusNotFound, http.StatusConflict), serve(a.promote))
 }
 
-func (a *api) listPlacements(ctx context.Context, in *GameEnvPath) (*placementsOutput, error) {
-	id, err := gameID(in.GameID)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	list, err := a.console.Placements(ctx, principal(ctx), id, env(in.Environment))
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	return &placementsOutput{Body: PlacementsBody{Placements: httpapi.Map(list, toPlacementBody)}}, nil
+func (a *api) listPlacements(ctx context.Context, s scope, _ *GameEnvPath) (PlacementsBody, error) {
+	list, err := a.console.Placements(ctx, s.p, s.game, s.env)
+	return PlacementsBody{Placements: httpapi.Map(list, toPlacementBody)}, err
 }
 
 func toCorePlacement(id uuid.UUID, b placementFields) (touchpoints.Placement, error) {
@@ -199,80 +180,22 @@ func toCorePlacement(id uuid.UUID, b placementFields) (touchpoints.Placement, er
 	return p, nil
 }
 
-func (a *api) putOne(ctx context.Context, game string, e studio.Environment, id uuid.UUID, b placementFields) (*placementOutput, error) {
-	g, err := gameID(game)
+// putPlacement creates the placement s.id (a new id when it is uuid.Nil) or replaces it; true
+// when it created it.
+func (a *api) putPlacement(ctx context.Context, s scope, b placementFields) (tp.PlacementBody, bool, error) {
+	p, err := toCorePlacement(s.id, b)
 	if err != nil {
-		return nil, fail(ctx, err)
+		return tp.PlacementBody{}, false, err
 	}
-	p, err := toCorePlacement(id, b)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	p, created, err := a.console.PutPlacement(ctx, principal(ctx), g, e, p)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	status := http.StatusOK
-	if created {
-		status = http.StatusCreated
-	}
-	return &placementOutput{Status: status, Body: toPlacementBody(p)}, nil
+	p, created, err := a.console.PutPlacement(ctx, s.p, s.game, s.env, p)
+	return toPlacementBody(p), created, err
 }
 
-func (a *api) createPlacement(ctx context.Context, in *createPlacementInput) (*placementOutput, error) {
-	return a.putOne(ctx, in.GameID, env(in.Environment), uuid.Nil, in.Body)
-}
-
-func (a *api) putPlacement(ctx context.Context, in *putPlacementInput) (*placementOutput, error) {
-	if _, err := gameID(in.GameID); err != nil {
-		return nil, fail(ctx, err)
-	}
-	id, err := httpapi.ParseID(in.PlacementID, touchpoints.ErrPlacementNotFound)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	return a.putOne(ctx, in.GameID, env(in.Environment), id, in.Body)
-}
-
-func (a *api) deletePlacement(ctx context.Context, in *placementPath) (*struct{}, error) {
-	g, err := gameID(in.GameID)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	id, err := httpapi.ParseID(in.PlacementID, touchpoints.ErrPlacementNotFound)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	if err := a.console.DeletePlacement(ctx, principal(ctx), g, env(in.Environment), id); err != nil {
-		return nil, fail(ctx, err)
-	}
-	return nil, nil
-}
-
-func (a *api) promoteDiff(ctx context.Context, in *GamePath) (*diffOutput, error) {
-	g, err := gameID(in.GameID)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	d, err := a.console.PromoteDiff(ctx, principal(ctx), g)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	return &diffOutput{Body: toDiffBody(d)}, nil
-}
-
-func (a *api) promote(ctx context.Context, in *promoteInput) (*diffOutput, error) {
-	g, err := gameID(in.GameID)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
+func (a *api) promote(ctx context.Context, s scope, in *promoteInput) (DiffBody, error) {
 	version := ""
 	if in.Body != nil {
 		version = in.Body.Version
 	}
-	d, err := a.console.Promote(ctx, principal(ctx), g, version)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	return &diffOutput{Body: toDiffBody(d)}, nil
+	d, err := a.console.Promote(ctx, s.p, s.game, version)
+	return toDiffBody(d), err
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/rewardsco/rewards/core/members"
 	"github.com/rewardsco/rewards/core/orders"
 	"github.com/rewardsco/rewards/core/players"
+	"github.com/rewardsco/rewards/core/studio"
 )
 
 // PlayerBody is a player of a game and environment.
@@ -147,116 +148,76 @@ type OrderViewBody struct {
 }
 
 type lookupInput struct {
-	GameID      string `path:"gameId" maxLength:"64" doc:"A game of the studio (another studio's game is 404 GAME_NOT_FOUND, as an unknown id)"`
-	Environment string `path:"environment" enum:"live,test" doc:"The environment: live or test"`
-	Ref         string `query:"ref" required:"true" minLength:"1" maxLength:"128" doc:"The player's studio uuid, its player id, or its phone in E.164 (+919876543210)" example:"user-8812"`
+	GameEnvPath
+	Ref string `query:"ref" required:"true" minLength:"1" maxLength:"128" doc:"The player's studio uuid, its player id, or its phone in E.164 (+919876543210)" example:"user-8812"`
 }
 
-type playerViewOutput struct{ Body PlayerViewBody }
+// PlayerPath names a player of a game of the caller's studio in an environment.
+type PlayerPath struct {
+	GameEnvPath
+	PlayerID string `path:"playerId" maxLength:"64" doc:"The player's id (404 PLAYER_NOT_FOUND when the game and environment have none with it)"`
+}
 
-type playerPath struct {
-	GameID      string `path:"gameId" maxLength:"64" doc:"A game of the studio (another studio's game is 404 GAME_NOT_FOUND, as an unknown id)"`
-	Environment string `path:"environment" enum:"live,test" doc:"The environment: live or test"`
-	PlayerID    string `path:"playerId" maxLength:"64" doc:"The player's id (404 PLAYER_NOT_FOUND when the game and environment have none with it)"`
+func (in *PlayerPath) scope() (scope, error) {
+	return under(in.GameID, in.Environment, in.PlayerID, players.ErrPlayerNotFound)
 }
 
 type transactionsInput struct {
-	GameID      string `path:"gameId" maxLength:"64" doc:"A game of the studio (another studio's game is 404 GAME_NOT_FOUND, as an unknown id)"`
-	Environment string `path:"environment" enum:"live,test" doc:"The environment: live or test"`
-	PlayerID    string `path:"playerId" maxLength:"64" doc:"The player's id (404 PLAYER_NOT_FOUND when the game and environment have none with it)"`
-	Limit       int    `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"Page size, at most 100"`
-	Page        int    `query:"page" minimum:"1" maximum:"10000" default:"1" doc:"Page number, from 1; page × limit is at most 10,000"`
+	PlayerPath
+	Paging
 }
-
-// Resolve implements huma.Resolver: page × limit is at most httpapi.MaxListDepth.
-func (in *transactionsInput) Resolve(huma.Context) []error {
-	return httpapi.CheckDepth(in.Page, in.Limit)
-}
-
-type transactionsOutput struct{ Body TransactionPageBody }
-
-type playerOutput struct{ Body PlayerBody }
 
 type ordersInput struct {
-	GameID      string    `path:"gameId" maxLength:"64" doc:"A game of the studio (another studio's game is 404 GAME_NOT_FOUND, as an unknown id)"`
-	Environment string    `path:"environment" enum:"live,test" doc:"The environment: live or test"`
-	Status      string    `query:"status" enum:"INITIATED,PROCESSING,PENDING_PAYMENT,SUCCESS,FAILED,TIMEOUT,REFUNDED" doc:"Only orders in this status"`
-	PlayerID    string    `query:"playerId" maxLength:"64" doc:"Only this player's orders (an id that is no player's lists none)"`
-	From        time.Time `query:"from" doc:"Only orders placed at or after this time (RFC 3339)"`
-	To          time.Time `query:"to" doc:"Only orders placed before this time (RFC 3339)"`
-	Limit       int       `query:"limit" minimum:"1" maximum:"200" default:"50" doc:"Page size, at most 200"`
-	Cursor      string    `query:"cursor" maxLength:"200" doc:"The next of the page before (400 CURSOR_INVALID for anything else)"`
+	GameEnvPath
+	Status   string    `query:"status" enum:"INITIATED,PROCESSING,PENDING_PAYMENT,SUCCESS,FAILED,TIMEOUT,REFUNDED" doc:"Only orders in this status"`
+	PlayerID string    `query:"playerId" maxLength:"64" doc:"Only this player's orders (an id that is no player's lists none)"`
+	From     time.Time `query:"from" doc:"Only orders placed at or after this time (RFC 3339)"`
+	To       time.Time `query:"to" doc:"Only orders placed before this time (RFC 3339)"`
+	Limit    int       `query:"limit" minimum:"1" maximum:"200" default:"50" doc:"Page size, at most 200"`
+	Cursor   string    `query:"cursor" maxLength:"200" doc:"The next of the page before (400 CURSOR_INVALID for anything else)"`
 }
-
-type ordersOutput struct{ Body OrderPageBody }
 
 type orderPath struct {
-	GameID      string `path:"gameId" maxLength:"64" doc:"A game of the studio (another studio's game is 404 GAME_NOT_FOUND, as an unknown id)"`
-	Environment string `path:"environment" enum:"live,test" doc:"The environment: live or test"`
-	OrderID     string `path:"orderId" maxLength:"64" doc:"The order's id (404 ORDER_NOT_FOUND when the game and environment have none with it)"`
+	GameEnvPath
+	OrderID string `path:"orderId" maxLength:"64" doc:"The order's id (404 ORDER_NOT_FOUND when the game and environment have none with it)"`
 }
 
-type orderViewOutput struct{ Body OrderViewBody }
+func (in *orderPath) scope() (scope, error) {
+	return under(in.GameID, in.Environment, in.OrderID, orders.ErrOrderNotFound)
+}
 
 func (a *api) registerPlayers() {
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID: "studio-lookup-player",
-		Method:      http.MethodGet,
-		Path:        "/studio/v1/games/{gameId}/players/{environment}",
-		Summary:     "Look a player up",
-		Description: "Finds the player of the game and environment by the studio's uuid, the player id or the phone (E.164), with its coin holdings, its newest 20 coin movements and its newest 20 orders (codes left out). 404 GAME_NOT_FOUND, PLAYER_NOT_FOUND.",
-		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
-	}, tagPlayers, members.Viewer), a.lookupPlayer)
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID: "studio-player-transactions",
-		Method:      http.MethodGet,
-		Path:        "/studio/v1/games/{gameId}/players/{environment}/{playerId}/transactions",
-		Summary:     "A player's coin movements",
-		Description: "A page of the player's coin movements of every coin, newest first. 404 GAME_NOT_FOUND, PLAYER_NOT_FOUND.",
-		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
-	}, tagPlayers, members.Viewer), a.playerTransactions)
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID: "studio-block-player",
-		Method:      http.MethodPost,
-		Path:        "/studio/v1/games/{gameId}/players/{environment}/{playerId}/block",
-		Summary:     "Block a player",
-		Description: "Blocks the player: its tokens, OTP and federated sign-ins answer 403 PLAYER_DISABLED. Blocking a blocked player changes nothing. 404 GAME_NOT_FOUND, PLAYER_NOT_FOUND.",
-		Errors:      []int{http.StatusNotFound},
-	}, tagPlayers, members.Developer), a.blockPlayer)
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID: "studio-unblock-player",
-		Method:      http.MethodPost,
-		Path:        "/studio/v1/games/{gameId}/players/{environment}/{playerId}/unblock",
-		Summary:     "Unblock a player",
-		Description: "Lets a blocked player sign in again. 404 GAME_NOT_FOUND, PLAYER_NOT_FOUND.",
-		Errors:      []int{http.StatusNotFound},
-	}, tagPlayers, members.Developer), a.unblockPlayer)
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID: "studio-list-orders",
-		Method:      http.MethodGet,
-		Path:        "/studio/v1/games/{gameId}/orders/{environment}",
-		Summary:     "A game's orders",
-		Description: "Store and partner orders of the game and environment, newest first, filtered by status, player and time (`from` inclusive, `to` exclusive; from must be before to, else 400 VALIDATION_FAILED). Codes and PINs are never shown: a studio sees that codes were delivered, with their provider ids, values and expiries. Continue with `cursor` = the `next` of the page before (400 CURSOR_INVALID otherwise). 404 GAME_NOT_FOUND.",
-		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
-	}, tagPlayers, members.Viewer), a.listOrders)
-	huma.Register(a.s.StudioAPI, a.op(huma.Operation{
-		OperationID: "studio-get-order",
-		Method:      http.MethodGet,
-		Path:        "/studio/v1/games/{gameId}/orders/{environment}/{orderId}",
-		Summary:     "An order with its history",
-		Description: "One order of the game and environment (codes left out) with its steps, oldest first. 404 GAME_NOT_FOUND, ORDER_NOT_FOUND.",
-		Errors:      []int{http.StatusNotFound},
-	}, tagPlayers, members.Viewer), a.getOrder)
+	g := a.group(tagPlayers)
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-lookup-player", "GET /studio/v1/games/{gameId}/players/{environment}",
+		"Look a player up",
+		"Finds the player of the game and environment by the studio's uuid, the player id or the phone (E.164), with its coin holdings, its newest 20 coin movements and its newest 20 orders (codes left out). 404 GAME_NOT_FOUND, PLAYER_NOT_FOUND.",
+		http.StatusBadRequest, http.StatusNotFound), serve(a.lookupPlayer))
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-player-transactions", "GET /studio/v1/games/{gameId}/players/{environment}/{playerId}/transactions",
+		"A player's coin movements",
+		"A page of the player's coin movements of every coin, newest first. 404 GAME_NOT_FOUND, PLAYER_NOT_FOUND.",
+		http.StatusBadRequest, http.StatusNotFound), serve(a.playerTransactions))
+	huma.Register(a.s.StudioAPI, g.op(members.Developer, "studio-block-player", "POST /studio/v1/games/{gameId}/players/{environment}/{playerId}/block",
+		"Block a player",
+		"Blocks the player: its tokens, OTP and federated sign-ins answer 403 PLAYER_DISABLED. Blocking a blocked player changes nothing. 404 GAME_NOT_FOUND, PLAYER_NOT_FOUND.",
+		http.StatusNotFound), serve(playerChange(a.console.BlockPlayer)))
+	huma.Register(a.s.StudioAPI, g.op(members.Developer, "studio-unblock-player", "POST /studio/v1/games/{gameId}/players/{environment}/{playerId}/unblock",
+		"Unblock a player",
+		"Lets a blocked player sign in again. 404 GAME_NOT_FOUND, PLAYER_NOT_FOUND.",
+		http.StatusNotFound), serve(playerChange(a.console.UnblockPlayer)))
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-list-orders", "GET /studio/v1/games/{gameId}/orders/{environment}",
+		"A game's orders",
+		"Store and partner orders of the game and environment, newest first, filtered by status, player and time (`from` inclusive, `to` exclusive; from must be before to, else 400 VALIDATION_FAILED). Codes and PINs are never shown: a studio sees that codes were delivered, with their provider ids, values and expiries. Continue with `cursor` = the `next` of the page before (400 CURSOR_INVALID otherwise). 404 GAME_NOT_FOUND.",
+		http.StatusBadRequest, http.StatusNotFound), serve(a.listOrders))
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-get-order", "GET /studio/v1/games/{gameId}/orders/{environment}/{orderId}",
+		"An order with its history",
+		"One order of the game and environment (codes left out) with its steps, oldest first. 404 GAME_NOT_FOUND, ORDER_NOT_FOUND.",
+		http.StatusNotFound), serve(a.getOrder))
 }
 
-func (a *api) lookupPlayer(ctx context.Context, in *lookupInput) (*playerViewOutput, error) {
-	g, err := gameID(in.GameID)
+func (a *api) lookupPlayer(ctx context.Context, s scope, in *lookupInput) (PlayerViewBody, error) {
+	v, err := a.console.Player(ctx, s.p, s.game, s.env, in.Ref)
 	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	v, err := a.console.Player(ctx, principal(ctx), g, env(in.Environment), in.Ref)
-	if err != nil {
-		return nil, fail(ctx, err)
+		return PlayerViewBody{}, err
 	}
 	b := PlayerViewBody{Player: toPlayerBody(v.Player), Transactions: httpapi.Map(v.Transactions, toTransactionBody),
 		TransactionsTotal: v.TransactionsTotal, Orders: httpapi.Map(v.Orders, toOrderBody), OrdersNext: v.OrdersNext,
@@ -265,67 +226,29 @@ func (a *api) lookupPlayer(ctx context.Context, in *lookupInput) (*playerViewOut
 		b.Funds = append(b.Funds, FundBody{CoinID: f.Coin.ID, CoinName: f.Coin.Name, Balance: f.Balance,
 			LifetimeEarned: f.LifetimeEarned, LifetimeSpent: f.LifetimeSpent})
 	}
-	return &playerViewOutput{Body: b}, nil
+	return b, nil
 }
 
-// playerIDs parses the game and player ids of a path.
-func playerIDs(game, player string) (uuid.UUID, uuid.UUID, error) {
-	g, err := gameID(game)
-	if err != nil {
-		return g, uuid.Nil, err
-	}
-	p, err := httpapi.ParseID(player, players.ErrPlayerNotFound)
-	return g, p, err
+func (a *api) playerTransactions(ctx context.Context, s scope, in *transactionsInput) (TransactionPageBody, error) {
+	t, err := a.console.PlayerTransactions(ctx, s.p, s.game, s.env, s.id, in.Limit, in.offset())
+	return TransactionPageBody{Items: httpapi.Map(t.Transactions, toTransactionBody), Page: in.Page, Limit: in.Limit, Total: t.Total}, err
 }
 
-func (a *api) playerTransactions(ctx context.Context, in *transactionsInput) (*transactionsOutput, error) {
-	g, id, err := playerIDs(in.GameID, in.PlayerID)
-	if err != nil {
-		return nil, fail(ctx, err)
+// playerChange is an operation that changes the player of the path and answers it.
+func playerChange(change func(context.Context, members.Principal, uuid.UUID, studio.Environment, uuid.UUID) (players.Player, error)) func(context.Context, scope, *PlayerPath) (PlayerBody, error) {
+	return func(ctx context.Context, s scope, _ *PlayerPath) (PlayerBody, error) {
+		p, err := change(ctx, s.p, s.game, s.env, s.id)
+		return toPlayerBody(p), err
 	}
-	t, err := a.console.PlayerTransactions(ctx, principal(ctx), g, env(in.Environment), id, in.Limit, (in.Page-1)*in.Limit)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	return &transactionsOutput{Body: TransactionPageBody{Items: httpapi.Map(t.Transactions, toTransactionBody),
-		Page: in.Page, Limit: in.Limit, Total: t.Total}}, nil
 }
 
-func (a *api) blockPlayer(ctx context.Context, in *playerPath) (*playerOutput, error) {
-	g, id, err := playerIDs(in.GameID, in.PlayerID)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	p, err := a.console.BlockPlayer(ctx, principal(ctx), g, env(in.Environment), id)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	return &playerOutput{Body: toPlayerBody(p)}, nil
-}
-
-func (a *api) unblockPlayer(ctx context.Context, in *playerPath) (*playerOutput, error) {
-	g, id, err := playerIDs(in.GameID, in.PlayerID)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	p, err := a.console.UnblockPlayer(ctx, principal(ctx), g, env(in.Environment), id)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	return &playerOutput{Body: toPlayerBody(p)}, nil
-}
-
-func (a *api) listOrders(ctx context.Context, in *ordersInput) (*ordersOutput, error) {
-	g, err := gameID(in.GameID)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
+func (a *api) listOrders(ctx context.Context, s scope, in *ordersInput) (OrderPageBody, error) {
 	f := console.OrderFilter{Status: orders.Status(in.Status), Limit: in.Limit, Cursor: in.Cursor}
 	if in.PlayerID != "" {
 		id, err := uuid.Parse(in.PlayerID)
 		if err != nil {
 			// No player has an id that is not one: the list is empty.
-			return &ordersOutput{Body: OrderPageBody{Orders: []OrderBody{}}}, nil
+			return OrderPageBody{Orders: []OrderBody{}}, nil
 		}
 		f.PlayerID = &id
 	}
@@ -335,25 +258,14 @@ func (a *api) listOrders(ctx context.Context, in *ordersInput) (*ordersOutput, e
 	if !in.To.IsZero() {
 		f.To = &in.To
 	}
-	page, err := a.console.Orders(ctx, principal(ctx), g, env(in.Environment), f)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	return &ordersOutput{Body: OrderPageBody{Orders: httpapi.Map(page.Orders, toOrderBody), Next: page.Next}}, nil
+	page, err := a.console.Orders(ctx, s.p, s.game, s.env, f)
+	return OrderPageBody{Orders: httpapi.Map(page.Orders, toOrderBody), Next: page.Next}, err
 }
 
-func (a *api) getOrder(ctx context.Context, in *orderPath) (*orderViewOutput, error) {
-	g, err := gameID(in.GameID)
+func (a *api) getOrder(ctx context.Context, s scope, _ *orderPath) (OrderViewBody, error) {
+	v, err := a.console.Order(ctx, s.p, s.game, s.env, s.id)
 	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	id, err := httpapi.ParseID(in.OrderID, orders.ErrOrderNotFound)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	v, err := a.console.Order(ctx, principal(ctx), g, env(in.Environment), id)
-	if err != nil {
-		return nil, fail(ctx, err)
+		return OrderViewBody{}, err
 	}
 	b := OrderViewBody{Order: toOrderBody(v.Order), History: make([]TransitionBody, 0, len(v.History))}
 	for _, t := range v.History {
@@ -364,5 +276,5 @@ func (a *api) getOrder(ctx context.Context, in *orderPath) (*orderViewOutput, er
 		}
 		b.History = append(b.History, tb)
 	}
-	return &orderViewOutput{Body: b}, nil
+	return b, nil
 }

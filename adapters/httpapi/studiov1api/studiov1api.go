@@ -110,10 +110,27 @@ const roleAny members.Role = ""
 // authNote is what every authenticated operation's description says of its credentials.
 const authNote = " 401 UNAUTHENTICATED without a valid session or access token (the same answer whatever is wrong)."
 
+// group declares the operations of one tag, each description ending in note.
+type group struct {
+	a    *api
+	tag  string
+	note string
+}
+
+func (a *api) group(tag string) group { return group{a: a, tag: tag} }
+
+// operation is the part of a declaration that every operation has: its id, its route
+// ("METHOD /path", as in an http.ServeMux pattern), summary, description and error statuses.
+func (g group) operation(id, route, summary, description string, errors []int) huma.Operation {
+	method, path, _ := strings.Cut(route, " ")
+	return huma.Operation{OperationID: id, Method: method, Path: path, Summary: summary,
+		Description: description + g.note, Errors: errors, Tags: []string{g.tag}}
+}
+
 // op declares an authenticated operation that needs role need: its description says so, with
 // the codes of the refusals, and its statuses are declared.
-func (a *api) op(o huma.Operation, tag string, need members.Role) huma.Operation {
-	o.Tags = []string{tag}
+func (g group) op(need members.Role, id, route, summary, description string, errors ...int) huma.Operation {
+	o := g.operation(id, route, summary, description, errors)
 	switch need {
 	case roleAny:
 	case members.Viewer:
@@ -127,13 +144,98 @@ func (a *api) op(o huma.Operation, tag string, need members.Role) huma.Operation
 		o.Errors = append(o.Errors, http.StatusForbidden)
 	}
 	o.Description += authNote
-	return a.s.Studio(o, a.authenticate)
+	return g.a.s.Studio(o, g.a.authenticate)
 }
 
-// open declares an operation that needs no credentials.
-func (a *api) open(o huma.Operation, tag string) huma.Operation {
-	o.Tags = []string{tag}
-	return a.s.Studio(o, nil)
+// answering sets the success status of an operation that does not answer 200 (or 204 without a
+// body, which Huma declares by itself).
+func answering(status int, o huma.Operation) huma.Operation {
+	o.DefaultStatus = status
+	return o
+}
+
+// scope is what an operation acts on: the caller, and what its path names, parsed.
+type scope struct {
+	p    members.Principal
+	game uuid.UUID
+	env  studio.Environment
+	// id is the path's last id, under the game: a player, order, placement, configuration, …
+	id uuid.UUID
+}
+
+// pathScope is an input whose path names a game (and more): scope parses it, 404 when an id
+// cannot be one.
+type pathScope interface{ scope() (scope, error) }
+
+// body is the answer of an operation: its body, bare.
+type body[B any] struct{ Body B }
+
+// serve adapts h to Huma: h gets the caller and what the path names, and answers a body; its
+// error is answered by fail (the body it returns with an error is not used).
+func serve[I, B any](h func(context.Context, scope, *I) (B, error)) func(context.Context, *I) (*body[B], error) {
+	return func(ctx context.Context, in *I) (*body[B], error) {
+		s, err := scopeOf(ctx, in)
+		if err != nil {
+			return nil, fail(ctx, err)
+		}
+		b, err := h(ctx, s, in)
+		if err != nil {
+			return nil, fail(ctx, err)
+		}
+		return &body[B]{Body: b}, nil
+	}
+}
+
+// serveNoBody adapts h, which answers no body (204, or the operation's status), as serve does.
+func serveNoBody[I any](h func(context.Context, scope, *I) error) func(context.Context, *I) (*struct{}, error) {
+	return func(ctx context.Context, in *I) (*struct{}, error) {
+		s, err := scopeOf(ctx, in)
+		if err == nil {
+			err = h(ctx, s, in)
+		}
+		if err != nil {
+			return nil, fail(ctx, err)
+		}
+		return nil, nil
+	}
+}
+
+// created is the answer of an operation that makes or replaces a thing: 201 when it made it,
+// 200 when it replaced it.
+type created[B any] struct {
+	Status int
+	Body   B
+}
+
+// serveCreated adapts h, which says whether it made the thing it answers, as serve does.
+func serveCreated[I, B any](h func(context.Context, scope, *I) (B, bool, error)) func(context.Context, *I) (*created[B], error) {
+	return func(ctx context.Context, in *I) (*created[B], error) {
+		s, err := scopeOf(ctx, in)
+		if err != nil {
+			return nil, fail(ctx, err)
+		}
+		b, made, err := h(ctx, s, in)
+		if err != nil {
+			return nil, fail(ctx, err)
+		}
+		if made {
+			return &created[B]{Status: http.StatusCreated, Body: b}, nil
+		}
+		return &created[B]{Status: http.StatusOK, Body: b}, nil
+	}
+}
+
+// scopeOf is the scope of an operation's input: the caller in ctx, and the ids of a path.
+func scopeOf(ctx context.Context, in any) (scope, error) {
+	var s scope
+	if ps, ok := in.(pathScope); ok {
+		var err error
+		if s, err = ps.scope(); err != nil {
+			return s, err
+		}
+	}
+	s.p = principal(ctx)
+	return s, nil
 }
 
 // fail is the answer of a core error.
@@ -144,13 +246,50 @@ type GamePath struct {
 	GameID string `path:"gameId" maxLength:"64" doc:"A game of the studio (another studio's game is 404 GAME_NOT_FOUND, as an unknown id)"`
 }
 
+func (in *GamePath) scope() (scope, error) {
+	g, err := gameID(in.GameID)
+	return scope{game: g}, err
+}
+
 // GameEnvPath names a game of the caller's studio and one of its environments.
 type GameEnvPath struct {
 	GameID      string `path:"gameId" maxLength:"64" doc:"A game of the studio (another studio's game is 404 GAME_NOT_FOUND, as an unknown id)"`
 	Environment string `path:"environment" enum:"live,test" doc:"The environment: live or test"`
 }
 
-// ids parses the path's game id (404 GAME_NOT_FOUND when it cannot be one).
+func (in *GameEnvPath) scope() (scope, error) { return gameEnv(in.GameID, in.Environment) }
+
+// gameEnv is the scope of a game and environment.
+func gameEnv(game, environment string) (scope, error) {
+	g, err := gameID(game)
+	return scope{game: g, env: env(environment)}, err
+}
+
+// under is the scope of an id of a thing of a game and environment, notFound when it cannot be
+// one (after the game's own 404).
+func under(game, environment, id string, notFound error) (scope, error) {
+	s, err := gameEnv(game, environment)
+	if err != nil {
+		return s, err
+	}
+	s.id, err = httpapi.ParseID(id, notFound)
+	return s, err
+}
+
+// Paging is the paging of the studio API's paged lists, 20 a page by default; embed it in an
+// input (Huma reads the fields of exported embedded structs only).
+type Paging struct {
+	Limit int `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"Page size, at most 100"`
+	Page  int `query:"page" minimum:"1" maximum:"10000" default:"1" doc:"Page number, from 1; page × limit is at most 10,000"`
+}
+
+// Resolve implements huma.Resolver: page × limit is at most httpapi.MaxListDepth.
+func (q *Paging) Resolve(huma.Context) []error { return httpapi.CheckDepth(q.Page, q.Limit) }
+
+// offset is the number of items before the page.
+func (q Paging) offset() int { return (q.Page - 1) * q.Limit }
+
+// gameID parses the path's game id (404 GAME_NOT_FOUND when it cannot be one).
 func gameID(s string) (uuid.UUID, error) { return httpapi.ParseID(s, studio.ErrGameNotFound) }
 
 // env is a path's environment.

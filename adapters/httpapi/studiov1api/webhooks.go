@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
-	"github.com/google/uuid"
 
 	"github.com/rewardsco/rewards/adapters/httpapi"
 	wh "github.com/rewardsco/rewards/adapters/httpapi/webhooksapi"
@@ -55,17 +54,18 @@ func toDeliveryBody(d webhooks.Delivery) wh.DeliveryBody {
 
 const eventsDoc = "Event types to deliver: COINS_CREDITED, COINS_DEBITED, COINS_REFUNDED, ORDER_SUCCEEDED, ORDER_FAILED, ORDER_REFUNDED, PARTNER_WALLET_LOW (the public document's webhooks section describes each); another name is 400"
 
-// webhookPath names the webhook configurations of the studio in an environment, through one of
+// WebhookPath names the webhook configurations of the studio in an environment, through one of
 // its games.
-type webhookPath struct {
+type WebhookPath struct {
 	GameID      string `path:"gameId" maxLength:"64" doc:"A game of the studio, for whose studio the configurations are (another studio's game is 404 GAME_NOT_FOUND)"`
 	Environment string `path:"environment" enum:"live,test" doc:"The environment: live (PRODUCTION) or test (DEVELOPMENT)"`
 }
 
+func (in *WebhookPath) scope() (scope, error) { return gameEnv(in.GameID, in.Environment) }
+
 type configureInput struct {
-	GameID      string `path:"gameId" maxLength:"64" doc:"A game of the studio, for whose studio the configurations are (another studio's game is 404 GAME_NOT_FOUND)"`
-	Environment string `path:"environment" enum:"live,test" doc:"The environment: live (PRODUCTION) or test (DEVELOPMENT)"`
-	Body        struct {
+	WebhookPath
+	Body struct {
 		WebhookURL                string   `json:"webhookUrl" minLength:"1" maxLength:"2048" doc:"HTTPS endpoint; must resolve to a public address" example:"https://hooks.example.com/rewards"`
 		SubscribedEvents          []string `json:"subscribedEvents" minItems:"1" maxItems:"20" doc:"Event types to deliver: COINS_CREDITED, COINS_DEBITED, COINS_REFUNDED, ORDER_SUCCEEDED, ORDER_FAILED, ORDER_REFUNDED, PARTNER_WALLET_LOW; another name is 400" example:"[\"COINS_CREDITED\"]"`
 		ExcludedReasons           []string `json:"excludedReasons,omitempty" maxItems:"50" doc:"Reasons not to send"`
@@ -74,17 +74,19 @@ type configureInput struct {
 	}
 }
 
-type configPath struct {
-	GameID      string `path:"gameId" maxLength:"64" doc:"A game of the studio, for whose studio the configurations are (another studio's game is 404 GAME_NOT_FOUND)"`
-	Environment string `path:"environment" enum:"live,test" doc:"The environment: live (PRODUCTION) or test (DEVELOPMENT)"`
-	ConfigID    string `path:"configId" maxLength:"64" doc:"A configuration of the studio in the environment (404 WEBHOOK_CONFIG_NOT_FOUND otherwise)"`
+// ConfigPath names a webhook configuration of the studio in an environment.
+type ConfigPath struct {
+	WebhookPath
+	ConfigID string `path:"configId" maxLength:"64" doc:"A configuration of the studio in the environment (404 WEBHOOK_CONFIG_NOT_FOUND otherwise)"`
+}
+
+func (in *ConfigPath) scope() (scope, error) {
+	return under(in.GameID, in.Environment, in.ConfigID, webhooks.ErrConfigNotFound)
 }
 
 type updateConfigInput struct {
-	GameID      string `path:"gameId" maxLength:"64" doc:"A game of the studio, for whose studio the configurations are (another studio's game is 404 GAME_NOT_FOUND)"`
-	Environment string `path:"environment" enum:"live,test" doc:"The environment: live (PRODUCTION) or test (DEVELOPMENT)"`
-	ConfigID    string `path:"configId" maxLength:"64" doc:"A configuration of the studio in the environment (404 WEBHOOK_CONFIG_NOT_FOUND otherwise)"`
-	Body        struct {
+	ConfigPath
+	Body struct {
 		WebhookURL                *string   `json:"webhookUrl,omitempty" minLength:"1" maxLength:"2048" doc:"HTTPS endpoint"`
 		SubscribedEvents          *[]string `json:"subscribedEvents,omitempty" minItems:"1" maxItems:"20" doc:"Event types: COINS_CREDITED, COINS_DEBITED, COINS_REFUNDED, ORDER_SUCCEEDED, ORDER_FAILED, ORDER_REFUNDED, PARTNER_WALLET_LOW"`
 		ExcludedReasons           *[]string `json:"excludedReasons,omitempty" maxItems:"50" doc:"Reasons not to send"`
@@ -94,23 +96,20 @@ type updateConfigInput struct {
 }
 
 type rotateInput struct {
-	GameID      string `path:"gameId" maxLength:"64" doc:"A game of the studio, for whose studio the configurations are (another studio's game is 404 GAME_NOT_FOUND)"`
-	Environment string `path:"environment" enum:"live,test" doc:"The environment: live (PRODUCTION) or test (DEVELOPMENT)"`
-	ConfigID    string `path:"configId" maxLength:"64" doc:"A configuration of the studio in the environment (404 WEBHOOK_CONFIG_NOT_FOUND otherwise)"`
-	Body        struct {
+	ConfigPath
+	Body struct {
 		GraceMinutes *int `json:"graceMinutes,omitempty" minimum:"0" maximum:"4320" doc:"How long deliveries are signed with the replaced secret too, 0 to 4,320 minutes; default 1,440" example:"1440"`
 	}
 }
 
 type recoverInput struct {
-	GameID      string `path:"gameId" maxLength:"64" doc:"A game of the studio, for whose studio the configurations are (another studio's game is 404 GAME_NOT_FOUND)"`
-	Environment string `path:"environment" enum:"live,test" doc:"The environment: live (PRODUCTION) or test (DEVELOPMENT)"`
-	ConfigID    string `path:"configId" maxLength:"64" doc:"A configuration of the studio in the environment (404 WEBHOOK_CONFIG_NOT_FOUND otherwise)"`
-	Body        struct {
+	ConfigPath
+	Body struct {
 		Since time.Time `json:"since" doc:"Failed deliveries of events at or after this time go out again; not in the future" example:"2026-01-15T00:00:00Z"`
 	}
 }
 
+// testInput names its game differently: the synthetic event is sent as the game's key.
 type testInput struct {
 	GameID      string `path:"gameId" maxLength:"64" doc:"A game of the studio, whose key the synthetic event is sent as (another studio's game is 404 GAME_NOT_FOUND)"`
 	Environment string `path:"environment" enum:"live,test" doc:"The environment: live (PRODUCTION) or test (DEVELOPMENT)"`
@@ -120,39 +119,26 @@ type testInput struct {
 	}
 }
 
+func (in *testInput) scope() (scope, error) {
+	return under(in.GameID, in.Environment, in.ConfigID, webhooks.ErrConfigNotFound)
+}
+
 type deliveriesInput struct {
-	GameID      string `path:"gameId" maxLength:"64" doc:"A game of the studio, for whose studio the configurations are (another studio's game is 404 GAME_NOT_FOUND)"`
-	Environment string `path:"environment" enum:"live,test" doc:"The environment: live (PRODUCTION) or test (DEVELOPMENT)"`
-	Status      string `query:"status" enum:"SUCCESS,FAILED,PENDING,RETRYING" doc:"Only deliveries with this status"`
-	EventType   string `query:"eventType" enum:"COINS_CREDITED,COINS_DEBITED,COINS_REFUNDED,ORDER_SUCCEEDED,ORDER_FAILED,ORDER_REFUNDED,PARTNER_WALLET_LOW" doc:"Only this event type"`
-	Limit       int    `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"Page size, at most 100"`
-	Skip        int    `query:"skip" minimum:"0" maximum:"10000" default:"0" doc:"How many deliveries to pass over, at most 10,000"`
+	WebhookPath
+	Status    string `query:"status" enum:"SUCCESS,FAILED,PENDING,RETRYING" doc:"Only deliveries with this status"`
+	EventType string `query:"eventType" enum:"COINS_CREDITED,COINS_DEBITED,COINS_REFUNDED,ORDER_SUCCEEDED,ORDER_FAILED,ORDER_REFUNDED,PARTNER_WALLET_LOW" doc:"Only this event type"`
+	Limit     int    `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"Page size, at most 100"`
+	Skip      int    `query:"skip" minimum:"0" maximum:"10000" default:"0" doc:"How many deliveries to pass over, at most 10,000"`
 }
 
 type deliveryPath struct {
-	GameID      string `path:"gameId" maxLength:"64" doc:"A game of the studio, for whose studio the configurations are (another studio's game is 404 GAME_NOT_FOUND)"`
-	Environment string `path:"environment" enum:"live,test" doc:"The environment: live (PRODUCTION) or test (DEVELOPMENT)"`
-	DeliveryID  string `path:"deliveryId" maxLength:"64" doc:"A delivery of the studio in the environment (404 DELIVERY_NOT_FOUND otherwise)"`
+	WebhookPath
+	DeliveryID string `path:"deliveryId" maxLength:"64" doc:"A delivery of the studio in the environment (404 DELIVERY_NOT_FOUND otherwise)"`
 }
 
-type configOutput struct {
-	Status int
-	Body   wh.WebhookConfigBody
+func (in *deliveryPath) scope() (scope, error) {
+	return under(in.GameID, in.Environment, in.DeliveryID, webhooks.ErrDeliveryNotFound)
 }
-
-type configsOutput struct{ Body []wh.WebhookConfigBody }
-
-type rotationOutput struct{ Body wh.RotationBody }
-
-type recoverOutput struct{ Body wh.RecoverBody }
-
-type testOutput struct{ Body wh.TestResultBody }
-
-type deliveriesOutput struct{ Body wh.DeliveryPage }
-
-type resendOutput struct{ Body wh.ResendBody }
-
-type statsOutput struct{ Body wh.WebhookStatsBody }
 
 const scopeNote = " Webhook configurations belong to the studio and the environment, not to one game: every game of the studio reaches the same configurations; the game in the path checks that the caller's studio owns it."
 
@@ -161,125 +147,85 @@ const webhooksBase = "/studio/v1/games/{gameId}/webhooks/{environment}"
 
 // registerWebhooks registers the webhook operations.
 func (a *api) registerWebhooks() {
-	a.registerWebhookConfigs()
-	a.registerWebhookActions()
-}
-
-// webhookOp is a webhook operation that needs the role need, its description ending in scopeNote.
-func (a *api) webhookOp(o huma.Operation, need members.Role) huma.Operation {
-	o.Description += scopeNote
-	return a.op(o, tagWebhooks, need)
+	g := group{a: a, tag: tagWebhooks, note: scopeNote}
+	a.registerWebhookConfigs(g)
+	a.registerWebhookActions(g)
 }
 
 // registerWebhookConfigs registers reading and changing the configurations.
-func (a *api) registerWebhookConfigs() {
-	huma.Register(a.s.StudioAPI, a.webhookOp(huma.Operation{
-		OperationID: "studio-list-webhooks",
-		Method:      http.MethodGet,
-		Path:        webhooksBase + "/configs",
-		Summary:     "Webhook configurations",
-		Description: "The studio's configurations of the environment, signing secrets masked. 404 GAME_NOT_FOUND.",
-		Errors:      []int{http.StatusNotFound},
-	}, members.Viewer), a.listWebhooks)
-	huma.Register(a.s.StudioAPI, httpapi.AlsoAnswers(a.webhookOp(huma.Operation{
-		OperationID:   "studio-configure-webhook",
-		Method:        http.MethodPost,
-		Path:          webhooksBase + "/configs",
-		Summary:       "Create or update a webhook configuration",
-		Description:   "Creates a configuration (201, with the full signingSecret, shown only here) or, when the studio already has one with this webhookUrl in the environment, updates it (200, secret masked). At most 10 configurations per environment: an 11th is 400 WEBHOOK_CONFIG_LIMIT. The URL must be https and resolve to a public address. 404 GAME_NOT_FOUND; 400 VALIDATION_FAILED.",
-		DefaultStatus: http.StatusCreated,
-		Errors:        []int{http.StatusBadRequest, http.StatusNotFound},
-	}, members.Developer), http.StatusOK, "Updated: the studio had a configuration with this webhookUrl (secret masked)"), a.configureWebhook)
-	huma.Register(a.s.StudioAPI, a.webhookOp(huma.Operation{
-		OperationID: "studio-get-webhook",
-		Method:      http.MethodGet,
-		Path:        webhooksBase + "/configs/{configId}",
-		Summary:     "A webhook configuration",
-		Description: "One configuration, its signing secret masked. 404 GAME_NOT_FOUND, WEBHOOK_CONFIG_NOT_FOUND.",
-		Errors:      []int{http.StatusNotFound},
-	}, members.Viewer), a.getWebhook)
-	huma.Register(a.s.StudioAPI, a.webhookOp(huma.Operation{
-		OperationID: "studio-update-webhook",
-		Method:      http.MethodPatch,
-		Path:        webhooksBase + "/configs/{configId}",
-		Summary:     "Change a webhook configuration",
-		Description: "Changes the fields sent. `isActive: true` also clears an auto-disable. 404 GAME_NOT_FOUND, WEBHOOK_CONFIG_NOT_FOUND; 400 VALIDATION_FAILED.",
-		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
-	}, members.Developer), a.updateWebhook)
-	huma.Register(a.s.StudioAPI, a.webhookOp(huma.Operation{
-		OperationID:   "studio-delete-webhook",
-		Method:        http.MethodDelete,
-		Path:          webhooksBase + "/configs/{configId}",
-		Summary:       "Delete a webhook configuration",
-		Description:   "Deletes the configuration and its deliveries. 404 GAME_NOT_FOUND, WEBHOOK_CONFIG_NOT_FOUND.",
-		DefaultStatus: http.StatusNoContent,
-		Errors:        []int{http.StatusNotFound},
-	}, members.Developer), a.deleteWebhook)
+func (a *api) registerWebhookConfigs(g group) {
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-list-webhooks", "GET "+webhooksBase+"/configs",
+		"Webhook configurations",
+		"The studio's configurations of the environment, signing secrets masked. 404 GAME_NOT_FOUND.",
+		http.StatusNotFound), serve(func(ctx context.Context, s scope, _ *WebhookPath) ([]wh.WebhookConfigBody, error) {
+		list, err := a.console.WebhookConfigs(ctx, s.p, s.game, s.env)
+		return httpapi.Map(list, toConfigBody), err
+	}))
+	huma.Register(a.s.StudioAPI, httpapi.AlsoAnswers(answering(http.StatusCreated, g.op(members.Developer, "studio-configure-webhook", "POST "+webhooksBase+"/configs",
+		"Create or update a webhook configuration",
+		"Creates a configuration (201, with the full signingSecret, shown only here) or, when the studio already has one with this webhookUrl in the environment, updates it (200, secret masked). At most 10 configurations per environment: an 11th is 400 WEBHOOK_CONFIG_LIMIT. The URL must be https and resolve to a public address. 404 GAME_NOT_FOUND; 400 VALIDATION_FAILED.",
+		http.StatusBadRequest, http.StatusNotFound)), http.StatusOK, "Updated: the studio had a configuration with this webhookUrl (secret masked)"),
+		serveCreated(a.configureWebhook))
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-get-webhook", "GET "+webhooksBase+"/configs/{configId}",
+		"A webhook configuration",
+		"One configuration, its signing secret masked. 404 GAME_NOT_FOUND, WEBHOOK_CONFIG_NOT_FOUND.",
+		http.StatusNotFound), serve(func(ctx context.Context, s scope, _ *ConfigPath) (wh.WebhookConfigBody, error) {
+		c, err := a.console.WebhookConfig(ctx, s.p, s.game, s.env, s.id)
+		return toConfigBody(c), err
+	}))
+	huma.Register(a.s.StudioAPI, g.op(members.Developer, "studio-update-webhook", "PATCH "+webhooksBase+"/configs/{configId}",
+		"Change a webhook configuration",
+		"Changes the fields sent. `isActive: true` also clears an auto-disable. 404 GAME_NOT_FOUND, WEBHOOK_CONFIG_NOT_FOUND; 400 VALIDATION_FAILED.",
+		http.StatusBadRequest, http.StatusNotFound), serve(a.updateWebhook))
+	huma.Register(a.s.StudioAPI, g.op(members.Developer, "studio-delete-webhook", "DELETE "+webhooksBase+"/configs/{configId}",
+		"Delete a webhook configuration",
+		"Deletes the configuration and its deliveries. 404 GAME_NOT_FOUND, WEBHOOK_CONFIG_NOT_FOUND.",
+		http.StatusNotFound), serveNoBody(func(ctx context.Context, s scope, _ *ConfigPath) error {
+		return a.console.DeleteWebhook(ctx, s.p, s.game, s.env, s.id)
+	}))
 }
 
 // registerWebhookActions registers rotating a secret, sending deliveries again or a test event,
 // and reading the deliveries and their stats.
-func (a *api) registerWebhookActions() {
-	huma.Register(a.s.StudioAPI, a.webhookOp(huma.Operation{
-		OperationID: "studio-rotate-webhook-secret",
-		Method:      http.MethodPost,
-		Path:        webhooksBase + "/configs/{configId}/rotate-secret",
-		Summary:     "Rotate a signing secret",
-		Description: "Makes a new signing secret, shown only here. Until the grace ends (graceMinutes, 0 to 4,320, default 1,440), every delivery's X-Service-Signature carries both: t=<unix>,v1=<new>,v1=<old>. 404 GAME_NOT_FOUND, WEBHOOK_CONFIG_NOT_FOUND.",
-		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
-	}, members.Developer), a.rotateWebhookSecret)
-	huma.Register(a.s.StudioAPI, a.webhookOp(huma.Operation{
-		OperationID:   "studio-recover-webhook",
-		Method:        http.MethodPost,
-		Path:          webhooksBase + "/configs/{configId}/recover",
-		Summary:       "Send failed deliveries again",
-		Description:   "Every FAILED delivery of the configuration whose event happened at or after `since` goes out again as a new series of attempts: 202 with how many. A second call with nothing newly failed requeues 0. 404 GAME_NOT_FOUND, WEBHOOK_CONFIG_NOT_FOUND; 400 VALIDATION_FAILED.",
-		DefaultStatus: http.StatusAccepted,
-		Errors:        []int{http.StatusBadRequest, http.StatusNotFound},
-	}, members.Developer), a.recoverWebhook)
-	huma.Register(a.s.StudioAPI, a.webhookOp(huma.Operation{
-		OperationID: "studio-test-webhook",
-		Method:      http.MethodPost,
-		Path:        webhooksBase + "/configs/{configId}/test",
-		Summary:     "Send a test event",
-		Description: "Sends one synthetic event to the configuration at once and answers the outcome; it changes no balance, delivery or stat. 404 GAME_NOT_FOUND, WEBHOOK_CONFIG_NOT_FOUND; 400 VALIDATION_FAILED.",
-		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
-	}, members.Developer), a.testWebhook)
-	huma.Register(a.s.StudioAPI, a.webhookOp(huma.Operation{
-		OperationID: "studio-list-deliveries",
-		Method:      http.MethodGet,
-		Path:        webhooksBase + "/deliveries",
-		Summary:     "Webhook deliveries",
-		Description: "The studio's deliveries of the environment, newest first, by status and event type: `{data, pagination: {total, limit, skip, hasMore}}`. 404 GAME_NOT_FOUND; 400 VALIDATION_FAILED.",
-		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
-	}, members.Viewer), a.listDeliveries)
-	huma.Register(a.s.StudioAPI, a.webhookOp(huma.Operation{
-		OperationID:   "studio-resend-delivery",
-		Method:        http.MethodPost,
-		Path:          webhooksBase + "/deliveries/{deliveryId}/resend",
-		Summary:       "Resend a delivery",
-		Description:   "The same event (same X-Service-Event-ID and body, a new signature time) goes out again as a new series of attempts: 202 with the new delivery, PENDING. 404 GAME_NOT_FOUND, DELIVERY_NOT_FOUND.",
-		DefaultStatus: http.StatusAccepted,
-		Errors:        []int{http.StatusNotFound},
-	}, members.Developer), a.resendDelivery)
-	huma.Register(a.s.StudioAPI, a.webhookOp(huma.Operation{
-		OperationID: "studio-webhook-stats",
-		Method:      http.MethodGet,
-		Path:        webhooksBase + "/stats",
-		Summary:     "Webhook delivery stats",
-		Description: "Deliveries in all, delivered, failed and the success rate, of the studio in the environment. 404 GAME_NOT_FOUND.",
-		Errors:      []int{http.StatusNotFound},
-	}, members.Viewer), a.webhookStats)
-}
-
-// configIDs parses the game and configuration ids of a path.
-func configIDs(game, config string) (uuid.UUID, uuid.UUID, error) {
-	g, err := gameID(game)
-	if err != nil {
-		return g, uuid.Nil, err
-	}
-	c, err := httpapi.ParseID(config, webhooks.ErrConfigNotFound)
-	return g, c, err
+func (a *api) registerWebhookActions(g group) {
+	huma.Register(a.s.StudioAPI, g.op(members.Developer, "studio-rotate-webhook-secret", "POST "+webhooksBase+"/configs/{configId}/rotate-secret",
+		"Rotate a signing secret",
+		"Makes a new signing secret, shown only here. Until the grace ends (graceMinutes, 0 to 4,320, default 1,440), every delivery's X-Service-Signature carries both: t=<unix>,v1=<new>,v1=<old>. 404 GAME_NOT_FOUND, WEBHOOK_CONFIG_NOT_FOUND.",
+		http.StatusBadRequest, http.StatusNotFound), serve(a.rotateWebhookSecret))
+	huma.Register(a.s.StudioAPI, answering(http.StatusAccepted, g.op(members.Developer, "studio-recover-webhook", "POST "+webhooksBase+"/configs/{configId}/recover",
+		"Send failed deliveries again",
+		"Every FAILED delivery of the configuration whose event happened at or after `since` goes out again as a new series of attempts: 202 with how many. A second call with nothing newly failed requeues 0. 404 GAME_NOT_FOUND, WEBHOOK_CONFIG_NOT_FOUND; 400 VALIDATION_FAILED.",
+		http.StatusBadRequest, http.StatusNotFound)), serve(func(ctx context.Context, s scope, in *recoverInput) (wh.RecoverBody, error) {
+		n, err := a.console.RecoverWebhook(ctx, s.p, s.game, s.env, s.id, in.Body.Since)
+		return wh.RecoverBody{Requeued: n}, err
+	}))
+	huma.Register(a.s.StudioAPI, g.op(members.Developer, "studio-test-webhook", "POST "+webhooksBase+"/configs/{configId}/test",
+		"Send a test event",
+		"Sends one synthetic event to the configuration at once and answers the outcome; it changes no balance, delivery or stat. 404 GAME_NOT_FOUND, WEBHOOK_CONFIG_NOT_FOUND; 400 VALIDATION_FAILED.",
+		http.StatusBadRequest, http.StatusNotFound), serve(func(ctx context.Context, s scope, in *testInput) (wh.TestResultBody, error) {
+		r, err := a.console.SendTestWebhook(ctx, s.p, s.game, s.env, s.id, in.Body.EventType)
+		return wh.TestResultBody{Delivered: r.Delivered, HTTPStatusCode: r.HTTPStatus, ErrorMessage: r.Error,
+			DurationMs: r.Duration.Milliseconds()}, err
+	}))
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-list-deliveries", "GET "+webhooksBase+"/deliveries",
+		"Webhook deliveries",
+		"The studio's deliveries of the environment, newest first, by status and event type: `{data, pagination: {total, limit, skip, hasMore}}`. 404 GAME_NOT_FOUND; 400 VALIDATION_FAILED.",
+		http.StatusBadRequest, http.StatusNotFound), serve(a.listDeliveries))
+	huma.Register(a.s.StudioAPI, answering(http.StatusAccepted, g.op(members.Developer, "studio-resend-delivery", "POST "+webhooksBase+"/deliveries/{deliveryId}/resend",
+		"Resend a delivery",
+		"The same event (same X-Service-Event-ID and body, a new signature time) goes out again as a new series of attempts: 202 with the new delivery, PENDING. 404 GAME_NOT_FOUND, DELIVERY_NOT_FOUND.",
+		http.StatusNotFound)), serve(func(ctx context.Context, s scope, _ *deliveryPath) (wh.ResendBody, error) {
+		id, err := a.console.ResendDelivery(ctx, s.p, s.game, s.env, s.id)
+		return wh.ResendBody{DeliveryID: id, Status: "PENDING"}, err
+	}))
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-webhook-stats", "GET "+webhooksBase+"/stats",
+		"Webhook delivery stats",
+		"Deliveries in all, delivered, failed and the success rate, of the studio in the environment. 404 GAME_NOT_FOUND.",
+		http.StatusNotFound), serve(func(ctx context.Context, s scope, _ *WebhookPath) (wh.WebhookStatsBody, error) {
+		st, err := a.console.WebhookStats(ctx, s.p, s.game, s.env)
+		return wh.WebhookStatsBody{TotalEvents: st.Total, DeliveredEvents: st.Delivered, FailedEvents: st.Failed,
+			SuccessRate: st.SuccessRate()}, err
+	}))
 }
 
 // threshold reads partnerWalletLowThreshold, nil when not sent.
@@ -294,167 +240,51 @@ func threshold(ctx context.Context, v *float64) (*money.Amount, error) {
 	return &a, nil
 }
 
-func (a *api) listWebhooks(ctx context.Context, in *webhookPath) (*configsOutput, error) {
-	g, err := gameID(in.GameID)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	list, err := a.console.WebhookConfigs(ctx, principal(ctx), g, env(in.Environment))
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	return &configsOutput{Body: httpapi.Map(list, toConfigBody)}, nil
-}
-
-func (a *api) configureWebhook(ctx context.Context, in *configureInput) (*configOutput, error) {
-	g, err := gameID(in.GameID)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
+func (a *api) configureWebhook(ctx context.Context, s scope, in *configureInput) (wh.WebhookConfigBody, bool, error) {
 	ch := webhooks.Change{URL: &in.Body.WebhookURL, SubscribedEvents: &in.Body.SubscribedEvents, IsActive: in.Body.IsActive}
 	if in.Body.ExcludedReasons != nil {
 		ch.ExcludedReasons = &in.Body.ExcludedReasons
 	}
+	var err error
 	if ch.PartnerWalletLowThreshold, err = threshold(ctx, in.Body.PartnerWalletLowThreshold); err != nil {
-		return nil, err
+		return wh.WebhookConfigBody{}, false, err
 	}
-	c, created, err := a.console.ConfigureWebhook(ctx, principal(ctx), g, env(in.Environment), ch)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	status := http.StatusOK
-	if created {
-		status = http.StatusCreated
-	}
-	return &configOutput{Status: status, Body: toConfigBody(c)}, nil
+	c, created, err := a.console.ConfigureWebhook(ctx, s.p, s.game, s.env, ch)
+	return toConfigBody(c), created, err
 }
 
-func (a *api) getWebhook(ctx context.Context, in *configPath) (*configOutput, error) {
-	g, id, err := configIDs(in.GameID, in.ConfigID)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	c, err := a.console.WebhookConfig(ctx, principal(ctx), g, env(in.Environment), id)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	return &configOutput{Status: http.StatusOK, Body: toConfigBody(c)}, nil
-}
-
-func (a *api) updateWebhook(ctx context.Context, in *updateConfigInput) (*configOutput, error) {
-	g, id, err := configIDs(in.GameID, in.ConfigID)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
+func (a *api) updateWebhook(ctx context.Context, s scope, in *updateConfigInput) (wh.WebhookConfigBody, error) {
 	ch := webhooks.Change{URL: in.Body.WebhookURL, SubscribedEvents: in.Body.SubscribedEvents,
 		ExcludedReasons: in.Body.ExcludedReasons, IsActive: in.Body.IsActive}
+	var err error
 	if ch.PartnerWalletLowThreshold, err = threshold(ctx, in.Body.PartnerWalletLowThreshold); err != nil {
-		return nil, err
+		return wh.WebhookConfigBody{}, err
 	}
-	c, err := a.console.UpdateWebhook(ctx, principal(ctx), g, env(in.Environment), id, ch)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	return &configOutput{Status: http.StatusOK, Body: toConfigBody(c)}, nil
+	c, err := a.console.UpdateWebhook(ctx, s.p, s.game, s.env, s.id, ch)
+	return toConfigBody(c), err
 }
 
-func (a *api) deleteWebhook(ctx context.Context, in *configPath) (*struct{}, error) {
-	g, id, err := configIDs(in.GameID, in.ConfigID)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	if err := a.console.DeleteWebhook(ctx, principal(ctx), g, env(in.Environment), id); err != nil {
-		return nil, fail(ctx, err)
-	}
-	return nil, nil
-}
-
-func (a *api) rotateWebhookSecret(ctx context.Context, in *rotateInput) (*rotationOutput, error) {
-	g, id, err := configIDs(in.GameID, in.ConfigID)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
+func (a *api) rotateWebhookSecret(ctx context.Context, s scope, in *rotateInput) (wh.RotationBody, error) {
 	grace := webhooks.DefaultGrace
 	if in.Body.GraceMinutes != nil {
 		grace = time.Duration(*in.Body.GraceMinutes) * time.Minute
 	}
-	c, err := a.console.RotateWebhookSecret(ctx, principal(ctx), g, env(in.Environment), id, grace)
+	c, err := a.console.RotateWebhookSecret(ctx, s.p, s.game, s.env, s.id, grace)
 	if err != nil {
-		return nil, fail(ctx, err)
+		return wh.RotationBody{}, err
 	}
 	b := wh.RotationBody{SigningSecret: c.Secret}
 	if c.PreviousExpiresAt != nil {
 		b.PreviousSecretExpiresAt = *c.PreviousExpiresAt
 	}
-	return &rotationOutput{Body: b}, nil
+	return b, nil
 }
 
-func (a *api) recoverWebhook(ctx context.Context, in *recoverInput) (*recoverOutput, error) {
-	g, id, err := configIDs(in.GameID, in.ConfigID)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	n, err := a.console.RecoverWebhook(ctx, principal(ctx), g, env(in.Environment), id, in.Body.Since)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	return &recoverOutput{Body: wh.RecoverBody{Requeued: n}}, nil
-}
-
-func (a *api) testWebhook(ctx context.Context, in *testInput) (*testOutput, error) {
-	g, id, err := configIDs(in.GameID, in.ConfigID)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	r, err := a.console.SendTestWebhook(ctx, principal(ctx), g, env(in.Environment), id, in.Body.EventType)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	return &testOutput{Body: wh.TestResultBody{Delivered: r.Delivered, HTTPStatusCode: r.HTTPStatus, ErrorMessage: r.Error,
-		DurationMs: r.Duration.Milliseconds()}}, nil
-}
-
-func (a *api) listDeliveries(ctx context.Context, in *deliveriesInput) (*deliveriesOutput, error) {
-	g, err := gameID(in.GameID)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	list, total, err := a.console.WebhookDeliveries(ctx, principal(ctx), g, env(in.Environment),
+func (a *api) listDeliveries(ctx context.Context, s scope, in *deliveriesInput) (wh.DeliveryPage, error) {
+	list, total, err := a.console.WebhookDeliveries(ctx, s.p, s.game, s.env,
 		webhooks.DeliveryFilter{Status: in.Status, EventType: in.EventType, Limit: in.Limit, Skip: in.Skip})
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
 	page := wh.DeliveryPage{Data: httpapi.Map(list, toDeliveryBody)}
 	page.Pagination.Total, page.Pagination.Limit, page.Pagination.Skip = total, in.Limit, in.Skip
 	page.Pagination.HasMore = int64(in.Skip+len(list)) < total
-	return &deliveriesOutput{Body: page}, nil
-}
-
-func (a *api) resendDelivery(ctx context.Context, in *deliveryPath) (*resendOutput, error) {
-	g, err := gameID(in.GameID)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	id, err := httpapi.ParseID(in.DeliveryID, webhooks.ErrDeliveryNotFound)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	newID, err := a.console.ResendDelivery(ctx, principal(ctx), g, env(in.Environment), id)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	return &resendOutput{Body: wh.ResendBody{DeliveryID: newID, Status: "PENDING"}}, nil
-}
-
-func (a *api) webhookStats(ctx context.Context, in *webhookPath) (*statsOutput, error) {
-	g, err := gameID(in.GameID)
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	s, err := a.console.WebhookStats(ctx, principal(ctx), g, env(in.Environment))
-	if err != nil {
-		return nil, fail(ctx, err)
-	}
-	return &statsOutput{Body: wh.WebhookStatsBody{TotalEvents: s.Total, DeliveredEvents: s.Delivered, FailedEvents: s.Failed,
-		SuccessRate: s.SuccessRate()}}, nil
+	return page, err
 }
