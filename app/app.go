@@ -254,7 +254,7 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 		Catalogue:      catalogueSvc,
 		CatalogueReads: catalogueReads,
 		Orders:         ordersSvc,
-		Partner: partner.NewService(database, partnerStore, orderStore, studios, studios, ordersSvc, partner.Config{
+		Partner: partner.NewService(database, partnerStore, orderStore, postgres.NewPartnerWalletOrders(database), studios, studios, ordersSvc, partner.Config{
 			Currency: ext.Currency, Payments: ext.Payments, TestPayments: testPayments, StockLive: liveStock, StockTest: testStock, Box: box, Jobs: queue, OrderJobs: queue,
 			SessionTTL: ext.PaymentSessionTTL, ReturnURL: ext.PublicURL + "/payments/return", Log: ext.Log.With("component", "partner"), AllowHTTPURLs: ext.AllowHTTPURLs,
 			Audit: auditLog,

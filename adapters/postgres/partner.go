@@ -169,11 +169,12 @@ func (r *PartnerRepo) Apply(ctx context.Context, e partner.Entry) (partner.Entry
 	return e, nil
 }
 
-// DebitWallet implements partner.Repo: one statement that raises RWWAL when the wallet does
-// not cover the amount, sent with the transaction's COMMIT after every other statement, so that
-// the wallet row, which every order of the partner contends on, is locked only while the commit
-// runs (and in a turn of several orders, InWalletTurn, only by the last round trip).
-func (r *PartnerRepo) DebitWallet(ctx context.Context, gameID uuid.UUID, env studio.Environment, orderID uuid.UUID, amount money.Amount) error {
+// debitWallet debits a wallet by amount for an order and records the entry (a DEBIT of
+// -amount), in one statement that raises RWWAL when the wallet does not cover the amount (then
+// partner.ErrInsufficientBalance), sent with the transaction's COMMIT after every other
+// statement, so that the wallet row, which every order of the partner contends on, is locked
+// only while the commit runs (and in a turn of several orders, only by the last round trip).
+func (r *PartnerRepo) debitWallet(ctx context.Context, gameID uuid.UUID, env studio.Environment, orderID uuid.UUID, amount money.Amount) error {
 	return r.atCommitQueries(func(err error) error {
 		if pgCode(err) == "RWWAL" {
 			return partner.ErrInsufficientBalance

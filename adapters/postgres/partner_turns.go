@@ -9,12 +9,13 @@ import (
 
 	"github.com/rewardsco/rewards/adapters/postgres/db"
 	"github.com/rewardsco/rewards/core/money"
+	"github.com/rewardsco/rewards/core/orders"
 	"github.com/rewardsco/rewards/core/partner"
 	"github.com/rewardsco/rewards/core/store"
 	"github.com/rewardsco/rewards/core/studio"
 )
 
-// Group commit of one partner's WALLET orders (partner.WalletTurns).
+// Group commit of one partner's WALLET orders (partner.WalletOrders).
 //
 // A WALLET order's transaction debits the partner's wallet with its COMMIT, and the wallet row
 // stays locked until that commit's WAL flush: the orders of one partner are serialized at one
@@ -22,17 +23,18 @@ import (
 // is running waits in that wallet's queue; when the running one finishes, the first waiter
 // leads the next turn, as the coins' hot balances do (coins_hot.go): it takes everything queued
 // (at most maxHotBatch) and places it in one transaction on one connection. The transaction
-// reads the wallet's balance with its BEGIN, then runs each order's own transaction function
-// (its order's insert, the one statement whose answer it reads, carries what the previous order
-// queued), and sends every order's debit, each its own statement with its own journal entry,
-// with the COMMIT: one flush for all, the wallet locked only by that last round trip.
+// reads the wallet's balance with its BEGIN, then runs each order's own statements
+// (placeWalletOrder: its order's insert, the one statement whose answer it reads, carries what
+// the previous order queued), and sends every order's debit, each its own statement with its
+// own journal entry, with the COMMIT: one flush for all, the wallet locked only by that last
+// round trip.
 //
 // An order is taken into the transaction only when the balance read covers it after the orders
 // before it; one that it does not cover is placed afterwards by its own caller in a transaction
 // of its own, as without the queue, and so fails alone with RWWAL unless the wallet was
 // credited meanwhile. Every other refusal spoils the whole transaction, whichever order it
 // belongs to: a debit that no longer fits (the wallet was debited elsewhere since it was read),
-// a taken clientOrderId, a transaction function's error, any error PostgreSQL raises, or one
+// a taken clientOrderId, an order's statements' error, any error PostgreSQL raises, or one
 // raised before the COMMIT was sent. Nothing of it committed, and each of its orders is then
 // placed by its own caller in a transaction of its own, as if it had never waited, so that it
 // gets exactly the answer it would have had without the queue. A transaction whose outcome is
@@ -44,7 +46,60 @@ import (
 // error and nothing of it runs; once taken, it waits for its turn's outcome (the turn runs
 // detached from the callers' contexts), so an order that committed is never reported as failed.
 
-var _ partner.WalletTurns = (*DB)(nil)
+// PartnerWalletOrders places the partner module's WALLET orders on a DB, in the turns of each
+// wallet (above); the turns are the DB's, shared by every PartnerWalletOrders on it.
+type PartnerWalletOrders struct {
+	d      *DB
+	orders store.Of[orders.Repo]
+}
+
+var _ partner.WalletOrders = (*PartnerWalletOrders)(nil)
+
+// NewPartnerWalletOrders returns the WALLET orders of the partner module on d.
+func NewPartnerWalletOrders(d *DB) *PartnerWalletOrders {
+	return &PartnerWalletOrders{d: d, orders: NewOrdersStore(d)}
+}
+
+// PlaceWalletOrder implements partner.WalletOrders. An order with a quote is placed in a
+// transaction of its own, since its quote's use is a refusal of its own; the others in their
+// wallet's turns.
+func (w *PartnerWalletOrders) PlaceWalletOrder(ctx context.Context, o orders.Order, quoteID string) (orders.Order, error) {
+	var placed orders.Order
+	fn := func(ctx context.Context, t store.Tx) (err error) {
+		placed, err = w.placeWalletOrder(ctx, t, o, quoteID)
+		return err
+	}
+	var err error
+	if quoteID != "" {
+		err = w.d.inTxAlone(ctx, fn)
+	} else {
+		err = w.d.inWalletTurn(ctx, o.GameID, o.Environment, o.Partner.Amount, fn)
+	}
+	if err != nil {
+		return orders.Order{}, err
+	}
+	return placed, nil
+}
+
+// placeWalletOrder is a WALLET order's statements in t: its insert, its quote's use, and its
+// debit, which goes with the COMMIT (PartnerRepo.debitWallet).
+func (w *PartnerWalletOrders) placeWalletOrder(ctx context.Context, t store.Tx, o orders.Order, quoteID string) (orders.Order, error) {
+	o, err := w.orders.WithTx(t).Insert(ctx, o, partner.WalletDebited, orders.SentStep)
+	if err != nil {
+		return orders.Order{}, err
+	}
+	repo := &PartnerRepo{w.d.txConn(t)}
+	if quoteID != "" {
+		fresh, err := repo.UseQuote(ctx, quoteID, o.ID)
+		if err != nil {
+			return orders.Order{}, err
+		}
+		if !fresh {
+			return orders.Order{}, partner.ErrQuoteUsed
+		}
+	}
+	return o, repo.debitWallet(ctx, o.GameID, o.Environment, o.ID, o.Partner.Amount)
+}
 
 // walletKey is what WALLET orders queue by: one partner wallet.
 type walletKey struct {
@@ -71,9 +126,11 @@ type walletOp struct {
 // walletWaiter is a queued order.
 type walletWaiter = waiter[*walletOp]
 
-// InWalletTurn implements partner.WalletTurns: fn runs in a transaction of its own when no
-// order of the wallet is running on this instance, else in the wallet's next turn (see above).
-func (d *DB) InWalletTurn(ctx context.Context, gameID uuid.UUID, env studio.Environment, amount money.Amount,
+// inWalletTurn runs fn, a WALLET order's statements, in a transaction of its own when no order
+// of the wallet is running on this instance, else in the wallet's next turn (see above). fn
+// runs its statements on the ctx it is given (the turn's, which the caller's cancellation does
+// not end once the turn is taken) and may run more than once.
+func (d *DB) inWalletTurn(ctx context.Context, gameID uuid.UUID, env studio.Environment, amount money.Amount,
 	fn func(context.Context, store.Tx) error) error {
 	key := walletKey{gameID, env}
 	w, first := d.wallets.wait(ctx, key, &walletOp{amount: amount, fn: fn}, func(turn []*walletWaiter) { d.runWalletTurn(key, turn) })

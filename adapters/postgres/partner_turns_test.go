@@ -24,16 +24,16 @@ import (
 	"github.com/rewardsco/rewards/core/studio"
 )
 
-// walletBundle is a partner's wallet and what places WALLET orders on it: each order, as the
-// partner service's, inserts the order (a statement whose answer it reads) and debits the
-// wallet with its commit, in the wallet's turns.
+// walletBundle is a partner's wallet and what places WALLET orders on it: the partner module's
+// port (partner.WalletOrders), whose orders insert the order (a statement whose answer it
+// reads) and debit the wallet with their commit, in the wallet's turns.
 type walletBundle struct {
 	ordersBundle
 	db *postgres.DB
 	// commits counts the COMMITs b.db sent.
 	commits *commitCounter
 	partner store.Of[partner.Repo]
-	orders  store.Of[orders.Repo]
+	wallet  partner.WalletOrders
 	reward  catalogue.Reward
 }
 
@@ -47,7 +47,7 @@ func setupWallet(t *testing.T, balance int64) walletBundle {
 	t.Cleanup(pool.Close)
 	b.db = postgres.NewDB(pool)
 	b.partner = postgres.NewPartnerStore(b.db)
-	b.orders = postgres.NewOrdersStore(b.db)
+	b.wallet = postgres.NewPartnerWalletOrders(b.db)
 	b.reward = b.coupon(t, 10, 0)
 	require.NoError(t, b.partner.InTx(context.Background(), func(r partner.Repo) error {
 		bal, err := r.LockWallet(context.Background(), b.game.ID, studio.Test)
@@ -70,21 +70,16 @@ func (c *commitCounter) count(sql string) {
 	}
 }
 
-// place places a WALLET order of amount with clientOrderID in the wallet's turns.
+// place places a WALLET order of amount with clientOrderID, through the partner module's port.
 func (b walletBundle) place(ctx context.Context, clientOrderID string, amount int64) (uuid.UUID, error) {
 	id := uuid.New()
-	err := b.db.InWalletTurn(ctx, b.game.ID, studio.Test, money.Amount(amount), func(ctx context.Context, t store.Tx) error {
-		o := orders.Order{ID: id, Channel: orders.Partner, GameID: b.game.ID, Environment: studio.Test, UserRef: "u",
-			RewardID: b.reward.ID, RewardType: catalogue.GiftCard, Denomination: money.Amount(amount), Quantity: 1,
-			FaceValue: money.Amount(amount), ProviderProduct: "AMZ", Status: orders.Initiated, DeadlineAt: time.Now().Add(time.Hour),
-			Partner: &orders.Terms{ClientOrderID: clientOrderID, Customer: orders.Customer{Ref: "u"}, Settlement: orders.Wallet,
-				Amount: money.Amount(amount), Currency: "INR", BrandCode: "AMAZON", BrandName: "Amazon",
-				Payment: orders.Payment{Status: orders.NotRequired}}}
-		if _, err := b.orders.WithTx(t).Insert(ctx, o, "wallet debited", orders.SentStep); err != nil {
-			return err
-		}
-		return b.partner.WithTx(t).DebitWallet(ctx, b.game.ID, studio.Test, id, money.Amount(amount))
-	})
+	o := orders.Order{ID: id, Channel: orders.Partner, GameID: b.game.ID, Environment: studio.Test, UserRef: "u",
+		RewardID: b.reward.ID, RewardType: catalogue.GiftCard, Denomination: money.Amount(amount), Quantity: 1,
+		FaceValue: money.Amount(amount), ProviderProduct: "AMZ", Status: orders.Initiated, DeadlineAt: time.Now().Add(time.Hour),
+		Partner: &orders.Terms{ClientOrderID: clientOrderID, Customer: orders.Customer{Ref: "u"}, Settlement: orders.Wallet,
+			Amount: money.Amount(amount), Currency: "INR", BrandCode: "AMAZON", BrandName: "Amazon",
+			Payment: orders.Payment{Status: orders.NotRequired}}}
+	_, err := b.wallet.PlaceWalletOrder(ctx, o, "")
 	return id, err
 }
 

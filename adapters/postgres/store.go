@@ -29,7 +29,7 @@ type DB struct {
 	metrics *metrics.Metrics
 	// tracer, when set, opens a span around each transaction.
 	tracer trace.Tracer
-	// wallets are the queues of the partner wallets' orders (InWalletTurn).
+	// wallets are the queues of the partner wallets' orders (PartnerWalletOrders).
 	wallets *walletLines
 	// deliveries hears of the webhook deliveries that committed coin movements added
 	// (NewCoinsStore's jobs); nil: nobody.

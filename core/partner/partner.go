@@ -39,6 +39,9 @@ const (
 	DefaultSessionTTL = 30 * time.Minute
 )
 
+// WalletDebited is the reason of a WALLET order's first transition: its wallet paid for it.
+const WalletDebited = "wallet debited"
+
 // Settings are a game's partner settings (the same for both environments).
 type Settings struct {
 	GameID      uuid.UUID

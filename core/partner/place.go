@@ -149,30 +149,13 @@ func (s *Service) existing(ctx context.Context, c Caller, r PlaceRequest) (order
 	return v, true, err
 }
 
-// placeWallet is a WALLET order's transaction: create the order, then debit the wallet. The
-// order is stored PROCESSING with no job: Place sends it once this commits (FulfilSent), which
-// hands it to a job only when it is not final within the wait. When the runner offers
-// WalletTurns, an order without a quote takes its wallet's turns: the orders of one partner may
-// then share a transaction. An order with a quote keeps a transaction of its own, since its
-// quote's use is a refusal of its own.
-func (s *Service) placeWallet(ctx context.Context, po *orders.Order, quoteID string) (err error) {
-	placed := *po
-	tx := func(ctx context.Context, t store.Tx) error {
-		// Stored as sent; Place sends it once this commits.
-		o, err := s.orders.WithTx(t).Insert(ctx, placed, "wallet debited", orders.SentStep)
-		if err != nil {
-			return err
-		}
-		if err := s.useQuote(ctx, t, quoteID, o.ID); err != nil {
-			return err
-		}
+// placeWallet places a WALLET order: it is stored with its wallet debited, PROCESSING with no
+// job: Place sends it once placed (FulfilSent), which hands it to a job only when it is not
+// final within the wait.
+func (s *Service) placeWallet(ctx context.Context, po *orders.Order, quoteID string) error {
+	o, err := s.wallet.PlaceWalletOrder(ctx, *po, quoteID)
+	if err == nil {
 		*po = o
-		return s.partner.WithTx(t).DebitWallet(ctx, o.GameID, o.Environment, o.ID, o.Partner.Amount)
-	}
-	if turns, ok := s.runner.(WalletTurns); ok && quoteID == "" {
-		err = turns.InWalletTurn(ctx, placed.GameID, placed.Environment, placed.Partner.Amount, tx)
-	} else {
-		err = s.runner.InTx(ctx, func(t store.Tx) error { return tx(ctx, t) })
 	}
 	if errs.CodeOf(err) == ErrInsufficientBalance.Code {
 		// Rolled back; the balance, read now, is for the message only.

@@ -46,10 +46,6 @@ type Repo interface {
 	Wallet(ctx context.Context, gameID uuid.UUID, env studio.Environment) (money.Amount, error)
 	// Apply records an entry of a locked wallet and sets the balance to e.BalanceAfter.
 	Apply(ctx context.Context, e Entry) (Entry, error)
-	// DebitWallet debits a wallet by amount for an order and records the entry (a DEBIT of
-	// -amount): a wallet that does not cover the amount fails the transaction with
-	// ErrInsufficientBalance (see store.Tx on refusals) and nothing of it is kept.
-	DebitWallet(ctx context.Context, gameID uuid.UUID, env studio.Environment, orderID uuid.UUID, amount money.Amount) error
 	// CreditExists reports whether the wallet has a credit with the reference.
 	CreditExists(ctx context.Context, gameID uuid.UUID, env studio.Environment, reference string) (bool, error)
 	// OrderEntryExists reports whether an order has an entry of the kind.
@@ -74,19 +70,20 @@ type Repo interface {
 	RecordEvent(ctx context.Context, provider string, env studio.Environment, e payments.Event, orderID *uuid.UUID) (fresh bool, err error)
 }
 
-// WalletTurns is what a store.Runner may offer for the WALLET orders of one wallet: a
-// transaction that may place several of them together, each keeping its own outcome. How
-// orders are grouped is the storage's business; the Service uses it when its runner implements
-// it.
-type WalletTurns interface {
-	// InWalletTurn runs fn as store.Runner.InTx does, for a transaction that places an order
-	// debiting amount from the wallet of (gameID, env) with DebitWallet, possibly in one
-	// transaction with other such orders. fn must run its statements on the ctx it is given
-	// (the turn's, which the caller's cancellation does not end once the turn is taken) and may
-	// run more than once. Each order keeps its own outcome: one the wallet does not cover, or
-	// one that fails, fails alone, with the error it would have had in a transaction of its own.
-	InWalletTurn(ctx context.Context, gameID uuid.UUID, env studio.Environment, amount money.Amount,
-		fn func(ctx context.Context, t store.Tx) error) error
+// WalletOrders places WALLET orders: storing an order and debiting its wallet for it are one
+// step here, so that the storage may place several orders of one wallet together (PostgreSQL
+// commits the orders waiting for a busy wallet in one transaction), while each order keeps
+// the outcome it would have had alone.
+type WalletOrders interface {
+	// PlaceWalletOrder places o, a new WALLET order (o.Partner.Amount is its price): it stores
+	// o as sent to the voucher provider (INITIATED for WalletDebited, then PROCESSING by
+	// orders.SentStep), records that o used the quote quoteID when one is given, and debits
+	// o's wallet by the price with a DEBIT entry of o, all or nothing, alone or together with
+	// other orders of the same wallet. It returns o as stored. An order that fails keeps
+	// nothing, and fails with its own error whatever it was placed with: ErrInsufficientBalance
+	// when the wallet does not cover it, ErrQuoteUsed when another order used the quote,
+	// orders.ErrClientOrderTaken when another order has its clientOrderId.
+	PlaceWalletOrder(ctx context.Context, o orders.Order, quoteID string) (orders.Order, error)
 }
 
 // Jobs queues the partner module's jobs inside a transaction.

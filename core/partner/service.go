@@ -58,6 +58,7 @@ type Service struct {
 	runner  store.Runner
 	partner store.Of[Repo]
 	orders  store.Of[orders.Repo]
+	wallet  WalletOrders
 	games   Games
 	keys    Keys
 	fulfil  Fulfilment
@@ -73,11 +74,12 @@ type Service struct {
 // maxCachedTokens bounds Service.tokens.
 const maxCachedTokens = 50_000
 
-// NewService returns a Service. games are the games a partner setting or wallet belongs to;
-// keys authenticates client ids and says when a game's keys rotate; fulfil is the orders
-// module's saga, which fulfils partner orders.
-func NewService(runner store.Runner, partnerStore store.Of[Repo], orderStore store.Of[orders.Repo], games Games, keys Keys,
-	fulfil Fulfilment, cfg Config) *Service {
+// NewService returns a Service. wallet places WALLET orders, on the storage of runner;
+// games are the games a partner setting or wallet belongs to; keys authenticates client ids
+// and says when a game's keys rotate; fulfil is the orders module's saga, which fulfils
+// partner orders.
+func NewService(runner store.Runner, partnerStore store.Of[Repo], orderStore store.Of[orders.Repo], wallet WalletOrders,
+	games Games, keys Keys, fulfil Fulfilment, cfg Config) *Service {
 	if cfg.SessionTTL <= 0 {
 		cfg.SessionTTL = DefaultSessionTTL
 	}
@@ -91,7 +93,7 @@ func NewService(runner store.Runner, partnerStore store.Of[Repo], orderStore sto
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{runner: runner, partner: partnerStore, orders: orderStore, games: games, keys: keys, fulfil: fulfil, cfg: cfg,
+	s := &Service{runner: runner, partner: partnerStore, orders: orderStore, wallet: wallet, games: games, keys: keys, fulfil: fulfil, cfg: cfg,
 		now: now, tokens: authcache.New[string, TokenRecord](maxCachedTokens)}
 	// A key rotation revokes the game's tokens.
 	keys.WhenKeysRotate(s.dropGame)
