@@ -26,25 +26,19 @@ type Games interface {
 
 // Repo is the fake. The zero value is not ready; use New.
 type Repo struct {
-	tab   *memstore.Table[[]audit.Entry]
+	*memstore.Table[[]audit.Entry]
 	games Games
 }
 
-var (
-	_ audit.Repo           = (*Repo)(nil)
-	_ memstore.Snapshotter = (*Repo)(nil)
-)
+var _ audit.Repo = (*Repo)(nil)
 
 // New returns an empty fake. games gives an entry without a studio its game's; nil refuses such
 // entries (as the NOT NULL of the table's studio_id would for an unknown game).
 func New(games Games) *Repo {
-	return &Repo{tab: memstore.NewTable([]audit.Entry(nil), func(s []audit.Entry) []audit.Entry {
+	return &Repo{Table: memstore.NewTable([]audit.Entry(nil), func(s []audit.Entry) []audit.Entry {
 		return memstore.CloneSlice(s, cloneEntry)
 	}), games: games}
 }
-
-// Snapshot implements memstore.Snapshotter.
-func (r *Repo) Snapshot() (restore func()) { return r.tab.Snapshot() }
 
 func cloneEntry(e audit.Entry) audit.Entry {
 	e.GameID = memstore.ClonePtr(e.GameID)
@@ -78,17 +72,17 @@ func (r *Repo) Append(ctx context.Context, e audit.Entry) error {
 		return fmt.Errorf("append audit entry %s: actor kind %q (check violation)", e.Action, e.Actor.Kind)
 	}
 	e = cloneEntry(e)
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
-	e.ID, e.At = uuid.New(), r.tab.Now()
+	st := r.Lock()
+	defer r.Unlock()
+	e.ID, e.At = uuid.New(), r.Now()
 	*st = append(*st, e)
 	return nil
 }
 
 // List implements audit.Repo.
 func (r *Repo) List(_ context.Context, f audit.Filter) ([]audit.Entry, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	var before *audit.Entry
 	if f.Before != nil {
 		i := slices.IndexFunc(*st, func(e audit.Entry) bool { return e.ID == *f.Before && e.StudioID == f.StudioID })
@@ -119,8 +113,8 @@ func (r *Repo) List(_ context.Context, f audit.Filter) ([]audit.Entry, error) {
 
 // Entries returns every entry of every studio, oldest first, for tests to inspect.
 func (r *Repo) Entries() []audit.Entry {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	return memstore.CloneSlice(*st, cloneEntry)
 }
 

@@ -36,18 +36,17 @@ type Keys interface {
 
 // World is the fake. The zero value is not ready; use New.
 type World struct {
-	tab  *memstore.Table[state]
+	*memstore.Table[state]
 	keys Keys
 }
 
 var (
-	_ console.Repo         = (*World)(nil)
-	_ console.Players      = (*World)(nil)
-	_ console.Coins        = (*World)(nil)
-	_ console.Orders       = (*World)(nil)
-	_ console.Touchpoints  = (*World)(nil)
-	_ console.Partner      = (*World)(nil)
-	_ memstore.Snapshotter = (*World)(nil)
+	_ console.Repo        = (*World)(nil)
+	_ console.Players     = (*World)(nil)
+	_ console.Coins       = (*World)(nil)
+	_ console.Orders      = (*World)(nil)
+	_ console.Touchpoints = (*World)(nil)
+	_ console.Partner     = (*World)(nil)
 )
 
 type gameEnv struct {
@@ -97,7 +96,7 @@ func (s state) clone() state {
 
 // New returns an empty world; keys gives the hints of the games' keys.
 func New(keys Keys) *World {
-	return &World{keys: keys, tab: memstore.NewTable(state{
+	return &World{keys: keys, Table: memstore.NewTable(state{
 		players: map[uuid.UUID]players.Player{}, settings: map[uuid.UUID]players.StoreSettings{},
 		coins: map[uuid.UUID][]coins.Coin{}, transitions: map[uuid.UUID][]orders.Transition{},
 		placements: map[gameEnv][]touchpoints.Placement{}, touchCoin: map[uuid.UUID]uuid.UUID{},
@@ -106,14 +105,11 @@ func New(keys Keys) *World {
 	}, state.clone)}
 }
 
-// Snapshot implements memstore.Snapshotter.
-func (w *World) Snapshot() (restore func()) { return w.tab.Snapshot() }
-
 // Fingerprint is the whole world as a comparable value, for tests that check a refused call
 // changed nothing.
 func (w *World) Fingerprint() any {
-	st := w.tab.Lock()
-	defer w.tab.Unlock()
+	st := w.Lock()
+	defer w.Unlock()
 	c := st.clone()
 	c.forgotten = nil // forgetting a cache is not a change of data
 	return c
@@ -121,49 +117,49 @@ func (w *World) Fingerprint() any {
 
 // AddPlayer stores p (an id is made when it has none) and returns it.
 func (w *World) AddPlayer(p players.Player) players.Player {
-	st := w.tab.Lock()
-	defer w.tab.Unlock()
+	st := w.Lock()
+	defer w.Unlock()
 	if p.ID == uuid.Nil {
 		p.ID = uuid.New()
 	}
-	p.CreatedAt, p.UpdatedAt = w.tab.Now(), w.tab.Now()
+	p.CreatedAt, p.UpdatedAt = w.Now(), w.Now()
 	st.players[p.ID] = p
 	return p
 }
 
 // Player returns a player as stored.
 func (w *World) Player(id uuid.UUID) (players.Player, bool) {
-	st := w.tab.Lock()
-	defer w.tab.Unlock()
+	st := w.Lock()
+	defer w.Unlock()
 	p, ok := st.players[id]
 	return p, ok
 }
 
 // Forgotten returns the players Forget was called with, in order.
 func (w *World) Forgotten() []uuid.UUID {
-	st := w.tab.Lock()
-	defer w.tab.Unlock()
+	st := w.Lock()
+	defer w.Unlock()
 	return slices.Clone(st.forgotten)
 }
 
 // AddCoin adds a coin to a game and returns it.
 func (w *World) AddCoin(gameID uuid.UUID, name string) coins.Coin {
-	st := w.tab.Lock()
-	defer w.tab.Unlock()
-	c := coins.Coin{ID: uuid.New(), GameID: gameID, Name: name, CreatedAt: w.tab.Now()}
+	st := w.Lock()
+	defer w.Unlock()
+	c := coins.Coin{ID: uuid.New(), GameID: gameID, Name: name, CreatedAt: w.Now()}
 	st.coins[gameID] = append(st.coins[gameID], c)
 	return c
 }
 
 // AddTransaction records a movement of a player's coin.
 func (w *World) AddTransaction(t coins.Transaction) coins.Transaction {
-	st := w.tab.Lock()
-	defer w.tab.Unlock()
+	st := w.Lock()
+	defer w.Unlock()
 	if t.ID == uuid.Nil {
 		t.ID = uuid.New()
 	}
 	if t.CreatedAt.IsZero() {
-		t.CreatedAt = w.tab.Now()
+		t.CreatedAt = w.Now()
 	}
 	st.txs = append(st.txs, t)
 	return t
@@ -171,13 +167,13 @@ func (w *World) AddTransaction(t coins.Transaction) coins.Transaction {
 
 // AddOrder stores o (an id and creation time are made when it has none) with its history.
 func (w *World) AddOrder(o orders.Order, history ...orders.Transition) orders.Order {
-	st := w.tab.Lock()
-	defer w.tab.Unlock()
+	st := w.Lock()
+	defer w.Unlock()
 	if o.ID == uuid.Nil {
 		o.ID = uuid.New()
 	}
 	if o.CreatedAt.IsZero() {
-		o.CreatedAt = w.tab.Now()
+		o.CreatedAt = w.Now()
 	}
 	o.CreatedAt = memstore.PGTime(o.CreatedAt)
 	st.orders = append(st.orders, o)
@@ -188,8 +184,8 @@ func (w *World) AddOrder(o orders.Order, history ...orders.Transition) orders.Or
 // Credentials implements console.Repo: both environments of every game, with the hints kept of
 // its current keys.
 func (w *World) Credentials(ctx context.Context, gameID uuid.UUID) ([]console.Credentials, error) {
-	st := w.tab.Lock()
-	defer w.tab.Unlock()
+	st := w.Lock()
+	defer w.Unlock()
 	out := []console.Credentials{{Environment: studio.Live}, {Environment: studio.Test}}
 	hints := w.keys.KeyHints(gameID)
 	for i := range out {
@@ -205,8 +201,8 @@ func (w *World) Credentials(ctx context.Context, gameID uuid.UUID) ([]console.Cr
 
 // TouchpointCoin implements console.Repo.
 func (w *World) TouchpointCoin(_ context.Context, gameID uuid.UUID) (*uuid.UUID, error) {
-	st := w.tab.Lock()
-	defer w.tab.Unlock()
+	st := w.Lock()
+	defer w.Unlock()
 	if id, ok := st.touchCoin[gameID]; ok {
 		return &id, nil
 	}
@@ -215,21 +211,21 @@ func (w *World) TouchpointCoin(_ context.Context, gameID uuid.UUID) (*uuid.UUID,
 
 // SetPlayerBlocked implements console.Repo.
 func (w *World) SetPlayerBlocked(_ context.Context, sc players.Scope, id uuid.UUID, blocked bool) (players.Player, error) {
-	st := w.tab.Lock()
-	defer w.tab.Unlock()
+	st := w.Lock()
+	defer w.Unlock()
 	p, ok := st.players[id]
 	if !ok || p.GameID != sc.GameID || p.Environment != sc.Environment {
 		return players.Player{}, players.ErrPlayerNotFound
 	}
-	p.IsBlocked, p.UpdatedAt = blocked, w.tab.Now()
+	p.IsBlocked, p.UpdatedAt = blocked, w.Now()
 	st.players[id] = p
 	return p, nil
 }
 
 // Orders implements console.Repo.
 func (w *World) Orders(_ context.Context, q console.OrderQuery) ([]orders.Order, error) {
-	st := w.tab.Lock()
-	defer w.tab.Unlock()
+	st := w.Lock()
+	defer w.Unlock()
 	var out []orders.Order
 	for _, o := range st.orders {
 		switch {
@@ -252,8 +248,8 @@ func (w *World) Orders(_ context.Context, q console.OrderQuery) ([]orders.Order,
 
 // DeletePlacement implements console.Repo.
 func (w *World) DeletePlacement(_ context.Context, gameID uuid.UUID, env studio.Environment, id uuid.UUID) error {
-	st := w.tab.Lock()
-	defer w.tab.Unlock()
+	st := w.Lock()
+	defer w.Unlock()
 	k := gameEnv{gameID, env}
 	i := slices.IndexFunc(st.placements[k], func(p touchpoints.Placement) bool { return p.ID == id })
 	if i < 0 {
@@ -266,8 +262,8 @@ func (w *World) DeletePlacement(_ context.Context, gameID uuid.UUID, env studio.
 // Lookup implements console.Players as players.Service.Lookup does: a phone (for a ref starting
 // with +), then the studio's uuid, then the player's id.
 func (w *World) Lookup(_ context.Context, sc players.Scope, ref string) (players.Player, error) {
-	st := w.tab.Lock()
-	defer w.tab.Unlock()
+	st := w.Lock()
+	defer w.Unlock()
 	ref = strings.TrimSpace(ref)
 	matches := []func(players.Player) bool{
 		func(p players.Player) bool { return strings.HasPrefix(ref, "+") && p.Phone != nil && *p.Phone == ref },
@@ -286,15 +282,15 @@ func (w *World) Lookup(_ context.Context, sc players.Scope, ref string) (players
 
 // Forget implements console.Players.
 func (w *World) Forget(id uuid.UUID) {
-	st := w.tab.Lock()
-	defer w.tab.Unlock()
+	st := w.Lock()
+	defer w.Unlock()
 	st.forgotten = append(st.forgotten, id)
 }
 
 // StoreSettings implements console.Players.
 func (w *World) StoreSettings(_ context.Context, gameID uuid.UUID) (players.StoreSettings, error) {
-	st := w.tab.Lock()
-	defer w.tab.Unlock()
+	st := w.Lock()
+	defer w.Unlock()
 	if s, ok := st.settings[gameID]; ok {
 		return s, nil
 	}
@@ -303,8 +299,8 @@ func (w *World) StoreSettings(_ context.Context, gameID uuid.UUID) (players.Stor
 
 // ChangeStoreSettings implements console.Players (the theme must be a JSON object).
 func (w *World) ChangeStoreSettings(_ context.Context, gameID uuid.UUID, ch players.SettingsChange) (players.StoreSettings, error) {
-	st := w.tab.Lock()
-	defer w.tab.Unlock()
+	st := w.Lock()
+	defer w.Unlock()
 	cur, ok := st.settings[gameID]
 	if !ok {
 		cur = players.DefaultStoreSettings
@@ -330,16 +326,16 @@ func (w *World) ChangeStoreSettings(_ context.Context, gameID uuid.UUID, ch play
 
 // ListCoins implements console.Coins.
 func (w *World) ListCoins(_ context.Context, gameID uuid.UUID) ([]coins.Coin, error) {
-	st := w.tab.Lock()
-	defer w.tab.Unlock()
+	st := w.Lock()
+	defer w.Unlock()
 	return slices.Clone(st.coins[gameID]), nil
 }
 
 // Funds implements console.Coins: every coin of the game with the player's balance, the sum of
 // its movements.
 func (w *World) Funds(_ context.Context, gameID, playerID uuid.UUID) ([]coins.Fund, error) {
-	st := w.tab.Lock()
-	defer w.tab.Unlock()
+	st := w.Lock()
+	defer w.Unlock()
 	out := make([]coins.Fund, 0, len(st.coins[gameID]))
 	for _, c := range st.coins[gameID] {
 		f := coins.Fund{Coin: c}
@@ -355,8 +351,8 @@ func (w *World) Funds(_ context.Context, gameID, playerID uuid.UUID) ([]coins.Fu
 
 // Transactions implements console.Coins: newest first.
 func (w *World) Transactions(_ context.Context, playerID uuid.UUID, limit, offset int) ([]coins.Transaction, int64, error) {
-	st := w.tab.Lock()
-	defer w.tab.Unlock()
+	st := w.Lock()
+	defer w.Unlock()
 	var all []coins.Transaction
 	for _, t := range st.txs {
 		if t.PlayerID == playerID {
@@ -371,8 +367,8 @@ func (w *World) Transactions(_ context.Context, playerID uuid.UUID, limit, offse
 
 // History implements console.Orders.
 func (w *World) History(_ context.Context, id uuid.UUID) (orders.Order, []orders.Transition, error) {
-	st := w.tab.Lock()
-	defer w.tab.Unlock()
+	st := w.Lock()
+	defer w.Unlock()
 	for _, o := range st.orders {
 		if o.ID == id {
 			return o, slices.Clone(st.transitions[id]), nil
@@ -386,16 +382,16 @@ func (w *World) Placements(_ context.Context, gameID uuid.UUID, env studio.Envir
 	if !env.Valid() {
 		return nil, errs.Invalidf("environment must be live or test")
 	}
-	st := w.tab.Lock()
-	defer w.tab.Unlock()
+	st := w.Lock()
+	defer w.Unlock()
 	return slices.Clone(st.placements[gameEnv{gameID, env}]), nil
 }
 
 // PutPlacement implements console.Touchpoints: creates or replaces by id, one placement per
 // screen and type.
 func (w *World) PutPlacement(_ context.Context, p touchpoints.Placement) (touchpoints.Placement, bool, error) {
-	st := w.tab.Lock()
-	defer w.tab.Unlock()
+	st := w.Lock()
+	defer w.Unlock()
 	k := gameEnv{p.GameID, p.Environment}
 	list := st.placements[k]
 	for _, o := range list {
@@ -403,7 +399,7 @@ func (w *World) PutPlacement(_ context.Context, p touchpoints.Placement) (touchp
 			return touchpoints.Placement{}, false, touchpoints.ErrPlacementConflict
 		}
 	}
-	p.UpdatedAt = w.tab.Now()
+	p.UpdatedAt = w.Now()
 	if i := slices.IndexFunc(list, func(o touchpoints.Placement) bool { return o.ID == p.ID }); i >= 0 {
 		list[i] = p
 		return p, false, nil
@@ -415,15 +411,15 @@ func (w *World) PutPlacement(_ context.Context, p touchpoints.Placement) (touchp
 // PromoteChecked implements console.Touchpoints: unless the difference changed since version,
 // live becomes a copy of test, ids kept.
 func (w *World) PromoteChecked(_ context.Context, gameID uuid.UUID, version string) (touchpoints.Diff, error) {
-	st := w.tab.Lock()
-	defer w.tab.Unlock()
+	st := w.Lock()
+	defer w.Unlock()
 	d := touchpoints.DiffPlacements(st.placements[gameEnv{gameID, studio.Test}], st.placements[gameEnv{gameID, studio.Live}])
 	if version != "" && version != d.Version {
 		return touchpoints.Diff{}, touchpoints.ErrPromoteChanged
 	}
 	live := make([]touchpoints.Placement, 0, len(st.placements[gameEnv{gameID, studio.Test}]))
 	for _, p := range st.placements[gameEnv{gameID, studio.Test}] {
-		p.Environment, p.UpdatedAt = studio.Live, w.tab.Now()
+		p.Environment, p.UpdatedAt = studio.Live, w.Now()
 		live = append(live, p)
 	}
 	st.placements[gameEnv{gameID, studio.Live}] = live
@@ -432,8 +428,8 @@ func (w *World) PromoteChecked(_ context.Context, gameID uuid.UUID, version stri
 
 // SetCoin implements console.Touchpoints.
 func (w *World) SetCoin(_ context.Context, gameID, coinID uuid.UUID) error {
-	st := w.tab.Lock()
-	defer w.tab.Unlock()
+	st := w.Lock()
+	defer w.Unlock()
 	if !slices.ContainsFunc(st.coins[gameID], func(c coins.Coin) bool { return c.ID == coinID }) {
 		return errs.Invalidf("coinId: %s is not a coin of this game", coinID)
 	}
@@ -443,8 +439,8 @@ func (w *World) SetCoin(_ context.Context, gameID, coinID uuid.UUID) error {
 
 // GetSettings implements console.Partner.
 func (w *World) GetSettings(_ context.Context, gameID uuid.UUID) (partner.Settings, error) {
-	st := w.tab.Lock()
-	defer w.tab.Unlock()
+	st := w.Lock()
+	defer w.Unlock()
 	if s, ok := st.partner[gameID]; ok {
 		return s, nil
 	}
@@ -456,26 +452,26 @@ func (w *World) IssueSecret(_ context.Context, gameID uuid.UUID, env studio.Envi
 	if !env.Valid() {
 		return "", errs.Invalidf("environment must be live or test")
 	}
-	st := w.tab.Lock()
-	defer w.tab.Unlock()
-	st.partnerSecrets[gameEnv{gameID, env}] = w.tab.Now()
+	st := w.Lock()
+	defer w.Unlock()
+	st.partnerSecrets[gameEnv{gameID, env}] = w.Now()
 	return partner.NewClientSecret(), nil
 }
 
 // Credit adds to a game's partner wallet of env, as the operator's funding does.
 func (w *World) Credit(gameID uuid.UUID, env studio.Environment, amount money.Amount) {
-	st := w.tab.Lock()
-	defer w.tab.Unlock()
+	st := w.Lock()
+	defer w.Unlock()
 	k := gameEnv{gameID, env}
 	st.wallets[k] += amount
 	st.entries = append(st.entries, partner.Entry{ID: int64(len(st.entries) + 1), GameID: gameID, Environment: env,
-		Kind: partner.Credit, Amount: amount, BalanceAfter: st.wallets[k], CreatedAt: w.tab.Now()})
+		Kind: partner.Credit, Amount: amount, BalanceAfter: st.wallets[k], CreatedAt: w.Now()})
 }
 
 // Ledger implements console.Partner.
 func (w *World) Ledger(_ context.Context, gameID uuid.UUID, env studio.Environment, limit, offset int) (money.Amount, []partner.Entry, int64, error) {
-	st := w.tab.Lock()
-	defer w.tab.Unlock()
+	st := w.Lock()
+	defer w.Unlock()
 	var all []partner.Entry
 	for _, e := range st.entries {
 		if e.GameID == gameID && e.Environment == env {

@@ -24,14 +24,11 @@ import (
 
 // Repo is the fake. The zero value is not ready; use New.
 type Repo struct {
-	tab *memstore.Table[map[idempotency.Key]row]
-	now func() time.Time // the database's now(); tab's lock guards it
+	*memstore.Table[map[idempotency.Key]row]
+	now func() time.Time // the database's now(); the table's lock guards it, and a snapshot leaves it as it is
 }
 
-var (
-	_ idempotency.Repo     = (*Repo)(nil)
-	_ memstore.Snapshotter = (*Repo)(nil)
-)
+var _ idempotency.Repo = (*Repo)(nil)
 
 // row is a row of idempotency_keys.
 type row struct {
@@ -46,19 +43,16 @@ type row struct {
 
 // New returns an empty fake whose clock, the database's now(), is time.Now.
 func New() *Repo {
-	return &Repo{now: time.Now, tab: memstore.NewTable(map[idempotency.Key]row{}, clone)}
+	return &Repo{now: time.Now, Table: memstore.NewTable(map[idempotency.Key]row{}, clone)}
 }
 
 // SetClock replaces the fake's clock: the time a key is claimed (created, locked) is now().
 // Tests use it to make keys look old (past idempotency.StaleAfter or idempotency.Retention).
 func (r *Repo) SetClock(now func() time.Time) {
-	r.tab.Lock()
-	defer r.tab.Unlock()
+	r.Lock()
+	defer r.Unlock()
 	r.now = now
 }
-
-// Snapshot implements memstore.Snapshotter. It leaves the clock as it is.
-func (r *Repo) Snapshot() (restore func()) { return r.tab.Snapshot() }
 
 func clone(m map[idempotency.Key]row) map[idempotency.Key]row {
 	return memstore.CloneMap(m, func(v row) row {
@@ -76,8 +70,8 @@ func (r *Repo) ClaimKey(_ context.Context, c idempotency.Claim, hash []byte, sta
 	case hash == nil:
 		return idempotency.Record{}, false, fmt.Errorf("claim idempotency key: null request_hash (not-null violation)")
 	}
-	keys := *r.tab.Lock() // the map itself: no restore runs while it is locked
-	defer r.tab.Unlock()
+	keys := *r.Lock() // the map itself: no restore runs while it is locked
+	defer r.Unlock()
 	now := memstore.PGTime(r.now())
 	cur, exists := keys[c.Key]
 	switch {
@@ -95,8 +89,8 @@ func (r *Repo) ClaimKey(_ context.Context, c idempotency.Claim, hash []byte, sta
 
 // CompleteKey implements idempotency.Repo.
 func (r *Repo) CompleteKey(_ context.Context, c idempotency.Claim, result []byte, errorCode string) error {
-	keys := *r.tab.Lock()
-	defer r.tab.Unlock()
+	keys := *r.Lock()
+	defer r.Unlock()
 	cur, ok := keys[c.Key]
 	if !ok || cur.done || cur.token != c.Token {
 		return idempotency.ErrClaimLost
@@ -109,8 +103,8 @@ func (r *Repo) CompleteKey(_ context.Context, c idempotency.Claim, result []byte
 // ReleaseKey implements idempotency.Repo: it deletes the key only while c holds it and it is
 // running; otherwise it does nothing, without error.
 func (r *Repo) ReleaseKey(_ context.Context, c idempotency.Claim) error {
-	keys := *r.tab.Lock()
-	defer r.tab.Unlock()
+	keys := *r.Lock()
+	defer r.Unlock()
 	if cur, ok := keys[c.Key]; ok && !cur.done && cur.token == c.Token {
 		delete(keys, c.Key)
 	}
@@ -120,8 +114,8 @@ func (r *Repo) ReleaseKey(_ context.Context, c idempotency.Claim) error {
 // PurgeKeys implements idempotency.Repo: it deletes the keys created more than olderThan ago
 // by the fake's clock, running or done.
 func (r *Repo) PurgeKeys(_ context.Context, olderThan time.Duration) (int64, error) {
-	keys := *r.tab.Lock()
-	defer r.tab.Unlock()
+	keys := *r.Lock()
+	defer r.Unlock()
 	before := memstore.PGTime(r.now()).Add(-olderThan)
 	var n int64
 	for k, v := range keys {

@@ -22,12 +22,9 @@ import (
 )
 
 // Repo is the fake. The zero value is not ready; use New.
-type Repo struct{ tab *memstore.Table[state] }
+type Repo struct{ *memstore.Table[state] }
 
-var (
-	_ members.Repo         = (*Repo)(nil)
-	_ memstore.Snapshotter = (*Repo)(nil)
-)
+var _ members.Repo = (*Repo)(nil)
 
 type state struct {
 	accounts     map[uuid.UUID]members.Account
@@ -50,13 +47,10 @@ type failure struct {
 
 // New returns an empty fake.
 func New() *Repo {
-	return &Repo{tab: memstore.NewTable(state{accounts: map[uuid.UUID]members.Account{},
+	return &Repo{Table: memstore.NewTable(state{accounts: map[uuid.UUID]members.Account{},
 		sessions: map[uuid.UUID]members.SessionRecord{}, tokens: map[uuid.UUID]members.TokenRecord{},
 		totpRequired: map[uuid.UUID]bool{}}, state.clone)}
 }
-
-// Snapshot implements memstore.Snapshotter.
-func (r *Repo) Snapshot() (restore func()) { return r.tab.Snapshot() }
 
 func cloneAccount(a members.Account) members.Account {
 	a.TOTPSecret, a.TOTPPending = bytes.Clone(a.TOTPSecret), bytes.Clone(a.TOTPPending)
@@ -84,31 +78,31 @@ func byCreated(a, b members.Member) int {
 
 // InsertMember implements members.Repo.
 func (r *Repo) InsertMember(_ context.Context, m members.Member) (members.Member, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	m.Email = strings.ToLower(m.Email)
 	for _, a := range st.accounts {
 		if a.StudioID == m.StudioID && a.Email == m.Email {
 			return members.Member{}, members.ErrMemberExists
 		}
 	}
-	m.ID, m.CreatedAt, m.TOTPEnabled = uuid.New(), pg(r.tab.Now()), false
+	m.ID, m.CreatedAt, m.TOTPEnabled = uuid.New(), pg(r.Now()), false
 	st.accounts[m.ID] = members.Account{Member: m}
 	return m, nil
 }
 
 // GetAccount implements members.Repo.
 func (r *Repo) GetAccount(_ context.Context, id uuid.UUID) (members.Account, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	a, err := memstore.Get(st.accounts, id, members.ErrMemberNotFound)
 	return cloneAccount(a), err
 }
 
 // AccountsByEmail implements members.Repo: oldest first.
 func (r *Repo) AccountsByEmail(_ context.Context, email string) ([]members.Account, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	out := []members.Account{}
 	for _, a := range st.accounts {
 		if a.Email == strings.ToLower(email) {
@@ -121,8 +115,8 @@ func (r *Repo) AccountsByEmail(_ context.Context, email string) ([]members.Accou
 
 // ListMembers implements members.Repo: oldest first.
 func (r *Repo) ListMembers(_ context.Context, studioID uuid.UUID) ([]members.Member, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	out := []members.Member{}
 	for _, a := range st.accounts {
 		if a.StudioID == studioID {
@@ -141,8 +135,8 @@ func (r *Repo) LockMembers(ctx context.Context, studioID uuid.UUID) ([]members.M
 
 // change applies f to the stored account, as a one-row UPDATE … RETURNING does.
 func (r *Repo) change(id uuid.UUID, f func(*members.Account)) (members.Member, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	a, ok := st.accounts[id]
 	if !ok {
 		return members.Member{}, members.ErrMemberNotFound
@@ -177,8 +171,8 @@ func (r *Repo) SetTOTP(_ context.Context, id uuid.UUID, secret, pending []byte) 
 
 // DeleteMember implements members.Repo, as the foreign keys' ON DELETE CASCADE does.
 func (r *Repo) DeleteMember(_ context.Context, id uuid.UUID) error {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	if _, ok := st.accounts[id]; !ok {
 		return members.ErrMemberNotFound
 	}
@@ -191,8 +185,8 @@ func (r *Repo) DeleteMember(_ context.Context, id uuid.UUID) error {
 
 // InsertLink implements members.Repo.
 func (r *Repo) InsertLink(_ context.Context, l members.Link) error {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	if _, ok := st.accounts[l.MemberID]; !ok {
 		return errForeignKey("member_links", l.MemberID)
 	}
@@ -203,8 +197,8 @@ func (r *Repo) InsertLink(_ context.Context, l members.Link) error {
 
 // UseLink implements members.Repo.
 func (r *Repo) UseLink(_ context.Context, hash []byte, purpose members.LinkPurpose, now time.Time) (uuid.UUID, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	for i := range st.links {
 		l := &st.links[i]
 		if bytes.Equal(l.Hash, hash) && l.Purpose == purpose && !l.used && l.ExpiresAt.After(pg(now)) {
@@ -217,8 +211,8 @@ func (r *Repo) UseLink(_ context.Context, hash []byte, purpose members.LinkPurpo
 
 // InsertSession implements members.Repo.
 func (r *Repo) InsertSession(_ context.Context, s members.SessionRecord) error {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	if _, ok := st.accounts[s.MemberID]; !ok {
 		return errForeignKey("member_sessions", s.MemberID)
 	}
@@ -230,8 +224,8 @@ func (r *Repo) InsertSession(_ context.Context, s members.SessionRecord) error {
 
 // FindSession implements members.Repo.
 func (r *Repo) FindSession(_ context.Context, hash []byte) (members.SessionRecord, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	for _, s := range st.sessions {
 		if bytes.Equal(s.Hash, hash) {
 			s.Hash = bytes.Clone(s.Hash)
@@ -243,8 +237,8 @@ func (r *Repo) FindSession(_ context.Context, hash []byte) (members.SessionRecor
 
 // TouchSession implements members.Repo.
 func (r *Repo) TouchSession(_ context.Context, id uuid.UUID, at time.Time) error {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	if s, ok := st.sessions[id]; ok {
 		s.LastSeenAt = pg(at)
 		st.sessions[id] = s
@@ -254,24 +248,24 @@ func (r *Repo) TouchSession(_ context.Context, id uuid.UUID, at time.Time) error
 
 // DeleteSession implements members.Repo.
 func (r *Repo) DeleteSession(_ context.Context, id uuid.UUID) error {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	delete(st.sessions, id)
 	return nil
 }
 
 // DeleteSessions implements members.Repo.
 func (r *Repo) DeleteSessions(_ context.Context, memberID uuid.UUID) error {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	maps.DeleteFunc(st.sessions, func(_ uuid.UUID, s members.SessionRecord) bool { return s.MemberID == memberID })
 	return nil
 }
 
 // InsertToken implements members.Repo.
 func (r *Repo) InsertToken(_ context.Context, t members.TokenRecord) error {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	if a, ok := st.accounts[t.MemberID]; !ok || a.StudioID != t.StudioID {
 		return errForeignKey("studio_access_tokens", t.MemberID)
 	}
@@ -283,8 +277,8 @@ func (r *Repo) InsertToken(_ context.Context, t members.TokenRecord) error {
 
 // FindToken implements members.Repo.
 func (r *Repo) FindToken(_ context.Context, hash []byte) (members.AccessToken, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	for _, t := range st.tokens {
 		if bytes.Equal(t.Hash, hash) {
 			return copyToken(t), nil
@@ -301,16 +295,16 @@ func copyToken(t members.TokenRecord) members.AccessToken {
 
 // GetToken implements members.Repo.
 func (r *Repo) GetToken(_ context.Context, id uuid.UUID) (members.AccessToken, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	t, err := memstore.Get(st.tokens, id, members.ErrTokenNotFound)
 	return copyToken(t), err
 }
 
 // ListTokens implements members.Repo: oldest first.
 func (r *Repo) ListTokens(_ context.Context, studioID uuid.UUID) ([]members.AccessToken, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	out := []members.AccessToken{}
 	for _, t := range st.tokens {
 		if t.StudioID == studioID {
@@ -325,8 +319,8 @@ func (r *Repo) ListTokens(_ context.Context, studioID uuid.UUID) ([]members.Acce
 
 // TouchToken implements members.Repo.
 func (r *Repo) TouchToken(_ context.Context, id uuid.UUID, at time.Time) error {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	if t, ok := st.tokens[id]; ok {
 		at = pg(at)
 		t.LastUsedAt = &at
@@ -337,8 +331,8 @@ func (r *Repo) TouchToken(_ context.Context, id uuid.UUID, at time.Time) error {
 
 // DeleteToken implements members.Repo.
 func (r *Repo) DeleteToken(_ context.Context, id uuid.UUID) error {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	if _, ok := st.tokens[id]; !ok {
 		return members.ErrTokenNotFound
 	}
@@ -351,8 +345,8 @@ func (r *Repo) LockSignIn(context.Context, string) error { return nil }
 
 // SignInFailures implements members.Repo.
 func (r *Repo) SignInFailures(_ context.Context, email string, since time.Time) ([]time.Time, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	out := []time.Time{}
 	for _, f := range st.failures {
 		if f.email == strings.ToLower(email) && !f.at.Before(pg(since)) {
@@ -365,39 +359,39 @@ func (r *Repo) SignInFailures(_ context.Context, email string, since time.Time) 
 
 // AddSignInFailure implements members.Repo.
 func (r *Repo) AddSignInFailure(_ context.Context, email string, at time.Time) error {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	st.failures = append(st.failures, failure{email: strings.ToLower(email), at: pg(at)})
 	return nil
 }
 
 // ClearSignInFailures implements members.Repo.
 func (r *Repo) ClearSignInFailures(_ context.Context, email string) error {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	st.failures = slices.DeleteFunc(st.failures, func(f failure) bool { return f.email == strings.ToLower(email) })
 	return nil
 }
 
 // PruneSignInFailures implements members.Repo.
 func (r *Repo) PruneSignInFailures(_ context.Context, before time.Time) error {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	st.failures = slices.DeleteFunc(st.failures, func(f failure) bool { return f.at.Before(pg(before)) })
 	return nil
 }
 
 // TOTPRequired implements members.Repo.
 func (r *Repo) TOTPRequired(_ context.Context, studioID uuid.UUID) (bool, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	return st.totpRequired[studioID], nil
 }
 
 // SetTOTPRequired implements members.Repo.
 func (r *Repo) SetTOTPRequired(_ context.Context, studioID uuid.UUID, on bool) error {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	st.totpRequired[studioID] = on
 	return nil
 }

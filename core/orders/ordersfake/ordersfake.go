@@ -32,14 +32,11 @@ import (
 
 // Repo is the fake. The zero value is not ready; use New.
 type Repo struct {
-	tab   *memstore.Table[state]
+	*memstore.Table[state]
 	coins coins.Repo
 }
 
-var (
-	_ orders.Repo          = (*Repo)(nil)
-	_ memstore.Snapshotter = (*Repo)(nil)
-)
+var _ orders.Repo = (*Repo)(nil)
 
 type poolCode struct {
 	code  catalogue.SealedCode
@@ -64,7 +61,7 @@ type state struct {
 
 // New returns an empty fake whose Charge debits coinRepo (register both with one runner).
 func New(coinRepo coins.Repo) *Repo {
-	return &Repo{coins: coinRepo, tab: memstore.NewTable(state{
+	return &Repo{coins: coinRepo, Table: memstore.NewTable(state{
 		orders: map[uuid.UUID]orders.Order{}, transitions: map[uuid.UUID][]orders.Transition{},
 		pools: map[uuid.UUID][]poolCode{}, shared: map[uuid.UUID][]byte{},
 		budgets: map[uuid.UUID]map[studio.Environment]money.Amount{}, spent: map[budgetKey]money.Amount{},
@@ -94,13 +91,10 @@ func cloneOrder(o orders.Order) orders.Order {
 	return o
 }
 
-// Snapshot implements memstore.Snapshotter.
-func (r *Repo) Snapshot() (restore func()) { return r.tab.Snapshot() }
-
 // AddPool adds codes to a coupon's pool, as the catalogue's AddCodes does.
 func (r *Repo) AddPool(rewardID uuid.UUID, codes ...catalogue.SealedCode) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	for _, c := range codes {
 		st.pools[rewardID] = append(st.pools[rewardID], poolCode{code: c})
 	}
@@ -108,23 +102,23 @@ func (r *Repo) AddPool(rewardID uuid.UUID, codes ...catalogue.SealedCode) {
 
 // SetSharedCode gives a coupon a shared code.
 func (r *Repo) SetSharedCode(rewardID uuid.UUID, code []byte) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	st.shared[rewardID] = code
 }
 
 // SetCatalogueVersion sets the catalogue's version, which moves with every change of what
 // players see.
 func (r *Repo) SetCatalogueVersion(v int64) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	st.version = v
 }
 
 // SetBudget sets a game's daily purchase budget of env; nil removes it.
 func (r *Repo) SetBudget(gameID uuid.UUID, env studio.Environment, budget *money.Amount) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	if st.budgets[gameID] == nil {
 		st.budgets[gameID] = map[studio.Environment]money.Amount{}
 	}
@@ -148,8 +142,8 @@ func steps(o orders.Order, reason string, then []orders.Step, at time.Time) ([]o
 
 // Insert implements orders.Repo.
 func (r *Repo) Insert(_ context.Context, o orders.Order, reason string, then ...orders.Step) (orders.Order, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	if o.ID == uuid.Nil {
 		o.ID = uuid.New()
 	}
@@ -164,7 +158,7 @@ func (r *Repo) Insert(_ context.Context, o orders.Order, reason string, then ...
 			}
 		}
 	}
-	now := r.tab.Now()
+	now := r.Now()
 	if o.CreatedAt.IsZero() {
 		o.CreatedAt = now
 	}
@@ -182,9 +176,9 @@ func (r *Repo) Insert(_ context.Context, o orders.Order, reason string, then ...
 
 // Move implements orders.Repo.
 func (r *Repo) Move(_ context.Context, id uuid.UUID, from, to orders.Status, reason string, refundTxID *uuid.UUID) (bool, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
-	return st.move(r.tab.Now(), id, from, to, reason, refundTxID)
+	st := r.Lock()
+	defer r.Unlock()
+	return st.move(r.Now(), id, from, to, reason, refundTxID)
 }
 
 func (st *state) move(now time.Time, id uuid.UUID, from, to orders.Status, reason string, refundTxID *uuid.UUID) (bool, error) {
@@ -219,9 +213,9 @@ func refundCheck(o orders.Order) error {
 
 // Advance implements orders.Repo.
 func (r *Repo) Advance(_ context.Context, id uuid.UUID, from, to orders.Status, reason string) error {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
-	moved, err := st.move(r.tab.Now(), id, from, to, reason, nil)
+	st := r.Lock()
+	defer r.Unlock()
+	moved, err := st.move(r.Now(), id, from, to, reason, nil)
 	if err == nil && !moved {
 		err = orders.ErrMovedElsewhere
 	}
@@ -230,8 +224,8 @@ func (r *Repo) Advance(_ context.Context, id uuid.UUID, from, to orders.Status, 
 
 // AddCodes implements orders.Repo.
 func (r *Repo) AddCodes(_ context.Context, id uuid.UUID, codes []orders.SealedCode) error {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	if len(codes) == 0 {
 		return nil
 	}
@@ -246,8 +240,8 @@ func (r *Repo) AddCodes(_ context.Context, id uuid.UUID, codes []orders.SealedCo
 
 // Get implements orders.Repo.
 func (r *Repo) Get(_ context.Context, id uuid.UUID) (orders.Order, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	o, err := memstore.Get(st.orders, id, orders.ErrOrderNotFound)
 	return cloneOrder(o), err
 }
@@ -271,8 +265,8 @@ func (st *state) page(keep func(orders.Order) bool, limit, offset int) ([]orders
 
 // ListForPlayer implements orders.Repo.
 func (r *Repo) ListForPlayer(_ context.Context, playerID uuid.UUID, rewardID *uuid.UUID, limit, offset int) ([]orders.Order, int64, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	list, total := st.page(func(o orders.Order) bool {
 		return o.PlayerID == playerID && (rewardID == nil || o.RewardID == *rewardID)
 	}, limit, offset)
@@ -281,16 +275,16 @@ func (r *Repo) ListForPlayer(_ context.Context, playerID uuid.UUID, rewardID *uu
 
 // Transitions implements orders.Repo.
 func (r *Repo) Transitions(_ context.Context, id uuid.UUID) ([]orders.Transition, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	return slices.Clone(st.transitions[id]), nil
 }
 
 // CheckPlan implements orders.Repo.
 func (r *Repo) CheckPlan(ctx context.Context, gameID, coinID uuid.UUID, coinsPerUnit, version int64) error {
-	st := r.tab.Lock()
+	st := r.Lock()
 	current := st.version
-	r.tab.Unlock()
+	r.Unlock()
 	coin, err := r.coins.GetCoin(ctx, gameID, coinID)
 	if current != version || err != nil || coin.CoinsPerUnit != coinsPerUnit {
 		return orders.ErrPlanMoved
@@ -305,7 +299,7 @@ func (r *Repo) Charge(ctx context.Context, c orders.Charge) (orders.Charged, err
 	var out orders.Charged
 	var cerr error
 	if t := c.Coupon; t != nil {
-		st := r.tab.Lock()
+		st := r.Lock()
 		if t.Shared {
 			if code, ok := st.shared[t.RewardID]; ok {
 				out.Codes = []catalogue.SealedCode{{Code: code}}
@@ -324,7 +318,7 @@ func (r *Repo) Charge(ctx context.Context, c orders.Charge) (orders.Charged, err
 				}
 			}
 		}
-		r.tab.Unlock()
+		r.Unlock()
 	}
 	if err != nil {
 		return orders.Charged{}, err
@@ -343,8 +337,8 @@ func dayOf(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 
 // SpendBudget implements orders.Repo.
 func (r *Repo) SpendBudget(_ context.Context, gameID uuid.UUID, env studio.Environment, day time.Time, amount money.Amount) error {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	k := budgetKey{gameID, env, dayOf(day)}
 	if budget, ok := st.budgets[gameID][env]; ok && st.spent[k]+amount > budget {
 		tomorrow := day.UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
@@ -356,8 +350,8 @@ func (r *Repo) SpendBudget(_ context.Context, gameID uuid.UUID, env studio.Envir
 
 // ReturnBudget implements orders.Repo: never below a zero total.
 func (r *Repo) ReturnBudget(_ context.Context, gameID uuid.UUID, env studio.Environment, day time.Time, amount money.Amount) error {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	k := budgetKey{gameID, env, dayOf(day)}
 	st.spent[k] -= min(amount, st.spent[k])
 	return nil
@@ -365,8 +359,8 @@ func (r *Repo) ReturnBudget(_ context.Context, gameID uuid.UUID, env studio.Envi
 
 // LastPurchase implements orders.Repo.
 func (r *Repo) LastPurchase(_ context.Context, playerID, rewardID uuid.UUID) (*time.Time, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	var last *time.Time
 	for _, o := range st.orders {
 		if o.PlayerID == playerID && o.RewardID == rewardID && o.Status != orders.Failed && (last == nil || o.CreatedAt.After(*last)) {
@@ -379,8 +373,8 @@ func (r *Repo) LastPurchase(_ context.Context, playerID, rewardID uuid.UUID) (*t
 
 // FindByClientOrderID implements orders.Repo.
 func (r *Repo) FindByClientOrderID(_ context.Context, gameID uuid.UUID, env studio.Environment, clientOrderID string) (orders.Order, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	for _, o := range st.orders {
 		if o.Partner != nil && o.GameID == gameID && o.Environment == env && o.Partner.ClientOrderID == clientOrderID {
 			return cloneOrder(o), nil
@@ -391,8 +385,8 @@ func (r *Repo) FindByClientOrderID(_ context.Context, gameID uuid.UUID, env stud
 
 // FindBySession implements orders.Repo.
 func (r *Repo) FindBySession(_ context.Context, sessionID string) (uuid.UUID, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	for _, o := range st.orders {
 		if o.Partner != nil && o.Partner.Payment.SessionID == sessionID {
 			return o.ID, nil
@@ -403,8 +397,8 @@ func (r *Repo) FindBySession(_ context.Context, sessionID string) (uuid.UUID, er
 
 // ListForPartner implements orders.Repo.
 func (r *Repo) ListForPartner(_ context.Context, gameID uuid.UUID, env studio.Environment, customerRef, clientOrderID string, limit, offset int) ([]orders.Order, int64, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	list, total := st.page(func(o orders.Order) bool {
 		return o.Channel == orders.Partner && o.GameID == gameID && o.Environment == env &&
 			(customerRef == "" || o.UserRef == customerRef) &&
@@ -415,14 +409,14 @@ func (r *Repo) ListForPartner(_ context.Context, gameID uuid.UUID, env studio.En
 
 // SetPayment implements orders.Repo.
 func (r *Repo) SetPayment(_ context.Context, id uuid.UUID, from, to orders.PaymentStatus, paymentID string) (bool, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	o, ok := st.orders[id]
 	if !ok || o.Partner == nil || o.Partner.Payment.Status != from {
 		return false, nil
 	}
 	o = cloneOrder(o)
-	o.Partner.Payment.Status, o.UpdatedAt = to, r.tab.Now()
+	o.Partner.Payment.Status, o.UpdatedAt = to, r.Now()
 	if paymentID != "" {
 		o.Partner.Payment.PaymentID = paymentID
 	}

@@ -27,12 +27,9 @@ import (
 )
 
 // Repo is the fake. The zero value is not ready; use New.
-type Repo struct{ tab *memstore.Table[state] }
+type Repo struct{ *memstore.Table[state] }
 
-var (
-	_ players.Repo         = (*Repo)(nil)
-	_ memstore.Snapshotter = (*Repo)(nil)
-)
+var _ players.Repo = (*Repo)(nil)
 
 // otpCode is a row of otp_codes.
 type otpCode struct {
@@ -69,12 +66,9 @@ type state struct {
 
 // New returns an empty fake.
 func New() *Repo {
-	return &Repo{tab: memstore.NewTable(state{players: map[uuid.UUID]players.Player{}, runs: map[runKey]players.FailureRun{},
+	return &Repo{Table: memstore.NewTable(state{players: map[uuid.UUID]players.Player{}, runs: map[runKey]players.FailureRun{},
 		settings: map[uuid.UUID]players.StoreSettings{}}, state.clone)}
 }
-
-// Snapshot implements memstore.Snapshotter.
-func (r *Repo) Snapshot() (restore func()) { return r.tab.Snapshot() }
 
 func (s state) clone() state {
 	return state{players: memstore.CloneMap(s.players, clonePlayer),
@@ -99,7 +93,7 @@ func cloneSettings(s players.StoreSettings) players.StoreSettings {
 
 // newPlayer is a players row with its column defaults.
 func (r *Repo) newPlayer(s players.Scope) players.Player {
-	t := r.tab.Now()
+	t := r.Now()
 	return players.Player{ID: uuid.New(), GameID: s.GameID, Environment: s.Environment, Addresses: []players.Address{},
 		CreatedAt: t, UpdatedAt: t}
 }
@@ -122,7 +116,7 @@ func (r *Repo) update(st *state, id uuid.UUID, change func(*players.Player)) (pl
 		return players.Player{}, players.ErrPlayerNotFound
 	}
 	change(&p)
-	p.UpdatedAt = r.tab.Now()
+	p.UpdatedAt = r.Now()
 	st.players[id] = p
 	return clonePlayer(p), nil
 }
@@ -133,8 +127,8 @@ func (r *Repo) CreateWithUUID(_ context.Context, s players.Scope, u string) (pla
 	if n := utf8.RuneCountInString(u); n < 1 || n > 128 {
 		return players.Created{}, fmt.Errorf("create player: uuid length %d (check violation)", n)
 	}
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	if p, ok := find(st, s, func(p players.Player) bool { return p.UUID != nil && *p.UUID == u }); ok {
 		return players.Created{Player: clonePlayer(p)}, nil
 	}
@@ -146,8 +140,8 @@ func (r *Repo) CreateWithUUID(_ context.Context, s players.Scope, u string) (pla
 
 // GetOrCreateByPhone implements players.Repo.
 func (r *Repo) GetOrCreateByPhone(_ context.Context, s players.Scope, phone string) (players.Player, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	if p, ok := find(st, s, func(p players.Player) bool { return p.Phone != nil && *p.Phone == phone }); ok {
 		return clonePlayer(p), nil
 	}
@@ -159,8 +153,8 @@ func (r *Repo) GetOrCreateByPhone(_ context.Context, s players.Scope, phone stri
 
 // Get implements players.Repo.
 func (r *Repo) Get(_ context.Context, s players.Scope, id uuid.UUID) (players.Player, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	p, ok := st.players[id]
 	if !ok || p.GameID != s.GameID || p.Environment != s.Environment {
 		return players.Player{}, players.ErrPlayerNotFound
@@ -170,8 +164,8 @@ func (r *Repo) Get(_ context.Context, s players.Scope, id uuid.UUID) (players.Pl
 
 // GetByUUID implements players.Repo.
 func (r *Repo) GetByUUID(_ context.Context, s players.Scope, u string) (players.Player, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	p, ok := find(st, s, func(p players.Player) bool { return p.UUID != nil && *p.UUID == u })
 	if !ok {
 		return players.Player{}, players.ErrPlayerNotFound
@@ -181,8 +175,8 @@ func (r *Repo) GetByUUID(_ context.Context, s players.Scope, u string) (players.
 
 // GetByPhone implements players.Repo.
 func (r *Repo) GetByPhone(_ context.Context, s players.Scope, phone string) (players.Player, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	p, ok := find(st, s, func(p players.Player) bool { return p.Phone != nil && *p.Phone == phone })
 	if !ok {
 		return players.Player{}, players.ErrPlayerNotFound
@@ -193,8 +187,8 @@ func (r *Repo) GetByPhone(_ context.Context, s players.Scope, phone string) (pla
 // UpdateProfile implements players.Repo: name, email, contact phone and addresses (nil stored
 // as none), by id alone.
 func (r *Repo) UpdateProfile(_ context.Context, in players.Player) (players.Player, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	return r.update(st, in.ID, func(p *players.Player) {
 		p.Name, p.Email, p.ContactPhone = in.Name, in.Email, in.ContactPhone
 		p.Addresses = slices.Clone(in.Addresses)
@@ -206,8 +200,8 @@ func (r *Repo) UpdateProfile(_ context.Context, in players.Player) (players.Play
 
 // SetPicture implements players.Repo.
 func (r *Repo) SetPicture(_ context.Context, id uuid.UUID, key string) (players.Player, string, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	var previous string
 	p, err := r.update(st, id, func(p *players.Player) { previous, p.PictureKey = p.PictureKey, key })
 	if err != nil {
@@ -218,11 +212,11 @@ func (r *Repo) SetPicture(_ context.Context, id uuid.UUID, key string) (players.
 
 // SetCookieConsent implements players.Repo: the first consent's time is kept.
 func (r *Repo) SetCookieConsent(_ context.Context, id uuid.UUID) (players.Player, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	return r.update(st, id, func(p *players.Player) {
 		if p.CookieConsentAt == nil {
-			t := r.tab.Now()
+			t := r.Now()
 			p.CookieConsentAt = &t
 		}
 	})
@@ -230,8 +224,8 @@ func (r *Repo) SetCookieConsent(_ context.Context, id uuid.UUID) (players.Player
 
 // Block implements players.Repo.
 func (r *Repo) Block(_ context.Context, id uuid.UUID) (players.Player, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	return r.update(st, id, func(p *players.Player) { p.IsBlocked = true })
 }
 
@@ -243,8 +237,8 @@ func (r *Repo) LockPhone(context.Context, players.Scope, string) error { return 
 // times are since when there is none.
 func (r *Repo) OTPSendStats(_ context.Context, s players.Scope, phone string, since time.Time) (players.SendStats, error) {
 	since = memstore.PGTime(since)
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	stats := players.SendStats{FirstSentAt: since, LastSentAt: since}
 	for _, o := range st.otps {
 		if o.scope != s || o.phone != phone || o.createdAt.Before(since) {
@@ -269,8 +263,8 @@ func (r *Repo) LockOTPScope(context.Context, players.Scope) error { return nil }
 // both times are since when there is none.
 func (r *Repo) OTPScopeSendStats(_ context.Context, s players.Scope, since time.Time) (players.SendStats, error) {
 	since = memstore.PGTime(since)
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	stats := players.SendStats{FirstSentAt: since, LastSentAt: since}
 	for _, o := range st.otps {
 		if o.scope != s || !o.createdAt.After(since) {
@@ -289,8 +283,8 @@ func (r *Repo) OTPScopeSendStats(_ context.Context, s players.Scope, since time.
 
 // OTPFailureRun implements players.Repo.
 func (r *Repo) OTPFailureRun(_ context.Context, s players.Scope, phone string) (players.FailureRun, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	return st.runs[runKey{s, phone}], nil
 }
 
@@ -302,8 +296,8 @@ func (r *Repo) SaveOTPFailureRun(_ context.Context, s players.Scope, phone strin
 	if !run.LockedUntil.IsZero() {
 		run.LockedUntil = memstore.PGTime(run.LockedUntil)
 	}
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	st.runs[runKey{s, phone}] = run
 	return nil
 }
@@ -313,8 +307,8 @@ func (r *Repo) InsertOTP(_ context.Context, s players.Scope, phone string, hash 
 	if hash == nil {
 		return fmt.Errorf("insert otp: null code_hash (not-null violation)")
 	}
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	st.otps = append(st.otps, otpCode{id: uuid.New(), scope: s, phone: phone, hash: bytes.Clone(hash),
 		expiresAt: memstore.PGTime(expiresAt), createdAt: memstore.PGTime(at)})
 	return nil
@@ -323,8 +317,8 @@ func (r *Repo) InsertOTP(_ context.Context, s players.Scope, phone string, hash 
 // LatestOTP implements players.Repo: the code created last (of codes created at the same
 // time, the one inserted last), or ErrOTPInvalid.
 func (r *Repo) LatestOTP(_ context.Context, s players.Scope, phone string) (players.OTPCode, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	var latest *otpCode
 	for i := range st.otps {
 		o := &st.otps[i]
@@ -342,8 +336,8 @@ func (r *Repo) LatestOTP(_ context.Context, s players.Scope, phone string) (play
 // OTPFailed implements players.Repo: one more wrong try of code id, and one failed check of the
 // phone, made at at.
 func (r *Repo) OTPFailed(_ context.Context, s players.Scope, phone string, id uuid.UUID, at time.Time) error {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	for i := range st.otps {
 		if st.otps[i].id == id {
 			st.otps[i].attempts++
@@ -355,8 +349,8 @@ func (r *Repo) OTPFailed(_ context.Context, s players.Scope, phone string, id uu
 
 // OTPUsed implements players.Repo.
 func (r *Repo) OTPUsed(_ context.Context, id uuid.UUID) error {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	for i := range st.otps {
 		if st.otps[i].id == id {
 			st.otps[i].used = true
@@ -368,8 +362,8 @@ func (r *Repo) OTPUsed(_ context.Context, id uuid.UUID) error {
 // CountOTPFailures implements players.Repo: the failed checks of the phone at or after since.
 func (r *Repo) CountOTPFailures(_ context.Context, s players.Scope, phone string, since time.Time) (int64, error) {
 	since = memstore.PGTime(since)
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	var n int64
 	for _, f := range st.failures {
 		if f.scope == s && f.phone == phone && !f.failedAt.Before(since) {
@@ -381,8 +375,8 @@ func (r *Repo) CountOTPFailures(_ context.Context, s players.Scope, phone string
 
 // StoreSettings implements players.Repo.
 func (r *Repo) StoreSettings(_ context.Context, gameID uuid.UUID) (players.StoreSettings, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	if s, ok := st.settings[gameID]; ok {
 		return cloneSettings(s), nil
 	}
@@ -395,8 +389,8 @@ func (r *Repo) SaveStoreSettings(_ context.Context, gameID uuid.UUID, s players.
 	if s.Theme == nil {
 		return players.StoreSettings{}, fmt.Errorf("save store settings: null theme (not-null violation)")
 	}
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	st.settings[gameID] = cloneSettings(s)
 	return cloneSettings(s), nil
 }

@@ -18,12 +18,9 @@ import (
 )
 
 // Repo is the fake. The zero value is not ready; use New.
-type Repo struct{ tab *memstore.Table[state] }
+type Repo struct{ *memstore.Table[state] }
 
-var (
-	_ studio.Repo          = (*Repo)(nil)
-	_ memstore.Snapshotter = (*Repo)(nil)
-)
+var _ studio.Repo = (*Repo)(nil)
 
 type state struct {
 	studios map[uuid.UUID]studio.Studio
@@ -49,12 +46,9 @@ type apiKey struct {
 
 // New returns an empty fake.
 func New() *Repo {
-	return &Repo{tab: memstore.NewTable(state{studios: map[uuid.UUID]studio.Studio{}, games: map[uuid.UUID]studio.Game{},
+	return &Repo{Table: memstore.NewTable(state{studios: map[uuid.UUID]studio.Studio{}, games: map[uuid.UUID]studio.Game{},
 		secrets: map[secretKey][]byte{}}, state.clone)}
 }
-
-// Snapshot implements memstore.Snapshotter.
-func (r *Repo) Snapshot() (restore func()) { return r.tab.Snapshot() }
 
 func (s state) clone() state {
 	return state{studios: memstore.CloneMap(s.studios, nil), games: memstore.CloneMap(s.games, nil),
@@ -64,17 +58,17 @@ func (s state) clone() state {
 
 // CreateStudio implements studio.Repo.
 func (r *Repo) CreateStudio(_ context.Context, name string) (studio.Studio, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
-	s := studio.Studio{ID: uuid.New(), Name: name, CreatedAt: r.tab.Now()}
+	st := r.Lock()
+	defer r.Unlock()
+	s := studio.Studio{ID: uuid.New(), Name: name, CreatedAt: r.Now()}
 	st.studios[s.ID] = s
 	return s, nil
 }
 
 // ListStudios implements studio.Repo: oldest first.
 func (r *Repo) ListStudios(context.Context) ([]studio.Studio, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	out := make([]studio.Studio, 0, len(st.studios))
 	for _, s := range st.studios {
 		out = append(out, s)
@@ -85,23 +79,23 @@ func (r *Repo) ListStudios(context.Context) ([]studio.Studio, error) {
 
 // GetStudio implements studio.Repo.
 func (r *Repo) GetStudio(_ context.Context, id uuid.UUID) (studio.Studio, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	return memstore.Get(st.studios, id, studio.ErrStudioNotFound)
 }
 
 // CreateGame implements studio.Repo. Like the foreign key of games, it fails (with an internal
 // error, not ErrStudioNotFound) when the studio does not exist.
 func (r *Repo) CreateGame(_ context.Context, g studio.Game) (studio.Game, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	if _, ok := st.studios[g.StudioID]; !ok {
 		return studio.Game{}, fmt.Errorf("insert game: studio %s does not exist (foreign key violation)", g.StudioID)
 	}
 	// As StudioCreateGame, it takes the studio, name and store address; the rest are the
 	// schema's defaults.
 	live := studio.DefaultLiveBudget
-	g = studio.Game{ID: uuid.New(), StudioID: g.StudioID, Name: g.Name, StoreURL: g.StoreURL, CreatedAt: r.tab.Now(),
+	g = studio.Game{ID: uuid.New(), StudioID: g.StudioID, Name: g.Name, StoreURL: g.StoreURL, CreatedAt: r.Now(),
 		PurchaseBudget: studio.Budgets{Live: &live}, AllowedOrigins: studio.Origins{Live: []string{}, Test: []string{}}}
 	st.games[g.ID] = g
 	return g, nil
@@ -109,8 +103,8 @@ func (r *Repo) CreateGame(_ context.Context, g studio.Game) (studio.Game, error)
 
 // GetGame implements studio.Repo.
 func (r *Repo) GetGame(_ context.Context, id uuid.UUID) (studio.Game, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	return memstore.Get(st.games, id, studio.ErrGameNotFound)
 }
 
@@ -122,8 +116,8 @@ func (r *Repo) LockGame(ctx context.Context, id uuid.UUID) (studio.Game, error) 
 
 // ListGames implements studio.Repo: oldest first.
 func (r *Repo) ListGames(_ context.Context, studioID uuid.UUID) ([]studio.Game, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	out := []studio.Game{}
 	for _, g := range st.games {
 		if g.StudioID == studioID {
@@ -138,8 +132,8 @@ func (r *Repo) ListGames(_ context.Context, studioID uuid.UUID) ([]studio.Game, 
 // does not exist, when the hash is already stored, or when the game already has an active key
 // in env.
 func (r *Repo) InsertAPIKey(_ context.Context, gameID uuid.UUID, env studio.Environment, hash []byte, hint string) error {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	if _, ok := st.games[gameID]; !ok {
 		return fmt.Errorf("insert api key: game %s does not exist (foreign key violation)", gameID)
 	}
@@ -161,8 +155,8 @@ func (r *Repo) InsertAPIKey(_ context.Context, gameID uuid.UUID, env studio.Envi
 // KeyHints returns the hint of the game's active key per environment, as the console's reads
 // of api_keys see them (for fakes of those reads).
 func (r *Repo) KeyHints(gameID uuid.UUID) map[studio.Environment]string {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	out := map[studio.Environment]string{}
 	for _, k := range st.keys {
 		if k.gameID == gameID && !k.revoked {
@@ -174,8 +168,8 @@ func (r *Repo) KeyHints(gameID uuid.UUID) map[studio.Environment]string {
 
 // RevokeAPIKeys implements studio.Repo.
 func (r *Repo) RevokeAPIKeys(_ context.Context, gameID uuid.UUID, env studio.Environment) error {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	for i := range st.keys {
 		if k := &st.keys[i]; k.gameID == gameID && k.env == env {
 			k.revoked = true
@@ -186,8 +180,8 @@ func (r *Repo) RevokeAPIKeys(_ context.Context, gameID uuid.UUID, env studio.Env
 
 // FindAPIKey implements studio.Repo.
 func (r *Repo) FindAPIKey(_ context.Context, hash []byte) (studio.KeyRecord, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	for _, k := range st.keys {
 		if bytes.Equal(k.hash, hash) {
 			g := st.games[k.gameID]
@@ -200,8 +194,8 @@ func (r *Repo) FindAPIKey(_ context.Context, hash []byte) (studio.KeyRecord, err
 
 // changeGame applies change to the stored game, as the SQL adapter's one-row UPDATE … RETURNING does.
 func (r *Repo) changeGame(gameID uuid.UUID, change func(*studio.Game)) (studio.Game, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	g, ok := st.games[gameID]
 	if !ok {
 		return studio.Game{}, studio.ErrGameNotFound
@@ -255,8 +249,8 @@ func origins(list []string) []string {
 
 // OriginAllowed implements studio.Repo.
 func (r *Repo) OriginAllowed(_ context.Context, env studio.Environment, origin string) (bool, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	for _, g := range st.games {
 		if slices.Contains(g.AllowedOrigins.Of(env), origin) {
 			return true, nil
@@ -268,8 +262,8 @@ func (r *Repo) OriginAllowed(_ context.Context, env studio.Environment, origin s
 // PutServerSecret implements studio.Repo. Like the table's constraints, it fails when the game
 // does not exist or when another secret already has the hash.
 func (r *Repo) PutServerSecret(_ context.Context, gameID uuid.UUID, env studio.Environment, hash []byte) error {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	if _, ok := st.games[gameID]; !ok {
 		return fmt.Errorf("put server secret: game %s does not exist (foreign key violation)", gameID)
 	}
@@ -288,8 +282,8 @@ func (r *Repo) PutServerSecret(_ context.Context, gameID uuid.UUID, env studio.E
 
 // FindServerSecret implements studio.Repo.
 func (r *Repo) FindServerSecret(_ context.Context, hash []byte) (studio.SecretRecord, bool, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	for k, h := range st.secrets {
 		if bytes.Equal(h, hash) {
 			return studio.SecretRecord{GameID: k.gameID, Environment: k.env}, true, nil
