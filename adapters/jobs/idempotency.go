@@ -4,20 +4,13 @@ import (
 	"context"
 	"log/slog"
 	"time"
-
-	"github.com/riverqueue/river"
 )
 
 // PurgeIdempotencyKeysArgs asks for idempotency keys past their retention to be deleted.
-type PurgeIdempotencyKeysArgs struct{}
+type PurgeIdempotencyKeysArgs struct{ maintenanceJob }
 
 // Kind implements river.JobArgs.
 func (PurgeIdempotencyKeysArgs) Kind() string { return "purge_idempotency_keys" }
-
-// InsertOpts implements river.JobArgsWithInsertOpts.
-func (PurgeIdempotencyKeysArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueMaintenance, MaxAttempts: 3}
-}
 
 // KeyPurger deletes expired idempotency keys; idempotency.Keeper implements it.
 type KeyPurger interface {
@@ -36,5 +29,5 @@ func RegisterIdempotency(q *Queue, purger KeyPurger, log *slog.Logger) {
 			n, err := purger.Purge(ctx)
 			return n, false, err
 		}})
-	addHourly(q, PurgeIdempotencyKeysArgs{})
+	q.every(PurgeInterval, PurgeIdempotencyKeysArgs{})
 }

@@ -15,10 +15,29 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 
 	"github.com/rewardsco/rewards/adapters/metrics"
+	"github.com/rewardsco/rewards/core/store"
 )
 
-// QueueMaintenance is the queue of small periodic jobs (purges).
-const QueueMaintenance = river.QueueDefault
+// The queues the modules' jobs run on; each has its own workers (Options.Workers).
+const (
+	// QueueMaintenance is the queue of small periodic jobs (purges).
+	QueueMaintenance = river.QueueDefault
+	// QueueOrders is the queue order fulfilment runs on.
+	QueueOrders = "orders"
+	// QueuePayments is the queue partner payment jobs run on.
+	QueuePayments = "payments"
+	// QueueWebhooks is the queue webhook deliveries run on.
+	QueueWebhooks = "webhooks"
+)
+
+// maintenanceJob, embedded in a job's args, runs the job on QueueMaintenance with three
+// attempts: a periodic job that fails for good is queued again at its next period.
+type maintenanceJob struct{}
+
+// InsertOpts implements river.JobArgsWithInsertOpts.
+func (maintenanceJob) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueMaintenance, MaxAttempts: 3}
+}
 
 // Options configure the queue.
 type Options struct {
@@ -88,6 +107,14 @@ func (q *Queue) AddPeriodic(j *river.PeriodicJob) {
 	q.periodic = append(q.periodic, j)
 }
 
+// every queues args every interval, and at start, as a River periodic job: River runs it on
+// the leader instance only, so once across instances.
+func (q *Queue) every(interval time.Duration, args river.JobArgs) {
+	q.AddPeriodic(river.NewPeriodicJob(river.PeriodicInterval(interval),
+		func() (river.JobArgs, *river.InsertOpts) { return args, nil },
+		&river.PeriodicJobOpts{RunOnStart: true}))
+}
+
 // Open builds the River client from what the modules registered. Jobs can be inserted from
 // then on; they are worked once Start is called.
 func (q *Queue) Open() error {
@@ -131,6 +158,22 @@ func (q *Queue) Stop(ctx context.Context) error {
 		err = q.webhooks.stopAndWait(ctx)
 	}
 	return errors.Join(err, q.client.Stop(ctx))
+}
+
+// pgxTx is what the postgres adapter's transactions offer to libraries that take part in it.
+type pgxTx interface{ PgxTx() pgx.Tx }
+
+// insertTx inserts a job in the caller's transaction: it exists if and only if t commits.
+func (q *Queue) insertTx(ctx context.Context, t store.Tx, args river.JobArgs, opts *river.InsertOpts) error {
+	tx, ok := t.(pgxTx)
+	if !ok {
+		return errors.New("jobs: the transaction is not a PostgreSQL one")
+	}
+	if q.client == nil {
+		return errors.New("jobs: insert before Open")
+	}
+	_, err := q.client.InsertTx(ctx, tx.PgxTx(), args, opts)
+	return err
 }
 
 // InsertManyTx queues jobs inside tx: they exist if and only if tx commits.

@@ -15,9 +15,6 @@ import (
 	"github.com/rewardsco/rewards/core/store"
 )
 
-// QueueOrders is the queue order fulfilment runs on.
-const QueueOrders = "orders"
-
 // FulfilOrderArgs asks for the next step of an order the voucher provider fulfils.
 type FulfilOrderArgs struct {
 	OrderID uuid.UUID `json:"order_id"`
@@ -92,9 +89,7 @@ type OrderFulfiller interface {
 func RegisterOrders(q *Queue, f OrderFulfiller, wait time.Duration, log *slog.Logger) {
 	Register(q, QueueOrders, &fulfilWorker{f: f, log: log})
 	Register(q, QueueMaintenance, &recoverWorker{q: q, after: wait + recoverGrace, log: log})
-	q.AddPeriodic(river.NewPeriodicJob(river.PeriodicInterval(RecoverInterval),
-		func() (river.JobArgs, *river.InsertOpts) { return RecoverOrdersArgs{}, nil },
-		&river.PeriodicJobOpts{RunOnStart: true}))
+	q.every(RecoverInterval, RecoverOrdersArgs{})
 }
 
 type recoverWorker struct {
@@ -179,22 +174,12 @@ func (w *fulfilWorker) Work(ctx context.Context, job *river.Job[FulfilOrderArgs]
 // Timeout bounds one step: at most two provider calls (10 s each) and two transactions.
 func (w *fulfilWorker) Timeout(*river.Job[FulfilOrderArgs]) time.Duration { return 30 * time.Second }
 
-// pgxTx is what the postgres adapter's transactions offer to libraries that take part in it.
-type pgxTx interface{ PgxTx() pgx.Tx }
-
 var _ orders.Scheduler = (*Queue)(nil)
 
 // ScheduleFulfilment implements orders.Scheduler: the job is inserted in the transaction t and
 // becomes due at at; an order with a job already keeps that one alone.
 func (q *Queue) ScheduleFulfilment(ctx context.Context, t store.Tx, orderID uuid.UUID, at time.Time) error {
-	tx, ok := t.(pgxTx)
-	if !ok {
-		return errors.New("jobs: the transaction is not a PostgreSQL one")
-	}
-	if q.client == nil {
-		return errors.New("jobs: insert before Open")
-	}
-	if _, err := q.client.InsertTx(ctx, tx.PgxTx(), FulfilOrderArgs{OrderID: orderID}, &river.InsertOpts{ScheduledAt: at}); err != nil {
+	if err := q.insertTx(ctx, t, FulfilOrderArgs{OrderID: orderID}, &river.InsertOpts{ScheduledAt: at}); err != nil {
 		return fmt.Errorf("schedule the fulfilment of %s: %w", orderID, err)
 	}
 	return nil

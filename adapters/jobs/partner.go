@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -12,9 +11,6 @@ import (
 
 	"github.com/rewardsco/rewards/core/store"
 )
-
-// QueuePayments is the queue partner payment jobs run on.
-const QueuePayments = "payments"
 
 // ReconcilePaymentArgs asks for a CASH order to be brought in line with its payment session: at
 // its expiry, and after each provider event.
@@ -45,15 +41,10 @@ func (RefundPaymentArgs) InsertOpts() river.InsertOpts {
 }
 
 // PurgePartnerTokensArgs asks for expired partner tokens to be deleted.
-type PurgePartnerTokensArgs struct{}
+type PurgePartnerTokensArgs struct{ maintenanceJob }
 
 // Kind implements river.JobArgs.
 func (PurgePartnerTokensArgs) Kind() string { return "purge_partner_tokens" }
-
-// InsertOpts implements river.JobArgsWithInsertOpts.
-func (PurgePartnerTokensArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueMaintenance, MaxAttempts: 3}
-}
 
 // PartnerPayments is what the partner jobs call; partner.Service implements it.
 type PartnerPayments interface {
@@ -66,56 +57,44 @@ type PartnerPayments interface {
 // RegisterPartner registers the partner module's workers: payment reconciliation and refunds,
 // and the hourly purge of expired tokens.
 func RegisterPartner(q *Queue, p PartnerPayments, log *slog.Logger) {
-	Register(q, QueuePayments, &reconcileWorker{p: p})
-	Register(q, QueuePayments, &refundWorker{p: p})
+	// A look makes a few provider calls and waits for a fulfilment.
+	Register(q, QueuePayments, &paymentWorker[ReconcilePaymentArgs]{p: p, do: PartnerPayments.Reconcile,
+		what: "reconcile the payment of", timeout: 40 * time.Second})
+	Register(q, QueuePayments, &paymentWorker[RefundPaymentArgs]{p: p, do: PartnerPayments.RefundPayment, what: "refund the payment of"})
 	Register(q, QueueMaintenance, &purgeWorker[PurgePartnerTokensArgs]{what: "expired partner tokens", log: log, opts: everyBatch,
 		purge: func(ctx context.Context, _ time.Duration, batch int) (int64, bool, error) {
 			return p.PurgeTokens(ctx, batch)
 		}})
-	addHourly(q, PurgePartnerTokensArgs{})
+	q.every(PurgeInterval, PurgePartnerTokensArgs{})
 }
 
-type reconcileWorker struct {
-	river.WorkerDefaults[ReconcilePaymentArgs]
-	p PartnerPayments
+// paymentWorker works the jobs of args T, which name an order, with the call do of p; what
+// names the work in its error ("refund the payment of"). A zero timeout is the queue's
+// JobTimeout.
+type paymentWorker[T interface {
+	river.JobArgs
+	order() uuid.UUID
+}] struct {
+	river.WorkerDefaults[T]
+	p       PartnerPayments
+	do      func(p PartnerPayments, ctx context.Context, orderID uuid.UUID) error
+	what    string
+	timeout time.Duration
 }
 
-func (w *reconcileWorker) Work(ctx context.Context, job *river.Job[ReconcilePaymentArgs]) error {
-	if err := w.p.Reconcile(ctx, job.Args.OrderID); err != nil {
-		return fmt.Errorf("reconcile the payment of %s: %w", job.Args.OrderID, err)
+func (w *paymentWorker[T]) Work(ctx context.Context, job *river.Job[T]) error {
+	if err := w.do(w.p, ctx, job.Args.order()); err != nil {
+		return fmt.Errorf("%s %s: %w", w.what, job.Args.order(), err)
 	}
 	return nil
 }
 
-// Timeout bounds one look: a few provider calls and a fulfilment's wait.
-func (w *reconcileWorker) Timeout(*river.Job[ReconcilePaymentArgs]) time.Duration {
-	return 40 * time.Second
-}
+// Timeout implements river.Worker.
+func (w *paymentWorker[T]) Timeout(*river.Job[T]) time.Duration { return w.timeout }
 
-type refundWorker struct {
-	river.WorkerDefaults[RefundPaymentArgs]
-	p PartnerPayments
-}
+func (a ReconcilePaymentArgs) order() uuid.UUID { return a.OrderID }
 
-func (w *refundWorker) Work(ctx context.Context, job *river.Job[RefundPaymentArgs]) error {
-	if err := w.p.RefundPayment(ctx, job.Args.OrderID); err != nil {
-		return fmt.Errorf("refund the payment of %s: %w", job.Args.OrderID, err)
-	}
-	return nil
-}
-
-// insertTx inserts a job in the caller's transaction.
-func (q *Queue) insertTx(ctx context.Context, t store.Tx, args river.JobArgs, opts *river.InsertOpts) error {
-	tx, ok := t.(pgxTx)
-	if !ok {
-		return errors.New("jobs: the transaction is not a PostgreSQL one")
-	}
-	if q.client == nil {
-		return errors.New("jobs: insert before Open")
-	}
-	_, err := q.client.InsertTx(ctx, tx.PgxTx(), args, opts)
-	return err
-}
+func (a RefundPaymentArgs) order() uuid.UUID { return a.OrderID }
 
 // ReconcileWindow is the window in which one order's payment is looked at once, however many
 // events arrive.

@@ -10,27 +10,17 @@ import (
 )
 
 // PurgeOTPRecordsArgs asks for OTP records past their retention to be deleted.
-type PurgeOTPRecordsArgs struct{}
+type PurgeOTPRecordsArgs struct{ maintenanceJob }
 
 // Kind implements river.JobArgs.
 func (PurgeOTPRecordsArgs) Kind() string { return "purge_otp_records" }
 
-// InsertOpts implements river.JobArgsWithInsertOpts.
-func (PurgeOTPRecordsArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueMaintenance, MaxAttempts: 3}
-}
-
 // PurgeWebhookDeliveriesArgs asks for finished webhook deliveries past their retention to be
 // deleted.
-type PurgeWebhookDeliveriesArgs struct{}
+type PurgeWebhookDeliveriesArgs struct{ maintenanceJob }
 
 // Kind implements river.JobArgs.
 func (PurgeWebhookDeliveriesArgs) Kind() string { return "purge_webhook_deliveries" }
-
-// InsertOpts implements river.JobArgsWithInsertOpts.
-func (PurgeWebhookDeliveriesArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueMaintenance, MaxAttempts: 3}
-}
 
 // RetentionStore deletes rows past their retention, at most batch per table a call; more
 // reports that another call may find more. postgres.Retention implements it.
@@ -85,16 +75,8 @@ func RegisterRetention(q *Queue, store RetentionStore, opts RetentionOptions, lo
 		purge: store.PurgeOTPBatch, opts: opts, log: log})
 	Register(q, QueueMaintenance, &purgeWorker[PurgeWebhookDeliveriesArgs]{what: "webhook deliveries", olderThan: opts.Deliveries,
 		purge: store.PurgeDeliveriesBatch, opts: opts, log: log})
-	addHourly(q, PurgeOTPRecordsArgs{})
-	addHourly(q, PurgeWebhookDeliveriesArgs{})
-}
-
-// addHourly queues args every PurgeInterval (and at start) as a River periodic job, which runs on
-// the leader instance only: once across instances.
-func addHourly(q *Queue, args river.JobArgs) {
-	q.AddPeriodic(river.NewPeriodicJob(river.PeriodicInterval(PurgeInterval),
-		func() (river.JobArgs, *river.InsertOpts) { return args, nil },
-		&river.PeriodicJobOpts{RunOnStart: true}))
+	q.every(PurgeInterval, PurgeOTPRecordsArgs{})
+	q.every(PurgeInterval, PurgeWebhookDeliveriesArgs{})
 }
 
 // everyBatch bounds a purge whose store deletes a batch a call as the retention purges do.

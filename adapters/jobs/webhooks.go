@@ -12,23 +12,15 @@ import (
 	"github.com/rewardsco/rewards/core/webhooks"
 )
 
-// QueueWebhooks is the queue webhook deliveries run on.
-const QueueWebhooks = "webhooks"
-
-// DeliverWebhookArgs asked for the next attempt of one webhook delivery, when each delivery
-// was a job. The dispatcher (dispatch.go) now sends the outbox's deliveries; such a job left
-// from before is worked as done, since its delivery's row is what the dispatcher sends.
+// DeliverWebhookArgs is a job of a delivery that a database may still hold from the days each
+// delivery was a job: it is worked as done, since the delivery's row is what the dispatcher
+// (dispatch.go) sends. Nothing inserts one, so it has no insert options.
 type DeliverWebhookArgs struct {
 	DeliveryID uuid.UUID `json:"delivery_id"`
 }
 
 // Kind implements river.JobArgs.
 func (DeliverWebhookArgs) Kind() string { return "deliver_webhook" }
-
-// InsertOpts implements river.JobArgsWithInsertOpts.
-func (DeliverWebhookArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueWebhooks, MaxAttempts: 25}
-}
 
 // DeliveryRunner makes the attempts of deliveries; webhooks.Service implements it.
 type DeliveryRunner interface {
@@ -40,15 +32,10 @@ type DeliveryRunner interface {
 
 // DisableFailingWebhooksArgs asks for the auto-disable rule to be applied to every webhook
 // configuration.
-type DisableFailingWebhooksArgs struct{}
+type DisableFailingWebhooksArgs struct{ maintenanceJob }
 
 // Kind implements river.JobArgs.
 func (DisableFailingWebhooksArgs) Kind() string { return "disable_failing_webhooks" }
-
-// InsertOpts implements river.JobArgsWithInsertOpts.
-func (DisableFailingWebhooksArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueMaintenance, MaxAttempts: 3}
-}
 
 // DisableCheckInterval is how often every configuration is checked against the auto-disable
 // rule. A delivery that fails for good checks its own configuration at once; this catches a
@@ -61,9 +48,7 @@ const DisableCheckInterval = 10 * time.Minute
 func RegisterWebhooks(q *Queue, runner DeliveryRunner, outbox WebhookOutbox) {
 	Register(q, QueueWebhooks, &legacyDeliverWorker{})
 	Register(q, QueueMaintenance, &disableWorker{runner: runner, log: q.opts.Logger})
-	q.AddPeriodic(river.NewPeriodicJob(river.PeriodicInterval(DisableCheckInterval),
-		func() (river.JobArgs, *river.InsertOpts) { return DisableFailingWebhooksArgs{}, nil },
-		&river.PeriodicJobOpts{RunOnStart: true}))
+	q.every(DisableCheckInterval, DisableFailingWebhooksArgs{})
 	d := newDispatcher(outbox, runner, q.opts.concurrency(QueueWebhooks), q.opts.Metrics, q.opts.Logger)
 	d.paused = q.webhooksPaused
 	q.webhooks = d
