@@ -18,18 +18,17 @@
 package vouchers
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/rewardsco/rewards/adapters/jsoncall"
 	"github.com/rewardsco/rewards/core/money"
 	core "github.com/rewardsco/rewards/core/vouchers"
 )
@@ -122,10 +121,6 @@ type (
 			ExpiresAt string      `json:"expiresAt"`
 		} `json:"rewards"`
 	}
-	wireError struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-	}
 )
 
 // Catalogue implements core.Provider: the brands with at least one product in currency, each
@@ -160,7 +155,7 @@ func (c *Client) Catalogue(ctx context.Context, currency string) ([]core.Brand, 
 
 func product(wi wireItem) (core.Product, error) {
 	p := core.Product{ID: wi.UTID, Name: wi.RewardName, Currency: strings.ToUpper(wi.CurrencyCode)}
-	d, err := amount(wi.Discount)
+	d, err := jsoncall.Amount(wi.Discount)
 	if err != nil || d > 100_00 {
 		return p, fmt.Errorf("item %s: discount %q is not a percentage with at most two decimals", wi.UTID, wi.Discount)
 	}
@@ -169,7 +164,7 @@ func product(wi wireItem) (core.Product, error) {
 	case "FIXED_VALUE":
 		p.ValueType = core.Fixed
 		for _, f := range wi.FaceValues {
-			a, err := amount(f)
+			a, err := jsoncall.Amount(f)
 			if err != nil || a <= 0 {
 				return p, fmt.Errorf("item %s: face value %q is not a positive amount with at most two decimals", wi.UTID, f)
 			}
@@ -182,10 +177,10 @@ func product(wi wireItem) (core.Product, error) {
 		}
 	case "VARIABLE_VALUE":
 		p.ValueType = core.Variable
-		if p.MinValue, err = amount(wi.MinValue); err != nil {
+		if p.MinValue, err = jsoncall.Amount(wi.MinValue); err != nil {
 			return p, fmt.Errorf("item %s: minValue: %w", wi.UTID, err)
 		}
-		if p.MaxValue, err = amount(wi.MaxValue); err != nil {
+		if p.MaxValue, err = jsoncall.Amount(wi.MaxValue); err != nil {
 			return p, fmt.Errorf("item %s: maxValue: %w", wi.UTID, err)
 		}
 		if p.MinValue <= 0 || p.MaxValue < p.MinValue {
@@ -228,7 +223,7 @@ func (c *Client) Stock(ctx context.Context, productID string) ([]core.Stock, err
 	for _, e := range ws.Stock {
 		s := core.Stock{Available: e.Available, Quantity: e.Quantity}
 		if e.FaceValue != "" {
-			a, err := amount(e.FaceValue)
+			a, err := jsoncall.Amount(e.FaceValue)
 			if err != nil {
 				return nil, fmt.Errorf("voucher provider: stock of %s: face value: %w", productID, err)
 			}
@@ -260,8 +255,7 @@ func (c *Client) PlaceOrder(ctx context.Context, o core.Order) (core.Result, err
 func (c *Client) GetOrder(ctx context.Context, reference string) (core.Result, error) {
 	var wo wireOrder
 	err := c.do(ctx, http.MethodGet, "/orders/"+url.PathEscape(reference), nil, &wo)
-	var se *statusError
-	if errors.As(err, &se) && se.status == http.StatusNotFound {
+	if jsoncall.StatusOf(err) == http.StatusNotFound {
 		return core.Result{}, fmt.Errorf("voucher provider: order %q: %w", reference, core.ErrOrderNotFound)
 	}
 	if err != nil {
@@ -291,7 +285,7 @@ func result(wo wireOrder) (core.Result, error) {
 	for _, w := range wo.Rewards {
 		v := core.Voucher{Code: w.Code, Pin: w.Pin, ProviderVoucherID: w.VoucherID}
 		var err error
-		if v.Value, err = amount(w.FaceValue); err != nil {
+		if v.Value, err = jsoncall.Amount(w.FaceValue); err != nil {
 			return core.Result{}, fmt.Errorf("voucher provider: order %q: face value: %w", wo.ExternalRefID, err)
 		}
 		if w.ExpiresAt != "" {
@@ -309,86 +303,31 @@ func result(wo wireOrder) (core.Result, error) {
 	return r, nil
 }
 
-// amount reads a decimal JSON number exactly: "500.00" is 50000.
-func amount(n json.Number) (money.Amount, error) {
-	s := n.String()
-	if s == "" || strings.ContainsAny(s, "eE+-") {
-		return 0, fmt.Errorf("%q is not a non-negative decimal number", s)
-	}
-	return money.Parse(s)
-}
-
-// statusError is an answer with a status that is neither a success nor an unavailability.
-type statusError struct {
-	method, path string
-	status       int
-	code, msg    string
-}
-
-func (e *statusError) Error() string {
-	return fmt.Sprintf("voucher provider: %s %s answered %d %s: %s", e.method, e.path, e.status, e.code, e.msg)
-}
-
 // do makes one call and decodes a 2xx answer into out.
 func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return err
-		}
-		body = bytes.NewReader(b)
+	header := http.Header{}
+	if c.apiKey != "" {
+		header.Set("X-Api-Key", c.apiKey)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.baseURL+path, body)
+	a, err := jsoncall.Do(ctx, c.http, method, c.baseURL+path, header, in, maxBody)
+	var none *jsoncall.NoAnswer
+	if errors.As(err, &none) {
+		return fmt.Errorf("voucher provider: %s %s: %s: %w: %w", method, path, none.Detail, core.ErrUnavailable, none.Err)
+	}
 	if err != nil {
 		return fmt.Errorf("voucher provider: %w", err)
 	}
-	req.Header.Set("Accept", "application/json")
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if c.apiKey != "" {
-		req.Header.Set("X-Api-Key", c.apiKey)
-	}
-	unavailable := func(detail string, cause error) error {
-		if cause != nil {
-			return fmt.Errorf("voucher provider: %s %s: %s: %w: %w", method, path, detail, core.ErrUnavailable, cause)
-		}
-		return fmt.Errorf("voucher provider: %s %s: %s: %w", method, path, detail, core.ErrUnavailable)
-	}
-	res, err := c.http.Do(req)
-	if err != nil {
-		return unavailable("no answer", err)
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(res.Body, maxBody))
-	if err != nil {
-		return unavailable(fmt.Sprintf("answer %d cut short", res.StatusCode), err)
-	}
-	switch s := res.StatusCode; {
-	case s >= 200 && s <= 299:
-		if err := json.Unmarshal(raw, out); err != nil {
+	switch s := a.Status; {
+	case a.OK():
+		if err := json.Unmarshal(a.Body, out); err != nil {
 			return fmt.Errorf("voucher provider: %s %s: undecodable answer %d: %w", method, path, s, err)
 		}
 		return nil
 	case s >= 500, s == http.StatusTooManyRequests, s == http.StatusRequestTimeout:
-		return unavailable(fmt.Sprintf("answered %d: %s", s, snippet(raw)), nil)
+		return fmt.Errorf("voucher provider: %s %s: answered %d: %s: %w", method, path, s, jsoncall.Snippet(a.Body), core.ErrUnavailable)
 	default:
-		var we wireError
-		_ = json.Unmarshal(raw, &we)
-		if we.Message == "" {
-			we.Message = snippet(raw)
-		}
-		return &statusError{method: method, path: path, status: s, code: we.Code, msg: we.Message}
+		return a.Failure("voucher provider", method, path, nil)
 	}
-}
-
-func snippet(b []byte) string {
-	s := strings.TrimSpace(string(b))
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	return s
 }

@@ -19,7 +19,6 @@
 package cashfree
 
 import (
-	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -27,7 +26,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -35,8 +33,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rewardsco/rewards/adapters/jsoncall"
 	"github.com/rewardsco/rewards/core/errs"
-	"github.com/rewardsco/rewards/core/money"
 	"github.com/rewardsco/rewards/core/payments"
 )
 
@@ -124,11 +122,6 @@ type (
 		RefundID     string      `json:"refund_id"`
 		RefundStatus string      `json:"refund_status"`
 	}
-	wireError struct {
-		Message string `json:"message"`
-		Code    string `json:"code"`
-		Type    string `json:"type"`
-	}
 	wireEvent struct {
 		Type      string `json:"type"`
 		EventTime string `json:"event_time"`
@@ -184,8 +177,7 @@ func (p *Provider) CreateSession(ctx context.Context, r payments.SessionRequest)
 	}
 	var o wireOrder
 	err := p.do(ctx, http.MethodPost, "/pg/orders", req, &o)
-	var ce *callError
-	if errors.As(err, &ce) && ce.status == http.StatusConflict {
+	if jsoncall.StatusOf(err) == http.StatusConflict {
 		// A retry: the order exists. It must be the same order.
 		s, gerr := p.GetSession(ctx, r.OrderID)
 		if gerr != nil {
@@ -228,8 +220,7 @@ func (p *Provider) GetSession(ctx context.Context, sessionID string) (payments.S
 func (p *Provider) ExpireSession(ctx context.Context, sessionID string) (payments.Session, error) {
 	var o wireOrder
 	err := p.do(ctx, http.MethodPatch, "/pg/orders/"+url.PathEscape(sessionID), map[string]string{"order_status": "TERMINATED"}, &o)
-	var ce *callError
-	if errors.As(err, &ce) && ce.status == http.StatusBadRequest {
+	if jsoncall.StatusOf(err) == http.StatusBadRequest {
 		// Refused: most likely no longer ACTIVE (paid or expired meanwhile). What it is now decides.
 		s, gerr := p.GetSession(ctx, sessionID)
 		if gerr != nil {
@@ -255,8 +246,7 @@ func (p *Provider) Refund(ctx context.Context, r payments.RefundRequest) (paymen
 	req := map[string]any{"refund_amount": json.Number(r.Amount.String()), "refund_id": r.Reference, "refund_note": r.Reason}
 	var ref wireRefund
 	err := p.do(ctx, http.MethodPost, path, req, &ref)
-	var ce *callError
-	if errors.As(err, &ce) && ce.status == http.StatusConflict {
+	if jsoncall.StatusOf(err) == http.StatusConflict {
 		var all []wireRefund
 		if lerr := p.do(ctx, http.MethodGet, path, nil, &all); lerr != nil {
 			return payments.Refund{}, lerr
@@ -330,7 +320,7 @@ func (p *Provider) ParseEvent(header func(name string) string, body []byte, now 
 
 func toSession(o wireOrder) (payments.Session, error) {
 	s := payments.Session{ID: o.OrderID, OrderID: o.OrderID, PayerToken: o.PaymentSessionID, Currency: strings.ToUpper(o.OrderCurrency)}
-	a, err := amount(o.OrderAmount)
+	a, err := jsoncall.Amount(o.OrderAmount)
 	if err != nil {
 		return payments.Session{}, fmt.Errorf("cashfree: order %s: order_amount: %w: %w", o.OrderID, payments.ErrProvider, err)
 	}
@@ -348,32 +338,8 @@ func toSession(o wireOrder) (payments.Session, error) {
 	return s, nil
 }
 
-// amount reads a decimal JSON number exactly: 10.15 is 1015.
-func amount(n json.Number) (money.Amount, error) {
-	s := n.String()
-	if s == "" || strings.ContainsAny(s, "eE+-") {
-		return 0, fmt.Errorf("%q is not a non-negative decimal number", s)
-	}
-	return money.Parse(s)
-}
-
-// callError is an answer that is not a success.
-type callError struct {
-	method, path string
-	status       int
-	code, msg    string
-}
-
-func (e *callError) Error() string {
-	return fmt.Sprintf("cashfree: %s %s answered %d %s: %s", e.method, e.path, e.status, e.code, e.msg)
-}
-
-// Unwrap makes every answer that is not a success a payments.ErrProvider.
-func (e *callError) Unwrap() error { return payments.ErrProvider }
-
 func notFound(id string, err error) error {
-	var ce *callError
-	if errors.As(err, &ce) && ce.status == http.StatusNotFound {
+	if jsoncall.StatusOf(err) == http.StatusNotFound {
 		return fmt.Errorf("cashfree: order %s: %w", id, payments.ErrSessionNotFound)
 	}
 	return err
@@ -381,52 +347,21 @@ func notFound(id string, err error) error {
 
 // do makes one call and decodes a 2xx answer into out.
 func (p *Provider) do(ctx context.Context, method, path string, in, out any) error {
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return err
-		}
-		body = bytes.NewReader(b)
+	header := http.Header{"X-Client-Id": {p.cfg.ClientID}, "X-Client-Secret": {p.cfg.ClientSecret}, "X-Api-Version": {APIVersion}}
+	a, err := jsoncall.Do(ctx, p.http, method, p.base+path, header, in, maxBody)
+	var none *jsoncall.NoAnswer
+	if errors.As(err, &none) {
+		return fmt.Errorf("cashfree: %s %s: %s: %w: %w", method, path, none.Detail, payments.ErrProvider, none.Err)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, p.base+path, body)
 	if err != nil {
 		return fmt.Errorf("cashfree: %w", err)
 	}
-	req.Header.Set("Accept", "application/json")
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
+	if !a.OK() {
+		// Every answer that is not a success is a payments.ErrProvider.
+		return a.Failure("cashfree", method, path, payments.ErrProvider)
 	}
-	req.Header.Set("x-client-id", p.cfg.ClientID)
-	req.Header.Set("x-client-secret", p.cfg.ClientSecret)
-	req.Header.Set("x-api-version", APIVersion)
-	res, err := p.http.Do(req)
-	if err != nil {
-		return fmt.Errorf("cashfree: %s %s: no answer: %w: %w", method, path, payments.ErrProvider, err)
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(res.Body, maxBody))
-	if err != nil {
-		return fmt.Errorf("cashfree: %s %s: answer %d cut short: %w: %w", method, path, res.StatusCode, payments.ErrProvider, err)
-	}
-	if res.StatusCode < 200 || res.StatusCode > 299 {
-		var we wireError
-		_ = json.Unmarshal(raw, &we)
-		if we.Message == "" {
-			we.Message = snippet(raw)
-		}
-		return &callError{method: method, path: path, status: res.StatusCode, code: we.Code, msg: we.Message}
-	}
-	if err := json.Unmarshal(raw, out); err != nil {
-		return fmt.Errorf("cashfree: %s %s: undecodable answer %d: %w: %w", method, path, res.StatusCode, payments.ErrProvider, err)
+	if err := json.Unmarshal(a.Body, out); err != nil {
+		return fmt.Errorf("cashfree: %s %s: undecodable answer %d: %w: %w", method, path, a.Status, payments.ErrProvider, err)
 	}
 	return nil
-}
-
-func snippet(b []byte) string {
-	s := strings.TrimSpace(string(b))
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	return s
 }
