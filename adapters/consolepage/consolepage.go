@@ -14,7 +14,7 @@
 // placements.go, members.go, tokens.go, audit.go; webhooks.go, players.go, orders.go and
 // storesettings.go for the integration's operations), forms parsed with the helpers of form.go,
 // the session in session.go, the security headers in headers.go, the cross-origin check of every
-// POST in routes.go (http.CrossOriginProtection), the embedded assets in assets.go and every
+// POST in routes.go (http.CrossOriginProtection), the embedded assets in render.go and every
 // route in routes.go. The pages are html/template, which escapes every value it prints. Every
 // page works without JavaScript; static/console.js only adds copy buttons.
 //
@@ -32,6 +32,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/rewardsco/rewards/adapters/webpage"
 	"github.com/rewardsco/rewards/core/console"
 	"github.com/rewardsco/rewards/core/members"
 )
@@ -59,6 +60,7 @@ type Handler struct {
 	console *console.Service
 	members *members.Service
 	log     *slog.Logger
+	cookies webpage.Cookies
 	// pages are the routes relative to Path; handler is pages mounted at Path.
 	pages   http.Handler
 	handler http.Handler
@@ -69,7 +71,8 @@ func New(cfg Config) *Handler {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	h := &Handler{cfg: cfg, console: cfg.Console, members: cfg.Members, log: cfg.Log}
+	h := &Handler{cfg: cfg, console: cfg.Console, members: cfg.Members, log: cfg.Log,
+		cookies: webpage.Cookies{Path: Path, Secure: cfg.SecureCookies}}
 	h.pages = h.routes()
 	root := chi.NewRouter()
 	root.Mount(Path, h.pages)

@@ -1,33 +1,34 @@
 package consolepage
 
 import (
-	"bytes"
 	"embed"
 	"html/template"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/rewardsco/rewards/adapters/webpage"
 	"github.com/rewardsco/rewards/core/errs"
 	"github.com/rewardsco/rewards/core/members"
 )
 
-//go:embed templates
-var templateFiles embed.FS
+//go:embed templates static
+var files embed.FS
 
-var pages = template.Must(template.New("").Funcs(template.FuncMap{
-	"asset": assets.URL,
-	"when":  when,
+// assets are the embedded static files under content-hashed names ("console.3f2a1b9c4d5e.css").
+var assets = webpage.Load(files, "static", Path+"/assets/")
+
+var pages = webpage.Parse(files, assets, template.FuncMap{
+	"when": when,
 	"gamePath": func(g *gameRef, env string) string {
 		if g == nil {
 			return Path + "/games"
 		}
 		return Path + "/games/" + g.ID.String() + "/" + env
 	},
-}).ParseFS(templateFiles, "templates/*.html"))
+})
 
 // view is what every page template gets: the frame (who is signed in, the game and environment
 // of a per-game page, a flash message, a refusal) and the page's own data in Page.
@@ -52,9 +53,6 @@ type view struct {
 	Page    any
 }
 
-// renderBuffers are the buffers pages are rendered into before their length is known.
-var renderBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
 // render writes the page template name with status: the frame is read from r (its session, its
 // game, the flash cookie), page is the page's own data.
 func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, name, title string, page any) {
@@ -71,21 +69,13 @@ func (h *Handler) renderProblem(w http.ResponseWriter, r *http.Request, status i
 	}
 	if c, err := r.Cookie(flashCookie); err == nil {
 		v.Flash, _ = url.QueryUnescape(c.Value)
-		http.SetCookie(w, &http.Cookie{Name: flashCookie, Path: Path, MaxAge: -1, HttpOnly: true, Secure: h.cfg.SecureCookies, SameSite: http.SameSiteLaxMode})
-	}
-	buf := renderBuffers.Get().(*bytes.Buffer)
-	defer renderBuffers.Put(buf)
-	buf.Reset()
-	if err := pages.ExecuteTemplate(buf, name, v); err != nil {
-		h.log.ErrorContext(r.Context(), "console page", "page", name, "err", err)
-		headers(w)
-		http.Error(w, "internal error", http.StatusInternalServerError)
-		return
+		h.cookies.Clear(w, flashCookie)
 	}
 	headers(w)
-	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
-	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	if err := webpage.Write(w, status, pages, name, v); err != nil {
+		h.log.ErrorContext(r.Context(), "console page", "page", name, "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+	}
 }
 
 // refused renders a page again after a change core refused: a coded refusal with its status
@@ -213,8 +203,7 @@ const flashCookie = "rewards_console_flash"
 // redirect answers 303 to to, with flash shown on that page (when not empty).
 func (h *Handler) redirect(w http.ResponseWriter, r *http.Request, to, flash string) {
 	if flash != "" {
-		http.SetCookie(w, &http.Cookie{Name: flashCookie, Value: url.QueryEscape(flash), Path: Path, MaxAge: 60,
-			HttpOnly: true, Secure: h.cfg.SecureCookies, SameSite: http.SameSiteLaxMode})
+		h.cookies.Set(w, flashCookie, url.QueryEscape(flash), time.Minute)
 	}
 	http.Redirect(w, r, to, http.StatusSeeOther)
 }

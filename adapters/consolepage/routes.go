@@ -17,7 +17,7 @@ func (h *Handler) routes() http.Handler {
 	r.NotFound(h.notFound)
 	r.MethodNotAllowed(h.methodNotAllowed)
 
-	r.Get("/assets/{name}", serveAsset)
+	r.Get("/assets/{name}", assets.ServeHTTP)
 	r.Get("/", h.home)
 	r.Get("/sign-in", h.signInShow)
 	r.Post("/sign-in", h.signInCheck)

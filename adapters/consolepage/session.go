@@ -87,14 +87,10 @@ func (h *Handler) toSignIn(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) setCookie(w http.ResponseWriter, token string, expires time.Time) {
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: token, Path: Path, Expires: expires, MaxAge: int(time.Until(expires).Seconds()),
-		HttpOnly: true, Secure: h.cfg.SecureCookies, SameSite: http.SameSiteLaxMode})
+	h.cookies.Set(w, cookieName, token, time.Until(expires))
 }
 
-func (h *Handler) clearCookie(w http.ResponseWriter) {
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: Path, MaxAge: -1,
-		HttpOnly: true, Secure: h.cfg.SecureCookies, SameSite: http.SameSiteLaxMode})
-}
+func (h *Handler) clearCookie(w http.ResponseWriter) { h.cookies.Clear(w, cookieName) }
 
 // clientIP is the address the request came from, as the audit log records it.
 func clientIP(r *http.Request) string {

@@ -11,6 +11,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
+	"github.com/rewardsco/rewards/adapters/storepage"
 	"github.com/rewardsco/rewards/core/console"
 	"github.com/rewardsco/rewards/core/players"
 	"github.com/rewardsco/rewards/core/studio"
@@ -336,22 +337,12 @@ func (h *Handler) storeIntegrationSave(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) storePreviewCSS(w http.ResponseWriter, r *http.Request) {
 	raw, _ := json.Marshal(formThemeValues(r.URL.Query().Get))
 	t := players.ParseTheme(raw)
-	var b strings.Builder
-	b.WriteString(".store-preview{--sp-accent:#5b3df5;--sp-bg:#f6f6fb;--sp-fg:#16161d;--sp-surface:#fff;--sp-muted:#5f6170;" +
-		"--sp-font:system-ui,-apple-system,\"Segoe UI\",Roboto,sans-serif}\n.store-preview{")
-	for _, kv := range [][2]string{{"--sp-accent", t.Primary}, {"--sp-bg", t.Background}, {"--sp-fg", t.Text}, {"--sp-surface", t.Surface}} {
-		if kv[1] != "" {
-			b.WriteString(kv[0] + ":" + kv[1] + ";")
-		}
-	}
-	if t.Font != "" {
-		b.WriteString("--sp-font:" + t.Font + ",system-ui,sans-serif;")
-	}
-	b.WriteString("}\n")
-	b.WriteString(previewRules)
+	css := ".store-preview{--sp-accent:#5b3df5;--sp-bg:#f6f6fb;--sp-fg:#16161d;--sp-surface:#fff;--sp-muted:#5f6170;" +
+		"--sp-font:system-ui,-apple-system,\"Segoe UI\",Roboto,sans-serif}\n" +
+		".store-preview{" + storepage.ThemeProperties(t, "--sp-") + "}\n" + previewRules
 	w.Header().Set("Content-Type", "text/css; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	_, _ = w.Write([]byte(b.String()))
+	_, _ = w.Write([]byte(css))
 }
 
 // previewRules draw the preview (and strip the frame of the page's fieldsets, which exist to

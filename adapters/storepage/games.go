@@ -72,18 +72,22 @@ func (c *gameCache) get(ctx context.Context, id uuid.UUID) (gameInfo, error) {
 }
 
 // themeCSS is the theme as custom properties that static/store.css reads.
-func themeCSS(t players.Theme) string {
+func themeCSS(t players.Theme) string { return ":root{" + ThemeProperties(t, "--") + "}\n" }
+
+// ThemeProperties are the declarations of the custom properties the store's stylesheet reads
+// for the values of t the store applies, each name after prefix ("--": --accent, --bg, --fg,
+// --surface and --font, the font with the system's after it). The console's preview of a
+// theme draws with them too.
+func ThemeProperties(t players.Theme, prefix string) string {
 	var b strings.Builder
-	b.WriteString(":root{")
-	for _, kv := range [][2]string{{"--accent", t.Primary}, {"--bg", t.Background}, {"--fg", t.Text}, {"--surface", t.Surface}} {
+	for _, kv := range [][2]string{{"accent", t.Primary}, {"bg", t.Background}, {"fg", t.Text}, {"surface", t.Surface}} {
 		if kv[1] != "" {
-			b.WriteString(kv[0] + ":" + kv[1] + ";")
+			b.WriteString(prefix + kv[0] + ":" + kv[1] + ";")
 		}
 	}
 	if t.Font != "" {
-		b.WriteString("--font:" + t.Font + ",system-ui,sans-serif;")
+		b.WriteString(prefix + "font:" + t.Font + ",system-ui,sans-serif;")
 	}
-	b.WriteString("}\n")
 	return b.String()
 }
 

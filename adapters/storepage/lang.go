@@ -16,8 +16,7 @@ var langPattern = regexp.MustCompile(`^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$`)
 // cookie), then that cookie, then the first language of Accept-Language, then English.
 func (p *Pages) language(w http.ResponseWriter, r *http.Request) string {
 	if l := r.URL.Query().Get("lang"); langPattern.MatchString(l) {
-		http.SetCookie(w, &http.Cookie{Name: langCookie, Value: l, Path: Path, MaxAge: int((365 * 24 * time.Hour).Seconds()),
-			HttpOnly: true, Secure: p.cfg.SecureCookies, SameSite: http.SameSiteLaxMode})
+		p.cookies.Set(w, langCookie, l, 365*24*time.Hour)
 		return l
 	}
 	if c, err := r.Cookie(langCookie); err == nil && langPattern.MatchString(c.Value) {

@@ -1,27 +1,26 @@
 package storepage
 
 import (
-	"bytes"
 	"embed"
 	"errors"
 	"html/template"
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/rewardsco/rewards/adapters/webpage"
 	"github.com/rewardsco/rewards/core/catalogue"
 	"github.com/rewardsco/rewards/core/errs"
 	"github.com/rewardsco/rewards/core/money"
 )
 
-//go:embed templates
-var templateFiles embed.FS
+//go:embed templates static
+var files embed.FS
 
-var pages = template.Must(template.New("").Funcs(template.FuncMap{
-	"asset": assets.URL,
-	"coins": formatCoins,
-}).ParseFS(templateFiles, "templates/*.html"))
+// assets are the embedded static files under content-hashed names ("store.3f2a1b9c4d5e.css").
+var assets = webpage.Load(files, "static", Path+"/assets/")
+
+var pages = webpage.Parse(files, assets, template.FuncMap{"coins": formatCoins})
 
 // view is what every page template gets: the frame (language, theme, the player's balance)
 // and the page's own data in Page.
@@ -41,24 +40,14 @@ type view struct {
 	Page any
 }
 
-// renderBuffers are the buffers pages are rendered into before their length is known.
-var renderBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
 // render writes a page with status, or a 500 when the template fails.
 func (p *Pages) render(w http.ResponseWriter, status int, name string, v view, frameAncestors []string) {
-	buf := renderBuffers.Get().(*bytes.Buffer)
-	defer renderBuffers.Put(buf)
-	buf.Reset()
-	if err := pages.ExecuteTemplate(buf, name, v); err != nil {
-		p.cfg.Log.Error("store page", "page", name, "err", err)
-		headers(w, nil)
-		http.Error(w, "internal error", http.StatusInternalServerError)
-		return
-	}
 	headers(w, frameAncestors)
-	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
-	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	if err := webpage.Write(w, status, pages, name, v); err != nil {
+		p.cfg.Log.Error("store page", "page", name, "err", err)
+		headers(w, nil) // nothing of the page is shown: nothing may frame it
+		http.Error(w, "internal error", http.StatusInternalServerError)
+	}
 }
 
 // frame is the view of a signed-in page, and who may frame it.

@@ -59,14 +59,10 @@ func (p *Pages) signedIn(w http.ResponseWriter, r *http.Request) (shopper, bool)
 }
 
 func (p *Pages) setCookie(w http.ResponseWriter, value string, expires time.Time) {
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: value, Path: Path, Expires: expires, MaxAge: int(time.Until(expires).Seconds()),
-		HttpOnly: true, Secure: p.cfg.SecureCookies, SameSite: http.SameSiteLaxMode})
+	p.cookies.Set(w, cookieName, value, time.Until(expires))
 }
 
-func (p *Pages) clearCookie(w http.ResponseWriter) {
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: Path, MaxAge: -1,
-		HttpOnly: true, Secure: p.cfg.SecureCookies, SameSite: http.SameSiteLaxMode})
-}
+func (p *Pages) clearCookie(w http.ResponseWriter) { p.cookies.Clear(w, cookieName) }
 
 // detached is ctx without its cancellation: a purchase the player's web view gave up on still
 // finishes, so that the order it made is the one the next tap finds.

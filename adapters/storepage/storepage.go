@@ -4,7 +4,7 @@
 //
 // One small file per page action (home.go, list.go, reward.go, buy.go, orders.go, profile.go,
 // enter.go), forms parsed in form.go, the session in session.go, the security headers and the
-// cross-origin check of every POST in headers.go, the embedded assets in assets.go and every
+// cross-origin check of every POST in headers.go, the embedded assets in render.go and every
 // route in routes.go. The pages are html/template, which escapes every value it prints:
 // catalogue text is never markup. Every page works without JavaScript; static/store.js only
 // adds copy buttons and refreshes a pending order's page.
@@ -25,6 +25,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/rewardsco/rewards/adapters/webpage"
 	"github.com/rewardsco/rewards/core/catalogue"
 	"github.com/rewardsco/rewards/core/coins"
 	"github.com/rewardsco/rewards/core/orders"
@@ -107,6 +108,7 @@ type Pages struct {
 	cfg      Config
 	games    *gameCache
 	balances *balances
+	cookies  webpage.Cookies
 	handler  http.Handler
 }
 
@@ -118,7 +120,8 @@ func New(cfg Config) *Pages {
 	if cfg.PurchaseWait == 0 {
 		cfg.PurchaseWait = 15 * time.Second
 	}
-	p := &Pages{cfg: cfg, games: newGameCache(cfg.Games), balances: &balances{m: map[uuid.UUID]balanceEntry{}}}
+	p := &Pages{cfg: cfg, games: newGameCache(cfg.Games), balances: &balances{m: map[uuid.UUID]balanceEntry{}},
+		cookies: webpage.Cookies{Path: Path, Secure: cfg.SecureCookies}}
 	p.handler = p.routes()
 	return p
 }

@@ -1,7 +1,4 @@
-// Package pageassets serves the embedded static files of the server-rendered pages (the store,
-// the console) under content-hashed names, so that a page may let browsers keep them a year: a
-// file's name changes with its content.
-package pageassets
+package webpage
 
 import (
 	"crypto/sha256"
@@ -49,6 +46,10 @@ func Load(fsys fs.FS, dir, prefix string) *Set {
 
 // URL is the address of the file named name ("store.css"), "" when there is none.
 func (s *Set) URL(name string) string { return s.urls[name] }
+
+// ServeHTTP answers the file whose hashed name is the route's {name}: the route is
+// …/assets/{name}.
+func (s *Set) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.Serve(w, r, r.PathValue("name")) }
 
 // Serve answers the file whose hashed name is hashed, for a year, or 404.
 func (s *Set) Serve(w http.ResponseWriter, r *http.Request, hashed string) {
