@@ -108,6 +108,14 @@ func find(st *state, s players.Scope, match func(players.Player) bool) (players.
 	return players.Player{}, false
 }
 
+func byUUID(u string) func(players.Player) bool {
+	return func(p players.Player) bool { return p.UUID != nil && *p.UUID == u }
+}
+
+func byPhone(phone string) func(players.Player) bool {
+	return func(p players.Player) bool { return p.Phone != nil && *p.Phone == phone }
+}
+
 // update applies change to player id in st and returns it, or ErrPlayerNotFound. The table is
 // locked.
 func (r *Repo) update(st *state, id uuid.UUID, change func(*players.Player)) (players.Player, error) {
@@ -129,7 +137,7 @@ func (r *Repo) CreateWithUUID(_ context.Context, s players.Scope, u string) (pla
 	}
 	st := r.Lock()
 	defer r.Unlock()
-	if p, ok := find(st, s, func(p players.Player) bool { return p.UUID != nil && *p.UUID == u }); ok {
+	if p, ok := find(st, s, byUUID(u)); ok {
 		return players.Created{Player: clonePlayer(p)}, nil
 	}
 	p := r.newPlayer(s)
@@ -142,7 +150,7 @@ func (r *Repo) CreateWithUUID(_ context.Context, s players.Scope, u string) (pla
 func (r *Repo) GetOrCreateByPhone(_ context.Context, s players.Scope, phone string) (players.Player, error) {
 	st := r.Lock()
 	defer r.Unlock()
-	if p, ok := find(st, s, func(p players.Player) bool { return p.Phone != nil && *p.Phone == phone }); ok {
+	if p, ok := find(st, s, byPhone(phone)); ok {
 		return clonePlayer(p), nil
 	}
 	p := r.newPlayer(s)
@@ -162,26 +170,25 @@ func (r *Repo) Get(_ context.Context, s players.Scope, id uuid.UUID) (players.Pl
 	return clonePlayer(p), nil
 }
 
-// GetByUUID implements players.Repo.
-func (r *Repo) GetByUUID(_ context.Context, s players.Scope, u string) (players.Player, error) {
+// get returns a copy of the player of s that match selects, or ErrPlayerNotFound.
+func (r *Repo) get(s players.Scope, match func(players.Player) bool) (players.Player, error) {
 	st := r.Lock()
 	defer r.Unlock()
-	p, ok := find(st, s, func(p players.Player) bool { return p.UUID != nil && *p.UUID == u })
+	p, ok := find(st, s, match)
 	if !ok {
 		return players.Player{}, players.ErrPlayerNotFound
 	}
 	return clonePlayer(p), nil
 }
 
+// GetByUUID implements players.Repo.
+func (r *Repo) GetByUUID(_ context.Context, s players.Scope, u string) (players.Player, error) {
+	return r.get(s, byUUID(u))
+}
+
 // GetByPhone implements players.Repo.
 func (r *Repo) GetByPhone(_ context.Context, s players.Scope, phone string) (players.Player, error) {
-	st := r.Lock()
-	defer r.Unlock()
-	p, ok := find(st, s, func(p players.Player) bool { return p.Phone != nil && *p.Phone == phone })
-	if !ok {
-		return players.Player{}, players.ErrPlayerNotFound
-	}
-	return clonePlayer(p), nil
+	return r.get(s, byPhone(phone))
 }
 
 // UpdateProfile implements players.Repo: name, email, contact phone and addresses (nil stored
@@ -237,22 +244,7 @@ func (r *Repo) LockPhone(context.Context, players.Scope, string) error { return 
 // times are since when there is none.
 func (r *Repo) OTPSendStats(_ context.Context, s players.Scope, phone string, since time.Time) (players.SendStats, error) {
 	since = memstore.PGTime(since)
-	st := r.Lock()
-	defer r.Unlock()
-	stats := players.SendStats{FirstSentAt: since, LastSentAt: since}
-	for _, o := range st.otps {
-		if o.scope != s || o.phone != phone || o.createdAt.Before(since) {
-			continue
-		}
-		if stats.Sent == 0 || o.createdAt.Before(stats.FirstSentAt) {
-			stats.FirstSentAt = o.createdAt
-		}
-		if stats.Sent == 0 || o.createdAt.After(stats.LastSentAt) {
-			stats.LastSentAt = o.createdAt
-		}
-		stats.Sent++
-	}
-	return stats, nil
+	return r.sendStats(since, func(o otpCode) bool { return o.scope == s && o.phone == phone && !o.createdAt.Before(since) }), nil
 }
 
 // LockOTPScope implements players.Repo. memstore runs transactions one at a time, so there is
@@ -263,11 +255,16 @@ func (r *Repo) LockOTPScope(context.Context, players.Scope) error { return nil }
 // both times are since when there is none.
 func (r *Repo) OTPScopeSendStats(_ context.Context, s players.Scope, since time.Time) (players.SendStats, error) {
 	since = memstore.PGTime(since)
+	return r.sendStats(since, func(o otpCode) bool { return o.scope == s && o.createdAt.After(since) }), nil
+}
+
+// sendStats sums up the codes that counted selects; both times are since when there is none.
+func (r *Repo) sendStats(since time.Time, counted func(otpCode) bool) players.SendStats {
 	st := r.Lock()
 	defer r.Unlock()
 	stats := players.SendStats{FirstSentAt: since, LastSentAt: since}
 	for _, o := range st.otps {
-		if o.scope != s || !o.createdAt.After(since) {
+		if !counted(o) {
 			continue
 		}
 		if stats.Sent == 0 || o.createdAt.Before(stats.FirstSentAt) {
@@ -278,7 +275,7 @@ func (r *Repo) OTPScopeSendStats(_ context.Context, s players.Scope, since time.
 		}
 		stats.Sent++
 	}
-	return stats, nil
+	return stats
 }
 
 // OTPFailureRun implements players.Repo.
