@@ -16,15 +16,6 @@ import (
 	"github.com/rewardsco/rewards/core/players"
 )
 
-// orderRoutes mounts the order pages under /console/games/{gameID}/{env}: the game's orders
-// filtered by status, player and time, newest first, and one order with its history. Codes and
-// PINs are the player's: core/console never hands them out, and the pages say only that they
-// were delivered.
-func (h *Handler) orderRoutes(r chi.Router) {
-	r.Get("/orders", h.ordersShow)
-	r.Get("/orders/{orderID}", h.orderShow)
-}
-
 func ordersURL(g *gameRef) string { return envURL(g) + "/orders" }
 
 // orderRow is an order in a list.

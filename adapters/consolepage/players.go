@@ -14,16 +14,6 @@ import (
 	"github.com/rewardsco/rewards/core/players"
 )
 
-// playerRoutes mounts the player pages under /console/games/{gameID}/{env}: the lookup by the
-// studio's uuid, the player's id or its phone; one player with its balances, transactions and
-// newest orders; and block / unblock, each confirmed by a ticked box.
-func (h *Handler) playerRoutes(r chi.Router) {
-	r.Get("/players", h.playersShow)
-	r.Get("/players/{playerID}", h.playerShow)
-	r.Post("/players/{playerID}/block", h.playerBlock)
-	r.Post("/players/{playerID}/unblock", h.playerUnblock)
-}
-
 // playerTxPageSize is how many transactions a page of a player's shows (core/console's
 // PlayerPage on the first).
 const playerTxPageSize = console.PlayerPage

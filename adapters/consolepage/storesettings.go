@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
 	"github.com/rewardsco/rewards/adapters/storepage"
@@ -16,24 +15,6 @@ import (
 	"github.com/rewardsco/rewards/core/players"
 	"github.com/rewardsco/rewards/core/studio"
 )
-
-// storeRoutes mounts the store pages under /console/games/{gameID}/{env}: the game's store
-// settings (switches and landing page), its theme with a preview of the store, and the
-// integration settings the store and the API read (the store's address, the allowed browser
-// origins of the environment, server-only coin movements, the touchpoint coin).
-//
-// The preview is a block of this page drawn as the store draws its pages, coloured by
-// preview.css: the theme's values as custom properties scoped to the block, read from the
-// query and checked as the store checks them (players.ParseTheme), so that no value can end
-// a declaration. The console's CSP allows no inline style and the store may not be framed by
-// the console, hence a stylesheet of our own rather than an iframe or a style attribute.
-func (h *Handler) storeRoutes(r chi.Router) {
-	r.Get("/store", h.storeShow)
-	r.Get("/store/preview.css", h.storePreviewCSS)
-	r.Post("/store/settings", h.storeSettingsSave)
-	r.Post("/store/theme", h.storeThemeSave)
-	r.Post("/store/integration", h.storeIntegrationSave)
-}
 
 // themeKeys are the theme's keys the store reads (players.Theme), in the form's order.
 var themeKeys = []struct{ Key, Label, Default, Var string }{
@@ -334,6 +315,12 @@ func (h *Handler) storeIntegrationSave(w http.ResponseWriter, r *http.Request) {
 // storePreviewCSS is GET …/store/preview.css?primaryColor=&backgroundColor=&textColor=&
 // surfaceColor=&fontFamily=: the preview block's styles with those values, each applied only
 // when the store would apply it.
+//
+// The preview is a block of the store page drawn as the store draws its pages, coloured by
+// this stylesheet: the theme's values as custom properties scoped to the block, read from the
+// query and checked as the store checks them (players.ParseTheme), so that no value can end
+// a declaration. The console's CSP allows no inline style and the store may not be framed by
+// the console, hence a stylesheet of our own rather than an iframe or a style attribute.
 func (h *Handler) storePreviewCSS(w http.ResponseWriter, r *http.Request) {
 	raw, _ := json.Marshal(formThemeValues(r.URL.Query().Get))
 	t := players.ParseTheme(raw)

@@ -16,25 +16,6 @@ import (
 	"github.com/rewardsco/rewards/core/webhooks"
 )
 
-// webhookRoutes mounts the webhook pages under /console/games/{gameID}/{env}: the studio's
-// configurations of the environment with their stats, one configuration (change, switch on or
-// off, test, rotate its secret, recover its failed deliveries, delete), and the deliveries
-// filtered by status with resend. A studio's webhooks serve all its games: the game in the
-// address is where the console was opened from, and core/console checks it is the studio's.
-func (h *Handler) webhookRoutes(r chi.Router) {
-	r.Get("/webhooks", h.webhooksShow)
-	r.Post("/webhooks", h.webhookCreate)
-	r.Get("/webhooks/deliveries", h.deliveriesShow)
-	r.Post("/webhooks/deliveries/{deliveryID}/resend", h.deliveryResend)
-	r.Get("/webhooks/{configID}", h.webhookShow)
-	r.Post("/webhooks/{configID}", h.webhookUpdate)
-	r.Post("/webhooks/{configID}/active", h.webhookActive)
-	r.Post("/webhooks/{configID}/test", h.webhookTest)
-	r.Post("/webhooks/{configID}/rotate-secret", h.webhookRotate)
-	r.Post("/webhooks/{configID}/recover", h.webhookRecover)
-	r.Post("/webhooks/{configID}/delete", h.webhookDelete)
-}
-
 // deliveriesPageSize is how many deliveries a page lists.
 const deliveriesPageSize = 20
 
