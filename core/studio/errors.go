@@ -26,6 +26,8 @@ var (
 var ErrServerSecretRequired = errs.New(errs.Forbidden, "SERVER_SECRET_REQUIRED",
 	"this game takes coin movements only from its servers: send the game's server secret in the x-api-secret header")
 
+var errInvalidEnv = errs.Invalidf("environment must be live or test")
+
 // WrongEnvironment is ErrKeyWrongEnvironment for a key of keyEnv.
 func WrongEnvironment(keyEnv Environment) *errs.Error {
 	host := "live"

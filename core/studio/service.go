@@ -133,23 +133,16 @@ func (s *Service) CreateGame(ctx context.Context, g Game) (NewGame, error) {
 // only here. The old key stops working as soon as the rotation commits.
 func (s *Service) RotateKey(ctx context.Context, gameID uuid.UUID, env Environment) (string, error) {
 	if !env.Valid() {
-		return "", errs.Invalidf("environment must be live or test")
+		return "", errInvalidEnv
 	}
-	var plain string
-	err := s.log.Change(ctx, gameEntry(gameID, "api_key.rotate", env, nil), func(tx store.Tx) error {
-		r := s.store.WithTx(tx)
-		if _, err := r.LockGame(ctx, gameID); err != nil {
-			return err
-		}
+	plain, err := s.issue(ctx, gameID, env, "api_key.rotate", func(r Repo) (string, error) {
 		if err := r.RevokeAPIKeys(ctx, gameID, env); err != nil {
-			return fmt.Errorf("revoke %s keys: %w", env, err)
+			return "", fmt.Errorf("revoke %s keys: %w", env, err)
 		}
-		var hash []byte
-		plain, hash = NewAPIKey(env)
-		return r.InsertAPIKey(ctx, gameID, env, hash, KeyHint(plain))
+		plain, hash := NewAPIKey(env)
+		return plain, r.InsertAPIKey(ctx, gameID, env, hash, KeyHint(plain))
 	})
 	// The old key stops working on this instance at once (others: within authcache.TTL).
-	s.dropGame(gameID)
 	for _, f := range s.rotated {
 		f(gameID)
 	}
@@ -196,17 +189,27 @@ func (s *Service) Authenticate(ctx context.Context, key string, hostEnv Environm
 // is for the studio's servers; with ServerOnlyCoinMovements on, coin movements need it.
 func (s *Service) IssueServerSecret(ctx context.Context, gameID uuid.UUID, env Environment) (string, error) {
 	if !env.Valid() {
-		return "", errs.Invalidf("environment must be live or test")
+		return "", errInvalidEnv
 	}
+	return s.issue(ctx, gameID, env, "server_secret.issue", func(r Repo) (string, error) {
+		plain, hash := NewServerSecret(env)
+		return plain, r.PutServerSecret(ctx, gameID, env, hash)
+	})
+}
+
+// issue makes a new credential of the game's env with put, under the game's lock and with the
+// audit entry of action, and returns it in plaintext. The game's cached reads are dropped, so
+// that a replaced credential stops working on this instance at once.
+func (s *Service) issue(ctx context.Context, gameID uuid.UUID, env Environment, action string, put func(r Repo) (string, error)) (string, error) {
 	var plain string
-	err := s.log.Change(ctx, gameEntry(gameID, "server_secret.issue", env, nil), func(tx store.Tx) error {
+	err := s.log.Change(ctx, gameEntry(gameID, action, env, nil), func(tx store.Tx) error {
 		r := s.store.WithTx(tx)
 		if _, err := r.LockGame(ctx, gameID); err != nil {
 			return err
 		}
-		var hash []byte
-		plain, hash = NewServerSecret(env)
-		return r.PutServerSecret(ctx, gameID, env, hash)
+		var err error
+		plain, err = put(r)
+		return err
 	})
 	s.dropGame(gameID)
 	return plain, err
