@@ -18,8 +18,8 @@
 //	players.Service.tokens         token text: verified claims    20,000 LRU     1 s, < expiry  nothing (claims never change)
 //	partner.Service.tokens         token hash: token record       50,000 LRU     1 s            settings, secret, exchange, key rotation
 //	coins.Values                   game+coin: coins per unit      10,000 LRU     1 s            SetCoinsPerUnit
-//	touchpoints.Service.trees      tree, for reads w/o player     1,000 LRU      1 s            PutTree, DeleteTree (the game's)
-//	postgres treeCache             decoded tree + its version     1,000, clear   by version     never stale: version read each call
+//	touchpoints.Service.trees      decoded tree + its version     1,000 LRU      1 s w/o player PutTree, DeleteTree (the game's);
+//	                                                                             else version   reads with a player check the version
 //	catalogue.PoolStock            pool reward: free codes        pools read     500 ms         AddCodes, a purchase of the pool
 //	catalogue.ReadModel            the catalogue, one Snapshot    one snapshot   version moves  own writes, loaded before returning;
 //	                                                                                            others by NOTIFY or a 300 ms poll
@@ -34,10 +34,10 @@
 //	storepage rendered             card or options HTML           50,000, clear  no expiry      never stale: keyed by content
 //
 // 1 s is authcache.TTL, 500 ms catalogue.PoolStockTTL, 60 s External.StockCacheTTL's default.
-// "LRU" drops the least recently used past the bound; "clear" starts again empty. The two tree
-// caches are kept apart on purpose: touchpoints.Service.trees lets a read skip the storage (the
-// core decides when it may), the adapter's treeCache only spares decoding on reads that do go
-// there, and never serves a tree stale.
+// "LRU" drops the least recently used past the bound; "clear" starts again empty.
+// touchpoints.Service.trees serves a read without a player from memory for 1 s; every other
+// read hands the storage the cached tree, which answers with it while it is the stored version
+// (so never stale, and not decoded again).
 //
 // # Generated clients
 //

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -28,66 +27,6 @@ type TouchpointsRepo struct {
 	// id and name run on conn.q as cached prepared statements, whose plans do not depend on
 	// the values.
 	rules *db.Queries
-	trees *treeCache
-}
-
-// treeCache keeps decoded trees by how they are read (game and name, or id) with their version
-// (id and updated_at): games read the same trees on every screen, and decoding a tree's JSON is a
-// large part of a read's cost. The tree's version is still read on every call, so a change is
-// seen at once; its nodes are read only when the version is not the cached one. Cached trees are
-// shared: the core never changes the nodes it reads.
-//
-// It is not touchpoints.Service's cache of trees, and the two are kept apart on purpose. The
-// service's cache answers reads without a player with no round trip at all, and so may be
-// stale for authcache.TTL on other instances; only the core knows when a read may skip the
-// storage (no player balance to read, the coin's value in memory) and when its own writes
-// drop it. This one never answers without asking the database: it serves every read that
-// does go to the storage (a player's read, the service's misses, pages of trees) fresh, and
-// saves only the transfer and decoding of nodes that did not change. It is invisible to the
-// port. Both are in the table of caches in package app's documentation.
-type treeCache struct {
-	mu    sync.Mutex
-	trees map[treeKey]touchpoints.Tree
-}
-
-// treeKey is how a tree is read: by game and name, or by id (name "", game uuid.Nil).
-type treeKey struct {
-	game uuid.UUID
-	name string
-	id   uuid.UUID
-}
-
-// maxCachedTrees bounds the cache; past it, the cache starts over.
-const maxCachedTrees = 1000
-
-func (c *treeCache) get(k treeKey) (touchpoints.Tree, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t, ok := c.trees[k]
-	return t, ok
-}
-
-func (c *treeCache) put(k treeKey, t touchpoints.Tree) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.trees) >= maxCachedTrees {
-		clear(c.trees)
-	}
-	c.trees[k] = t
-}
-
-// decode returns the tree of a full row, decoding its nodes unless the cache has its version.
-func (c *treeCache) decode(t db.TouchpointTree) (touchpoints.Tree, error) {
-	k := treeKey{id: t.ID}
-	if hit, ok := c.get(k); ok && hit.UpdatedAt.Equal(t.UpdatedAt) && hit.Name == t.Name {
-		return hit, nil
-	}
-	out, err := toCoreTree(t)
-	if err != nil {
-		return out, err
-	}
-	c.put(k, out)
-	return out, nil
 }
 
 var _ touchpoints.Repo = (*TouchpointsRepo)(nil)
@@ -97,9 +36,8 @@ var _ touchpoints.Repo = (*TouchpointsRepo)(nil)
 // fold away, and the default order walks the listing index. The lookups by id and name keep
 // pgx's cached prepared statements: planning them anew each time cost more than running them.
 func NewTouchpointsStore(d *DB) store.Of[touchpoints.Repo] {
-	cache := &treeCache{trees: map[treeKey]touchpoints.Tree{}}
 	return newModuleStore(d, func(c conn) touchpoints.Repo {
-		return &TouchpointsRepo{conn: c, rules: db.New(customPlans{c.dbtx}), trees: cache}
+		return &TouchpointsRepo{conn: c, rules: db.New(customPlans{c.dbtx})}
 	})
 }
 
@@ -482,18 +420,13 @@ func (r *TouchpointsRepo) Lookup(ctx context.Context, l touchpoints.Lookup) (tou
 	return out, nil
 }
 
-// TreeWithCoin implements touchpoints.Repo in one statement, which reads the tree's nodes only
-// when the cache does not hold its version.
-func (r *TouchpointsRepo) TreeWithCoin(ctx context.Context, gameID uuid.UUID, key touchpoints.TreeKey, coinID, playerID *uuid.UUID) (touchpoints.Tree, *touchpoints.Coin, error) {
-	k := treeKey{game: gameID, name: key.Name}
-	if key.ID != uuid.Nil {
-		k = treeKey{id: key.ID}
-	}
+// TreeWithCoin implements touchpoints.Repo in one statement, which leaves the tree's nodes out
+// when they are known's.
+func (r *TouchpointsRepo) TreeWithCoin(ctx context.Context, gameID uuid.UUID, key touchpoints.TreeKey, coinID, playerID *uuid.UUID, known *touchpoints.Tree) (touchpoints.Tree, *touchpoints.Coin, error) {
 	var knownID *uuid.UUID
 	var knownAt *time.Time
-	cached, ok := r.trees.get(k)
-	if ok {
-		knownID, knownAt = &cached.ID, &cached.UpdatedAt
+	if known != nil {
+		knownID, knownAt = &known.ID, &known.UpdatedAt
 	}
 	var row db.TouchpointsTreeAndCoinByNameRow
 	var err error
@@ -521,18 +454,17 @@ func (r *TouchpointsRepo) TreeWithCoin(ctx context.Context, gameID uuid.UUID, ke
 		return touchpoints.Tree{}, nil, touchpoints.ErrTouchpointNotFound
 	}
 	if row.Nodes == nil {
-		// The statement leaves the nodes out only when the tree is the cached version.
-		if !ok || cached.ID != *row.TreeID || !cached.UpdatedAt.Equal(*row.TreeUpdatedAt) {
+		// The statement leaves the nodes out only when the tree is known's version.
+		if known == nil || known.ID != *row.TreeID || !known.UpdatedAt.Equal(*row.TreeUpdatedAt) {
 			return touchpoints.Tree{}, nil, fmt.Errorf("get tree %s: no nodes read", *row.TreeID)
 		}
-		return cached, coin, nil
+		return *known, coin, nil
 	}
 	t, err := toCoreTree(db.TouchpointTree{ID: *row.TreeID, GameID: gameID, Name: *row.TreeName, Nodes: row.Nodes,
 		UpdatedAt: *row.TreeUpdatedAt, ServedSize: *row.TreeServedSize})
 	if err != nil {
 		return touchpoints.Tree{}, nil, err
 	}
-	r.trees.put(k, t)
 	return t, coin, nil
 }
 
@@ -582,15 +514,19 @@ func (r *TouchpointsRepo) TreeSizes(ctx context.Context, gameID uuid.UUID, n int
 	return out, total, nil
 }
 
-// TreesByID implements touchpoints.Repo, decoding only the trees the cache does not hold.
-func (r *TouchpointsRepo) TreesByID(ctx context.Context, gameID uuid.UUID, ids []uuid.UUID) ([]touchpoints.Tree, error) {
+// TreesByID implements touchpoints.Repo, decoding only the trees known does not hold.
+func (r *TouchpointsRepo) TreesByID(ctx context.Context, gameID uuid.UUID, ids []uuid.UUID, known map[uuid.UUID]touchpoints.Tree) ([]touchpoints.Tree, error) {
 	rows, err := r.q.TouchpointsTreesByID(ctx, db.TouchpointsTreesByIDParams{GameID: gameID, Ids: ids})
 	if err != nil {
 		return nil, fmt.Errorf("trees by id: %w", err)
 	}
 	out := make([]touchpoints.Tree, 0, len(rows))
 	for _, row := range rows {
-		t, err := r.trees.decode(row)
+		if k, ok := known[row.ID]; ok && k.UpdatedAt.Equal(row.UpdatedAt) && k.Name == row.Name {
+			out = append(out, k)
+			continue
+		}
+		t, err := toCoreTree(row)
 		if err != nil {
 			return nil, err
 		}

@@ -311,11 +311,11 @@ func TestTouchpointsTreeSizesAreStoredAndReadAlone(t *testing.T) {
 	require.Equal(t, 3, total)
 	require.Equal(t, []touchpoints.TreeSize{{ID: a.ID, Name: "a", Served: 8}, {ID: bb.ID, Name: "b", Served: 3}}, sizes)
 
-	trees, err := b.repo.TreesByID(ctx, b.game.ID, []uuid.UUID{c.ID, a.ID, uuid.New()})
+	trees, err := b.repo.TreesByID(ctx, b.game.ID, []uuid.UUID{c.ID, a.ID, uuid.New()}, nil)
 	require.NoError(t, err)
 	require.Len(t, trees, 2)
 	require.Equal(t, []any{"a", 8, 1, "c", 1, 1}, []any{trees[0].Name, trees[0].Served, len(trees[0].Nodes), trees[1].Name, trees[1].Served, len(trees[1].Nodes)})
-	other, err := b.repo.TreesByID(ctx, uuid.New(), []uuid.UUID{a.ID})
+	other, err := b.repo.TreesByID(ctx, uuid.New(), []uuid.UUID{a.ID}, nil)
 	require.NoError(t, err)
 	require.Empty(t, other, "another game's tree")
 	byName, err := b.tp.TreeByName(ctx, touchpoints.TreeRequest{GameID: b.game.ID}, "a")
@@ -427,4 +427,34 @@ func TestTouchpointsServeSeesChangesAtOnce(t *testing.T) {
 	for range 2 {
 		require.Nil(t, b.serve(t, studio.Test, "", nil).Item, "an inactive configured reward and no rule: nothing")
 	}
+}
+
+// A read handed the caller's copy of a tree answers with that copy while the stored tree is its
+// version (its nodes neither read nor decoded), and with the stored tree once it is not.
+func TestTouchpointsTreeReadsAnswerWithTheKnownVersion(t *testing.T) {
+	t.Parallel()
+	b := setupTouchpoints(t)
+	ctx := context.Background()
+	stored, _, err := b.tp.PutTree(ctx, b.game.ID, "Home", []touchpoints.Node{{DataType: touchpoints.DataAsset}})
+	require.NoError(t, err)
+	marked := stored
+	marked.Nodes = []touchpoints.Node{{DataType: touchpoints.DataAsset}, {DataType: touchpoints.DataAsset}}
+	stale := marked
+	stale.UpdatedAt = stale.UpdatedAt.Add(-time.Second)
+
+	for _, key := range []touchpoints.TreeKey{{Name: "Home"}, {ID: stored.ID}} {
+		got, _, err := b.repo.TreeWithCoin(ctx, b.game.ID, key, nil, nil, &marked)
+		require.NoError(t, err)
+		require.Len(t, got.Nodes, 2, "%+v: the known copy", key)
+		got, _, err = b.repo.TreeWithCoin(ctx, b.game.ID, key, nil, nil, &stale)
+		require.NoError(t, err)
+		require.Len(t, got.Nodes, 1, "%+v: another version: the stored tree", key)
+	}
+	trees, err := b.repo.TreesByID(ctx, b.game.ID, []uuid.UUID{stored.ID}, map[uuid.UUID]touchpoints.Tree{stored.ID: marked})
+	require.NoError(t, err)
+	require.Len(t, trees, 1)
+	require.Len(t, trees[0].Nodes, 2, "the known copy")
+	trees, err = b.repo.TreesByID(ctx, b.game.ID, []uuid.UUID{stored.ID}, map[uuid.UUID]touchpoints.Tree{stored.ID: stale})
+	require.NoError(t, err)
+	require.Len(t, trees[0].Nodes, 1, "another version: the stored tree")
 }

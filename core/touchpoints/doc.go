@@ -9,9 +9,10 @@
 // Rewards are hydrated through the Reads port, which package app serves from the catalogue's
 // read model (see package catalogue). A tree read without a player token costs no round trip
 // while fresh: its coin's value comes from coins.Values, and the stored tree from this
-// service's own cache (Service.trees; a tree not found is not kept, so a new tree is served at
+// service's cache of trees (treeCache; a tree not found is not kept, so a new tree is served at
 // once everywhere). With a player token, the tree's version and the coin with the player's
-// balance are read in one round trip. GET /v2/touchpoints/serve reads the placement's reward
+// balance are read in one round trip, the tree's nodes only when they are not the cached
+// version's: the one cache of trees is the core's, and the storage keeps none. GET /v2/touchpoints/serve reads the placement's reward
 // (configured, else by its rule) through the same port; a configured reward the snapshot does
 // not hold is one nobody sees, so the rule serves without asking PostgreSQL. Placements, the
 // game's store address and touchpoint coin are read with the player's balance, in one round

@@ -149,10 +149,13 @@ type Repo interface {
 	// with the player's balance (nil when playerID is nil or the player has none), read together:
 	// coins.ErrCoinNotFound when coinID is not a coin of the game (whether or not the tree
 	// exists), else ErrTouchpointNotFound when there is no such tree.
-	TreeWithCoin(ctx context.Context, gameID uuid.UUID, key TreeKey, coinID, playerID *uuid.UUID) (Tree, *Coin, error)
+	// known, when set, is the caller's copy of the tree: while the stored tree is that version
+	// (its ID and UpdatedAt), the answer is known itself, its nodes neither read nor decoded.
+	TreeWithCoin(ctx context.Context, gameID uuid.UUID, key TreeKey, coinID, playerID *uuid.UUID, known *Tree) (Tree, *Coin, error)
 	// TreeSizes returns the first n of the game's trees in list order (by name, then id),
 	// without their nodes, and how many trees the game has.
 	TreeSizes(ctx context.Context, gameID uuid.UUID, n int) (sizes []TreeSize, total int, err error)
-	// TreesByID returns the game's trees of ids that exist, in list order.
-	TreesByID(ctx context.Context, gameID uuid.UUID, ids []uuid.UUID) ([]Tree, error)
+	// TreesByID returns the game's trees of ids that exist, in list order; a tree still the
+	// version of the caller's copy in known (by id) is that copy, not decoded again.
+	TreesByID(ctx context.Context, gameID uuid.UUID, ids []uuid.UUID, known map[uuid.UUID]Tree) ([]Tree, error)
 }

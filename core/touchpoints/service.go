@@ -12,7 +12,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rewardsco/rewards/core/audit"
-	"github.com/rewardsco/rewards/core/authcache"
 	"github.com/rewardsco/rewards/core/catalogue"
 	"github.com/rewardsco/rewards/core/errs"
 	"github.com/rewardsco/rewards/core/money"
@@ -41,9 +40,9 @@ type Config struct {
 	// does not hold, and every read when it fails, goes to the Repo.
 	Reads Reads
 	// CoinValues, when set, lets a tree read without a player token cost no round trip: the
-	// coin's value comes from it, the tree from the service's own cache of trees (kept for
-	// authcache.TTL, dropped by this instance's PutTree and DeleteTree). Nil reads both every
-	// time.
+	// coin's value comes from it, the tree from the service's cache of trees while it was read
+	// less than authcache.TTL ago (dropped by this instance's PutTree and DeleteTree). Nil reads
+	// both every time.
 	CoinValues CoinValues
 	// Audit records each change of a game's placements, trees and coin (audit.Log), in the
 	// change's transaction; it must be on the same storage. Required.
@@ -55,25 +54,10 @@ type Service struct {
 	repo store.Of[Repo]
 	cfg  Config
 	now  func() time.Time
-	// trees keeps the stored trees that reads without a player found, for authcache.TTL (with
-	// Config.CoinValues): a change made through this instance is served at its next read, on
-	// other instances within authcache.TTL. A tree not found is not kept, so a new tree is
-	// served at once everywhere. The trees are shared: serving never changes stored nodes.
-	// It is the one cache that lets a read skip the storage; the postgres adapter's decode
-	// cache behind Repo only spares decoding an unchanged tree on reads that do go there (a
-	// player's, and this cache's misses), and never serves one stale.
-	trees *authcache.Cache[cachedTreeKey, Tree]
+	// trees is the one cache of stored trees (treeCache): it serves reads without a player for
+	// authcache.TTL, and spares every other read the decoding of a tree that did not change.
+	trees *treeCache
 }
-
-// cachedTreeKey is how a tree is read: by the game and its name, or by the game and its id.
-type cachedTreeKey struct {
-	game uuid.UUID
-	name string
-	id   uuid.UUID
-}
-
-// maxCachedTrees bounds Service.trees (least recently used out first).
-const maxCachedTrees = 1000
 
 // NewService returns a Service over the touchpoints storage.
 func NewService(repo store.Of[Repo], cfg Config) *Service {
@@ -81,7 +65,7 @@ func NewService(repo store.Of[Repo], cfg Config) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{repo: repo, cfg: cfg, now: now, trees: authcache.New[cachedTreeKey, Tree](maxCachedTrees)}
+	return &Service{repo: repo, cfg: cfg, now: now, trees: newTreeCache()}
 }
 
 var assetIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{1,63}$`)
@@ -620,7 +604,7 @@ func (s *Service) DeleteTree(ctx context.Context, gameID uuid.UUID, name string)
 // treesChanged forgets the game's cached trees, and any read of them in flight, once a change
 // has committed (or failed): the next read on this instance reads the storage.
 func (s *Service) treesChanged(gameID uuid.UUID) {
-	s.trees.Drop(func(k cachedTreeKey, _ Tree) bool { return k.game == gameID })
+	s.trees.drop(gameID)
 }
 
 // TreeRequest is how a game reads its trees.
@@ -655,7 +639,7 @@ func (s *Service) one(ctx context.Context, q TreeRequest, key TreeKey) (Tree, er
 	if q.PlayerID == nil && s.cfg.CoinValues != nil {
 		t, coin, err = s.knownTree(ctx, repo, q, key)
 	} else {
-		t, coin, err = repo.TreeWithCoin(ctx, q.GameID, key, q.CoinID, q.PlayerID)
+		t, coin, err = s.readTree(ctx, repo, q, key)
 	}
 	if err != nil {
 		return Tree{}, err
@@ -667,27 +651,35 @@ func (s *Service) one(ctx context.Context, q TreeRequest, key TreeKey) (Tree, er
 	return list[0], nil
 }
 
-// knownTree answers as Repo.TreeWithCoin does without a player, from memory when it can: the
-// coin from treeCoin (Config.CoinValues), the tree from s.trees.
+// knownTree answers as readTree does without a player, from memory when it can: the coin from
+// treeCoin (Config.CoinValues), the tree from s.trees while fresh.
 func (s *Service) knownTree(ctx context.Context, repo Repo, q TreeRequest, key TreeKey) (Tree, *Coin, error) {
 	// The coin first: COIN_NOT_FOUND whether or not the tree exists.
 	coin, err := s.treeCoin(ctx, repo, q)
 	if err != nil {
 		return Tree{}, nil, err
 	}
-	k := cachedTreeKey{game: q.GameID, name: key.Name}
-	if key.ID != uuid.Nil {
-		k = cachedTreeKey{game: q.GameID, id: key.ID}
-	}
-	if t, ok := s.trees.Get(k); ok {
+	if t, fresh, _ := s.trees.get(treeKeyOf(q.GameID, key)); fresh {
 		return t, coin, nil
 	}
-	gen := s.trees.Generation()
-	t, _, err := repo.TreeWithCoin(ctx, q.GameID, key, nil, nil)
+	t, _, err := s.readTree(ctx, repo, TreeRequest{GameID: q.GameID}, key)
+	return t, coin, err
+}
+
+// readTree reads the tree of key with q's coin and player (Repo.TreeWithCoin), handing the
+// storage the cached tree so that an unchanged one is not read and decoded again, and keeps
+// what it read.
+func (s *Service) readTree(ctx context.Context, repo Repo, q TreeRequest, key TreeKey) (Tree, *Coin, error) {
+	k := treeKeyOf(q.GameID, key)
+	r := s.trees.begin()
+	t, coin, err := repo.TreeWithCoin(ctx, q.GameID, key, q.CoinID, q.PlayerID, s.trees.known(k))
+	if errs.CodeOf(err) == ErrTouchpointNotFound.Code {
+		s.trees.forget(k)
+	}
 	if err != nil {
 		return Tree{}, nil, err
 	}
-	s.trees.Put(k, t, gen)
+	s.trees.put(k, t, r)
 	return t, coin, nil
 }
 
@@ -720,9 +712,19 @@ func (s *Service) Trees(ctx context.Context, q TreeRequest, page, limit int) (Tr
 	for _, t := range sizes[lo:hi] {
 		ids = append(ids, t.ID)
 	}
-	trees, err := repo.TreesByID(ctx, q.GameID, ids)
+	known := make(map[uuid.UUID]Tree, len(ids))
+	for _, id := range ids {
+		if t := s.trees.known(treeKeyOf(q.GameID, TreeKey{ID: id})); t != nil {
+			known[id] = *t
+		}
+	}
+	r := s.trees.begin()
+	trees, err := repo.TreesByID(ctx, q.GameID, ids, known)
 	if err != nil {
 		return TreeList{}, err
+	}
+	for _, t := range trees {
+		s.trees.put(treeKeyOf(q.GameID, TreeKey{ID: t.ID}), t, r)
 	}
 	// A tree written again between the two reads may serve more than it did: the page ends
 	// before it when it would pass the bound, as read.

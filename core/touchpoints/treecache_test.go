@@ -20,9 +20,12 @@ import (
 // change that commits while a read is in flight).
 type treeRepo struct {
 	Repo
-	trees  map[string]Tree
-	reads  int
-	during func()
+	trees map[string]Tree
+	reads int
+	// decoded counts the reads of TreeWithCoin and TreesByID that answered with the stored
+	// tree, not the caller's known copy.
+	decoded int
+	during  func()
 	// askedByID are the ids of each TreesByID; beforeByID, when set, runs inside the next one
 	// before it reads.
 	askedByID  [][]uuid.UUID
@@ -63,13 +66,27 @@ func (r *treeRepo) TreeSizes(_ context.Context, gameID uuid.UUID, n int) ([]Tree
 	return out, len(list), nil
 }
 
-func (r *treeRepo) TreesByID(_ context.Context, gameID uuid.UUID, ids []uuid.UUID) ([]Tree, error) {
+func (r *treeRepo) TreesByID(_ context.Context, gameID uuid.UUID, ids []uuid.UUID, known map[uuid.UUID]Tree) ([]Tree, error) {
 	r.askedByID = append(r.askedByID, ids)
 	if before := r.beforeByID; before != nil {
 		r.beforeByID = nil
 		before()
 	}
-	return slices.DeleteFunc(r.listed(gameID), func(t Tree) bool { return !slices.Contains(ids, t.ID) }), nil
+	out := slices.DeleteFunc(r.listed(gameID), func(t Tree) bool { return !slices.Contains(ids, t.ID) })
+	for i, t := range out {
+		k, ok := known[t.ID]
+		out[i] = r.answer(t, &k, ok)
+	}
+	return out, nil
+}
+
+// answer is the caller's copy when it is the stored tree's version, else the stored tree.
+func (r *treeRepo) answer(stored Tree, known *Tree, ok bool) Tree {
+	if ok && known.ID == stored.ID && known.UpdatedAt.Equal(stored.UpdatedAt) {
+		return *known
+	}
+	r.decoded++
+	return stored
 }
 
 func (r *treeRepo) UpsertTree(_ context.Context, t Tree) (Tree, bool, error) {
@@ -92,7 +109,7 @@ func (r *treeRepo) DeleteTree(_ context.Context, _ uuid.UUID, name string) error
 	return nil
 }
 
-func (r *treeRepo) TreeWithCoin(_ context.Context, gameID uuid.UUID, key TreeKey, coinID, _ *uuid.UUID) (Tree, *Coin, error) {
+func (r *treeRepo) TreeWithCoin(_ context.Context, gameID uuid.UUID, key TreeKey, coinID, _ *uuid.UUID, known *Tree) (Tree, *Coin, error) {
 	r.reads++
 	var coin *Coin
 	if coinID != nil {
@@ -114,7 +131,7 @@ func (r *treeRepo) TreeWithCoin(_ context.Context, gameID uuid.UUID, key TreeKey
 	if !ok || t.GameID != gameID {
 		return Tree{}, nil, ErrTouchpointNotFound
 	}
-	return t, coin, nil
+	return r.answer(t, known, known != nil), coin, nil
 }
 
 // coinValues is what one coin of one game is worth.
@@ -195,4 +212,54 @@ func TestTreeReadsWithoutAPlayerAreKeptUntilAChange(t *testing.T) {
 	require.Equal(t, ErrTouchpointNotFound.Code, errs.CodeOf(err))
 	_, err = s.TreeByID(ctx, q, stored.ID)
 	require.Equal(t, ErrTouchpointNotFound.Code, errs.CodeOf(err))
+}
+
+// Reads that do ask the storage (a player's, a page of trees, a read past authcache.TTL) hand it
+// the cached tree, so an unchanged tree is neither read nor decoded again; a changed one is
+// served at once.
+func TestTreeReadsHandTheStorageTheCachedTree(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	game, coin, player := uuid.New(), uuid.New(), uuid.New()
+	repo := &treeRepo{trees: map[string]Tree{}}
+	s := NewService(repoOf{repo}, Config{Currency: "INR", CoinValues: &coinValues{game: game, coin: coin, n: 10}, Audit: testAudit()})
+	put := func(title string) Tree {
+		t.Helper()
+		tr, _, err := s.PutTree(ctx, game, "Home", []Node{{DataType: DataAsset, Title: []TextItem{{Text: title}}}})
+		require.NoError(t, err)
+		return tr
+	}
+	withPlayer := TreeRequest{GameID: game, CoinID: &coin, PlayerID: &player}
+	title := func() string {
+		t.Helper()
+		tr, err := s.TreeByName(ctx, withPlayer, "Home")
+		require.NoError(t, err)
+		return tr.Nodes[0].Title[0].Text
+	}
+	stored := put("One")
+	require.Equal(t, "One", title())
+	require.Equal(t, 1, repo.decoded)
+	require.Equal(t, "One", title())
+	require.Equal(t, "One", title())
+	require.Equal(t, []int{3, 1}, []int{repo.reads, repo.decoded}, "read every time, decoded once")
+
+	list, err := s.Trees(ctx, TreeRequest{GameID: game}, 1, 10)
+	require.NoError(t, err)
+	require.Len(t, list.Trees, 1)
+	require.Equal(t, 2, repo.decoded, "the page reads by id, a key of its own")
+	_, err = s.Trees(ctx, TreeRequest{GameID: game}, 1, 10)
+	require.NoError(t, err)
+	byID, err := s.TreeByID(ctx, withPlayer, stored.ID)
+	require.NoError(t, err)
+	require.Equal(t, "One", byID.Nodes[0].Title[0].Text)
+	require.Equal(t, 2, repo.decoded, "the page and the read by id reuse the page's tree")
+
+	put("Two")
+	require.Equal(t, "Two", title())
+	require.Equal(t, 3, repo.decoded)
+	repo.during = func() { put("Three") }
+	require.Equal(t, "Two", title(), "a change commits while the read is in flight")
+	require.Equal(t, "Three", title())
+	require.Equal(t, "Three", title())
+	require.Equal(t, 4, repo.decoded, "the read in flight kept nothing; the next read decoded the new version once")
 }
