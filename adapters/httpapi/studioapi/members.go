@@ -34,83 +34,41 @@ type StudioMemberBody struct {
 }
 
 type inviteMemberInput struct {
-	StudioID string `path:"studioId" doc:"Studio id"`
-	Body     struct {
+	StudioPath
+	Body struct {
 		Email string `json:"email" minLength:"3" maxLength:"254" doc:"The email to invite" example:"owner@pixelforge.example"`
 		Role  string `json:"role" enum:"OWNER,DEVELOPER,VIEWER" doc:"The member's role; a studio's first member is usually its OWNER"`
 	}
-}
-
-type invitationOutput struct{ Body InvitationBody }
-
-type studioMembersOutput struct{ Body []StudioMemberBody }
-
-// memberHandlers serve the operator's member operations.
-type memberHandlers struct {
-	studios *studio.Service
-	members *members.Service
 }
 
 // RegisterMembers adds the operator's operations on a studio's members: inviting one (the
 // studio's first owner, usually) and listing them. Owners invite the rest themselves, in the
 // console or the studio API.
 func RegisterMembers(s *httpapi.Server, studios *studio.Service, m *members.Service) {
-	h := memberHandlers{studios: studios, members: m}
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID:   "admin-invite-member",
-		Method:        http.MethodPost,
-		Path:          "/admin/v1/studios/{studioId}/members",
-		Summary:       "Invite a member of a studio",
-		Description:   "Adds a member to the studio with the role, status INVITED, and emails them the invitation link (valid 72 hours, once), which this answer holds too: the way a studio gets its first owner. 404 STUDIO_NOT_FOUND; 409 MEMBER_EXISTS when the studio has a member with the email; 400 VALIDATION_FAILED for an email that is not one.",
-		DefaultStatus: http.StatusCreated,
-		Errors:        []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict},
-	}), h.invite)
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID: "admin-list-members",
-		Method:      http.MethodGet,
-		Path:        "/admin/v1/studios/{studioId}/members",
-		Summary:     "List a studio's members",
-		Description: "Every member of the studio, invited or active, oldest first. 404 STUDIO_NOT_FOUND.",
-		Errors:      []int{http.StatusNotFound},
-	}), h.list)
+	huma.Register(s.OperatorAPI, created(operation(s, "admin-invite-member", "POST /admin/v1/studios/{studioId}/members",
+		"Invite a member of a studio",
+		"Adds a member to the studio with the role, status INVITED, and emails them the invitation link (valid 72 hours, once), which this answer holds too: the way a studio gets its first owner. 404 STUDIO_NOT_FOUND; 409 MEMBER_EXISTS when the studio has a member with the email; 400 VALIDATION_FAILED for an email that is not one.",
+		http.StatusBadRequest, http.StatusNotFound, http.StatusConflict)), serve(func(ctx context.Context, id uuid.UUID, in *inviteMemberInput) (InvitationBody, error) {
+		if _, err := studios.GetStudio(ctx, id); err != nil {
+			return InvitationBody{}, err
+		}
+		inv, err := m.Invite(ctx, id, nil, in.Body.Email, members.Role(in.Body.Role))
+		return InvitationBody{ID: inv.Member.ID, Email: inv.Member.Email, Role: string(inv.Member.Role),
+			Status: string(inv.Member.Status), InviteURL: inv.URL}, err
+	}))
+	huma.Register(s.OperatorAPI, operation(s, "admin-list-members", "GET /admin/v1/studios/{studioId}/members",
+		"List a studio's members",
+		"Every member of the studio, invited or active, oldest first. 404 STUDIO_NOT_FOUND.",
+		http.StatusNotFound), serve(func(ctx context.Context, id uuid.UUID, _ *StudioPath) ([]StudioMemberBody, error) {
+		if _, err := studios.GetStudio(ctx, id); err != nil {
+			return nil, err
+		}
+		list, err := m.List(ctx, id)
+		return httpapi.Map(list, toStudioMemberBody), err
+	}))
 }
 
-// studio checks that the path names a studio.
-func (h memberHandlers) studio(ctx context.Context, id string) (uuid.UUID, error) {
-	studioID, err := httpapi.ParseID(id, studio.ErrStudioNotFound)
-	if err != nil {
-		return uuid.Nil, err
-	}
-	if _, err := h.studios.GetStudio(ctx, studioID); err != nil {
-		return uuid.Nil, err
-	}
-	return studioID, nil
-}
-
-func (h memberHandlers) invite(ctx context.Context, in *inviteMemberInput) (*invitationOutput, error) {
-	studioID, err := h.studio(ctx, in.StudioID)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	inv, err := h.members.Invite(ctx, studioID, nil, in.Body.Email, members.Role(in.Body.Role))
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &invitationOutput{Body: InvitationBody{ID: inv.Member.ID, Email: inv.Member.Email, Role: string(inv.Member.Role),
-		Status: string(inv.Member.Status), InviteURL: inv.URL}}, nil
-}
-
-func (h memberHandlers) list(ctx context.Context, in *studioPath) (*studioMembersOutput, error) {
-	studioID, err := h.studio(ctx, in.StudioID)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	list, err := h.members.List(ctx, studioID)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &studioMembersOutput{Body: httpapi.Map(list, func(m members.Member) StudioMemberBody {
-		return StudioMemberBody{ID: m.ID, Email: m.Email, Name: m.Name, Role: string(m.Role), Status: string(m.Status),
-			TOTPEnabled: m.TOTPEnabled, CreatedAt: m.CreatedAt}
-	})}, nil
+func toStudioMemberBody(m members.Member) StudioMemberBody {
+	return StudioMemberBody{ID: m.ID, Email: m.Email, Name: m.Name, Role: string(m.Role), Status: string(m.Status),
+		TOTPEnabled: m.TOTPEnabled, CreatedAt: m.CreatedAt}
 }

@@ -4,14 +4,15 @@ package studioapi
 
 import (
 	"context"
-	"github.com/rewardsco/rewards/core/money"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/google/uuid"
 
 	"github.com/rewardsco/rewards/adapters/httpapi"
+	"github.com/rewardsco/rewards/core/money"
 	"github.com/rewardsco/rewards/core/studio"
 )
 
@@ -38,6 +39,17 @@ type GameBody struct {
 type OriginsBody struct {
 	Live []string `json:"live" doc:"Origins allowed on the live hosts" example:"[\"https://play.example.com\"]"`
 	Test []string `json:"test" doc:"Origins allowed on the development hosts" example:"[\"http://localhost:3000\"]"`
+}
+
+// ToOriginsBody is a game's allowed origins, [] for an environment with none.
+func ToOriginsBody(o studio.Origins) OriginsBody {
+	orNone := func(l []string) []string {
+		if l == nil {
+			return []string{}
+		}
+		return l
+	}
+	return OriginsBody{Live: orNone(o.Live), Test: orNone(o.Test)}
 }
 
 // OriginsInput sets a game's allowed origins; an environment left out keeps its origins.
@@ -85,15 +97,8 @@ func toGameBody(g studio.Game) GameBody {
 		u := a.Units()
 		return &u
 	}
-	orNone := func(l []string) []string {
-		if l == nil {
-			return []string{}
-		}
-		return l
-	}
 	return GameBody{ID: g.ID, StudioID: g.StudioID, Name: g.Name, StoreURL: g.StoreURL,
-		ServerOnlyCoinMovements: g.ServerOnlyCoinMovements, CreatedAt: g.CreatedAt,
-		AllowedOrigins:       OriginsBody{Live: orNone(g.AllowedOrigins.Live), Test: orNone(g.AllowedOrigins.Test)},
+		ServerOnlyCoinMovements: g.ServerOnlyCoinMovements, CreatedAt: g.CreatedAt, AllowedOrigins: ToOriginsBody(g.AllowedOrigins),
 		PurchaseBudgetPerDay: BudgetsBody{Live: units(g.PurchaseBudget.Live), Test: units(g.PurchaseBudget.Test)}}
 }
 
@@ -134,160 +139,185 @@ type createStudioInput struct {
 	}
 }
 
-type studioOutput struct{ Body StudioBody }
-
-type studiosOutput struct{ Body []StudioBody }
-
-type studioPath struct {
+// StudioPath names a studio; input types embed it (Huma reads exported embedded structs only).
+type StudioPath struct {
 	StudioID string `path:"studioId" doc:"Studio id"`
 }
 
+func (in *StudioPath) id() (uuid.UUID, error) {
+	return httpapi.ParseID(in.StudioID, studio.ErrStudioNotFound)
+}
+
 type createGameInput struct {
-	StudioID string `path:"studioId" doc:"Studio id"`
-	Body     struct {
+	StudioPath
+	Body struct {
 		Name     string `json:"name" minLength:"1" maxLength:"200" doc:"Game name" example:"Tower Tactics"`
 		StoreURL string `json:"storeUrl,omitempty" format:"uri" doc:"Base address of the game's store: an absolute http or https address of at most 2,048 characters" example:"https://store.example.com"`
 	}
 }
 
-type newGameOutput struct{ Body NewGameBody }
+// GamePath names a game; input types embed it.
+type GamePath struct {
+	GameID string `path:"gameId" doc:"Game id"`
+}
 
-type gamesOutput struct{ Body []GameBody }
+func (in *GamePath) id() (uuid.UUID, error) {
+	return httpapi.ParseID(in.GameID, studio.ErrGameNotFound)
+}
 
 type rotateKeyInput struct {
-	GameID      string `path:"gameId" doc:"Game id"`
+	GamePath
 	Environment string `path:"environment" enum:"live,test" doc:"Which key to rotate"`
 }
 
-type rotateKeyOutput struct {
-	Body struct {
-		Environment string `json:"environment" doc:"live or test" example:"test"`
-		APIKey      string `json:"apiKey" doc:"The new plaintext key; shown only in this response"`
-	}
+// RotateKeyResponse is a game's new API key.
+type RotateKeyResponse struct {
+	Environment string `json:"environment" doc:"live or test" example:"test"`
+	APIKey      string `json:"apiKey" doc:"The new plaintext key; shown only in this response"`
 }
 
 type updateGameInput struct {
-	GameID string `path:"gameId" doc:"Game id"`
-	Body   struct {
+	GamePath
+	Body struct {
 		ServerOnlyCoinMovements *bool         `json:"serverOnlyCoinMovements,omitempty" doc:"true: distribute, deduct, federated login (/player/login/federatedByStudio) and player creation by uuid also need the game's server secret of the environment in x-api-secret (403 SERVER_SECRET_REQUIRED otherwise); false (the default): the API key and player token are enough"`
 		PurchaseBudgetPerDay    *BudgetsInput `json:"purchaseBudgetPerDay,omitempty" doc:"The face value the game's store purchases may reach per UTC day, per environment (default live 100,000, test unlimited)"`
 		AllowedOrigins          *OriginsInput `json:"allowedOrigins,omitempty" doc:"The browser origins allowed to call the API with the game's key (CORS), per environment (default: none)"`
 	}
 }
 
-type gameOutput struct{ Body GameBody }
-
 type serverSecretInput struct {
-	GameID      string `path:"gameId" doc:"Game id"`
+	GamePath
 	Environment string `path:"environment" enum:"live,test" doc:"Which environment's secret to issue"`
 }
 
-type serverSecretOutput struct {
-	Body struct {
-		Environment  string `json:"environment" doc:"live or test" example:"test"`
-		ServerSecret string `json:"serverSecret" doc:"The new plaintext secret; shown only in this response" example:"rks_test_4eC39HqLyjWDarjtT1zdp7dc0000000000"`
+// ServerSecretResponse is a game's new server secret.
+type ServerSecretResponse struct {
+	Environment  string `json:"environment" doc:"live or test" example:"test"`
+	ServerSecret string `json:"serverSecret" doc:"The new plaintext secret; shown only in this response" example:"rks_test_4eC39HqLyjWDarjtT1zdp7dc0000000000"`
+}
+
+// operation declares an operator operation: route is "METHOD /path", as in an http.ServeMux
+// pattern.
+func operation(s *httpapi.Server, id, route, summary, description string, errors ...int) huma.Operation {
+	method, path, _ := strings.Cut(route, " ")
+	return s.Operator(huma.Operation{OperationID: id, Method: method, Path: path, Summary: summary,
+		Description: description, Errors: errors})
+}
+
+// created is op answering 201.
+func created(op huma.Operation) huma.Operation {
+	op.DefaultStatus = http.StatusCreated
+	return op
+}
+
+// pathID is an input whose path names a studio or a game: id parses it, 404 when it cannot be
+// one.
+type pathID interface{ id() (uuid.UUID, error) }
+
+// body is the answer of an operation: its body, bare.
+type body[B any] struct{ Body B }
+
+// serve adapts h to Huma: h gets the id the path names (uuid.Nil for a path without one) and
+// answers a body; its error is answered by httpapi.ErrorFrom (the body it returns with an error
+// is not used).
+func serve[I, B any](h func(context.Context, uuid.UUID, *I) (B, error)) func(context.Context, *I) (*body[B], error) {
+	return func(ctx context.Context, in *I) (*body[B], error) {
+		var id uuid.UUID
+		var err error
+		if p, ok := any(in).(pathID); ok {
+			id, err = p.id()
+		}
+		var b B
+		if err == nil {
+			b, err = h(ctx, id, in)
+		}
+		if err != nil {
+			return nil, httpapi.ErrorFrom(ctx, err)
+		}
+		return &body[B]{Body: b}, nil
 	}
 }
 
-// handlers serve the studio operations: decode, one core call, encode.
+// handlers serve the studio operations that take more than one core call.
 type handlers struct{ svc *studio.Service }
 
 // Register adds the studio module's operations to s.
 func Register(s *httpapi.Server, svc *studio.Service) {
 	h := handlers{svc: svc}
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID:   "admin-create-studio",
-		Method:        http.MethodPost,
-		Path:          "/admin/v1/studios",
-		Summary:       "Onboard a studio",
-		Description:   "Creates a studio. Games, keys and coins are added under it.",
-		DefaultStatus: http.StatusCreated,
-		Errors:        []int{http.StatusBadRequest},
-	}), h.createStudio)
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID: "admin-list-studios",
-		Method:      http.MethodGet,
-		Path:        "/admin/v1/studios",
-		Summary:     "List studios",
-		Description: "Every studio, oldest first.",
-	}), h.listStudios)
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID: "admin-get-studio",
-		Method:      http.MethodGet,
-		Path:        "/admin/v1/studios/{studioId}",
-		Summary:     "Get a studio",
-		Description: "One studio. 404 STUDIO_NOT_FOUND when no studio has the id.",
-		Errors:      []int{http.StatusNotFound},
-	}), h.getStudio)
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID:   "admin-create-game",
-		Method:        http.MethodPost,
-		Path:          "/admin/v1/studios/{studioId}/games",
-		Summary:       "Create a game with its API keys",
-		Description:   "Creates a game under the studio and issues its live and test API keys. The plaintext keys are in this response only; the service keeps hashes. 404 STUDIO_NOT_FOUND for an unknown studio.",
-		DefaultStatus: http.StatusCreated,
-		Errors:        []int{http.StatusBadRequest, http.StatusNotFound},
-	}), h.createGame)
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID: "admin-list-games",
-		Method:      http.MethodGet,
-		Path:        "/admin/v1/studios/{studioId}/games",
-		Summary:     "List a studio's games",
-		Description: "The studio's games, oldest first, without keys. 404 STUDIO_NOT_FOUND for an unknown studio.",
-		Errors:      []int{http.StatusNotFound},
-	}), h.listGames)
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID:   "admin-rotate-api-key",
-		Method:        http.MethodPost,
-		Path:          "/admin/v1/games/{gameId}/api-keys/{environment}/rotate",
-		Summary:       "Rotate a game's API key",
-		Description:   "Issues a new key for the environment and revokes the previous one: calls with the old key get 401 API_KEY_REVOKED, and every partner token exchanged with it stops working (401 PARTNER_TOKEN_INVALID), at once on the instance that rotated and within 1 s on every other (each instance keeps authentication lookups for 1 s). The plaintext key is in this response only. 404 GAME_NOT_FOUND for an unknown game.",
-		DefaultStatus: http.StatusCreated,
-		Errors:        []int{http.StatusBadRequest, http.StatusNotFound},
-	}), h.rotateKey)
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID: "admin-update-game",
-		Method:      http.MethodPatch,
-		Path:        "/admin/v1/games/{gameId}",
-		Summary:     "Change a game's settings",
-		Description: "Changes the settings sent and answers the game. `serverOnlyCoinMovements` (default off): the API key ships inside game clients, so a studio may keep coin grants on its own servers; " +
-			"with it on, distribute, deduct, federated login (/player/login/federatedByStudio) and player creation by uuid also need header x-api-secret with the game's server secret of the environment (POST /admin/v1/games/{gameId}/server-secrets/{environment}), " +
-			"else 403 SERVER_SECRET_REQUIRED. " +
-			"`purchaseBudgetPerDay` `{live, test}` (deployment currency; -1 for unlimited; default live 100,000 and test unlimited): store purchases whose face value would take the UTC day's total of non-failed purchases of that environment past it answer 429 PURCHASE_BUDGET_EXCEEDED with Retry-After until the next UTC day, and take nothing; a failed (refunded) order gives its share back. " +
-			"`allowedOrigins` `{live, test}` (default none): the browser origins (exact: `https://play.example.com`, scheme, host and optional port, at most 20 per environment; `[]` clears) from which web games and web views may call the API with the game's key. " +
-			"A preflight (OPTIONS) from an origin that a game of the host's environment allows answers 204 with Access-Control-Allow-Methods, Access-Control-Allow-Headers (x-api-key, authorization, content-type, x-idempotency-key, x-language, x-api-version, x-game-uuid; never x-api-secret) and Access-Control-Max-Age 600; " +
-			"a request with the game's key from an allowed origin gets Access-Control-Allow-Origin and exposes x-request-id, x-idempotent-replay and Retry-After. Other origins get no CORS headers; /admin/v1, /metrics and the provider webhooks never do. " +
-			"The change applies at once on the instance that made it and within 1 s on others. " +
+	huma.Register(s.OperatorAPI, created(operation(s, "admin-create-studio", "POST /admin/v1/studios",
+		"Onboard a studio",
+		"Creates a studio. Games, keys and coins are added under it.",
+		http.StatusBadRequest)), serve(func(ctx context.Context, _ uuid.UUID, in *createStudioInput) (StudioBody, error) {
+		st, err := svc.CreateStudio(ctx, in.Body.Name)
+		return toStudioBody(st), err
+	}))
+	huma.Register(s.OperatorAPI, operation(s, "admin-list-studios", "GET /admin/v1/studios",
+		"List studios",
+		"Every studio, oldest first."), serve(func(ctx context.Context, _ uuid.UUID, _ *struct{}) ([]StudioBody, error) {
+		list, err := svc.ListStudios(ctx)
+		return httpapi.Map(list, toStudioBody), err
+	}))
+	huma.Register(s.OperatorAPI, operation(s, "admin-get-studio", "GET /admin/v1/studios/{studioId}",
+		"Get a studio",
+		"One studio. 404 STUDIO_NOT_FOUND when no studio has the id.",
+		http.StatusNotFound), serve(func(ctx context.Context, id uuid.UUID, _ *StudioPath) (StudioBody, error) {
+		st, err := svc.GetStudio(ctx, id)
+		return toStudioBody(st), err
+	}))
+	huma.Register(s.OperatorAPI, created(operation(s, "admin-create-game", "POST /admin/v1/studios/{studioId}/games",
+		"Create a game with its API keys",
+		"Creates a game under the studio and issues its live and test API keys. The plaintext keys are in this response only; the service keeps hashes. 404 STUDIO_NOT_FOUND for an unknown studio.",
+		http.StatusBadRequest, http.StatusNotFound)), serve(func(ctx context.Context, id uuid.UUID, in *createGameInput) (NewGameBody, error) {
+		g, err := svc.CreateGame(ctx, studio.Game{StudioID: id, Name: in.Body.Name, StoreURL: in.Body.StoreURL})
+		return toNewGameBody(g), err
+	}))
+	huma.Register(s.OperatorAPI, operation(s, "admin-list-games", "GET /admin/v1/studios/{studioId}/games",
+		"List a studio's games",
+		"The studio's games, oldest first, without keys. 404 STUDIO_NOT_FOUND for an unknown studio.",
+		http.StatusNotFound), serve(func(ctx context.Context, id uuid.UUID, _ *StudioPath) ([]GameBody, error) {
+		list, err := svc.ListGames(ctx, id)
+		return httpapi.Map(list, toGameBody), err
+	}))
+	huma.Register(s.OperatorAPI, created(operation(s, "admin-rotate-api-key", "POST /admin/v1/games/{gameId}/api-keys/{environment}/rotate",
+		"Rotate a game's API key",
+		"Issues a new key for the environment and revokes the previous one: calls with the old key get 401 API_KEY_REVOKED, and every partner token exchanged with it stops working (401 PARTNER_TOKEN_INVALID), at once on the instance that rotated and within 1 s on every other (each instance keeps authentication lookups for 1 s). The plaintext key is in this response only. 404 GAME_NOT_FOUND for an unknown game.",
+		http.StatusBadRequest, http.StatusNotFound)), serve(func(ctx context.Context, id uuid.UUID, in *rotateKeyInput) (RotateKeyResponse, error) {
+		key, err := svc.RotateKey(ctx, id, studio.Environment(in.Environment))
+		return RotateKeyResponse{Environment: in.Environment, APIKey: key}, err
+	}))
+	huma.Register(s.OperatorAPI, operation(s, "admin-update-game", "PATCH /admin/v1/games/{gameId}",
+		"Change a game's settings",
+		"Changes the settings sent and answers the game. `serverOnlyCoinMovements` (default off): the API key ships inside game clients, so a studio may keep coin grants on its own servers; "+
+			"with it on, distribute, deduct, federated login (/player/login/federatedByStudio) and player creation by uuid also need header x-api-secret with the game's server secret of the environment (POST /admin/v1/games/{gameId}/server-secrets/{environment}), "+
+			"else 403 SERVER_SECRET_REQUIRED. "+
+			"`purchaseBudgetPerDay` `{live, test}` (deployment currency; -1 for unlimited; default live 100,000 and test unlimited): store purchases whose face value would take the UTC day's total of non-failed purchases of that environment past it answer 429 PURCHASE_BUDGET_EXCEEDED with Retry-After until the next UTC day, and take nothing; a failed (refunded) order gives its share back. "+
+			"`allowedOrigins` `{live, test}` (default none): the browser origins (exact: `https://play.example.com`, scheme, host and optional port, at most 20 per environment; `[]` clears) from which web games and web views may call the API with the game's key. "+
+			"A preflight (OPTIONS) from an origin that a game of the host's environment allows answers 204 with Access-Control-Allow-Methods, Access-Control-Allow-Headers (x-api-key, authorization, content-type, x-idempotency-key, x-language, x-api-version, x-game-uuid; never x-api-secret) and Access-Control-Max-Age 600; "+
+			"a request with the game's key from an allowed origin gets Access-Control-Allow-Origin and exposes x-request-id, x-idempotent-replay and Retry-After. Other origins get no CORS headers; /admin/v1, /metrics and the provider webhooks never do. "+
+			"The change applies at once on the instance that made it and within 1 s on others. "+
 			"404 GAME_NOT_FOUND for an unknown game.",
-		Errors: []int{http.StatusBadRequest, http.StatusNotFound},
-	}), h.updateGame)
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID:   "admin-issue-server-secret",
-		Method:        http.MethodPost,
-		Path:          "/admin/v1/games/{gameId}/server-secrets/{environment}",
-		Summary:       "Issue a game's server secret",
-		Description:   "Issues the game's server secret of the environment (rks_live_… or rks_test_…), for the studio's servers: with the game's serverOnlyCoinMovements on, distribute, deduct, federated login and player creation by uuid need it in x-api-secret. A new secret replaces the old one at once. The plaintext secret is in this response only; the service keeps a hash. 404 GAME_NOT_FOUND for an unknown game.",
-		DefaultStatus: http.StatusCreated,
-		Errors:        []int{http.StatusBadRequest, http.StatusNotFound},
-	}), h.issueServerSecret)
+		http.StatusBadRequest, http.StatusNotFound), serve(h.updateGame))
+	huma.Register(s.OperatorAPI, created(operation(s, "admin-issue-server-secret", "POST /admin/v1/games/{gameId}/server-secrets/{environment}",
+		"Issue a game's server secret",
+		"Issues the game's server secret of the environment (rks_live_… or rks_test_…), for the studio's servers: with the game's serverOnlyCoinMovements on, distribute, deduct, federated login and player creation by uuid need it in x-api-secret. A new secret replaces the old one at once. The plaintext secret is in this response only; the service keeps a hash. 404 GAME_NOT_FOUND for an unknown game.",
+		http.StatusBadRequest, http.StatusNotFound)), serve(func(ctx context.Context, id uuid.UUID, in *serverSecretInput) (ServerSecretResponse, error) {
+		secret, err := svc.IssueServerSecret(ctx, id, studio.Environment(in.Environment))
+		return ServerSecretResponse{Environment: in.Environment, ServerSecret: secret}, err
+	}))
 }
 
-func (h handlers) updateGame(ctx context.Context, in *updateGameInput) (*gameOutput, error) {
-	id, err := httpapi.ParseID(in.GameID, studio.ErrGameNotFound)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
+func (h handlers) updateGame(ctx context.Context, id uuid.UUID, in *updateGameInput) (GameBody, error) {
 	g, err := h.svc.GetGame(ctx, id)
 	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
+		return GameBody{}, err
 	}
 	if p := in.Body.PurchaseBudgetPerDay; p != nil {
 		b, set, err := toCoreBudgets(ctx, *p)
 		if err != nil {
-			return nil, err
+			return GameBody{}, err
 		}
 		if g, err = h.svc.SetPurchaseBudget(ctx, id, b, set); err != nil {
-			return nil, httpapi.ErrorFrom(ctx, err)
+			return GameBody{}, err
 		}
 	}
 	if o := in.Body.AllowedOrigins; o != nil {
@@ -300,93 +330,13 @@ func (h handlers) updateGame(ctx context.Context, in *updateGameInput) (*gameOut
 			origins.Test, set[studio.Test] = *o.Test, true
 		}
 		if g, err = h.svc.SetAllowedOrigins(ctx, id, origins, set); err != nil {
-			return nil, httpapi.ErrorFrom(ctx, err)
+			return GameBody{}, err
 		}
 	}
 	if in.Body.ServerOnlyCoinMovements != nil {
 		if g, err = h.svc.SetServerOnlyCoinMovements(ctx, id, *in.Body.ServerOnlyCoinMovements); err != nil {
-			return nil, httpapi.ErrorFrom(ctx, err)
+			return GameBody{}, err
 		}
 	}
-	return &gameOutput{Body: toGameBody(g)}, nil
-}
-
-func (h handlers) issueServerSecret(ctx context.Context, in *serverSecretInput) (*serverSecretOutput, error) {
-	id, err := httpapi.ParseID(in.GameID, studio.ErrGameNotFound)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	secret, err := h.svc.IssueServerSecret(ctx, id, studio.Environment(in.Environment))
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	out := &serverSecretOutput{}
-	out.Body.Environment, out.Body.ServerSecret = in.Environment, secret
-	return out, nil
-}
-
-func (h handlers) createStudio(ctx context.Context, in *createStudioInput) (*studioOutput, error) {
-	s, err := h.svc.CreateStudio(ctx, in.Body.Name)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &studioOutput{Body: toStudioBody(s)}, nil
-}
-
-func (h handlers) listStudios(ctx context.Context, _ *struct{}) (*studiosOutput, error) {
-	list, err := h.svc.ListStudios(ctx)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &studiosOutput{Body: httpapi.Map(list, toStudioBody)}, nil
-}
-
-func (h handlers) getStudio(ctx context.Context, in *studioPath) (*studioOutput, error) {
-	id, err := httpapi.ParseID(in.StudioID, studio.ErrStudioNotFound)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	s, err := h.svc.GetStudio(ctx, id)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &studioOutput{Body: toStudioBody(s)}, nil
-}
-
-func (h handlers) createGame(ctx context.Context, in *createGameInput) (*newGameOutput, error) {
-	id, err := httpapi.ParseID(in.StudioID, studio.ErrStudioNotFound)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	g, err := h.svc.CreateGame(ctx, studio.Game{StudioID: id, Name: in.Body.Name, StoreURL: in.Body.StoreURL})
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &newGameOutput{Body: toNewGameBody(g)}, nil
-}
-
-func (h handlers) listGames(ctx context.Context, in *studioPath) (*gamesOutput, error) {
-	id, err := httpapi.ParseID(in.StudioID, studio.ErrStudioNotFound)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	list, err := h.svc.ListGames(ctx, id)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &gamesOutput{Body: httpapi.Map(list, toGameBody)}, nil
-}
-
-func (h handlers) rotateKey(ctx context.Context, in *rotateKeyInput) (*rotateKeyOutput, error) {
-	id, err := httpapi.ParseID(in.GameID, studio.ErrGameNotFound)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	key, err := h.svc.RotateKey(ctx, id, studio.Environment(in.Environment))
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	out := &rotateKeyOutput{}
-	out.Body.Environment, out.Body.APIKey = in.Environment, key
-	return out, nil
+	return toGameBody(g), nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rewardsco/rewards/adapters/httpapi"
 	"github.com/rewardsco/rewards/adapters/httpapi/partnerapi"
+	"github.com/rewardsco/rewards/adapters/httpapi/studioapi"
 	"github.com/rewardsco/rewards/core/console"
 	"github.com/rewardsco/rewards/core/members"
 	"github.com/rewardsco/rewards/core/partner"
@@ -103,12 +104,6 @@ type WalletBody struct {
 	Total   int64                         `json:"total" doc:"Entries in all"`
 }
 
-// OriginsBody are a game's allowed browser origins per environment.
-type OriginsBody struct {
-	Live []string `json:"live" doc:"Origins allowed on the live hosts" example:"[\"https://play.example.com\"]"`
-	Test []string `json:"test" doc:"Origins allowed on the development hosts" example:"[\"http://localhost:3000\"]"`
-}
-
 // StoreBody is the store's switches.
 type StoreBody struct {
 	RewardsEnabled     bool   `json:"rewardsEnabled" doc:"Whether the rewards store is on"`
@@ -124,26 +119,20 @@ type CoinOptionBody struct {
 
 // IntegrationBody is how a game is wired to its players.
 type IntegrationBody struct {
-	GameID                  uuid.UUID      `json:"gameId" doc:"The game"`
-	StoreURL                string         `json:"storeUrl" doc:"Base address of the game's store" example:"https://store.example.com"`
-	AllowedOrigins          OriginsBody    `json:"allowedOrigins" doc:"The browser origins allowed to call the API with the game's keys (CORS)"`
-	ServerOnlyCoinMovements bool           `json:"serverOnlyCoinMovements" doc:"Whether coin movements also need the game's server secret (x-api-secret)"`
-	Store                   StoreBody      `json:"store" doc:"The store's switches"`
-	StoreTheme              map[string]any `json:"storeTheme" doc:"The store's theme and configuration object ({} when none is set)"`
+	GameID                  uuid.UUID             `json:"gameId" doc:"The game"`
+	StoreURL                string                `json:"storeUrl" doc:"Base address of the game's store" example:"https://store.example.com"`
+	AllowedOrigins          studioapi.OriginsBody `json:"allowedOrigins" doc:"The browser origins allowed to call the API with the game's keys (CORS)"`
+	ServerOnlyCoinMovements bool                  `json:"serverOnlyCoinMovements" doc:"Whether coin movements also need the game's server secret (x-api-secret)"`
+	Store                   StoreBody             `json:"store" doc:"The store's switches"`
+	StoreTheme              map[string]any        `json:"storeTheme" doc:"The store's theme and configuration object ({} when none is set)"`
 	// TouchpointCoinID is a pointer: null when none was chosen.
 	TouchpointCoinID *uuid.UUID       `json:"touchpointCoinId" nullable:"true" doc:"The coin touchpoints price in; null: the game's oldest coin"`
 	Coins            []CoinOptionBody `json:"coins" doc:"The game's coins, to choose the touchpoint coin from"`
 }
 
 func toIntegrationBody(in console.Integration) (IntegrationBody, error) {
-	orNone := func(l []string) []string {
-		if l == nil {
-			return []string{}
-		}
-		return l
-	}
 	b := IntegrationBody{GameID: in.GameID, StoreURL: in.StoreURL,
-		AllowedOrigins:          OriginsBody{Live: orNone(in.AllowedOrigins.Live), Test: orNone(in.AllowedOrigins.Test)},
+		AllowedOrigins:          studioapi.ToOriginsBody(in.AllowedOrigins),
 		ServerOnlyCoinMovements: in.ServerOnlyCoinMovements,
 		Store: StoreBody{RewardsEnabled: in.Store.RewardsEnabled, GcommerceEnabled: in.Store.GcommerceEnabled,
 			DefaultLandingPage: in.Store.DefaultLandingPage},
@@ -216,29 +205,35 @@ func (a *api) registerGames() {
 		http.StatusBadRequest, http.StatusNotFound), serve(a.setIntegration))
 }
 
-// registerSecrets registers issuing a game's key and secrets, each shown in its answer only.
+// registerSecrets registers issuing a game's key and secrets.
 func (a *api) registerSecrets(g group) {
-	huma.Register(a.s.StudioAPI, answering(http.StatusCreated, g.op(members.Developer, "studio-rotate-api-key", "POST /studio/v1/games/{gameId}/api-keys/{environment}/rotate",
+	issue(g, "studio-rotate-api-key", "POST /studio/v1/games/{gameId}/api-keys/{environment}/rotate",
 		"Rotate a game's API key",
 		"Issues a new key for the environment and revokes the previous one: calls with the old key get 401 API_KEY_REVOKED at once on this instance and within a second on every other, and partner tokens exchanged with it stop working. The new key is in this answer only. 404 GAME_NOT_FOUND.",
-		http.StatusNotFound)), serve(func(ctx context.Context, s scope, in *GameEnvPath) (APIKeyBody, error) {
-		key, err := a.console.RotateKey(ctx, s.p, s.game, s.env)
-		return APIKeyBody{Environment: in.Environment, APIKey: key}, err
-	}))
-	huma.Register(a.s.StudioAPI, answering(http.StatusCreated, g.op(members.Developer, "studio-issue-server-secret", "POST /studio/v1/games/{gameId}/server-secrets/{environment}",
+		a.console.RotateKey, func(env, key string) APIKeyBody { return APIKeyBody{Environment: env, APIKey: key} })
+	issue(g, "studio-issue-server-secret", "POST /studio/v1/games/{gameId}/server-secrets/{environment}",
 		"Issue a game's server secret",
 		"Issues the game's server secret of the environment (rks_live_… or rks_test_…), for the studio's servers; a new one replaces the old at once. The secret is in this answer only. 404 GAME_NOT_FOUND.",
-		http.StatusNotFound)), serve(func(ctx context.Context, s scope, in *GameEnvPath) (ServerSecretBody, error) {
-		secret, err := a.console.IssueServerSecret(ctx, s.p, s.game, s.env)
-		return ServerSecretBody{Environment: in.Environment, ServerSecret: secret}, err
-	}))
-	huma.Register(a.s.StudioAPI, answering(http.StatusCreated, g.op(members.Developer, "studio-issue-partner-secret", "POST /studio/v1/games/{gameId}/partner/{environment}/secret",
+		a.console.IssueServerSecret, func(env, secret string) ServerSecretBody {
+			return ServerSecretBody{Environment: env, ServerSecret: secret}
+		})
+	issue(g, "studio-issue-partner-secret", "POST /studio/v1/games/{gameId}/partner/{environment}/secret",
 		"Issue the partner client secret",
 		"Issues the partner API's client secret (rcs_…) of the environment and revokes the old one with every partner token issued under it. The secret is in this answer only. Enabling the partner API is the operator's. 404 GAME_NOT_FOUND.",
-		http.StatusNotFound)), serve(func(ctx context.Context, s scope, in *GameEnvPath) (PartnerSecretBody, error) {
-		secret, err := a.console.IssuePartnerSecret(ctx, s.p, s.game, s.env)
-		return PartnerSecretBody{Environment: in.Environment, ClientSecret: secret}, err
-	}))
+		a.console.IssuePartnerSecret, func(env, secret string) PartnerSecretBody {
+			return PartnerSecretBody{Environment: env, ClientSecret: secret}
+		})
+}
+
+// issue registers an operation that issues a new key or secret of a game's environment, for a
+// DEVELOPER: 201 with body, the only answer that shows it.
+func issue[B any](g group, id, route, summary, description string,
+	call func(context.Context, members.Principal, uuid.UUID, studio.Environment) (string, error), body func(environment, secret string) B) {
+	huma.Register(g.a.s.StudioAPI, answering(http.StatusCreated, g.op(members.Developer, id, route, summary, description, http.StatusNotFound)),
+		serve(func(ctx context.Context, s scope, in *GameEnvPath) (B, error) {
+			secret, err := call(ctx, s.p, s.game, s.env)
+			return body(in.Environment, secret), err
+		}))
 }
 
 func (a *api) listGames(ctx context.Context, s scope, _ *struct{}) ([]GameSummaryBody, error) {
