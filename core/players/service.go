@@ -487,6 +487,23 @@ type SettingsChange struct {
 	Theme              []byte
 }
 
+// Apply returns cur with the fields ch sets changed.
+func (ch SettingsChange) Apply(cur StoreSettings) StoreSettings {
+	if ch.RewardsEnabled != nil {
+		cur.RewardsEnabled = *ch.RewardsEnabled
+	}
+	if ch.GcommerceEnabled != nil {
+		cur.GcommerceEnabled = *ch.GcommerceEnabled
+	}
+	if ch.DefaultLandingPage != nil {
+		cur.DefaultLandingPage = *ch.DefaultLandingPage
+	}
+	if ch.Theme != nil {
+		cur.Theme = ch.Theme
+	}
+	return cur
+}
+
 // ChangeStoreSettings applies an operator's change: studio.ErrGameNotFound when there is no
 // such game. The game stays locked until the change commits, so concurrent changes apply one
 // after the other and none is lost.
@@ -524,19 +541,7 @@ func (s *Service) ChangeStoreSettings(ctx context.Context, gameID uuid.UUID, ch 
 		if err != nil {
 			return err
 		}
-		if ch.RewardsEnabled != nil {
-			cur.RewardsEnabled = *ch.RewardsEnabled
-		}
-		if ch.GcommerceEnabled != nil {
-			cur.GcommerceEnabled = *ch.GcommerceEnabled
-		}
-		if ch.DefaultLandingPage != nil {
-			cur.DefaultLandingPage = *ch.DefaultLandingPage
-		}
-		if ch.Theme != nil {
-			cur.Theme = ch.Theme
-		}
-		out, err = r.SaveStoreSettings(ctx, gameID, cur)
+		out, err = r.SaveStoreSettings(ctx, gameID, ch.Apply(cur))
 		return err
 	})
 	return out, err

@@ -305,21 +305,11 @@ func (w *World) ChangeStoreSettings(_ context.Context, gameID uuid.UUID, ch play
 	if !ok {
 		cur = players.DefaultStoreSettings
 	}
-	if ch.Theme != nil {
-		if !bytes.HasPrefix(bytes.TrimSpace(ch.Theme), []byte("{")) {
-			return players.StoreSettings{}, errs.Invalidf("theme must be a JSON object")
-		}
-		cur.Theme = bytes.Clone(ch.Theme)
+	if ch.Theme != nil && !bytes.HasPrefix(bytes.TrimSpace(ch.Theme), []byte("{")) {
+		return players.StoreSettings{}, errs.Invalidf("theme must be a JSON object")
 	}
-	if ch.RewardsEnabled != nil {
-		cur.RewardsEnabled = *ch.RewardsEnabled
-	}
-	if ch.GcommerceEnabled != nil {
-		cur.GcommerceEnabled = *ch.GcommerceEnabled
-	}
-	if ch.DefaultLandingPage != nil {
-		cur.DefaultLandingPage = *ch.DefaultLandingPage
-	}
+	cur = ch.Apply(cur)
+	cur.Theme = bytes.Clone(cur.Theme)
 	st.settings[gameID] = cur
 	return cur, nil
 }
