@@ -51,17 +51,11 @@ func (p *Pages) search(w http.ResponseWriter, r *http.Request) {
 }
 
 func (p *Pages) listOrSearch(w http.ResponseWriter, r *http.Request, search bool) {
-	s, ok := p.signedIn(w, r)
+	v, ok := p.visit(w, r)
 	if !ok {
 		return
 	}
-	lang := p.language(w, r)
-	fund, err := p.fund(r.Context(), s)
-	if err != nil {
-		p.fail(w, r, err)
-		return
-	}
-	lp, lq := listRequest(r.URL.Query(), s, fund)
+	lp, lq := listRequest(r.URL.Query(), v)
 	var list []catalogue.Listed
 	title, nav := "Rewards", "rewards"
 	switch {
@@ -79,32 +73,32 @@ func (p *Pages) listOrSearch(w http.ResponseWriter, r *http.Request, search bool
 		}
 		list, lp.Total = res.Rewards, res.Total
 	default:
+		var err error
 		list, lp.Total, err = p.cfg.Shelf.List(r.Context(), lq)
 		if err != nil {
 			p.fail(w, r, err)
 			return
 		}
-		if lp.CategoryOptions, err = p.categoryOptions(r, s, lang, lp.Category); err != nil {
+		if lp.CategoryOptions, err = p.categoryOptions(r, v, lp.Category); err != nil {
 			p.fail(w, r, err)
 			return
 		}
 	}
+	var err error
 	if lp.SortOptions, err = sortOptions(lp.Sort); err == nil {
-		lp.Cards, err = cards(list, lang)
+		lp.Cards, err = cards(list, v.lang)
 	}
 	if err != nil {
 		p.fail(w, r, err)
 		return
 	}
 	lp.Prev, lp.Next = pageLinks(lp, r.URL.Path)
-	v, fa := s.frame(title, nav, lang, fund)
-	v.Page = lp
-	p.render(w, http.StatusOK, "list.html", v, fa)
+	p.show(w, v, "list.html", title, nav, lp)
 }
 
 // listRequest is the page and the query of the list's parameters q; an unknown sort or kind
 // falls back to the default, the page to 1 to 500.
-func listRequest(q url.Values, s shopper, fund fundView) (listPage, catalogue.ListQuery) {
+func listRequest(q url.Values, v visit) (listPage, catalogue.ListQuery) {
 	lp := listPage{Query: q.Get("q"), Category: q.Get("category"), Brand: q.Get("brand"), Sort: q.Get("sort"), Kind: q.Get("kind")}
 	lp.Page, _ = strconv.Atoi(q.Get("page"))
 	lp.Page = max(1, min(lp.Page, 500))
@@ -112,7 +106,7 @@ func listRequest(q url.Values, s shopper, fund fundView) (listPage, catalogue.Li
 	if !known {
 		lp.Sort, order = "DEFAULT", catalogue.OrderDefault
 	}
-	lq := catalogue.ListQuery{GameID: s.Player.GameID, Environment: s.Player.Environment, CoinID: fund.id,
+	lq := catalogue.ListQuery{GameID: v.Player.GameID, Environment: v.Player.Environment, CoinID: v.fund.id,
 		Category: lp.Category, Brand: lp.Brand, Order: order, Limit: pageSize, Offset: (lp.Page - 1) * pageSize}
 	switch lp.Kind {
 	case "cards":
@@ -127,14 +121,14 @@ func listRequest(q url.Values, s shopper, fund fundView) (listPage, catalogue.Li
 
 // categoryOptions are the options of the game's categories, named in lang, the category whose
 // code is selected marked selected.
-func (p *Pages) categoryOptions(r *http.Request, s shopper, lang, selected string) (template.HTML, error) {
-	cats, err := p.cfg.Shelf.Categories(r.Context(), s.Player.GameID)
+func (p *Pages) categoryOptions(r *http.Request, v visit, selected string) (template.HTML, error) {
+	cats, err := p.cfg.Shelf.Categories(r.Context(), v.Player.GameID)
 	if err != nil {
 		return "", err
 	}
 	opts := make([]option, 0, len(cats))
 	for _, c := range cats {
-		name, _ := localise(c.Category.Translations, lang, c.Category.Name, "")
+		name, _ := localise(c.Category.Translations, v.lang, c.Category.Name, "")
 		opts = append(opts, option{Value: c.Category.Code, Label: name, Selected: c.Category.Code == selected})
 	}
 	return optionsHTML(opts)

@@ -53,41 +53,42 @@ func statusWords(s orders.Status) (string, bool) {
 
 // orders is GET /store/orders?page=: the player's orders, newest first.
 func (p *Pages) orders(w http.ResponseWriter, r *http.Request) {
-	s, ok := p.signedIn(w, r)
+	v, ok := p.visit(w, r)
 	if !ok {
-		return
-	}
-	lang := p.language(w, r)
-	fund, err := p.fund(r.Context(), s)
-	if err != nil {
-		p.fail(w, r, err)
 		return
 	}
 	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
 	page = max(1, min(page, 500))
-	list, total, err := p.cfg.Orders.PlayerOrders(r.Context(), s.Player.ID, nil, pageSize, (page-1)*pageSize)
+	rows, total, err := p.orderRows(r, v, pageSize, (page-1)*pageSize)
 	if err != nil {
 		p.fail(w, r, err)
 		return
 	}
-	names, err := p.names(r, s, fund, list, lang)
-	if err != nil {
-		p.fail(w, r, err)
-		return
-	}
-	var op ordersPage
-	for _, o := range list {
-		op.Rows = append(op.Rows, p.row(o.Order, names))
-	}
+	op := ordersPage{Rows: rows}
 	if page > 1 {
 		op.Prev = Path + "/orders?page=" + strconv.Itoa(page-1)
 	}
 	if int64(page*pageSize) < total {
 		op.Next = Path + "/orders?page=" + strconv.Itoa(page+1)
 	}
-	v, fa := s.frame("Your orders", "orders", lang, fund)
-	v.Page = op
-	p.render(w, http.StatusOK, "orders.html", v, fa)
+	p.show(w, v, "orders.html", "Your orders", "orders", op)
+}
+
+// orderRows are limit of the player's orders from offset, newest first, and how many it has.
+func (p *Pages) orderRows(r *http.Request, v visit, limit, offset int) ([]orderRow, int64, error) {
+	list, total, err := p.cfg.Orders.PlayerOrders(r.Context(), v.Player.ID, nil, limit, offset)
+	if err != nil {
+		return nil, 0, err
+	}
+	names, err := p.names(r, v, list)
+	if err != nil {
+		return nil, 0, err
+	}
+	var rows []orderRow
+	for _, o := range list {
+		rows = append(rows, p.row(o.Order, names))
+	}
+	return rows, total, nil
 }
 
 func (p *Pages) row(o orders.Order, names map[uuid.UUID]string) orderRow {
@@ -101,7 +102,7 @@ func (p *Pages) row(o orders.Order, names map[uuid.UUID]string) orderRow {
 }
 
 // names are the rewards of orders, in lang, read as the list reads them.
-func (p *Pages) names(r *http.Request, s shopper, fund fundView, list []orders.View, lang string) (map[uuid.UUID]string, error) {
+func (p *Pages) names(r *http.Request, v visit, list []orders.View) (map[uuid.UUID]string, error) {
 	names := map[uuid.UUID]string{}
 	var ids []uuid.UUID
 	for _, o := range list {
@@ -113,13 +114,13 @@ func (p *Pages) names(r *http.Request, s shopper, fund fundView, list []orders.V
 	if len(ids) == 0 {
 		return names, nil
 	}
-	listed, _, err := p.cfg.Shelf.List(r.Context(), catalogue.ListQuery{GameID: s.Player.GameID, Environment: s.Player.Environment,
-		CoinID: fund.id, RewardIDs: ids, Limit: len(ids)})
+	listed, _, err := p.cfg.Shelf.List(r.Context(), catalogue.ListQuery{GameID: v.Player.GameID, Environment: v.Player.Environment,
+		CoinID: v.fund.id, RewardIDs: ids, Limit: len(ids)})
 	if err != nil {
 		return nil, err
 	}
 	for _, l := range listed {
-		names[l.Reward.ID], _ = localise(l.Reward.Translations, lang, l.Reward.Name, "")
+		names[l.Reward.ID], _ = localise(l.Reward.Translations, v.lang, l.Reward.Name, "")
 	}
 	return names, nil
 }
@@ -153,7 +154,8 @@ func (p *Pages) order(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, err)
 		return
 	}
-	names, err := p.names(r, s, fund, []orders.View{o}, lang)
+	v := visit{shopper: s, lang: lang, fund: fund}
+	names, err := p.names(r, v, []orders.View{o})
 	if err != nil {
 		p.fail(w, r, err)
 		return
@@ -175,9 +177,7 @@ func (p *Pages) order(w http.ResponseWriter, r *http.Request) {
 	if a := o.Address; a != nil {
 		op.Address = joinComma(nonEmpty(a.Name, a.Line1, a.Line2, a.City, a.State, a.PinCode))
 	}
-	v, fa := s.frame(op.Name, "orders", lang, fund)
-	v.Page = op
-	p.render(w, http.StatusOK, "order.html", v, fa)
+	p.show(w, v, "order.html", op.Name, "orders", op)
 }
 
 func (p *Pages) missingOrder(w http.ResponseWriter, lang string) {

@@ -58,6 +58,36 @@ func (p *Pages) signedIn(w http.ResponseWriter, r *http.Request) (shopper, bool)
 	return s, true
 }
 
+// visit is a signed-in page's request: the shopper, the language the player reads and its
+// balance of the store's coin, which every signed-in page shows.
+type visit struct {
+	shopper
+	lang string
+	fund fundView
+}
+
+// visit is signedIn with the language and the balance; ok false when it answered already.
+func (p *Pages) visit(w http.ResponseWriter, r *http.Request) (visit, bool) {
+	s, ok := p.signedIn(w, r)
+	if !ok {
+		return visit{}, false
+	}
+	lang := p.language(w, r)
+	fund, err := p.fund(r.Context(), s)
+	if err != nil {
+		p.fail(w, r, err)
+		return visit{}, false
+	}
+	return visit{shopper: s, lang: lang, fund: fund}, true
+}
+
+// show renders the page name of v, titled title under the tab nav, with page.
+func (p *Pages) show(w http.ResponseWriter, v visit, name, title, nav string, page any) {
+	frame, fa := v.frame(title, nav, v.lang, v.fund)
+	frame.Page = page
+	p.render(w, http.StatusOK, name, frame, fa)
+}
+
 func (p *Pages) setCookie(w http.ResponseWriter, value string, expires time.Time) {
 	p.cookies.Set(w, cookieName, value, time.Until(expires))
 }
