@@ -15,14 +15,21 @@ type Amount int64
 // FromUnits converts a decimal number of units (123.45) into an Amount. It refuses negative
 // numbers, more than two decimals, and sums beyond a trillion units.
 func FromUnits(u float64) (Amount, error) {
-	if math.IsNaN(u) || u < 0 || u > 1e12 {
-		return 0, fmt.Errorf("amount must be from 0 to 1e12, got %v", u)
+	cents, err := hundredths(u, 1e12, "amount", "1e12")
+	return Amount(cents), err
+}
+
+// hundredths is x in whole hundredths. It refuses x below 0 or above limit, or with more than
+// two decimals; what names x and limitText spells limit in the errors.
+func hundredths(x, limit float64, what, limitText string) (int64, error) {
+	if math.IsNaN(x) || x < 0 || x > limit {
+		return 0, fmt.Errorf("%s must be from 0 to %s, got %v", what, limitText, x)
 	}
-	cents := math.Round(u * 100)
-	if math.Abs(cents-u*100) > 1e-6 {
-		return 0, fmt.Errorf("amount %v has more than two decimals", u)
+	h := math.Round(x * 100)
+	if math.Abs(h-x*100) > 1e-6 {
+		return 0, fmt.Errorf("%s %v has more than two decimals", what, x)
 	}
-	return Amount(cents), nil
+	return int64(h), nil
 }
 
 // Units is the amount as a decimal number of units, for JSON.
@@ -56,14 +63,8 @@ type Pct int64
 
 // PctFromFloat converts 12.5 into 1250; at most two decimals, 0 to 100.
 func PctFromFloat(p float64) (Pct, error) {
-	if math.IsNaN(p) || p < 0 || p > 100 {
-		return 0, fmt.Errorf("percentage must be from 0 to 100, got %v", p)
-	}
-	bp := math.Round(p * 100)
-	if math.Abs(bp-p*100) > 1e-6 {
-		return 0, fmt.Errorf("percentage %v has more than two decimals", p)
-	}
-	return Pct(bp), nil
+	bp, err := hundredths(p, 100, "percentage", "100")
+	return Pct(bp), err
 }
 
 // Float is the percentage as a number (12.5).
