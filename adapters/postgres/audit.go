@@ -32,16 +32,7 @@ func (r *AuditRepo) Append(ctx context.Context, e audit.Entry) error {
 func (r *AuditRepo) List(ctx context.Context, f audit.Filter) ([]audit.Entry, error) {
 	rows, err := r.q.AuditList(ctx, db.AuditListParams{StudioID: f.StudioID, FromAt: f.From, ToAt: f.To, MemberID: f.MemberID,
 		Action: f.Action, BeforeID: f.Before, MaxRows: int32(max(0, min(f.Limit, 10_000)))})
-	if err != nil {
-		return nil, fmt.Errorf("list audit entries of studio %s: %w", f.StudioID, err)
-	}
-	out := make([]audit.Entry, len(rows))
-	for i, row := range rows {
-		if out[i], err = toCoreAuditEntry(row); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return toCoreAllOrErr(rows, err, toCoreAuditEntry, "list audit entries of studio %s", f.StudioID)
 }
 
 func toDBAuditAppend(e audit.Entry) (db.AuditAppendParams, error) {

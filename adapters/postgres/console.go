@@ -60,14 +60,9 @@ func (r *ConsoleRepo) Orders(ctx context.Context, q console.OrderQuery) ([]order
 		p.AfterAt, p.AfterID = &q.After.CreatedAt, &q.After.ID
 	}
 	rows, err := r.q.ConsoleOrders(ctx, p)
+	out, err := toCoreAllOrErr(rows, err, toCoreOrder, "list the orders of game %s", q.GameID)
 	if err != nil {
-		return nil, fmt.Errorf("list the orders of game %s: %w", q.GameID, err)
-	}
-	out := make([]orders.Order, len(rows))
-	for i, row := range rows {
-		if out[i], err = toCoreOrder(row); err != nil {
-			return nil, err
-		}
+		return nil, err
 	}
 	return out, (&OrdersRepo{conn: r.conn}).withCodes(ctx, out)
 }

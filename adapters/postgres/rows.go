@@ -31,6 +31,21 @@ func toCoreAll[R, T any](rows []R, err error, toCore func(R) T, format string, a
 	return out, nil
 }
 
+// toCoreAllOrErr is toCoreAll for a toCore that can fail (it decodes a column): its first
+// error is the answer.
+func toCoreAllOrErr[R, T any](rows []R, err error, toCore func(R) (T, error), format string, args ...any) ([]T, error) {
+	if err != nil {
+		return nil, wrapQuery(err, format, args)
+	}
+	out := make([]T, len(rows))
+	for i, row := range rows {
+		if out[i], err = toCore(row); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // oneChanged returns the outcome of a statement that changes one row: notFound when it changed
 // none.
 func oneChanged(n int64, err, notFound error, format string, args ...any) error {
