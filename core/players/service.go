@@ -209,15 +209,12 @@ func (s *Service) RequestOTP(ctx context.Context, c studio.Caller, phone string)
 	code := fmt.Sprintf("%06d", n.Int64())
 	now := s.now()
 	err = s.store.InTx(ctx, func(r Repo) error {
-		if err := r.LockPhone(ctx, sc, phone); err != nil {
-			return err
-		}
-		run, err := r.OTPFailureRun(ctx, sc, phone)
+		run, err := lockPhone(ctx, r, sc, phone)
 		if err != nil {
 			return err
 		}
-		if now.Before(run.LockedUntil) {
-			return phoneLocked(run.LockedUntil.Sub(now))
+		if err := run.locked(now); err != nil {
+			return err
 		}
 		stats, err := r.OTPSendStats(ctx, sc, phone, now.Add(-time.Hour))
 		if err != nil {
@@ -254,6 +251,23 @@ func (s *Service) RequestOTP(ctx context.Context, c studio.Caller, phone string)
 	return OTPSent{ExpiresIn: OTPLifetime, ResendAfter: OTPResendGap}, nil
 }
 
+// lockPhone takes the phone's lock for the transaction of r and returns its run of failed
+// checks.
+func lockPhone(ctx context.Context, r Repo, sc Scope, phone string) (FailureRun, error) {
+	if err := r.LockPhone(ctx, sc, phone); err != nil {
+		return FailureRun{}, err
+	}
+	return r.OTPFailureRun(ctx, sc, phone)
+}
+
+// locked is the refusal of a phone that the run has locked at now, or nil.
+func (run FailureRun) locked(now time.Time) error {
+	if now.Before(run.LockedUntil) {
+		return phoneLocked(run.LockedUntil.Sub(now))
+	}
+	return nil
+}
+
 // spent says why the stored code otp can no longer log in at now, or nil when it can.
 func spent(otp OTPCode, now time.Time) error {
 	switch {
@@ -283,15 +297,11 @@ func (s *Service) Login(ctx context.Context, c studio.Caller, phone, code string
 	var player Player
 	var outcome error // the login's refusal, committed with the failure it records
 	err := s.store.InTx(ctx, func(r Repo) error {
-		if err := r.LockPhone(ctx, sc, phone); err != nil {
-			return err
-		}
-		run, err := r.OTPFailureRun(ctx, sc, phone)
+		run, err := lockPhone(ctx, r, sc, phone)
 		if err != nil {
 			return err
 		}
-		if now.Before(run.LockedUntil) {
-			outcome = phoneLocked(run.LockedUntil.Sub(now))
+		if outcome = run.locked(now); outcome != nil {
 			return nil
 		}
 		failures, err := r.CountOTPFailures(ctx, sc, phone, now.Add(-time.Hour))
