@@ -209,6 +209,12 @@ func (s *Server) CoinMovement(op huma.Operation) huma.Operation {
 	return op
 }
 
+// CoinMovementWith declares, as an Operations group's Auth, operations authenticated by auth
+// (APIKey or Player) that move coins or act as any player (CoinMovement).
+func (s *Server) CoinMovementWith(auth func(huma.Operation) huma.Operation) func(huma.Operation) huma.Operation {
+	return func(op huma.Operation) huma.Operation { return s.CoinMovement(auth(op)) }
+}
+
 // Operator declares an operator API operation.
 func (s *Server) Operator(op huma.Operation) huma.Operation {
 	op.Security = []map[string][]string{{schemeOperator: {}}}

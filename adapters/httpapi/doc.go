@@ -112,10 +112,11 @@
 // in core/<module>/ports.go, implement it in adapters/postgres/<module>.go and in the module's
 // fake, and write the use case in core/<module>/service.go; a refusal is one of the module's
 // coded errors. (3) In adapters/httpapi/<module>api/, add named input/output types with doc,
-// example and validation tags, a handler method (decode, one core call, encode; errors go
-// through ErrorFrom; path ids through ParseID, so a malformed id is a 404), and a huma.Register
-// line wrapped in s.APIKey, s.Player or s.Operator, with an OperationID, Summary, Description
-// with the rules and error codes, Tags and Errors. (4) "go tool task generate" refreshes
+// example and validation tags, a handler method (decode, one core call, encode: Reply converts
+// the result or maps the error through ErrorFrom; path ids through ParseID, so a malformed id is
+// a 404), and a Register line: Op gives the operation's id, method, path, summary, description
+// with the rules and error codes, and error statuses; its Operations group gives the document,
+// the credentials (s.APIKey, s.Player or s.Operator) and the tags. (4) "go tool task generate" refreshes
 // openapi.yaml (and openapi-operator.yaml for an operator operation, registered on
 // s.OperatorAPI). (5) Test the rule in core (on the fakes), the adapter against PostgreSQL
 // (pgtest), and the behaviour in e2e/.

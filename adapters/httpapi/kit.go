@@ -3,9 +3,10 @@ package httpapi
 import (
 	"context"
 	"fmt"
-	"github.com/danielgtaylor/huma/v2"
+	"net/http"
 	"time"
 
+	"github.com/danielgtaylor/huma/v2"
 	"github.com/google/uuid"
 )
 
@@ -21,6 +22,28 @@ type Envelope[T any] struct {
 // Wrap puts data in the success envelope of the request in ctx.
 func Wrap[T any](ctx context.Context, status int, message string, data T) Envelope[T] {
 	return Envelope[T]{Data: data, StatusCode: status, Message: message, RequestID: requestIDFrom(ctx), Timestamp: time.Now().UTC()}
+}
+
+// Output is the answer of an operation that is a body alone.
+type Output[T any] struct {
+	Body T
+}
+
+// Reply ends a handler whose core call returned v and err: the body conv(v), or err as
+// ErrorFrom maps it.
+func Reply[V, T any](ctx context.Context, v V, err error, conv func(V) T) (*Output[T], error) {
+	if err != nil {
+		return nil, ErrorFrom(ctx, err)
+	}
+	return &Output[T]{Body: conv(v)}, nil
+}
+
+// ReplyWrapped is Reply for the APIs that answer in the success envelope: 200 with message.
+func ReplyWrapped[V, T any](ctx context.Context, message string, v V, err error, conv func(V) T) (*Output[Envelope[T]], error) {
+	if err != nil {
+		return nil, ErrorFrom(ctx, err)
+	}
+	return &Output[Envelope[T]]{Body: Wrap(ctx, http.StatusOK, message, conv(v))}, nil
 }
 
 // PageQuery is the paging of a list in the rewards store and partner APIs; embed it in an

@@ -53,131 +53,81 @@ func registerOperator(s *httpapi.Server, h handlers) {
 
 // registerCategoriesAndBrands adds the operator's category and brand operations.
 func registerCategoriesAndBrands(s *httpapi.Server, h handlers) {
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID: "admin-put-category",
-		Method:      http.MethodPut,
-		Path:        "/admin/v1/catalogue/categories/{code}",
-		Summary:     "Create or replace a category",
-		Description: urlRule + " " + "Categories group brands; the catalogue is shared by every game of the deployment. 201 when the code is new, 200 when it replaced a category. " +
+	ops := httpapi.Operations{API: s.OperatorAPI, Auth: s.Operator}
+	httpapi.Register(ops, httpapi.Op("admin-put-category", http.MethodPut, "/admin/v1/catalogue/categories/{code}", "Create or replace a category",
+		urlRule+" "+"Categories group brands; the catalogue is shared by every game of the deployment. 201 when the code is new, 200 when it replaced a category. "+
 			"Codes are `^[A-Z0-9_]{2,64}$`; `translations` maps a language tag (hi, ta, pt-BR) to `{name?, description?}`. Bad input is 400 VALIDATION_FAILED and changes nothing.",
-		Errors: []int{http.StatusBadRequest},
-	}), h.putCategory)
+		http.StatusBadRequest), h.putCategory)
 	documentCreated(s, http.MethodPut, "/admin/v1/catalogue/categories/{code}")
 
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID: "admin-put-brand",
-		Method:      http.MethodPut,
-		Path:        "/admin/v1/catalogue/brands/{code}",
-		Summary:     "Create or replace a brand",
-		Description: urlRule + " " + "201 when the code is new, 200 when it replaced a brand (a brand imported by a sync keeps its link to the provider). " +
-			"Every code in `categories` must name a category (400 VALIDATION_FAILED otherwise). `countries` are ISO 3166-1 alpha-2 codes; none means everywhere. " +
-			"`isActive` defaults to true: an inactive brand's rewards are not shown. `websiteUrl` is where players' short links lead. The brand's code is `brandId` in the store, " +
+	httpapi.Register(ops, httpapi.Op("admin-put-brand", http.MethodPut, "/admin/v1/catalogue/brands/{code}", "Create or replace a brand",
+		urlRule+" "+"201 when the code is new, 200 when it replaced a brand (a brand imported by a sync keeps its link to the provider). "+
+			"Every code in `categories` must name a category (400 VALIDATION_FAILED otherwise). `countries` are ISO 3166-1 alpha-2 codes; none means everywhere. "+
+			"`isActive` defaults to true: an inactive brand's rewards are not shown. `websiteUrl` is where players' short links lead. The brand's code is `brandId` in the store, "+
 			"its `issuer` (the code unless set) is `organizationId`.",
-		Errors: []int{http.StatusBadRequest},
-	}), h.putBrand)
+		http.StatusBadRequest), h.putBrand)
 	documentCreated(s, http.MethodPut, "/admin/v1/catalogue/brands/{code}")
 }
 
 // registerRewards adds the operator's reward operations, code pools included.
 func registerRewards(s *httpapi.Server, h handlers) {
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID:   "admin-create-reward",
-		Method:        http.MethodPost,
-		Path:          "/admin/v1/catalogue/rewards",
-		Summary:       "Create a reward",
-		DefaultStatus: http.StatusCreated,
-		Description: urlRule + " " + "Adds a reward to the catalogue every game shares. `brandCode` must name a brand (400 VALIDATION_FAILED otherwise). " +
-			"Every face value, `mrp` and `maxValue` is at most 10,000,000 units (400 VALIDATION_FAILED beyond), so that no coin price can overflow. " +
-			"GIFT_CARD and DIGITAL_CREDIT are priced by face value: `valueType` FIXED (the default) with 1 to 50 distinct `denominations`, or RANGE from `minValue` to `maxValue`; " +
-			"a face value d sells for d × (1 − discountPct/100). COUPON and PHYSICAL have `mrp` (required, positive) and `sellingPrice` (at most mrp; default the mrp) and count as FIXED with one value; " +
-			"fields of the other pricing are ignored. A COUPON with `sharedCode` gives that code to every buyer (unlimited); otherwise add codes to its pool. " +
-			"Defaults: isActive true, discountPct 0, purchaseCooldown 0 s, xScore 0, flagAllowStudioEditPrice false. " + moneyRule,
-		Errors: []int{http.StatusBadRequest},
-	}), h.createReward)
+	ops := httpapi.Operations{API: s.OperatorAPI, Auth: s.Operator}
+	httpapi.Register(ops, httpapi.WithStatus(http.StatusCreated, httpapi.Op("admin-create-reward", http.MethodPost, "/admin/v1/catalogue/rewards", "Create a reward",
+		urlRule+" "+"Adds a reward to the catalogue every game shares. `brandCode` must name a brand (400 VALIDATION_FAILED otherwise). "+
+			"Every face value, `mrp` and `maxValue` is at most 10,000,000 units (400 VALIDATION_FAILED beyond), so that no coin price can overflow. "+
+			"GIFT_CARD and DIGITAL_CREDIT are priced by face value: `valueType` FIXED (the default) with 1 to 50 distinct `denominations`, or RANGE from `minValue` to `maxValue`; "+
+			"a face value d sells for d × (1 − discountPct/100). COUPON and PHYSICAL have `mrp` (required, positive) and `sellingPrice` (at most mrp; default the mrp) and count as FIXED with one value; "+
+			"fields of the other pricing are ignored. A COUPON with `sharedCode` gives that code to every buyer (unlimited); otherwise add codes to its pool. "+
+			"Defaults: isActive true, discountPct 0, purchaseCooldown 0 s, xScore 0, flagAllowStudioEditPrice false. "+moneyRule,
+		http.StatusBadRequest)), h.createReward)
 
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID: "admin-update-reward",
-		Method:      http.MethodPatch,
-		Path:        "/admin/v1/catalogue/rewards/{rewardId}",
-		Summary:     "Change a reward",
-		Description: "Sets the fields sent; the rest stay. The result must satisfy every rule of a new reward (400 VALIDATION_FAILED otherwise, and nothing changes). " +
-			"`endDate: null` removes the end date; `sharedCode: \"\"` removes a coupon's shared code. 404 REWARD_NOT_FOUND. " + moneyRule,
-		Errors: []int{http.StatusBadRequest, http.StatusNotFound},
-	}), h.updateReward)
+	httpapi.Register(ops, httpapi.Op("admin-update-reward", http.MethodPatch, "/admin/v1/catalogue/rewards/{rewardId}", "Change a reward",
+		"Sets the fields sent; the rest stay. The result must satisfy every rule of a new reward (400 VALIDATION_FAILED otherwise, and nothing changes). "+
+			"`endDate: null` removes the end date; `sharedCode: \"\"` removes a coupon's shared code. 404 REWARD_NOT_FOUND. "+moneyRule,
+		http.StatusBadRequest, http.StatusNotFound), h.updateReward)
 
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID: "admin-list-rewards",
-		Method:      http.MethodGet,
-		Path:        "/admin/v1/catalogue/rewards",
-		Summary:     "List the catalogue's rewards",
-		Description: "Every reward, active or not, newest first, paginated (`limit` default 10, at most 100; `page` from 1); filters `type`, `brandCode` and `active`.",
-		Errors:      []int{http.StatusBadRequest},
-	}), h.listRewards)
+	httpapi.Register(ops, httpapi.Op("admin-list-rewards", http.MethodGet, "/admin/v1/catalogue/rewards", "List the catalogue's rewards",
+		"Every reward, active or not, newest first, paginated (`limit` default 10, at most 100; `page` from 1); filters `type`, `brandCode` and `active`.",
+		http.StatusBadRequest), h.listRewards)
 
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID: "admin-get-reward",
-		Method:      http.MethodGet,
-		Path:        "/admin/v1/catalogue/rewards/{rewardId}",
-		Summary:     "One reward of the catalogue",
-		Description: "The reward whatever its state. 404 REWARD_NOT_FOUND.",
-		Errors:      []int{http.StatusNotFound},
-	}), h.getReward)
+	httpapi.Register(ops, httpapi.Op("admin-get-reward", http.MethodGet, "/admin/v1/catalogue/rewards/{rewardId}", "One reward of the catalogue",
+		"The reward whatever its state. 404 REWARD_NOT_FOUND.",
+		http.StatusNotFound), h.getReward)
 
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID:   "admin-add-reward-codes",
-		Method:        http.MethodPost,
-		Path:          "/admin/v1/catalogue/rewards/{rewardId}/codes",
-		Summary:       "Add codes to a reward's pool",
-		DefaultStatus: http.StatusCreated,
-		Description: "Adds 1 to 10,000 codes to the pool of a COUPON, or of the operator's own GIFT_CARD or DIGITAL_CREDIT (one without a provider product); codes already there are ignored. The codes and pins are stored encrypted and shown only to the player who buys them. " +
-			"A pool reward is limited by its pool: each purchase takes one code, and with no unused code it is listed as out of stock and answers OUT_OF_STOCK. Answers how many were added and how many are unused now. " +
+	httpapi.Register(ops, httpapi.WithStatus(http.StatusCreated, httpapi.Op("admin-add-reward-codes", http.MethodPost, "/admin/v1/catalogue/rewards/{rewardId}/codes", "Add codes to a reward's pool",
+		"Adds 1 to 10,000 codes to the pool of a COUPON, or of the operator's own GIFT_CARD or DIGITAL_CREDIT (one without a provider product); codes already there are ignored. The codes and pins are stored encrypted and shown only to the player who buys them. "+
+			"A pool reward is limited by its pool: each purchase takes one code, and with no unused code it is listed as out of stock and answers OUT_OF_STOCK. Answers how many were added and how many are unused now. "+
 			"400 VALIDATION_FAILED for goods, a reward the voucher provider fulfils, or a coupon with a shared code; 404 REWARD_NOT_FOUND.",
-		Errors: []int{http.StatusBadRequest, http.StatusNotFound},
-	}), h.addCodes)
+		http.StatusBadRequest, http.StatusNotFound)), h.addCodes)
 }
 
 // registerProducts adds the operator's product operation.
 func registerProducts(s *httpapi.Server, h handlers) {
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID: "admin-put-product",
-		Method:      http.MethodPut,
-		Path:        "/admin/v1/catalogue/products/{productId}",
-		Summary:     "Create or replace a product",
-		Description: urlRule + " " + "Products are physical goods sold for money in the store web, with a coin discount; they feed touchpoints, never /rewards or search. " +
-			"201 when the id is new, 200 when it replaced a product. Prices must satisfy discountedListingPrice ≤ listingPrice ≤ mrp; `maxCoinDiscountPct` (default 0) is the " +
-			"largest share of the price coins may pay; `rating` 0 to 5; `isActive` defaults to true. " + moneyRule,
-		Errors: []int{http.StatusBadRequest},
-	}), h.putProduct)
+	httpapi.Register(httpapi.Operations{API: s.OperatorAPI, Auth: s.Operator}, httpapi.Op("admin-put-product", http.MethodPut, "/admin/v1/catalogue/products/{productId}", "Create or replace a product",
+		urlRule+" "+"Products are physical goods sold for money in the store web, with a coin discount; they feed touchpoints, never /rewards or search. "+
+			"201 when the id is new, 200 when it replaced a product. Prices must satisfy discountedListingPrice ≤ listingPrice ≤ mrp; `maxCoinDiscountPct` (default 0) is the "+
+			"largest share of the price coins may pay; `rating` 0 to 5; `isActive` defaults to true. "+moneyRule,
+		http.StatusBadRequest), h.putProduct)
 	documentCreated(s, http.MethodPut, "/admin/v1/catalogue/products/{productId}")
 }
 
 // registerGameRewards adds the operation that sets what one game changes of a reward.
 func registerGameRewards(s *httpapi.Server, h handlers) {
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID: "admin-set-game-reward",
-		Method:      http.MethodPut,
-		Path:        "/admin/v1/games/{gameId}/rewards/{rewardId}",
-		Summary:     "Hide a reward from a game or set its coin prices",
-		Description: "What one game changes of a shared reward; fields left out stay as they are. `hidden: true` takes the reward out of the game's store. " +
-			"`coinPrices` sets the game's price of the reward's smallest face value, by coin id (whole coins from 1; the other face values scale with it); " +
-			"it replaces the previous prices and `{}` removes them. Only for rewards with flagAllowStudioEditPrice (400 PRICE_NOT_EDITABLE otherwise); " +
+	httpapi.Register(httpapi.Operations{API: s.OperatorAPI, Auth: s.Operator}, httpapi.Op("admin-set-game-reward", http.MethodPut, "/admin/v1/games/{gameId}/rewards/{rewardId}", "Hide a reward from a game or set its coin prices",
+		"What one game changes of a shared reward; fields left out stay as they are. `hidden: true` takes the reward out of the game's store. "+
+			"`coinPrices` sets the game's price of the reward's smallest face value, by coin id (whole coins from 1; the other face values scale with it); "+
+			"it replaces the previous prices and `{}` removes them. Only for rewards with flagAllowStudioEditPrice (400 PRICE_NOT_EDITABLE otherwise); "+
 			"every key must be a coin id of this game (400 VALIDATION_FAILED otherwise). 404 GAME_NOT_FOUND, REWARD_NOT_FOUND.",
-		Errors: []int{http.StatusBadRequest, http.StatusNotFound},
-	}), h.setGameReward)
+		http.StatusBadRequest, http.StatusNotFound), h.setGameReward)
 }
 
 // registerSync adds the operation that imports the voucher provider's catalogue.
 func registerSync(s *httpapi.Server, h handlers) {
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID: "admin-sync-catalogue",
-		Method:      http.MethodPost,
-		Path:        "/admin/v1/catalogue/sync",
-		Summary:     "Import the voucher provider's catalogue",
-		Description: "Imports the provider's brands (and their categories) as brands and its products in the deployment currency as GIFT_CARD rewards, keyed by the provider's codes, " +
-			"so a second sync changes only what changed. Products and brands gone upstream become inactive, never deleted: past orders keep showing them. " +
+	httpapi.Register(httpapi.Operations{API: s.OperatorAPI, Auth: s.Operator}, httpapi.Op("admin-sync-catalogue", http.MethodPost, "/admin/v1/catalogue/sync", "Import the voucher provider's catalogue",
+		"Imports the provider's brands (and their categories) as brands and its products in the deployment currency as GIFT_CARD rewards, keyed by the provider's codes, "+
+			"so a second sync changes only what changed. Products and brands gone upstream become inactive, never deleted: past orders keep showing them. "+
 			"Answers the counts created, updated and deactivated. 503 VOUCHER_PROVIDER_NOT_CONFIGURED without a provider (REWARDS_VOUCHER_BASE_URL); 502 when the provider fails.",
-		Errors: []int{http.StatusBadGateway, http.StatusServiceUnavailable},
-	}), h.sync)
+		http.StatusBadGateway, http.StatusServiceUnavailable), h.sync)
 }
 
 func registerStore(s *httpapi.Server, h handlers) {
@@ -189,104 +139,61 @@ func registerStore(s *httpapi.Server, h handlers) {
 
 // registerStoreLists adds the store's listings: rewards, brands and categories.
 func registerStoreLists(s *httpapi.Server, h handlers) {
-	tags := []string{Tag}
-	huma.Register(s.API, s.Player(huma.Operation{
-		OperationID: "rewards-list",
-		Method:      http.MethodGet,
-		Path:        "/rewards",
-		Summary:     "List the rewards the player can buy",
-		Description: "A page `{items, page, limit, total}` (`limit` default 10, at most 100; `page` from 1) of the rewards the game's players see: active, unexpired, of an active brand, " +
-			"not hidden by the game and, with `country`, available there. `coinId` must be a coin of the key's game (404 COIN_NOT_FOUND otherwise, a malformed id included). " +
-			"Filters: `category` and `brand` (codes), `giftCard`, `rewardIds` (repeated or a comma list; malformed ids match nothing), `country`; " +
-			"`dedupeBrandsByDiscount=true` keeps one reward per brand, the one with the largest discount on mrp. `contentLogic` orders the list; ties go to the higher xScore, then the newest. " +
-			"`layoutStyle` is validated and changes no data. Names and descriptions (of rewards and brands) are localised by `x-language` (required: 400 without it).\n\n" + shapesRule,
-		Tags:   tags,
-		Errors: []int{http.StatusBadRequest, http.StatusNotFound},
-	}), h.list)
+	ops := httpapi.Operations{API: s.API, Auth: s.Player, Tags: []string{Tag}}
+	httpapi.Register(ops, httpapi.Op("rewards-list", http.MethodGet, "/rewards", "List the rewards the player can buy",
+		"A page `{items, page, limit, total}` (`limit` default 10, at most 100; `page` from 1) of the rewards the game's players see: active, unexpired, of an active brand, "+
+			"not hidden by the game and, with `country`, available there. `coinId` must be a coin of the key's game (404 COIN_NOT_FOUND otherwise, a malformed id included). "+
+			"Filters: `category` and `brand` (codes), `giftCard`, `rewardIds` (repeated or a comma list; malformed ids match nothing), `country`; "+
+			"`dedupeBrandsByDiscount=true` keeps one reward per brand, the one with the largest discount on mrp. `contentLogic` orders the list; ties go to the higher xScore, then the newest. "+
+			"`layoutStyle` is validated and changes no data. Names and descriptions (of rewards and brands) are localised by `x-language` (required: 400 without it).\n\n"+shapesRule,
+		http.StatusBadRequest, http.StatusNotFound), h.list)
 
-	huma.Register(s.API, s.Player(huma.Operation{
-		OperationID: "rewards-brands",
-		Method:      http.MethodGet,
-		Path:        "/rewards/metadata/brands",
-		Summary:     "The brands of the store",
-		Description: "BrandMetadata of every brand with rewards the game's players see, by name, with the number of those rewards. " +
+	httpapi.Register(ops, httpapi.Op("rewards-brands", http.MethodGet, "/rewards/metadata/brands", "The brands of the store",
+		"BrandMetadata of every brand with rewards the game's players see, by name, with the number of those rewards. "+
 			"`giftCard=true` keeps brands with gift cards, `false` brands with other rewards; `category` keeps brands of that category (code). Names are localised by the optional `x-language`.",
-		Tags:   tags,
-		Errors: []int{http.StatusBadRequest},
-	}), h.brands)
+		http.StatusBadRequest), h.brands)
 
-	huma.Register(s.API, s.Player(huma.Operation{
-		OperationID: "rewards-categories",
-		Method:      http.MethodGet,
-		Path:        "/rewards/categories",
-		Summary:     "The categories of the store",
-		Description: "CategoryMetadata of every category with rewards the game's players see, in display order, with the number of those rewards. Names are localised by `x-language` (required: 400 without it).",
-		Tags:        tags,
-		Errors:      []int{http.StatusBadRequest},
-	}), h.categories)
+	httpapi.Register(ops, httpapi.Op("rewards-categories", http.MethodGet, "/rewards/categories", "The categories of the store",
+		"CategoryMetadata of every category with rewards the game's players see, in display order, with the number of those rewards. Names are localised by `x-language` (required: 400 without it).",
+		http.StatusBadRequest), h.categories)
 }
 
 // registerStoreReward adds the store's operations on one reward.
 func registerStoreReward(s *httpapi.Server, h handlers) {
-	tags := []string{Tag}
-	huma.Register(s.API, s.Player(huma.Operation{
-		OperationID: "rewards-fetch",
-		Method:      http.MethodGet,
-		Path:        "/rewards/fetch/{rewardId}",
-		Summary:     "One reward, before buying it",
-		Description: "FetchRewardByIdDto: the shape B record of the reward plus `name`, `description`, `type`, `valueType`, and, for FIXED rewards, `denominations` " +
-			"(each face value in units of the currency, its coin price in `coinId`'s coin, and whether it is in stock now: a code pool's unused codes or the voucher provider's stock), " +
-			"for RANGE rewards `minValue` and `maxValue`; `nextPurchaseAt` is null unless the player is in the reward's purchase cooldown. " +
-			"404 REWARD_NOT_FOUND for a reward the game's players do not see (or an unknown or malformed id); 404 COIN_NOT_FOUND for a coin of another game. " +
+	ops := httpapi.Operations{API: s.API, Auth: s.Player, Tags: []string{Tag}}
+	httpapi.Register(ops, httpapi.Op("rewards-fetch", http.MethodGet, "/rewards/fetch/{rewardId}", "One reward, before buying it",
+		"FetchRewardByIdDto: the shape B record of the reward plus `name`, `description`, `type`, `valueType`, and, for FIXED rewards, `denominations` "+
+			"(each face value in units of the currency, its coin price in `coinId`'s coin, and whether it is in stock now: a code pool's unused codes or the voucher provider's stock), "+
+			"for RANGE rewards `minValue` and `maxValue`; `nextPurchaseAt` is null unless the player is in the reward's purchase cooldown. "+
+			"404 REWARD_NOT_FOUND for a reward the game's players do not see (or an unknown or malformed id); 404 COIN_NOT_FOUND for a coin of another game. "+
 			"Names are localised by the optional `x-language`.",
-		Tags:   tags,
-		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusBadGateway},
-	}), h.fetch)
+		http.StatusBadRequest, http.StatusNotFound, http.StatusBadGateway), h.fetch)
 
-	huma.Register(s.API, s.Player(huma.Operation{
-		OperationID: "rewards-redirection-link",
-		Method:      http.MethodGet,
-		Path:        "/rewards/{rewardId}/get-redirection-link",
-		Summary:     "The player's short link to the reward's brand site",
-		Description: "`{url}`: a short link `{REWARDS_PUBLIC_URL}/r/{code}`, one per player and reward, created on the first call and the same afterwards. " +
+	httpapi.Register(ops, httpapi.Op("rewards-redirection-link", http.MethodGet, "/rewards/{rewardId}/get-redirection-link", "The player's short link to the reward's brand site",
+		"`{url}`: a short link `{REWARDS_PUBLIC_URL}/r/{code}`, one per player and reward, created on the first call and the same afterwards. "+
 			"Following it (GET /r/{code}) counts the click and redirects to the brand's website. 404 REWARD_NOT_FOUND for a reward the game's players do not see.",
-		Tags:   tags,
-		Errors: []int{http.StatusNotFound},
-	}), h.redirectionLink)
+		http.StatusNotFound), h.redirectionLink)
 }
 
 // registerStoreSearch adds the store's search.
 func registerStoreSearch(s *httpapi.Server, h handlers) {
 	tags := []string{Tag}
-	huma.Register(s.API, s.Player(huma.Operation{
-		OperationID: "rewards-search",
-		Method:      http.MethodGet,
-		Path:        "/rewards/search",
-		Summary:     "Search the store",
-		Description: "SearchResponseDto `{brands, categories, rewards: {items, page, limit, total}}`: brands and categories (at most 20 each, best match first) and a page of rewards " +
-			"(shape A, see GET /rewards) matching `q`, among what the game's players see. Matching is case-insensitive over reward, brand and category names and descriptions, " +
-			"tolerant to typos and prefixes. `type` fills only one group (the others are empty); products are never searched. `brand` and `category` (repeat them for several) keep " +
-			"rewards of those brands or categories, by exact code or name; unknown ones are ignored. `coinId` must be a coin of the key's game (404 COIN_NOT_FOUND). " +
+	httpapi.Register(httpapi.Operations{API: s.API, Auth: s.Player, Tags: tags}, httpapi.Op("rewards-search", http.MethodGet, "/rewards/search", "Search the store",
+		"SearchResponseDto `{brands, categories, rewards: {items, page, limit, total}}`: brands and categories (at most 20 each, best match first) and a page of rewards "+
+			"(shape A, see GET /rewards) matching `q`, among what the game's players see. Matching is case-insensitive over reward, brand and category names and descriptions, "+
+			"tolerant to typos and prefixes. `type` fills only one group (the others are empty); products are never searched. `brand` and `category` (repeat them for several) keep "+
+			"rewards of those brands or categories, by exact code or name; unknown ones are ignored. `coinId` must be a coin of the key's game (404 COIN_NOT_FOUND). "+
 			"`q` is 1 to 200 characters (400 otherwise); `x-language` is required.",
-		Tags:   tags,
-		Errors: []int{http.StatusBadRequest, http.StatusNotFound},
-	}), h.search)
+		http.StatusBadRequest, http.StatusNotFound), h.search)
 }
 
 // registerFollowLink adds the unauthenticated short link players follow.
 func registerFollowLink(s *httpapi.Server, h handlers) {
 	tags := []string{Tag}
-	huma.Register(s.API, huma.Operation{
-		OperationID:   "rewards-follow-link",
-		Method:        http.MethodGet,
-		Path:          "/r/{code}",
-		Summary:       "Follow a short link",
-		DefaultStatus: http.StatusFound,
-		Description: "Redirects only to an absolute https address with a host (http outside production), never to javascript:, data: or anything else; a brand without one is 404. " + "No authentication, any host: the address GET /rewards/{rewardId}/get-redirection-link gave. Counts the click and answers 302 with `Location` the brand's website " +
+	httpapi.Register(httpapi.Operations{API: s.API, Tags: tags}, httpapi.WithStatus(http.StatusFound, httpapi.Op("rewards-follow-link", http.MethodGet, "/r/{code}", "Follow a short link",
+		"Redirects only to an absolute https address with a host (http outside production), never to javascript:, data: or anything else; a brand without one is 404. "+"No authentication, any host: the address GET /rewards/{rewardId}/get-redirection-link gave. Counts the click and answers 302 with `Location` the brand's website "+
 			"with `utm_source=rewards`. 404 LINK_NOT_FOUND for an unknown code or a brand with no website.",
-		Tags:   tags,
-		Errors: []int{http.StatusNotFound},
-	}, h.follow)
+		http.StatusNotFound)), h.follow)
 }
 
 // documentCreated documents a create-or-replace operation's 201 answer: the same body as its

@@ -49,10 +49,7 @@ func (h handlers) createReward(ctx context.Context, in *createRewardInput) (*rew
 		return nil, err
 	}
 	r, err := h.svc.CreateReward(ctx, n)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &rewardOutput{Body: toRewardBody(r)}, nil
+	return httpapi.Reply(ctx, r, err, toRewardBody)
 }
 
 func (h handlers) updateReward(ctx context.Context, in *updateRewardInput) (*rewardOutput, error) {
@@ -65,10 +62,7 @@ func (h handlers) updateReward(ctx context.Context, in *updateRewardInput) (*rew
 		return nil, err
 	}
 	r, err := h.svc.ChangeReward(ctx, id, ch)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &rewardOutput{Body: toRewardBody(r)}, nil
+	return httpapi.Reply(ctx, r, err, toRewardBody)
 }
 
 func (h handlers) listRewards(ctx context.Context, in *listRewardsInput) (*rewardsOutput, error) {
@@ -86,10 +80,7 @@ func (h handlers) getReward(ctx context.Context, in *rewardIDInput) (*rewardOutp
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
 	r, err := h.svc.GetReward(ctx, id)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &rewardOutput{Body: toRewardBody(r)}, nil
+	return httpapi.Reply(ctx, r, err, toRewardBody)
 }
 
 func (h handlers) addCodes(ctx context.Context, in *addCodesInput) (*codesOutput, error) {
@@ -130,10 +121,7 @@ func (h handlers) setGameReward(ctx context.Context, in *setGameRewardInput) (*g
 		return nil, err
 	}
 	g, err := h.svc.ChangeGameReward(ctx, gameID, rewardID, ch)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &gameRewardOutput{Body: toGameRewardBody(g)}, nil
+	return httpapi.Reply(ctx, g, err, toGameRewardBody)
 }
 
 func (h handlers) sync(ctx context.Context, _ *struct{}) (*syncOutput, error) {
@@ -205,10 +193,7 @@ func (h handlers) fetch(ctx context.Context, in *fetchInput) (*detailOutput, err
 	}
 	q := catalogue.ListQuery{GameID: httpapi.CallerFrom(ctx).GameID, Environment: httpapi.CallerFrom(ctx).Environment, CoinID: coinID}
 	d, err := h.svc.Fetch(ctx, q, rewardID, httpapi.PlayerFrom(ctx).ID)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &detailOutput{Body: storeView{lang: in.Language, coinID: coinID}.detail(d)}, nil
+	return httpapi.Reply(ctx, d, err, storeView{lang: in.Language, coinID: coinID}.detail)
 }
 
 func (h handlers) redirectionLink(ctx context.Context, in *linkInput) (*linkOutput, error) {

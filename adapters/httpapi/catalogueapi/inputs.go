@@ -182,17 +182,17 @@ type (
 		Status int
 		Body   ProductBody
 	}
-	rewardOutput     struct{ Body RewardBody }
-	rewardsOutput    struct{ Body httpapi.Page[RewardBody] }
-	codesOutput      struct{ Body CodesAddedBody }
-	gameRewardOutput struct{ Body GameRewardBody }
-	syncOutput       struct{ Body SyncBody }
-	listOutput       struct{ Body httpapi.Page[RewardListItem] }
-	brandsOutput     struct{ Body []BrandMetadata }
-	categoriesOutput struct{ Body []CategoryMetadata }
-	detailOutput     struct{ Body RewardDetailBody }
-	linkOutput       struct{ Body LinkBody }
-	searchOutput     struct{ Body SearchBody }
+	rewardOutput     = httpapi.Output[RewardBody]
+	rewardsOutput    = httpapi.Output[httpapi.Page[RewardBody]]
+	codesOutput      = httpapi.Output[CodesAddedBody]
+	gameRewardOutput = httpapi.Output[GameRewardBody]
+	syncOutput       = httpapi.Output[SyncBody]
+	listOutput       = httpapi.Output[httpapi.Page[RewardListItem]]
+	brandsOutput     = httpapi.Output[[]BrandMetadata]
+	categoriesOutput = httpapi.Output[[]CategoryMetadata]
+	detailOutput     = httpapi.Output[RewardDetailBody]
+	linkOutput       = httpapi.Output[LinkBody]
+	searchOutput     = httpapi.Output[SearchBody]
 	redirectOutput   struct {
 		Status       int
 		Location     string `header:"Location" doc:"The brand's website with utm_source=rewards"`

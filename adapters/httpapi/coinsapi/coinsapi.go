@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/danielgtaylor/huma/v2"
 	"github.com/google/uuid"
 
 	"github.com/rewardsco/rewards/adapters/httpapi"
@@ -178,14 +177,12 @@ type setCoinValueInput struct {
 }
 
 type (
-	coinOutput         struct{ Body AdminCoinBody }
-	coinsOutput        struct{ Body []CoinBody }
-	fundsOutput        struct{ Body []WalletBody }
-	transactionsOutput struct {
-		Body httpapi.Page[TransactionBody]
-	}
-	historyOutput    struct{ Body CoinsHistoryBody }
-	playerGameOutput struct{ Body PlayerGameBody }
+	coinOutput         = httpapi.Output[AdminCoinBody]
+	coinsOutput        = httpapi.Output[[]CoinBody]
+	fundsOutput        = httpapi.Output[[]WalletBody]
+	transactionsOutput = httpapi.Output[httpapi.Page[TransactionBody]]
+	historyOutput      = httpapi.Output[CoinsHistoryBody]
+	playerGameOutput   = httpapi.Output[PlayerGameBody]
 )
 
 // serverOnlyNote tells distribute and deduct callers about the game's serverOnlyCoinMovements.
@@ -212,97 +209,47 @@ func Register(s *httpapi.Server, svc *coins.Service, currency string) {
 
 // registerCoins adds the game's coin list and the distribute and deduct movements.
 func registerCoins(s *httpapi.Server, h handlers) {
-	huma.Register(s.API, s.APIKey(huma.Operation{
-		OperationID: "list-coins",
-		Method:      http.MethodGet,
-		Path:        "/coins",
-		Summary:     "List the game's coins",
-		Description: "Every coin of the game that owns the API key, oldest first.",
-		Tags:        []string{tagCoins},
-	}), h.listCoins)
-	huma.Register(s.API, s.CoinMovement(s.Player(huma.Operation{
-		OperationID: "coins-distribute",
-		Method:      http.MethodPost,
-		Path:        "/coins/{coinId}/distribute",
-		Summary:     "Credit coins to the player",
-		Description: "Credits the token's player. The balance, a journal entry and the COINS_CREDITED event for webhooks are written in one transaction. 404 COIN_NOT_FOUND for a coin of another game (or an id that is no coin at all). With x-idempotency-key the credit happens at most once. " +
-			"`metadata` is at most 4 KiB as JSON, and no text may contain a NUL character (400 VALIDATION_FAILED). " +
+	tags := []string{tagCoins}
+	httpapi.Register(httpapi.Operations{API: s.API, Auth: s.APIKey, Tags: tags}, httpapi.Op("list-coins", http.MethodGet, "/coins", "List the game's coins",
+		"Every coin of the game that owns the API key, oldest first."), h.listCoins)
+	movements := httpapi.Operations{API: s.API, Auth: s.CoinMovementWith(s.Player), Tags: tags}
+	httpapi.Register(movements, httpapi.WithStatus(http.StatusCreated, httpapi.Op("coins-distribute", http.MethodPost, "/coins/{coinId}/distribute", "Credit coins to the player",
+		"Credits the token's player. The balance, a journal entry and the COINS_CREDITED event for webhooks are written in one transaction. 404 COIN_NOT_FOUND for a coin of another game (or an id that is no coin at all). With x-idempotency-key the credit happens at most once. "+
+			"`metadata` is at most 4 KiB as JSON, and no text may contain a NUL character (400 VALIDATION_FAILED). "+
 			serverOnlyNote,
-		Tags:          []string{tagCoins},
-		DefaultStatus: http.StatusCreated,
-		Errors:        []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	})), h.distribute)
-	huma.Register(s.API, s.CoinMovement(s.Player(huma.Operation{
-		OperationID: "coins-deduct",
-		Method:      http.MethodPost,
-		Path:        "/coins/{coinId}/deduct",
-		Summary:     "Debit coins from the player",
-		Description: "Debits the token's player in one conditional update: a balance never goes below zero, under any concurrency; 400 INSUFFICIENT_BALANCE otherwise. The balance, a journal entry and the COINS_DEBITED event are written in one transaction. 404 COIN_NOT_FOUND for a coin of another game. With x-idempotency-key the debit happens at most once (a refusal is replayed too). " +
-			"`metadata` is at most 4 KiB as JSON, and no text may contain a NUL character (400 VALIDATION_FAILED). " +
+		http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity)), h.distribute)
+	httpapi.Register(movements, httpapi.WithStatus(http.StatusCreated, httpapi.Op("coins-deduct", http.MethodPost, "/coins/{coinId}/deduct", "Debit coins from the player",
+		"Debits the token's player in one conditional update: a balance never goes below zero, under any concurrency; 400 INSUFFICIENT_BALANCE otherwise. The balance, a journal entry and the COINS_DEBITED event are written in one transaction. 404 COIN_NOT_FOUND for a coin of another game. With x-idempotency-key the debit happens at most once (a refusal is replayed too). "+
+			"`metadata` is at most 4 KiB as JSON, and no text may contain a NUL character (400 VALIDATION_FAILED). "+
 			serverOnlyNote,
-		Tags:          []string{tagCoins},
-		DefaultStatus: http.StatusCreated,
-		Errors:        []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	})), h.deduct)
+		http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity)), h.deduct)
 }
 
 // registerPlayer adds the player's balances, journal, coin history and game.
 func registerPlayer(s *httpapi.Server, h handlers) {
-	huma.Register(s.API, s.Player(huma.Operation{
-		OperationID: "player-funds",
-		Method:      http.MethodGet,
-		Path:        "/player/funds",
-		Summary:     "The player's balances",
-		Description: "Every coin of the game with the player's balance, lifetime earned and lifetime spent (zero where it has none).",
-		Tags:        []string{tagPlayer},
-	}), h.funds)
-	huma.Register(s.API, s.Player(huma.Operation{
-		OperationID: "player-transactions",
-		Method:      http.MethodGet,
-		Path:        "/player/transactions",
-		Summary:     "The player's coin transactions",
-		Description: "The journal over every coin, newest first, paginated (`limit` default 10, at most 100; `page` from 1). x-language is required.",
-		Tags:        []string{tagPlayer},
-		Errors:      []int{http.StatusBadRequest},
-	}), h.transactions)
-	huma.Register(s.API, s.Player(huma.Operation{
-		OperationID: "player-coins-history",
-		Method:      http.MethodGet,
-		Path:        "/player/coins-history",
-		Summary:     "The player's history of one coin",
-		Description: "A summary (current balance, lifetime earning and spends, savings: the money value of rewards bought with the coin in the deployment currency) and the coin's journal, newest first, paginated. `coinId` defaults to the game's first coin (404 NO_COINS when the game has none); 404 COIN_NOT_FOUND for another game's coin.",
-		Tags:        []string{tagPlayer},
-		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
-	}), h.history)
-	huma.Register(s.API, s.APIKey(huma.Operation{
-		OperationID: "player-game",
-		Method:      http.MethodGet,
-		Path:        "/player/game",
-		Summary:     "The game that owns the key",
-		Description: "The game of the API key, the environment of the host called, the deployment currency and the game's coins.",
-		Tags:        []string{tagPlayer},
-	}), h.playerGame)
+	tags := []string{tagPlayer}
+	player := httpapi.Operations{API: s.API, Auth: s.Player, Tags: tags}
+	httpapi.Register(player, httpapi.Op("player-funds", http.MethodGet, "/player/funds", "The player's balances",
+		"Every coin of the game with the player's balance, lifetime earned and lifetime spent (zero where it has none)."), h.funds)
+	httpapi.Register(player, httpapi.Op("player-transactions", http.MethodGet, "/player/transactions", "The player's coin transactions",
+		"The journal over every coin, newest first, paginated (`limit` default 10, at most 100; `page` from 1). x-language is required.",
+		http.StatusBadRequest), h.transactions)
+	httpapi.Register(player, httpapi.Op("player-coins-history", http.MethodGet, "/player/coins-history", "The player's history of one coin",
+		"A summary (current balance, lifetime earning and spends, savings: the money value of rewards bought with the coin in the deployment currency) and the coin's journal, newest first, paginated. `coinId` defaults to the game's first coin (404 NO_COINS when the game has none); 404 COIN_NOT_FOUND for another game's coin.",
+		http.StatusBadRequest, http.StatusNotFound), h.history)
+	httpapi.Register(httpapi.Operations{API: s.API, Auth: s.APIKey, Tags: tags}, httpapi.Op("player-game", http.MethodGet, "/player/game", "The game that owns the key",
+		"The game of the API key, the environment of the host called, the deployment currency and the game's coins."), h.playerGame)
 }
 
 // registerOperator adds the operator's coin creation and valuation.
 func registerOperator(s *httpapi.Server, h handlers) {
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID:   "admin-create-coin",
-		Method:        http.MethodPost,
-		Path:          "/admin/v1/games/{gameId}/coins",
-		Summary:       "Create a coin for a game",
-		Description:   "Defines a coin the game can give its players. Balances are kept per environment. `coinsPerUnit` (default 10) is what the coin is worth: coins per unit of the deployment currency. 404 GAME_NOT_FOUND for an unknown game.",
-		DefaultStatus: http.StatusCreated,
-		Errors:        []int{http.StatusBadRequest, http.StatusNotFound},
-	}), h.createCoin)
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID: "admin-set-coin-value",
-		Method:      http.MethodPatch,
-		Path:        "/admin/v1/coins/{coinId}",
-		Summary:     "Set what a coin is worth",
-		Description: "Sets `coinsPerUnit`: coins worth one unit of the deployment currency. The coin price of a reward is ceil(selling price × coinsPerUnit) unless the game set its own; prices follow at once. 404 COIN_NOT_FOUND.",
-		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
-	}), h.setCoinValue)
+	ops := httpapi.Operations{API: s.OperatorAPI, Auth: s.Operator}
+	httpapi.Register(ops, httpapi.WithStatus(http.StatusCreated, httpapi.Op("admin-create-coin", http.MethodPost, "/admin/v1/games/{gameId}/coins", "Create a coin for a game",
+		"Defines a coin the game can give its players. Balances are kept per environment. `coinsPerUnit` (default 10) is what the coin is worth: coins per unit of the deployment currency. 404 GAME_NOT_FOUND for an unknown game.",
+		http.StatusBadRequest, http.StatusNotFound)), h.createCoin)
+	httpapi.Register(ops, httpapi.Op("admin-set-coin-value", http.MethodPatch, "/admin/v1/coins/{coinId}", "Set what a coin is worth",
+		"Sets `coinsPerUnit`: coins worth one unit of the deployment currency. The coin price of a reward is ceil(selling price × coinsPerUnit) unless the game set its own; prices follow at once. 404 COIN_NOT_FOUND.",
+		http.StatusBadRequest, http.StatusNotFound), h.setCoinValue)
 }
 
 func (h handlers) listCoins(ctx context.Context, _ *struct{}) (*coinsOutput, error) {
@@ -397,10 +344,7 @@ func (h handlers) createCoin(ctx context.Context, in *createCoinInput) (*coinOut
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
 	c, err := h.svc.CreateCoin(ctx, coins.Coin{GameID: gameID, Name: in.Body.Name, ImageURL: in.Body.ImageURL, CoinsPerUnit: in.Body.CoinsPerUnit})
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &coinOutput{Body: toAdminCoinBody(c)}, nil
+	return httpapi.Reply(ctx, c, err, toAdminCoinBody)
 }
 
 func (h handlers) setCoinValue(ctx context.Context, in *setCoinValueInput) (*coinOutput, error) {
@@ -409,10 +353,7 @@ func (h handlers) setCoinValue(ctx context.Context, in *setCoinValueInput) (*coi
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
 	c, err := h.svc.SetCoinsPerUnit(ctx, coinID, in.Body.CoinsPerUnit)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &coinOutput{Body: toAdminCoinBody(c)}, nil
+	return httpapi.Reply(ctx, c, err, toAdminCoinBody)
 }
 
 // encodeMetadata is the JSON the core keeps and measures (coins.MaxMetadataBytes): compact, and

@@ -50,10 +50,7 @@ func (h handlers) getOrder(ctx context.Context, in *getOrderInput) (*playerOrder
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
 	v, err := h.svc.PlayerOrder(ctx, httpapi.PlayerFrom(ctx).ID, id)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &playerOrderOutput{Body: toPlayerOrderBody(v)}, nil
+	return httpapi.Reply(ctx, v, err, toPlayerOrderBody)
 }
 
 // verify answers false for a malformed id, as for an unknown one: the operation never 404s.

@@ -52,12 +52,10 @@ type (
 		Replay string `header:"X-Idempotent-Replay" doc:"true when this answer replays an earlier purchase with the same idempotency key"`
 		Body   PlayerOrderBody
 	}
-	playerOrderOutput  struct{ Body PlayerOrderBody }
-	playerOrdersOutput struct {
-		Body httpapi.Page[PlayerOrderBody]
-	}
-	verifyOutput     struct{ Body bool }
-	adminOrderOutput struct{ Body AdminOrderBody }
+	playerOrderOutput  = httpapi.Output[PlayerOrderBody]
+	playerOrdersOutput = httpapi.Output[httpapi.Page[PlayerOrderBody]]
+	verifyOutput       = httpapi.Output[bool]
+	adminOrderOutput   = httpapi.Output[AdminOrderBody]
 )
 
 // ---- Decoding: transport values into core values ----

@@ -18,9 +18,8 @@ type handlers struct{ svc *partner.Service }
 
 // Inputs and outputs.
 
-type envelope[T any] struct {
-	Body httpapi.Envelope[T]
-}
+// envelope is the answer of a partner operation: its body in the success envelope.
+type envelope[T any] = httpapi.Output[httpapi.Envelope[T]]
 
 // tokenInput is the token exchange's body, JSON or a form, read by parseTokenRequest. Its
 // media type is the request body's, not a parameter of the document (OpenAPI ignores a header
@@ -110,10 +109,6 @@ type creditOutput struct {
 	Status int
 	Replay string `header:"X-Idempotent-Replay" doc:"true when the reference was credited before and nothing changed"`
 	Body   PartnerWalletBody
-}
-
-type bare[T any] struct {
-	Body T
 }
 
 type webhookInput struct {
@@ -248,10 +243,7 @@ func (h handlers) order(ctx context.Context, in *orderInput) (*envelope[PartnerO
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
 	v, err := h.svc.Order(ctx, callerFrom(ctx), id)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &envelope[PartnerOrderBody]{Body: httpapi.Wrap(ctx, http.StatusOK, "OK", orderBody(v))}, nil
+	return httpapi.ReplyWrapped(ctx, "OK", v, err, orderBody)
 }
 
 func (h handlers) orders(ctx context.Context, in *ordersInput) (*envelope[httpapi.Page[PartnerOrderBody]], error) {
@@ -265,7 +257,7 @@ func (h handlers) orders(ctx context.Context, in *ordersInput) (*envelope[httpap
 
 // Operator handlers.
 
-func (h handlers) putSettings(ctx context.Context, in *settingsInput) (*bare[PartnerSettingsBody], error) {
+func (h handlers) putSettings(ctx context.Context, in *settingsInput) (*httpapi.Output[PartnerSettingsBody], error) {
 	id, err := httpapi.ParseID(in.GameID, studio.ErrGameNotFound)
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
@@ -282,22 +274,19 @@ func (h handlers) putSettings(ctx context.Context, in *settingsInput) (*bare[Par
 	if liveSecret != "" {
 		out.LiveClientSecret = &liveSecret
 	}
-	return &bare[PartnerSettingsBody]{Body: out}, nil
+	return &httpapi.Output[PartnerSettingsBody]{Body: out}, nil
 }
 
-func (h handlers) getSettings(ctx context.Context, in *GameInput) (*bare[PartnerSettingsBody], error) {
+func (h handlers) getSettings(ctx context.Context, in *GameInput) (*httpapi.Output[PartnerSettingsBody], error) {
 	id, err := httpapi.ParseID(in.GameID, studio.ErrGameNotFound)
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
 	st, err := h.svc.GetSettings(ctx, id)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &bare[PartnerSettingsBody]{Body: settingsBody(st)}, nil
+	return httpapi.Reply(ctx, st, err, settingsBody)
 }
 
-func (h handlers) secret(ctx context.Context, in *GameEnvInput) (*bare[PartnerSecretBody], error) {
+func (h handlers) secret(ctx context.Context, in *GameEnvInput) (*httpapi.Output[PartnerSecretBody], error) {
 	id, env, err := in.parse()
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
@@ -306,7 +295,7 @@ func (h handlers) secret(ctx context.Context, in *GameEnvInput) (*bare[PartnerSe
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
-	return &bare[PartnerSecretBody]{Body: PartnerSecretBody{Environment: string(env), ClientSecret: secret}}, nil
+	return &httpapi.Output[PartnerSecretBody]{Body: PartnerSecretBody{Environment: string(env), ClientSecret: secret}}, nil
 }
 
 func (h handlers) credit(ctx context.Context, in *creditInput) (*creditOutput, error) {
@@ -329,7 +318,7 @@ func (h handlers) credit(ctx context.Context, in *creditInput) (*creditOutput, e
 	return out, nil
 }
 
-func (h handlers) ledger(ctx context.Context, in *ledgerInput) (*bare[PartnerLedgerBody], error) {
+func (h handlers) ledger(ctx context.Context, in *ledgerInput) (*httpapi.Output[PartnerLedgerBody], error) {
 	id, env, err := in.parse()
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
@@ -347,7 +336,7 @@ func (h handlers) ledger(ctx context.Context, in *ledgerInput) (*bare[PartnerLed
 		out.Entries[i] = PartnerEntryBody{ID: e.ID, Kind: string(e.Kind), Amount: e.Amount.Units(), BalanceAfter: e.BalanceAfter.Units(),
 			OrderID: e.OrderID, Reference: e.Reference, CreatedAt: e.CreatedAt}
 	}
-	return &bare[PartnerLedgerBody]{Body: out}, nil
+	return &httpapi.Output[PartnerLedgerBody]{Body: out}, nil
 }
 
 // ledgerInput pages the operator's view of a wallet's ledger.

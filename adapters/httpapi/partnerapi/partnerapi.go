@@ -95,84 +95,68 @@ func registerToken(s *httpapi.Server, h handlers) {
 
 // registerCatalogue adds the configuration, wallet, brands, stock and price preview.
 func registerCatalogue(s *httpapi.Server, h handlers, auth func(huma.Operation) huma.Operation) {
-	huma.Register(s.API, auth(huma.Operation{
-		OperationID: "partner-config", Method: http.MethodGet, Path: "/partner/v1/gift-cards/config", Summary: "The partner's configuration",
-		Description: "`{settlement: WALLET|CASH, currency: INR|USD}`: how orders are paid, and the deployment's currency." + authRule,
-	}), h.config)
+	ops := httpapi.Operations{API: s.API, Auth: auth}
+	httpapi.Register(ops, httpapi.Op("partner-config", http.MethodGet, "/partner/v1/gift-cards/config", "The partner's configuration",
+		"`{settlement: WALLET|CASH, currency: INR|USD}`: how orders are paid, and the deployment's currency."+authRule), h.config)
 
-	huma.Register(s.API, auth(huma.Operation{
-		OperationID: "partner-wallet", Method: http.MethodGet, Path: "/partner/v1/gift-cards/wallet", Summary: "The wallet balance",
-		Description: "`{balance, currency}`: the prepaid wallet of this game and environment (meaningful for WALLET partners; the operator funds it)." + authRule,
-	}), h.wallet)
+	httpapi.Register(ops, httpapi.Op("partner-wallet", http.MethodGet, "/partner/v1/gift-cards/wallet", "The wallet balance",
+		"`{balance, currency}`: the prepaid wallet of this game and environment (meaningful for WALLET partners; the operator funds it)."+authRule), h.wallet)
 
-	huma.Register(s.API, auth(huma.Operation{
-		OperationID: "partner-brands", Method: http.MethodGet, Path: "/partner/v1/gift-cards/brands", Summary: "The gift-card brands",
-		Description: "`{items, page, limit, total}` of `{brandCode, brandName, logoUrl, categories, valueType: FIXED|DYNAMIC, denominations?, minValue?, maxValue?, currency, discountPct}`, by name. " +
-			"`search` keeps brands whose name or code contains it (any case); `limit` default 20, at most 100; `page` from 1. `discountPct` is this partner's discount." + authRule,
-		Errors: []int{http.StatusBadRequest},
-	}), h.brands)
+	httpapi.Register(ops, httpapi.Op("partner-brands", http.MethodGet, "/partner/v1/gift-cards/brands", "The gift-card brands",
+		"`{items, page, limit, total}` of `{brandCode, brandName, logoUrl, categories, valueType: FIXED|DYNAMIC, denominations?, minValue?, maxValue?, currency, discountPct}`, by name. "+
+			"`search` keeps brands whose name or code contains it (any case); `limit` default 20, at most 100; `page` from 1. `discountPct` is this partner's discount."+authRule,
+		http.StatusBadRequest), h.brands)
 
-	huma.Register(s.API, auth(huma.Operation{
-		OperationID: "partner-brand", Method: http.MethodGet, Path: "/partner/v1/gift-cards/brands/{brandCode}", Summary: "One brand",
-		Description: "The brand as listed, with `description`, `terms` and `howToRedeem`. 404 BRAND_NOT_FOUND for an unknown or inactive brand." + authRule,
-		Errors:      []int{http.StatusNotFound},
-	}), h.brand)
+	httpapi.Register(ops, httpapi.Op("partner-brand", http.MethodGet, "/partner/v1/gift-cards/brands/{brandCode}", "One brand",
+		"The brand as listed, with `description`, `terms` and `howToRedeem`. 404 BRAND_NOT_FOUND for an unknown or inactive brand."+authRule,
+		http.StatusNotFound), h.brand)
 
-	huma.Register(s.API, auth(huma.Operation{
-		OperationID: "partner-stock", Method: http.MethodGet, Path: "/partner/v1/gift-cards/brands/{brandCode}/stock", Summary: "Stock of a denomination",
-		Description: "`{brandCode, denomination, available, quantity}`: whether the denomination can be ordered now and how many cards are left (`quantity` null: unlimited), as the voucher provider says. " +
-			"404 BRAND_NOT_FOUND; 400 DENOMINATION_NOT_AVAILABLE for a value the brand does not sell; 502 when the provider cannot tell." + authRule,
-		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusBadGateway},
-	}), h.stock)
+	httpapi.Register(ops, httpapi.Op("partner-stock", http.MethodGet, "/partner/v1/gift-cards/brands/{brandCode}/stock", "Stock of a denomination",
+		"`{brandCode, denomination, available, quantity}`: whether the denomination can be ordered now and how many cards are left (`quantity` null: unlimited), as the voucher provider says. "+
+			"404 BRAND_NOT_FOUND; 400 DENOMINATION_NOT_AVAILABLE for a value the brand does not sell; 502 when the provider cannot tell."+authRule,
+		http.StatusBadRequest, http.StatusNotFound, http.StatusBadGateway), h.stock)
 
-	huma.Register(s.API, auth(huma.Operation{
-		OperationID: "partner-preview", Method: http.MethodPost, Path: "/partner/v1/gift-cards/orders/preview", Summary: "Price an order",
-		DefaultStatus: http.StatusOK,
-		Description: "Call it before charging your user: `amount` is the authoritative price. `faceValue` = denomination × quantity; `amount` = faceValue × (1 − discountPct/100), rounded half up to the cent; " +
-			"WALLET: what the wallet will be debited; CASH: what the user pays. `quoteId` (send it with the order) holds that amount for 10 minutes (`expiresAt`). `quantity` 1 to 10.\n\n" +
-			"**Errors.** 400 BRAND_NOT_FOUND (unknown or inactive brand); 400 DENOMINATION_NOT_AVAILABLE; 400 VALIDATION_FAILED." + authRule,
-		Errors: []int{http.StatusBadRequest},
-	}), h.preview)
+	httpapi.Register(ops, httpapi.WithStatus(http.StatusOK, httpapi.Op("partner-preview", http.MethodPost, "/partner/v1/gift-cards/orders/preview", "Price an order",
+		"Call it before charging your user: `amount` is the authoritative price. `faceValue` = denomination × quantity; `amount` = faceValue × (1 − discountPct/100), rounded half up to the cent; "+
+			"WALLET: what the wallet will be debited; CASH: what the user pays. `quoteId` (send it with the order) holds that amount for 10 minutes (`expiresAt`). `quantity` 1 to 10.\n\n"+
+			"**Errors.** 400 BRAND_NOT_FOUND (unknown or inactive brand); 400 DENOMINATION_NOT_AVAILABLE; 400 VALIDATION_FAILED."+authRule,
+		http.StatusBadRequest)), h.preview)
 }
 
 // registerPlaceOrder adds the placement of an order.
 func registerPlaceOrder(s *httpapi.Server, h handlers, auth func(huma.Operation) huma.Operation) {
-	huma.Register(s.API, httpapi.AlsoAnswers(auth(huma.Operation{
-		OperationID: "partner-place-order", Method: http.MethodPost, Path: "/partner/v1/gift-cards/orders", Summary: "Place an order",
-		DefaultStatus: http.StatusCreated,
-		Description: "Buys `quantity` cards of `denomination` of `brandCode` for `customer` (`ref` required; `email` and `phone` (E.164) optional). " +
-			"**Idempotency:** `clientOrderId` (`^[A-Za-z0-9_-]{1,64}$`) makes one order, forever: the first placement answers 201; a retry with the same brand, denomination and quantity answers 200 with the order as it is now and `x-idempotent-replay: true`, " +
-			"and never charges twice; the same clientOrderId with another brand, denomination or quantity is 422 IDEMPOTENCY_KEY_REUSED; " +
-			"a placement racing another with the same clientOrderId answers as the retry does, or 409 CLIENT_ORDER_ID_TAKEN in the moment the other is not yet readable (retry it).\n\n" +
-			"**WALLET:** the wallet is debited by the preview's amount in the order's transaction (too low a balance is 400 INSUFFICIENT_WALLET_BALANCE and creates nothing); the voucher provider is then asked, " +
-			"and its final answer within 5 s is in this response: SUCCESS with `codes`, or FAILED with the wallet refunded. Otherwise the status is TIMEOUT and the order resolves by itself to SUCCESS or FAILED: poll GET /partner/v1/gift-cards/orders/{orderId}. " +
-			"Past the order's deadline (`REWARDS_VOUCHER_DEADLINE` after the placement, default 24 h) nothing the provider holds is refunded on the deadline alone: a card it issues late is delivered, " +
-			"and the order is refunded only when the provider refuses it, or when it never received it by the deadline; the provider is asked less and less often (at most every 30 min), and an order with no final answer a day past its deadline stays TIMEOUT and waits for an operator.\n\n" +
-			"**CASH:** the order is PENDING_PAYMENT with `paymentStatus` PENDING and `paymentSessionId` (INR: Cashfree's payment_session_id for its SDK; USD: Stripe's approval URL to redirect the user to), open for `REWARDS_PAYMENT_SESSION_TTL` (default 30 min); `returnUrl` is where the user lands after paying. " +
-			"Paid: fulfilled as above (SUCCESS, `paymentStatus` PAID); a read of the order also finalises a paid order whose confirmation has not arrived. Not paid before expiry (or cancelled): REFUNDED with `paymentStatus` EXPIRED. " +
-			"Fulfilment failed after payment: FAILED, the payment refunded (`paymentStatus` REFUNDED). A payment whose amount or currency is not the order's is never fulfilled: FAILED with `failureReason` PAYMENT_MISMATCH, refunded; a session with nothing to pay never counts as paid. A payment arriving after expiry is refunded. A session that cannot be created is 400 PAYMENT_INIT_FAILED and keeps nothing.\n\n" +
-			"**Environments are separate money worlds.** A test-environment order is fulfilled by the test environment's voucher provider (a provider's sandbox, or the built-in sandbox: `SANDBOX-` codes, unlimited stock, the sandbox brands SANDBOX_FAIL, SANDBOX_SLOW, SANDBOX_SLOW_FAIL and SANDBOX_NO_STOCK) and paid through the provider's test mode or, when none is configured, the built-in sandbox payment page: " +
-			"its `paymentSessionId` is then `{REWARDS_PUBLIC_URL}/sandbox/payments/{id}`, a page with Pay and Cancel (POST it with `action=pay` or `action=cancel` to act without a browser); no money moves. A test order never reaches the live provider or live payment account.\n\n" +
-			"**Quotes.** `quoteId` (from the preview) holds the previewed amount for 10 minutes, for one order: a second order with it is 400 QUOTE_USED (a retry of the same clientOrderId replays the first), and a quote issued before the operator changed the partner's discount is 400 QUOTE_EXPIRED.\n\n" +
-			"**Errors.** 400 BRAND_NOT_FOUND, DENOMINATION_NOT_AVAILABLE, OUT_OF_STOCK, INSUFFICIENT_WALLET_BALANCE, PAYMENT_INIT_FAILED, QUOTE_EXPIRED, QUOTE_MISMATCH, QUOTE_USED, VALIDATION_FAILED; 422 IDEMPOTENCY_KEY_REUSED; 502 when the voucher provider cannot tell its stock." + authRule,
-		Errors: []int{http.StatusBadRequest, http.StatusUnprocessableEntity, http.StatusBadGateway},
-	}), http.StatusOK, "A replay: the order an earlier placement with this clientOrderId made, as it is now (x-idempotent-replay: true)"), h.place)
+	op := httpapi.Op("partner-place-order", http.MethodPost, "/partner/v1/gift-cards/orders", "Place an order",
+		"Buys `quantity` cards of `denomination` of `brandCode` for `customer` (`ref` required; `email` and `phone` (E.164) optional). "+
+			"**Idempotency:** `clientOrderId` (`^[A-Za-z0-9_-]{1,64}$`) makes one order, forever: the first placement answers 201; a retry with the same brand, denomination and quantity answers 200 with the order as it is now and `x-idempotent-replay: true`, "+
+			"and never charges twice; the same clientOrderId with another brand, denomination or quantity is 422 IDEMPOTENCY_KEY_REUSED; "+
+			"a placement racing another with the same clientOrderId answers as the retry does, or 409 CLIENT_ORDER_ID_TAKEN in the moment the other is not yet readable (retry it).\n\n"+
+			"**WALLET:** the wallet is debited by the preview's amount in the order's transaction (too low a balance is 400 INSUFFICIENT_WALLET_BALANCE and creates nothing); the voucher provider is then asked, "+
+			"and its final answer within 5 s is in this response: SUCCESS with `codes`, or FAILED with the wallet refunded. Otherwise the status is TIMEOUT and the order resolves by itself to SUCCESS or FAILED: poll GET /partner/v1/gift-cards/orders/{orderId}. "+
+			"Past the order's deadline (`REWARDS_VOUCHER_DEADLINE` after the placement, default 24 h) nothing the provider holds is refunded on the deadline alone: a card it issues late is delivered, "+
+			"and the order is refunded only when the provider refuses it, or when it never received it by the deadline; the provider is asked less and less often (at most every 30 min), and an order with no final answer a day past its deadline stays TIMEOUT and waits for an operator.\n\n"+
+			"**CASH:** the order is PENDING_PAYMENT with `paymentStatus` PENDING and `paymentSessionId` (INR: Cashfree's payment_session_id for its SDK; USD: Stripe's approval URL to redirect the user to), open for `REWARDS_PAYMENT_SESSION_TTL` (default 30 min); `returnUrl` is where the user lands after paying. "+
+			"Paid: fulfilled as above (SUCCESS, `paymentStatus` PAID); a read of the order also finalises a paid order whose confirmation has not arrived. Not paid before expiry (or cancelled): REFUNDED with `paymentStatus` EXPIRED. "+
+			"Fulfilment failed after payment: FAILED, the payment refunded (`paymentStatus` REFUNDED). A payment whose amount or currency is not the order's is never fulfilled: FAILED with `failureReason` PAYMENT_MISMATCH, refunded; a session with nothing to pay never counts as paid. A payment arriving after expiry is refunded. A session that cannot be created is 400 PAYMENT_INIT_FAILED and keeps nothing.\n\n"+
+			"**Environments are separate money worlds.** A test-environment order is fulfilled by the test environment's voucher provider (a provider's sandbox, or the built-in sandbox: `SANDBOX-` codes, unlimited stock, the sandbox brands SANDBOX_FAIL, SANDBOX_SLOW, SANDBOX_SLOW_FAIL and SANDBOX_NO_STOCK) and paid through the provider's test mode or, when none is configured, the built-in sandbox payment page: "+
+			"its `paymentSessionId` is then `{REWARDS_PUBLIC_URL}/sandbox/payments/{id}`, a page with Pay and Cancel (POST it with `action=pay` or `action=cancel` to act without a browser); no money moves. A test order never reaches the live provider or live payment account.\n\n"+
+			"**Quotes.** `quoteId` (from the preview) holds the previewed amount for 10 minutes, for one order: a second order with it is 400 QUOTE_USED (a retry of the same clientOrderId replays the first), and a quote issued before the operator changed the partner's discount is 400 QUOTE_EXPIRED.\n\n"+
+			"**Errors.** 400 BRAND_NOT_FOUND, DENOMINATION_NOT_AVAILABLE, OUT_OF_STOCK, INSUFFICIENT_WALLET_BALANCE, PAYMENT_INIT_FAILED, QUOTE_EXPIRED, QUOTE_MISMATCH, QUOTE_USED, VALIDATION_FAILED; 422 IDEMPOTENCY_KEY_REUSED; 502 when the voucher provider cannot tell its stock."+authRule,
+		http.StatusBadRequest, http.StatusUnprocessableEntity, http.StatusBadGateway)
+	op.DefaultStatus = http.StatusCreated
+	httpapi.Register(httpapi.Operations{API: s.API, Auth: auth}, httpapi.AlsoAnswers(op, http.StatusOK, "A replay: the order an earlier placement with this clientOrderId made, as it is now (x-idempotent-replay: true)"), h.place)
 }
 
 // registerOrderReads adds the reads of one order and of the orders.
 func registerOrderReads(s *httpapi.Server, h handlers, auth func(huma.Operation) huma.Operation) {
-	huma.Register(s.API, auth(huma.Operation{
-		OperationID: "partner-order", Method: http.MethodGet, Path: "/partner/v1/gift-cards/orders/{orderId}", Summary: "One order",
-		Description: "The order with its current status and, once SUCCESS, its codes. A PENDING_PAYMENT order is first checked with the payment provider, so a paid order is finalised by this read. " +
-			"404 ORDER_NOT_FOUND for an order of another studio, game or environment, or an unknown id." + authRule,
-		Errors: []int{http.StatusNotFound},
-	}), h.order)
+	ops := httpapi.Operations{API: s.API, Auth: auth}
+	httpapi.Register(ops, httpapi.Op("partner-order", http.MethodGet, "/partner/v1/gift-cards/orders/{orderId}", "One order",
+		"The order with its current status and, once SUCCESS, its codes. A PENDING_PAYMENT order is first checked with the payment provider, so a paid order is finalised by this read. "+
+			"404 ORDER_NOT_FOUND for an order of another studio, game or environment, or an unknown id."+authRule,
+		http.StatusNotFound), h.order)
 
-	huma.Register(s.API, auth(huma.Operation{
-		OperationID: "partner-orders", Method: http.MethodGet, Path: "/partner/v1/gift-cards/orders", Summary: "The orders",
-		Description: "`{items, page, limit, total}` of this game's orders in this environment, newest first; `customerRef` and `clientOrderId` filter; `limit` default 20, at most 100." + authRule,
-		Errors:      []int{http.StatusBadRequest},
-	}), h.orders)
+	httpapi.Register(ops, httpapi.Op("partner-orders", http.MethodGet, "/partner/v1/gift-cards/orders", "The orders",
+		"`{items, page, limit, total}` of this game's orders in this environment, newest first; `customerRef` and `clientOrderId` filter; `limit` default 20, at most 100."+authRule,
+		http.StatusBadRequest), h.orders)
 }
 
 // registerReturnPage adds where a payer lands after a payment session when the order named no returnUrl.
@@ -189,33 +173,25 @@ const returnPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><
 	`<h1>Payment finished</h1><p>You can close this page and return to the app: your gift card appears there once the payment is confirmed.</p></body></html>`
 
 func registerOperator(s *httpapi.Server, h handlers) {
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID: "admin-put-partner", Method: http.MethodPut, Path: "/admin/v1/games/{gameId}/partner", Summary: "Set a game's partner settings",
-		Description: "`{enabled, settlement: WALLET|CASH, discountPct (0 to 90, default 0)}` for both environments. A game not enabled gets 403 PARTNER_DISABLED on every partner call but the token exchange, which gives 401. " +
+	ops := httpapi.Operations{API: s.OperatorAPI, Auth: s.Operator}
+	httpapi.Register(ops, httpapi.Op("admin-put-partner", http.MethodPut, "/admin/v1/games/{gameId}/partner", "Set a game's partner settings",
+		"`{enabled, settlement: WALLET|CASH, discountPct (0 to 90, default 0)}` for both environments. A game not enabled gets 403 PARTNER_DISABLED on every partner call but the token exchange, which gives 401. "+
 			"Enabling a game that has no live client secret issues one and returns it once as `liveClientSecret`: on live the API key (which ships inside game clients) never authenticates a partner alone, so the live token exchange always needs the secret; the test environment may stay secret-less. 404 GAME_NOT_FOUND.",
-		Errors: []int{http.StatusBadRequest, http.StatusNotFound},
-	}), h.putSettings)
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID: "admin-get-partner", Method: http.MethodGet, Path: "/admin/v1/games/{gameId}/partner", Summary: "A game's partner settings",
-		Description: "The settings (disabled, WALLET, 0 % when never set). 404 GAME_NOT_FOUND.", Errors: []int{http.StatusNotFound},
-	}), h.getSettings)
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID: "admin-partner-secret", Method: http.MethodPost, Path: "/admin/v1/games/{gameId}/partner/{environment}/secret", Summary: "Issue a partner client secret",
-		DefaultStatus: http.StatusCreated,
-		Description:   "201 `{environment, clientSecret}` (`rcs_…`, shown once; only a hash is kept). A new secret revokes the old one and every token issued under it, an exchange racing the rotation included. From then on the token exchange needs it (on live it always does). 404 GAME_NOT_FOUND.",
-		Errors:        []int{http.StatusBadRequest, http.StatusNotFound},
-	}), h.secret)
-	huma.Register(s.OperatorAPI, httpapi.AlsoAnswers(s.Operator(huma.Operation{
-		OperationID: "admin-partner-credit", Method: http.MethodPost, Path: "/admin/v1/games/{gameId}/partner/{environment}/wallet/credits", Summary: "Fund a partner wallet",
-		DefaultStatus: http.StatusCreated,
-		Description:   "`{amount, reference}` → 201 `{balance, currency}`. A reference seen before on this wallet is not credited twice: the answer is 200 with the balance as it is and `x-idempotent-replay: true`. `amount` is at most 1,000,000,000 and a wallet holds at most 1,000,000,000,000 (400 VALIDATION_FAILED beyond). 404 GAME_NOT_FOUND.",
-		Errors:        []int{http.StatusBadRequest, http.StatusNotFound},
-	}), http.StatusOK, "A replay: the reference was credited before; the balance as it is (x-idempotent-replay: true)"), h.credit)
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID: "admin-partner-ledger", Method: http.MethodGet, Path: "/admin/v1/games/{gameId}/partner/{environment}/wallet", Summary: "A partner wallet and its ledger",
-		Description: "`{balance, currency, entries, page, limit, total}`: the CREDIT, DEBIT and REFUND entries, oldest first, a page at a time (`limit` default and at most 100, `page` from 1, page × limit at most 10,000); the balance is the sum of all of them. 404 GAME_NOT_FOUND.",
-		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
-	}), h.ledger)
+		http.StatusBadRequest, http.StatusNotFound), h.putSettings)
+	httpapi.Register(ops, httpapi.Op("admin-get-partner", http.MethodGet, "/admin/v1/games/{gameId}/partner", "A game's partner settings",
+		"The settings (disabled, WALLET, 0 % when never set). 404 GAME_NOT_FOUND.",
+		http.StatusNotFound), h.getSettings)
+	httpapi.Register(ops, httpapi.WithStatus(http.StatusCreated, httpapi.Op("admin-partner-secret", http.MethodPost, "/admin/v1/games/{gameId}/partner/{environment}/secret", "Issue a partner client secret",
+		"201 `{environment, clientSecret}` (`rcs_…`, shown once; only a hash is kept). A new secret revokes the old one and every token issued under it, an exchange racing the rotation included. From then on the token exchange needs it (on live it always does). 404 GAME_NOT_FOUND.",
+		http.StatusBadRequest, http.StatusNotFound)), h.secret)
+	op := httpapi.Op("admin-partner-credit", http.MethodPost, "/admin/v1/games/{gameId}/partner/{environment}/wallet/credits", "Fund a partner wallet",
+		"`{amount, reference}` → 201 `{balance, currency}`. A reference seen before on this wallet is not credited twice: the answer is 200 with the balance as it is and `x-idempotent-replay: true`. `amount` is at most 1,000,000,000 and a wallet holds at most 1,000,000,000,000 (400 VALIDATION_FAILED beyond). 404 GAME_NOT_FOUND.",
+		http.StatusBadRequest, http.StatusNotFound)
+	op.DefaultStatus = http.StatusCreated
+	httpapi.Register(ops, httpapi.AlsoAnswers(op, http.StatusOK, "A replay: the reference was credited before; the balance as it is (x-idempotent-replay: true)"), h.credit)
+	httpapi.Register(ops, httpapi.Op("admin-partner-ledger", http.MethodGet, "/admin/v1/games/{gameId}/partner/{environment}/wallet", "A partner wallet and its ledger",
+		"`{balance, currency, entries, page, limit, total}`: the CREDIT, DEBIT and REFUND entries, oldest first, a page at a time (`limit` default and at most 100, `page` from 1, page × limit at most 10,000); the balance is the sum of all of them. 404 GAME_NOT_FOUND.",
+		http.StatusBadRequest, http.StatusNotFound), h.ledger)
 }
 
 func registerWebhooks(s *httpapi.Server, h handlers) {
@@ -224,12 +200,11 @@ func registerWebhooks(s *httpapi.Server, h handlers) {
 		{"cashfree", "Cashfree events, verified by `x-webhook-signature` = base64 HMAC-SHA256 of `x-webhook-timestamp` + the raw body, in constant time, within 5 minutes: `PAYMENT_SUCCESS_WEBHOOK`, `PAYMENT_USER_DROPPED_WEBHOOK`."},
 	} {
 		name := p.name
-		huma.Register(s.API, huma.Operation{
-			OperationID: "payment-webhook-" + name, Method: http.MethodPost, Path: "/webhooks/" + name, Summary: "Receive " + name + " events",
-			Description: p.what + " Each event is recorded once by its id before the answer (2xx only once recorded); its order is then brought in line with the provider's own state of the session, " +
+		httpapi.Register(httpapi.Operations{API: s.API, Tags: []string{tagPayments}}, httpapi.Op("payment-webhook-"+name, http.MethodPost, "/webhooks/"+name, "Receive "+name+" events",
+			p.what+" Each event is recorded once by its id before the answer (2xx only once recorded); its order is then brought in line with the provider's own state of the session, "+
 				"so duplicates and events out of order have one effect. 401 BAD_SIGNATURE; 400 BAD_EVENT; 404 PAYMENT_PROVIDER_NOT_CONFIGURED when this deployment uses the other provider.",
-			Tags: []string{tagPayments}, Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound},
-		}, func(ctx context.Context, in *webhookInput) (*webhookOutput, error) { return h.event(ctx, name, in) })
+			http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound),
+			func(ctx context.Context, in *webhookInput) (*webhookOutput, error) { return h.event(ctx, name, in) })
 	}
 }
 

@@ -208,21 +208,19 @@ type themeInput struct {
 	Body   map[string]any `doc:"The theme and configuration object the store renders with; replaces the previous one"`
 }
 
-type themeOutput struct {
-	Body map[string]any
-}
+type themeOutput = httpapi.Output[map[string]any]
 
-type tokenOutput struct{ Body TokenBody }
+type tokenOutput = httpapi.Output[TokenBody]
 
-type createdPlayerOutput struct{ Body CreatedPlayerBody }
+type createdPlayerOutput = httpapi.Output[CreatedPlayerBody]
 
-type bulkCreatedOutput struct{ Body BulkCreatedBody }
+type bulkCreatedOutput = httpapi.Output[BulkCreatedBody]
 
-type profileOutput struct{ Body ProfileBody }
+type profileOutput = httpapi.Output[ProfileBody]
 
-type gcommerceProfileOutput struct{ Body GcommerceProfileBody }
+type gcommerceProfileOutput = httpapi.Output[GcommerceProfileBody]
 
-type storeSettingsOutput struct{ Body StoreSettingsBody }
+type storeSettingsOutput = httpapi.Output[StoreSettingsBody]
 
 // Converters between core values and the transport types.
 

@@ -19,34 +19,22 @@ type handlers struct{ svc *players.Service }
 
 func (h handlers) createWithUUID(ctx context.Context, in *uuidBody) (*createdPlayerOutput, error) {
 	p, err := h.svc.CreateWithUUID(ctx, httpapi.CallerFrom(ctx), in.Body.UUID)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &createdPlayerOutput{Body: toCreatedPlayerBody(p)}, nil
+	return httpapi.Reply(ctx, p, err, toCreatedPlayerBody)
 }
 
 func (h handlers) createBulk(ctx context.Context, in *bulkInput) (*bulkCreatedOutput, error) {
 	list, err := h.svc.CreateBulk(ctx, httpapi.CallerFrom(ctx), in.Body.UUIDs)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &bulkCreatedOutput{Body: toBulkCreatedBody(list)}, nil
+	return httpapi.Reply(ctx, list, err, toBulkCreatedBody)
 }
 
 func (h handlers) createBatch(ctx context.Context, in *batchInput) (*bulkCreatedOutput, error) {
 	list, err := h.svc.CreateBulk(ctx, httpapi.CallerFrom(ctx), in.Body.UUID)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &bulkCreatedOutput{Body: toBulkCreatedBody(list)}, nil
+	return httpapi.Reply(ctx, list, err, toBulkCreatedBody)
 }
 
 func (h handlers) federatedLogin(ctx context.Context, in *uuidBody) (*tokenOutput, error) {
 	t, err := h.svc.FederatedLogin(ctx, httpapi.CallerFrom(ctx), in.Body.UUID)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &tokenOutput{Body: toTokenBody(t)}, nil
+	return httpapi.Reply(ctx, t, err, toTokenBody)
 }
 
 // requestOTP serves both request-otp and resend-otp: the rules are the same.
@@ -60,10 +48,7 @@ func (h handlers) requestOTP(ctx context.Context, in *otpInput) (*otpOutput, err
 
 func (h handlers) login(ctx context.Context, in *loginInput) (*tokenOutput, error) {
 	t, err := h.svc.Login(ctx, httpapi.CallerFrom(ctx), in.Body.Phone, in.Body.OTP)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &tokenOutput{Body: toTokenBody(t)}, nil
+	return httpapi.Reply(ctx, t, err, toTokenBody)
 }
 
 func (h handlers) profile(ctx context.Context, _ *struct{}) (*profileOutput, error) {
@@ -72,10 +57,7 @@ func (h handlers) profile(ctx context.Context, _ *struct{}) (*profileOutput, err
 
 func (h handlers) updateProfile(ctx context.Context, in *updatePlayerInput) (*profileOutput, error) {
 	p, err := h.svc.UpdateProfile(ctx, httpapi.PlayerFrom(ctx), players.ProfileUpdate{Name: in.Body.Name, Email: in.Body.Email})
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &profileOutput{Body: toProfileBody(p)}, nil
+	return httpapi.Reply(ctx, p, err, toProfileBody)
 }
 
 func (h handlers) cookieConsent(ctx context.Context, _ *struct{}) (*messageOutput, error) {
@@ -100,10 +82,7 @@ func (h handlers) deleteMe(ctx context.Context, _ *struct{}) (*messageOutput, er
 
 func (h handlers) storeSettings(ctx context.Context, _ *struct{}) (*storeSettingsOutput, error) {
 	s, err := h.svc.StoreSettings(ctx, httpapi.CallerFrom(ctx).GameID)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &storeSettingsOutput{Body: toSettingsBody(s)}, nil
+	return httpapi.Reply(ctx, s, err, toSettingsBody)
 }
 
 func (h handlers) storeThemeConfig(ctx context.Context, _ *struct{}) (*themeOutput, error) {
@@ -124,10 +103,7 @@ func (h handlers) gcommerceProfile(ctx context.Context, _ *httpapi.GameUUIDHeade
 
 func (h handlers) updateGcommerceProfile(ctx context.Context, in *gcommercePatchInput) (*gcommerceProfileOutput, error) {
 	p, err := h.svc.UpdateProfile(ctx, httpapi.PlayerFrom(ctx), toGcommerceUpdate(in))
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &gcommerceProfileOutput{Body: toGcommerceBody(p)}, nil
+	return httpapi.Reply(ctx, p, err, toGcommerceBody)
 }
 
 func (h handlers) uploadPicture(ctx context.Context, in *uploadInput) (*gcommerceProfileOutput, error) {
@@ -179,10 +155,7 @@ func (h handlers) setStoreSettings(ctx context.Context, in *storeSettingsInput) 
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
 	s, err := h.svc.ChangeStoreSettings(ctx, gameID, toSettingsChange(in))
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &storeSettingsOutput{Body: toSettingsBody(s)}, nil
+	return httpapi.Reply(ctx, s, err, toSettingsBody)
 }
 
 func (h handlers) setStoreTheme(ctx context.Context, in *themeInput) (*themeOutput, error) {

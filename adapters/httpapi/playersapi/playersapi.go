@@ -37,220 +37,113 @@ func Register(s *httpapi.Server, svc *players.Service) {
 
 // registerCreation adds the operations that create players by the studio's uuid.
 func registerCreation(s *httpapi.Server, h handlers, tags []string) {
-	huma.Register(s.API, s.CoinMovement(s.APIKey(huma.Operation{
-		OperationID:   "player-create-with-uuid",
-		Method:        http.MethodPost,
-		Path:          "/player/create-with-uuid",
-		Summary:       "Create a player with the studio's uuid",
-		Description:   "Creates the player, or returns the existing one with that uuid (`created` tells which). A blocked player is returned as found with `isBlocked: true`. uuid is 1 to 128 characters, unique per game and environment. " + serverOnlyNote,
-		Tags:          tags,
-		DefaultStatus: http.StatusCreated,
-		Errors:        []int{http.StatusBadRequest},
-	})), h.createWithUUID)
+	ops := httpapi.Operations{API: s.API, Auth: s.CoinMovementWith(s.APIKey), Tags: tags}
+	httpapi.Register(ops, httpapi.WithStatus(http.StatusCreated, httpapi.Op("player-create-with-uuid", http.MethodPost, "/player/create-with-uuid", "Create a player with the studio's uuid",
+		"Creates the player, or returns the existing one with that uuid (`created` tells which). A blocked player is returned as found with `isBlocked: true`. uuid is 1 to 128 characters, unique per game and environment. "+serverOnlyNote,
+		http.StatusBadRequest)), h.createWithUUID)
 
-	huma.Register(s.API, s.CoinMovement(s.APIKey(huma.Operation{
-		OperationID:   "player-create-with-bulk-uuids",
-		Method:        http.MethodPost,
-		Path:          "/player/create-with-bulk-uuids",
-		Summary:       "Create players in bulk",
-		Description:   "Creates a player for each uuid that has none (1 to 1,000 uuids; repeats count once), all in one transaction. Answers every player with whether this call created it. " + serverOnlyNote,
-		Tags:          tags,
-		DefaultStatus: http.StatusCreated,
-		Errors:        []int{http.StatusBadRequest},
-	})), h.createBulk)
+	httpapi.Register(ops, httpapi.WithStatus(http.StatusCreated, httpapi.Op("player-create-with-bulk-uuids", http.MethodPost, "/player/create-with-bulk-uuids", "Create players in bulk",
+		"Creates a player for each uuid that has none (1 to 1,000 uuids; repeats count once), all in one transaction. Answers every player with whether this call created it. "+serverOnlyNote,
+		http.StatusBadRequest)), h.createBulk)
 
-	huma.Register(s.API, s.CoinMovement(s.APIKey(huma.Operation{
-		OperationID:   "player-create-with-uuid-batch",
-		Method:        http.MethodPost,
-		Path:          "/player/create-with-uuid-batch",
-		Summary:       "Create players in bulk (alias)",
-		Description:   "The getting-started guide's alias of /player/create-with-bulk-uuids, with the body field `uuid` (an array). Same rules and answer. " + serverOnlyNote,
-		Tags:          tags,
-		DefaultStatus: http.StatusCreated,
-		Errors:        []int{http.StatusBadRequest},
-	})), h.createBatch)
+	httpapi.Register(ops, httpapi.WithStatus(http.StatusCreated, httpapi.Op("player-create-with-uuid-batch", http.MethodPost, "/player/create-with-uuid-batch", "Create players in bulk (alias)",
+		"The getting-started guide's alias of /player/create-with-bulk-uuids, with the body field `uuid` (an array). Same rules and answer. "+serverOnlyNote,
+		http.StatusBadRequest)), h.createBatch)
 }
 
 // registerLogin adds federated and OTP login.
 func registerLogin(s *httpapi.Server, h handlers, tags []string) {
-	huma.Register(s.API, s.CoinMovement(s.APIKey(huma.Operation{
-		OperationID: "player-login-federated",
-		Method:      http.MethodPost,
-		Path:        "/player/login/federatedByStudio",
-		Summary:     "Log a player in by the studio's uuid",
-		Description: "Issues a player token for the player the studio created with this uuid. 404 PLAYER_NOT_FOUND when there is none; 403 PLAYER_DISABLED when it deleted its account. The token works only with this game's key of this environment, for REWARDS_PLAYER_TOKEN_TTL (default 168h). " + serverOnlyNote,
-		Tags:        tags,
-		Errors:      []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound},
-	})), h.federatedLogin)
+	ops := httpapi.Operations{API: s.API, Auth: s.APIKey, Tags: tags}
+	httpapi.Register(httpapi.Operations{API: s.API, Auth: s.CoinMovementWith(s.APIKey), Tags: tags}, httpapi.Op("player-login-federated", http.MethodPost, "/player/login/federatedByStudio", "Log a player in by the studio's uuid",
+		"Issues a player token for the player the studio created with this uuid. 404 PLAYER_NOT_FOUND when there is none; 403 PLAYER_DISABLED when it deleted its account. The token works only with this game's key of this environment, for REWARDS_PLAYER_TOKEN_TTL (default 168h). "+serverOnlyNote,
+		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound), h.federatedLogin)
 
-	huma.Register(s.API, s.APIKey(huma.Operation{
-		OperationID: "player-request-otp",
-		Method:      http.MethodPost,
-		Path:        "/player/request-otp",
-		Summary:     "Request a login code",
-		Description: otpRules,
-		Tags:        tags,
-		Errors:      []int{http.StatusBadRequest, http.StatusForbidden, http.StatusTooManyRequests, http.StatusBadGateway},
-	}), h.requestOTP)
+	httpapi.Register(ops, httpapi.Op("player-request-otp", http.MethodPost, "/player/request-otp", "Request a login code",
+		otpRules,
+		http.StatusBadRequest, http.StatusForbidden, http.StatusTooManyRequests, http.StatusBadGateway), h.requestOTP)
 
-	huma.Register(s.API, s.APIKey(huma.Operation{
-		OperationID: "player-resend-otp",
-		Method:      http.MethodPost,
-		Path:        "/player/resend-otp",
-		Summary:     "Resend a login code",
-		Description: otpRules,
-		Tags:        tags,
-		Errors:      []int{http.StatusBadRequest, http.StatusForbidden, http.StatusTooManyRequests, http.StatusBadGateway},
-	}), h.requestOTP)
+	httpapi.Register(ops, httpapi.Op("player-resend-otp", http.MethodPost, "/player/resend-otp", "Resend a login code",
+		otpRules,
+		http.StatusBadRequest, http.StatusForbidden, http.StatusTooManyRequests, http.StatusBadGateway), h.requestOTP)
 
-	huma.Register(s.API, s.APIKey(huma.Operation{
-		OperationID: "player-login",
-		Method:      http.MethodPost,
-		Path:        "/player/login",
-		Summary:     "Log a player in with a code",
-		Description: "Checks the latest code sent to the phone and issues a player token; the first successful login of a phone creates its player. 401 OTP_INVALID (wrong code or none requested), OTP_EXPIRED, OTP_USED (a code works once), OTP_ATTEMPTS_EXCEEDED (5 wrong tries kill a code); 429 OTP_RATE_LIMITED after 10 failed checks per phone per hour, and for 24 h after 100 failed checks in a row (a successful login ends the run; the 100th check itself answers OTP_INVALID, and while locked the phone gets no codes either), with Retry-After (seconds); 403 PLAYER_DISABLED.",
-		Tags:        tags,
-		Errors:      []int{http.StatusBadRequest, http.StatusForbidden, http.StatusTooManyRequests},
-	}), h.login)
+	httpapi.Register(ops, httpapi.Op("player-login", http.MethodPost, "/player/login", "Log a player in with a code",
+		"Checks the latest code sent to the phone and issues a player token; the first successful login of a phone creates its player. 401 OTP_INVALID (wrong code or none requested), OTP_EXPIRED, OTP_USED (a code works once), OTP_ATTEMPTS_EXCEEDED (5 wrong tries kill a code); 429 OTP_RATE_LIMITED after 10 failed checks per phone per hour, and for 24 h after 100 failed checks in a row (a successful login ends the run; the 100th check itself answers OTP_INVALID, and while locked the phone gets no codes either), with Retry-After (seconds); 403 PLAYER_DISABLED.",
+		http.StatusBadRequest, http.StatusForbidden, http.StatusTooManyRequests), h.login)
 }
 
 // registerProfile adds the player's own profile, consent and account deletion.
 func registerProfile(s *httpapi.Server, h handlers, tags []string) {
-	huma.Register(s.API, s.Player(huma.Operation{
-		OperationID: "player-profile",
-		Method:      http.MethodGet,
-		Path:        "/player/profile",
-		Summary:     "The player's profile",
-		Description: "The profile of the token's player.",
-		Tags:        tags,
-	}), h.profile)
+	ops := httpapi.Operations{API: s.API, Auth: s.Player, Tags: tags}
+	httpapi.Register(ops, httpapi.Op("player-profile", http.MethodGet, "/player/profile", "The player's profile",
+		"The profile of the token's player."), h.profile)
 
-	huma.Register(s.API, s.Player(huma.Operation{
-		OperationID: "player-update",
-		Method:      http.MethodPut,
-		Path:        "/player",
-		Summary:     "Update the player's profile",
-		Description: "Changes name (at most 100 characters) and email; fields left out stay as they are. Answers the updated profile.",
-		Tags:        tags,
-		Errors:      []int{http.StatusBadRequest},
-	}), h.updateProfile)
+	httpapi.Register(ops, httpapi.Op("player-update", http.MethodPut, "/player", "Update the player's profile",
+		"Changes name (at most 100 characters) and email; fields left out stay as they are. Answers the updated profile.",
+		http.StatusBadRequest), h.updateProfile)
 
-	huma.Register(s.API, s.Player(huma.Operation{
-		OperationID: "player-cookie-consent",
-		Method:      http.MethodPost,
-		Path:        "/player/cookie-consent",
-		Summary:     "Record cookie consent",
-		Description: "Records that the player consented to cookies; repeating it keeps the first time.",
-		Tags:        tags,
-	}), h.cookieConsent)
+	httpapi.Register(ops, httpapi.Op("player-cookie-consent", http.MethodPost, "/player/cookie-consent", "Record cookie consent",
+		"Records that the player consented to cookies; repeating it keeps the first time."), h.cookieConsent)
 
-	huma.Register(s.API, s.Player(huma.Operation{
-		OperationID: "player-delete-me",
-		Method:      http.MethodDelete,
-		Path:        "/player/me",
-		Summary:     "Delete the player's account",
-		Description: "Soft delete: the account is disabled (`isBlocked: true`), not removed. Its tokens, OTP login and federated login then get 403 PLAYER_DISABLED; its coins stay in the ledger.",
-		Tags:        tags,
-	}), h.deleteMe)
+	httpapi.Register(ops, httpapi.Op("player-delete-me", http.MethodDelete, "/player/me", "Delete the player's account",
+		"Soft delete: the account is disabled (`isBlocked: true`), not removed. Its tokens, OTP login and federated login then get 403 PLAYER_DISABLED; its coins stay in the ledger."), h.deleteMe)
 }
 
 // registerStoreSettings adds the store settings and theme players read.
 func registerStoreSettings(s *httpapi.Server, h handlers, tags []string) {
-	huma.Register(s.API, s.APIKey(huma.Operation{
-		OperationID: "player-store-settings",
-		Method:      http.MethodGet,
-		Path:        "/player/store-settings",
-		Summary:     "The store settings",
-		Description: "The game's store switches, as the operator set them (defaults: rewards on, gcommerce off, landing page rewards).",
-		Tags:        tags,
-	}), h.storeSettings)
+	ops := httpapi.Operations{API: s.API, Auth: s.APIKey, Tags: tags}
+	httpapi.Register(ops, httpapi.Op("player-store-settings", http.MethodGet, "/player/store-settings", "The store settings",
+		"The game's store switches, as the operator set them (defaults: rewards on, gcommerce off, landing page rewards)."), h.storeSettings)
 
-	huma.Register(s.API, s.APIKey(huma.Operation{
-		OperationID: "player-store-theme-config",
-		Method:      http.MethodGet,
-		Path:        "/player/store-theme-config",
-		Summary:     "The store theme and configuration",
-		Description: "The JSON object the operator set as the game's store theme; `{}` when none was set.",
-		Tags:        tags,
-	}), h.storeThemeConfig)
+	httpapi.Register(ops, httpapi.Op("player-store-theme-config", http.MethodGet, "/player/store-theme-config", "The store theme and configuration",
+		"The JSON object the operator set as the game's store theme; `{}` when none was set."), h.storeThemeConfig)
 }
 
 // registerShoppingProfile adds the gcommerce profile and its picture upload.
 func registerShoppingProfile(s *httpapi.Server, h handlers, tags []string) {
-	huma.Register(s.API, s.Player(huma.Operation{
-		OperationID: "player-gcommerce-profile",
-		Method:      http.MethodGet,
-		Path:        "/player/gcommerce/profile/details",
-		Summary:     "The player's shopping profile",
-		Description: "Name, email, contact phone, profile picture and delivery addresses of the token's player.",
-		Tags:        tags,
-	}), h.gcommerceProfile)
+	ops := httpapi.Operations{API: s.API, Auth: s.Player, Tags: tags}
+	httpapi.Register(ops, httpapi.Op("player-gcommerce-profile", http.MethodGet, "/player/gcommerce/profile/details", "The player's shopping profile",
+		"Name, email, contact phone, profile picture and delivery addresses of the token's player."), h.gcommerceProfile)
 
-	huma.Register(s.API, s.Player(huma.Operation{
-		OperationID: "player-gcommerce-profile-update",
-		Method:      http.MethodPatch,
-		Path:        "/player/gcommerce/profile",
-		Summary:     "Update the player's shopping profile",
-		Description: "Changes the fields sent; `addresses` replaces the list. Delivery is in India only: each address needs line1, city, an Indian state or union territory, and a 6-digit PIN code; at most 10 addresses, at most one default. 400 VALIDATION_FAILED otherwise.",
-		Tags:        tags,
-		Errors:      []int{http.StatusBadRequest},
-	}), h.updateGcommerceProfile)
+	httpapi.Register(ops, httpapi.Op("player-gcommerce-profile-update", http.MethodPatch, "/player/gcommerce/profile", "Update the player's shopping profile",
+		"Changes the fields sent; `addresses` replaces the list. Delivery is in India only: each address needs line1, city, an Indian state or union territory, and a 6-digit PIN code; at most 10 addresses, at most one default. 400 VALIDATION_FAILED otherwise.",
+		http.StatusBadRequest), h.updateGcommerceProfile)
 
-	huma.Register(s.API, s.Player(huma.Operation{
-		OperationID:   "player-gcommerce-profile-upload",
-		Method:        http.MethodPost,
-		Path:          "/player/gcommerce/profile/upload",
-		Summary:       "Upload a profile picture",
-		Description:   "Multipart form with field `file`: a PNG, JPEG or WebP image (checked by its content, not its name), at most 5 MB. Answers the profile with the picture's address, served by GET /files/{name}; the previous picture is deleted, so its address stops working (404 FILE_NOT_FOUND). A body over 5 MB + 64 KiB (5,308,416 bytes), with its length declared or chunked, gets 413 BODY_TOO_LARGE; a file over 5 MB within that, or not a PNG, JPEG or WebP, gets 400 VALIDATION_FAILED.",
-		Tags:          tags,
-		DefaultStatus: http.StatusCreated,
-		RequestBody:   uploadRequestBody(),
-		MaxBodyBytes:  maxUploadBytes,
-		Middlewares:   huma.Middlewares{limitUpload(s.API)},
-		Errors:        []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge},
-	}), h.uploadPicture)
+	op := httpapi.Op("player-gcommerce-profile-upload", http.MethodPost, "/player/gcommerce/profile/upload", "Upload a profile picture",
+		"Multipart form with field `file`: a PNG, JPEG or WebP image (checked by its content, not its name), at most 5 MB. Answers the profile with the picture's address, served by GET /files/{name}; the previous picture is deleted, so its address stops working (404 FILE_NOT_FOUND). A body over 5 MB + 64 KiB (5,308,416 bytes), with its length declared or chunked, gets 413 BODY_TOO_LARGE; a file over 5 MB within that, or not a PNG, JPEG or WebP, gets 400 VALIDATION_FAILED.",
+		http.StatusBadRequest, http.StatusRequestEntityTooLarge)
+	op.DefaultStatus = http.StatusCreated
+	op.RequestBody = uploadRequestBody()
+	op.MaxBodyBytes = maxUploadBytes
+	op.Middlewares = huma.Middlewares{limitUpload(s.API)}
+	httpapi.Register(ops, op, h.uploadPicture)
 }
 
 // registerFile adds the unauthenticated download of uploaded pictures.
 func registerFile(s *httpapi.Server, h handlers, tags []string) {
-	huma.Register(s.API, huma.Operation{
-		OperationID: "file",
-		Method:      http.MethodGet,
-		Path:        "/files/{name}",
-		Summary:     "An uploaded file",
-		Description: "Serves an uploaded profile picture by the name in its profilePictureUrl, as PNG, JPEG or WebP. Names are unguessable; no authentication, host-agnostic.",
-		Tags:        tags,
-		Errors:      []int{http.StatusNotFound},
-		Responses: map[string]*huma.Response{"200": {
-			Description: "The picture, in the media type it was uploaded as.",
-			Content: map[string]*huma.MediaType{
-				"image/png":  {Schema: httpapi.BinarySchema("A PNG image")},
-				"image/jpeg": {Schema: httpapi.BinarySchema("A JPEG image")},
-				"image/webp": {Schema: httpapi.BinarySchema("A WebP image")},
-			},
-		}},
-	}, h.file)
+	op := httpapi.Op("file", http.MethodGet, "/files/{name}", "An uploaded file",
+		"Serves an uploaded profile picture by the name in its profilePictureUrl, as PNG, JPEG or WebP. Names are unguessable; no authentication, host-agnostic.",
+		http.StatusNotFound)
+	op.Responses = map[string]*huma.Response{"200": {
+		Description: "The picture, in the media type it was uploaded as.",
+		Content: map[string]*huma.MediaType{
+			"image/png":  {Schema: httpapi.BinarySchema("A PNG image")},
+			"image/jpeg": {Schema: httpapi.BinarySchema("A JPEG image")},
+			"image/webp": {Schema: httpapi.BinarySchema("A WebP image")},
+		},
+	}}
+	httpapi.Register(httpapi.Operations{API: s.API, Tags: tags}, op, h.file)
 }
 
 // registerOperatorStore adds the operator's store settings and theme.
 func registerOperatorStore(s *httpapi.Server, h handlers) {
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID: "admin-set-store-settings",
-		Method:      http.MethodPut,
-		Path:        "/admin/v1/games/{gameId}/store-settings",
-		Summary:     "Set a game's store settings",
-		Description: "Changes the fields sent; the rest stay. Players read them at GET /player/store-settings. 404 GAME_NOT_FOUND.",
-		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
-	}), h.setStoreSettings)
+	ops := httpapi.Operations{API: s.OperatorAPI, Auth: s.Operator}
+	httpapi.Register(ops, httpapi.Op("admin-set-store-settings", http.MethodPut, "/admin/v1/games/{gameId}/store-settings", "Set a game's store settings",
+		"Changes the fields sent; the rest stay. Players read them at GET /player/store-settings. 404 GAME_NOT_FOUND.",
+		http.StatusBadRequest, http.StatusNotFound), h.setStoreSettings)
 
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID: "admin-set-store-theme",
-		Method:      http.MethodPut,
-		Path:        "/admin/v1/games/{gameId}/store-theme",
-		Summary:     "Set a game's store theme",
-		Description: "Replaces the theme and configuration object players read at GET /player/store-theme-config. 404 GAME_NOT_FOUND.",
-		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
-	}), h.setStoreTheme)
+	httpapi.Register(ops, httpapi.Op("admin-set-store-theme", http.MethodPut, "/admin/v1/games/{gameId}/store-theme", "Set a game's store theme",
+		"Replaces the theme and configuration object players read at GET /player/store-theme-config. 404 GAME_NOT_FOUND.",
+		http.StatusBadRequest, http.StatusNotFound), h.setStoreTheme)
 }
 
 // serverOnlyNote says how serverOnlyCoinMovements guards the operations that obtain or move a

@@ -37,24 +37,19 @@ func errBadID(field, value string) error {
 
 // Register adds the touchpoint operations to s.
 func Register(s *httpapi.Server, svc *touchpoints.Service) {
+	tags := []string{Tag}
+	ops := httpapi.Operations{API: s.API, Auth: s.MaybePlayer, Tags: tags}
 	s.AddTag(Tag, TagDescription)
 	h := handlers{svc: svc}
-	tags := []string{Tag}
 
-	huma.Register(s.API, s.MaybePlayer(huma.Operation{
-		OperationID: "serve-touchpoint",
-		Method:      http.MethodGet,
-		Path:        "/v2/touchpoints/serve",
-		Summary:     "What a screen shows (2.0)",
-		Description: "Picks the screen's active placement of the key's game and environment and its item: the configured reward or product when it is active and in stock " +
-			"(a coupon with a code pool needs a free code), else the best item by the placement's rule. `screen`: only `home` is live; any other is 400 UNKNOWN_SCREEN naming the valid values. " +
-			"When the screen has placements of several types, `type` (product, coupon, gift-card) chooses one; without it the call is 400 PLACEMENT_TYPE_REQUIRED. " +
-			"Nothing to show (no placement, or no item available) is a normal 200 with `asset` and `item` null (`placementId` null when there is no placement). " +
-			"With a player token (`Authorization: Bearer`) the coin figures are capped by the player's balance; an invalid token is 401. " +
-			"`cta.url` is `{storeUrl}/rewards/{item.id}` (the game's storeUrl, else `{REWARDS_PUBLIC_URL}/store`: the service's own page of each reward and product, which the link opens) with `utm_source`, `utm_medium` and `utm_campaign` appended when sent. " + pricingRule,
-		Tags:   tags,
-		Errors: []int{http.StatusBadRequest},
-	}), h.serve)
+	httpapi.Register(ops, httpapi.Op("serve-touchpoint", http.MethodGet, "/v2/touchpoints/serve", "What a screen shows (2.0)",
+		"Picks the screen's active placement of the key's game and environment and its item: the configured reward or product when it is active and in stock "+
+			"(a coupon with a code pool needs a free code), else the best item by the placement's rule. `screen`: only `home` is live; any other is 400 UNKNOWN_SCREEN naming the valid values. "+
+			"When the screen has placements of several types, `type` (product, coupon, gift-card) chooses one; without it the call is 400 PLACEMENT_TYPE_REQUIRED. "+
+			"Nothing to show (no placement, or no item available) is a normal 200 with `asset` and `item` null (`placementId` null when there is no placement). "+
+			"With a player token (`Authorization: Bearer`) the coin figures are capped by the player's balance; an invalid token is 401. "+
+			"`cta.url` is `{storeUrl}/rewards/{item.id}` (the game's storeUrl, else `{REWARDS_PUBLIC_URL}/store`: the service's own page of each reward and product, which the link opens) with `utm_source`, `utm_medium` and `utm_campaign` appended when sent. "+pricingRule,
+		http.StatusBadRequest), h.serve)
 
 	treeRule := "`coinId` (a coin of the key's game; 404 COIN_NOT_FOUND otherwise) fills `data` of STATIC nodes and of the nodes DYNAMIC ones expand into; without it nodes come back unhydrated. " +
 		"DYNAMIC nodes are always replaced by one sibling per matching item (each DYNAMIC, with the item's rewardId or productId, an id derived from the node's and the item's, " +
@@ -63,39 +58,21 @@ func Register(s *httpapi.Server, svc *touchpoints.Service) {
 		"Hydrated reward: `price` is the coin price of the smallest face value in `coinId`'s coin; `inventory` is LIMITED with the free codes of a coupon pool, else UNLIMITED with -1. " +
 		"Hydrated product: `coinSpread` is maxCoinDiscountPct; `coinsRequiredForMaxDiscount` = ceil(share of the final price coins may pay × coinsPerUnit)."
 
-	huma.Register(s.API, s.MaybePlayer(huma.Operation{
-		OperationID: "list-touchpoints",
-		Method:      http.MethodGet,
-		Path:        "/touchpoints",
-		Summary:     "The game's touchpoints (1.0)",
-		Description: "The trees of the key's game (both environments), by name, a page at a time: `{touchpoints, total, page, limit, hasMore}`, where `total` counts every tree of the game " +
-			"and `hasMore` tells whether trees follow this page. One answer serves at most 5,000 nodes, all its trees together: a page takes trees in order while it holds fewer than `limit` " +
-			"(default 20, at most 100) and ends before the tree that would take it past 5,000, counting for each tree the most nodes it can serve (up to 2,000, as checked when it was written); " +
-			"a page holds at least one tree, so a page may hold fewer than `limit` trees while more follow. The pages are cut the same way on every read: reading `page` 1, 2, … while `hasMore` " +
-			"lists every tree once (as long as the trees do not change meanwhile). A page past the last is an empty list with the total. `page` × `limit` is at most 10,000 (400 VALIDATION_FAILED). " + treeRule,
-		Tags:   tags,
-		Errors: []int{http.StatusBadRequest, http.StatusNotFound},
-	}), h.list)
+	httpapi.Register(ops, httpapi.Op("list-touchpoints", http.MethodGet, "/touchpoints", "The game's touchpoints (1.0)",
+		"The trees of the key's game (both environments), by name, a page at a time: `{touchpoints, total, page, limit, hasMore}`, where `total` counts every tree of the game "+
+			"and `hasMore` tells whether trees follow this page. One answer serves at most 5,000 nodes, all its trees together: a page takes trees in order while it holds fewer than `limit` "+
+			"(default 20, at most 100) and ends before the tree that would take it past 5,000, counting for each tree the most nodes it can serve (up to 2,000, as checked when it was written); "+
+			"a page holds at least one tree, so a page may hold fewer than `limit` trees while more follow. The pages are cut the same way on every read: reading `page` 1, 2, … while `hasMore` "+
+			"lists every tree once (as long as the trees do not change meanwhile). A page past the last is an empty list with the total. `page` × `limit` is at most 10,000 (400 VALIDATION_FAILED). "+treeRule,
+		http.StatusBadRequest, http.StatusNotFound), h.list)
 
-	huma.Register(s.API, s.MaybePlayer(huma.Operation{
-		OperationID: "get-touchpoint-by-name",
-		Method:      http.MethodGet,
-		Path:        "/touchpoints/name/{name}",
-		Summary:     "One touchpoint by name (1.0)",
-		Description: "The game's tree of that name; names are case sensitive (`Home` is not `home`): 404 TOUCHPOINT_NOT_FOUND. " + treeRule,
-		Tags:        tags,
-		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
-	}), h.byName)
+	httpapi.Register(ops, httpapi.Op("get-touchpoint-by-name", http.MethodGet, "/touchpoints/name/{name}", "One touchpoint by name (1.0)",
+		"The game's tree of that name; names are case sensitive (`Home` is not `home`): 404 TOUCHPOINT_NOT_FOUND. "+treeRule,
+		http.StatusBadRequest, http.StatusNotFound), h.byName)
 
-	huma.Register(s.API, s.MaybePlayer(huma.Operation{
-		OperationID: "get-touchpoint",
-		Method:      http.MethodGet,
-		Path:        "/touchpoints/{id}",
-		Summary:     "One touchpoint by id (1.0)",
-		Description: "The game's tree of that id; an unknown or malformed id, or another game's, is 404 TOUCHPOINT_NOT_FOUND. " + treeRule,
-		Tags:        tags,
-		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
-	}), h.byID)
+	httpapi.Register(ops, httpapi.Op("get-touchpoint", http.MethodGet, "/touchpoints/{id}", "One touchpoint by id (1.0)",
+		"The game's tree of that id; an unknown or malformed id, or another game's, is 404 TOUCHPOINT_NOT_FOUND. "+treeRule,
+		http.StatusBadRequest, http.StatusNotFound), h.byID)
 
 	registerOperator(s, h)
 	documentNodeData(s.API.OpenAPI().Components.Schemas)
@@ -110,99 +87,61 @@ func registerOperator(s *httpapi.Server, h handlers) {
 
 // registerAssets adds the operator's library of frames.
 func registerAssets(s *httpapi.Server, h handlers) {
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID: "admin-put-touchpoint-asset",
-		Method:      http.MethodPut,
-		Path:        "/admin/v1/touchpoint-assets/{assetId}",
-		Summary:     "Create or replace a library frame",
-		Description: "The library of PRESET frames placements may use (shared by every game). 201 when new, 200 when replaced; placements using it are served with the new image at once. " +
+	ops := httpapi.Operations{API: s.OperatorAPI, Auth: s.Operator}
+	httpapi.Register(ops, httpapi.Op("admin-put-touchpoint-asset", http.MethodPut, "/admin/v1/touchpoint-assets/{assetId}", "Create or replace a library frame",
+		"The library of PRESET frames placements may use (shared by every game). 201 when new, 200 when replaced; placements using it are served with the new image at once. "+
 			"`assetId` matches `^[a-z0-9][a-z0-9_-]{1,63}$`; `imageUrl` is an absolute http(s) address; width and height 1 to 10000. Bad input is 400 and changes nothing.",
-		Errors: []int{http.StatusBadRequest},
-	}), h.putAsset)
+		http.StatusBadRequest), h.putAsset)
 	documentCreated(s, "/admin/v1/touchpoint-assets/{assetId}")
 
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID: "admin-list-touchpoint-assets",
-		Method:      http.MethodGet,
-		Path:        "/admin/v1/touchpoint-assets",
-		Summary:     "The library of frames",
-		Description: "Every PRESET frame, by id: `{assets}`.",
-	}), h.listAssets)
+	httpapi.Register(ops, httpapi.Op("admin-list-touchpoint-assets", http.MethodGet, "/admin/v1/touchpoint-assets", "The library of frames",
+		"Every PRESET frame, by id: `{assets}`."), h.listAssets)
 }
 
 // registerPlacements adds the operator's 2.0 placements and the coin they price in.
 func registerPlacements(s *httpapi.Server, h handlers) {
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID: "admin-put-placement",
-		Method:      http.MethodPut,
-		Path:        "/admin/v1/games/{gameId}/placements/{environment}/{placementId}",
-		Summary:     "Create or replace a placement (2.0)",
-		Description: "What a screen of the game shows in one environment. `screen`: only `home` (400 UNKNOWN_SCREEN). `type`: product, coupon or gift-card; one placement per screen and type " +
-			"(409 PLACEMENT_CONFLICT). `asset`: `{source: PRESET, presetId}` (a library frame, 400 otherwise) or `{source: UPLOAD, imageUrl, orientation, width, height}`. " +
-			"`item`: `rewardId` (a COUPON for coupon placements, a GIFT_CARD for gift-card ones) or `productId` (product placements), and/or `rule {category?, brand?, sortBy?}` " +
-			"whose best item stands in when there is no configured item or it is inactive or out of stock. `isActive` defaults to true. 201 when new, 200 when replaced. " +
-			"Test placements reach live only through POST .../placements/promote. 404 GAME_NOT_FOUND; a `placementId` that is not a UUID is 404 PLACEMENT_NOT_FOUND; " +
+	ops := httpapi.Operations{API: s.OperatorAPI, Auth: s.Operator}
+	httpapi.Register(ops, httpapi.Op("admin-put-placement", http.MethodPut, "/admin/v1/games/{gameId}/placements/{environment}/{placementId}", "Create or replace a placement (2.0)",
+		"What a screen of the game shows in one environment. `screen`: only `home` (400 UNKNOWN_SCREEN). `type`: product, coupon or gift-card; one placement per screen and type "+
+			"(409 PLACEMENT_CONFLICT). `asset`: `{source: PRESET, presetId}` (a library frame, 400 otherwise) or `{source: UPLOAD, imageUrl, orientation, width, height}`. "+
+			"`item`: `rewardId` (a COUPON for coupon placements, a GIFT_CARD for gift-card ones) or `productId` (product placements), and/or `rule {category?, brand?, sortBy?}` "+
+			"whose best item stands in when there is no configured item or it is inactive or out of stock. `isActive` defaults to true. 201 when new, 200 when replaced. "+
+			"Test placements reach live only through POST .../placements/promote. 404 GAME_NOT_FOUND; a `placementId` that is not a UUID is 404 PLACEMENT_NOT_FOUND; "+
 			"bad input is 400 and changes nothing.",
-		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict},
-	}), h.putPlacement)
+		http.StatusBadRequest, http.StatusNotFound, http.StatusConflict), h.putPlacement)
 	documentCreated(s, "/admin/v1/games/{gameId}/placements/{environment}/{placementId}")
 
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID: "admin-list-placements",
-		Method:      http.MethodGet,
-		Path:        "/admin/v1/games/{gameId}/placements/{environment}",
-		Summary:     "A game's placements (2.0)",
-		Description: "Every placement of the game in the environment, by screen and type: `{placements}`; PRESET frames show the library's current image. 404 GAME_NOT_FOUND.",
-		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
-	}), h.listPlacements)
+	httpapi.Register(ops, httpapi.Op("admin-list-placements", http.MethodGet, "/admin/v1/games/{gameId}/placements/{environment}", "A game's placements (2.0)",
+		"Every placement of the game in the environment, by screen and type: `{placements}`; PRESET frames show the library's current image. 404 GAME_NOT_FOUND.",
+		http.StatusBadRequest, http.StatusNotFound), h.listPlacements)
 
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID: "admin-promote-placements",
-		Method:      http.MethodPost,
-		Path:        "/admin/v1/games/{gameId}/placements/promote",
-		Summary:     "Go live: copy the test placements to live",
-		Description: "The game's live placements become copies of its test placements (same ids), in one transaction; live placements not in test are removed. " +
+	httpapi.Register(ops, httpapi.Op("admin-promote-placements", http.MethodPost, "/admin/v1/games/{gameId}/placements/promote", "Go live: copy the test placements to live",
+		"The game's live placements become copies of its test placements (same ids), in one transaction; live placements not in test are removed. "+
 			"Answers the live placements. 404 GAME_NOT_FOUND.",
-		Errors: []int{http.StatusNotFound},
-	}), h.promote)
+		http.StatusNotFound), h.promote)
 
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID: "admin-put-touchpoint-coin",
-		Method:      http.MethodPut,
-		Path:        "/admin/v1/games/{gameId}/touchpoint-coin",
-		Summary:     "Set the game's touchpoint coin",
-		Description: "The coin 2.0 touchpoints price in; until set, the game's oldest coin. `coinId` must be a coin of the game (400 otherwise). 404 GAME_NOT_FOUND.",
-		Errors:      []int{http.StatusBadRequest, http.StatusNotFound},
-	}), h.putCoin)
+	httpapi.Register(ops, httpapi.Op("admin-put-touchpoint-coin", http.MethodPut, "/admin/v1/games/{gameId}/touchpoint-coin", "Set the game's touchpoint coin",
+		"The coin 2.0 touchpoints price in; until set, the game's oldest coin. `coinId` must be a coin of the game (400 otherwise). 404 GAME_NOT_FOUND.",
+		http.StatusBadRequest, http.StatusNotFound), h.putCoin)
 }
 
 // registerTrees adds the operator's 1.0 touchpoint trees.
 func registerTrees(s *httpapi.Server, h handlers) {
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID: "admin-put-touchpoint-tree",
-		Method:      http.MethodPut,
-		Path:        "/admin/v1/games/{gameId}/touchpoints/{name}",
-		Summary:     "Create or replace a touchpoint tree (1.0)",
-		Description: "A tree of nodes for the game (both environments), named case sensitively (1 to 128 characters, no `/`). 201 when new, 200 when replaced. Checked: node ids are UUIDs, " +
-			"unique in the tree (a node without one gets one); ASSET (the default) links nothing; STATIC links a reward (`rewardId`) or product (`productId`) that exists, or has a descendant that does; " +
-			"DYNAMIC has `query {type: rewards|products, category?, brand?, sortBy?, limit ≤ 20 (default 10)}` and `actionPrefix`, links nothing, and is never a popup; " +
-			"at most 500 nodes (popups included), 6 levels and 10 DYNAMIC nodes; a DYNAMIC node has no DYNAMIC descendant. " +
-			"Served, each DYNAMIC node becomes up to its limit of copies of itself with its descendants: a tree that could serve more than 2,000 nodes is 400 TREE_TOO_LARGE. " +
-			"Every image (`images`, `additionalAssets`, background and overlay images, badge and CTA images) is an absolute https URL with a host (http outside production). " +
+	ops := httpapi.Operations{API: s.OperatorAPI, Auth: s.Operator}
+	httpapi.Register(ops, httpapi.Op("admin-put-touchpoint-tree", http.MethodPut, "/admin/v1/games/{gameId}/touchpoints/{name}", "Create or replace a touchpoint tree (1.0)",
+		"A tree of nodes for the game (both environments), named case sensitively (1 to 128 characters, no `/`). 201 when new, 200 when replaced. Checked: node ids are UUIDs, "+
+			"unique in the tree (a node without one gets one); ASSET (the default) links nothing; STATIC links a reward (`rewardId`) or product (`productId`) that exists, or has a descendant that does; "+
+			"DYNAMIC has `query {type: rewards|products, category?, brand?, sortBy?, limit ≤ 20 (default 10)}` and `actionPrefix`, links nothing, and is never a popup; "+
+			"at most 500 nodes (popups included), 6 levels and 10 DYNAMIC nodes; a DYNAMIC node has no DYNAMIC descendant. "+
+			"Served, each DYNAMIC node becomes up to its limit of copies of itself with its descendants: a tree that could serve more than 2,000 nodes is 400 TREE_TOO_LARGE. "+
+			"Every image (`images`, `additionalAssets`, background and overlay images, badge and CTA images) is an absolute https URL with a host (http outside production). "+
 			"`data` sent is ignored. Bad input is 400 VALIDATION_FAILED naming the node and changes nothing. 404 GAME_NOT_FOUND.",
-		Errors: []int{http.StatusBadRequest, http.StatusNotFound},
-	}), h.putTree)
+		http.StatusBadRequest, http.StatusNotFound), h.putTree)
 	documentCreated(s, "/admin/v1/games/{gameId}/touchpoints/{name}")
 
-	huma.Register(s.OperatorAPI, s.Operator(huma.Operation{
-		OperationID:   "admin-delete-touchpoint-tree",
-		Method:        http.MethodDelete,
-		Path:          "/admin/v1/games/{gameId}/touchpoints/{name}",
-		Summary:       "Delete a touchpoint tree (1.0)",
-		DefaultStatus: http.StatusNoContent,
-		Description:   "Deletes the game's tree of that name (case sensitive). 404 GAME_NOT_FOUND for an unknown game, TOUCHPOINT_NOT_FOUND when the game has no tree of that name.",
-		Errors:        []int{http.StatusNotFound},
-	}), h.deleteTree)
+	httpapi.Register(ops, httpapi.WithStatus(http.StatusNoContent, httpapi.Op("admin-delete-touchpoint-tree", http.MethodDelete, "/admin/v1/games/{gameId}/touchpoints/{name}", "Delete a touchpoint tree (1.0)",
+		"Deletes the game's tree of that name (case sensitive). 404 GAME_NOT_FOUND for an unknown game, TOUCHPOINT_NOT_FOUND when the game has no tree of that name.",
+		http.StatusNotFound)), h.deleteTree)
 }
 
 // documentCreated documents a create-or-replace operation's 201 answer: the same body as its
@@ -258,17 +197,11 @@ type byIDInput struct {
 	CoinQuery
 }
 
-type servedOutput struct {
-	Body httpapi.Envelope[ServedBody]
-}
+type servedOutput = httpapi.Output[httpapi.Envelope[ServedBody]]
 
-type touchpointOutput struct {
-	Body httpapi.Envelope[TouchpointBody]
-}
+type touchpointOutput = httpapi.Output[httpapi.Envelope[TouchpointBody]]
 
-type touchpointListOutput struct {
-	Body httpapi.Envelope[TouchpointListBody]
-}
+type touchpointListOutput = httpapi.Output[httpapi.Envelope[TouchpointListBody]]
 
 type putAssetInput struct {
 	AssetID string `path:"assetId" maxLength:"64" doc:"Asset id" example:"gold-frame"`
@@ -414,10 +347,7 @@ func (h handlers) byName(ctx context.Context, in *byNameInput) (*touchpointOutpu
 		return nil, err
 	}
 	t, err := h.svc.TreeByName(ctx, q, in.Name)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &touchpointOutput{Body: httpapi.Wrap(ctx, http.StatusOK, "OK", toTouchpointBody(t))}, nil
+	return httpapi.ReplyWrapped(ctx, "OK", t, err, toTouchpointBody)
 }
 
 func (h handlers) byID(ctx context.Context, in *byIDInput) (*touchpointOutput, error) {
@@ -430,10 +360,7 @@ func (h handlers) byID(ctx context.Context, in *byIDInput) (*touchpointOutput, e
 		return nil, err
 	}
 	t, err := h.svc.TreeByID(ctx, q, id)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &touchpointOutput{Body: httpapi.Wrap(ctx, http.StatusOK, "OK", toTouchpointBody(t))}, nil
+	return httpapi.ReplyWrapped(ctx, "OK", t, err, toTouchpointBody)
 }
 
 // createdOr is 201 when created, else 200.

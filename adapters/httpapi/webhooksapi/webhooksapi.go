@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/danielgtaylor/huma/v2"
 	"github.com/google/uuid"
 
 	"github.com/rewardsco/rewards/adapters/httpapi"
@@ -193,41 +192,23 @@ type configureOutput struct {
 	Body   httpapi.Envelope[WebhookConfigBody]
 }
 
-type configOutput struct {
-	Body httpapi.Envelope[WebhookConfigBody]
-}
+type configOutput = httpapi.Output[httpapi.Envelope[WebhookConfigBody]]
 
-type configsOutput struct {
-	Body httpapi.Envelope[[]WebhookConfigBody]
-}
+type configsOutput = httpapi.Output[httpapi.Envelope[[]WebhookConfigBody]]
 
-type deletedOutput struct {
-	Body httpapi.Envelope[map[string]string]
-}
+type deletedOutput = httpapi.Output[httpapi.Envelope[map[string]string]]
 
-type testOutput struct {
-	Body httpapi.Envelope[TestResultBody]
-}
+type testOutput = httpapi.Output[httpapi.Envelope[TestResultBody]]
 
-type deliveriesOutput struct {
-	Body httpapi.Envelope[DeliveryPage]
-}
+type deliveriesOutput = httpapi.Output[httpapi.Envelope[DeliveryPage]]
 
-type statsOutput struct {
-	Body httpapi.Envelope[WebhookStatsBody]
-}
+type statsOutput = httpapi.Output[httpapi.Envelope[WebhookStatsBody]]
 
-type resendOutput struct {
-	Body httpapi.Envelope[ResendBody]
-}
+type resendOutput = httpapi.Output[httpapi.Envelope[ResendBody]]
 
-type recoverOutput struct {
-	Body httpapi.Envelope[RecoverBody]
-}
+type recoverOutput = httpapi.Output[httpapi.Envelope[RecoverBody]]
 
-type rotateOutput struct {
-	Body httpapi.Envelope[RotationBody]
-}
+type rotateOutput = httpapi.Output[httpapi.Envelope[RotationBody]]
 
 // Converters.
 
@@ -332,117 +313,52 @@ func Register(s *httpapi.Server, svc *webhooks.Service) {
 // registerConfigs adds the operations on webhook configurations.
 func registerConfigs(s *httpapi.Server, h handlers) {
 	tags := []string{tagWebhooks}
-	huma.Register(s.API, httpapi.AlsoAnswers(s.APIKey(huma.Operation{
-		OperationID: "webhooks-configure",
-		Method:      http.MethodPost,
-		Path:        "/studio-webhooks/configure",
-		Summary:     "Create or update a webhook configuration",
-		Description: "Creates a configuration (201, with the full signingSecret, shown only here) or, when the studio already has one with this webhookUrl in this environment, updates it (200, secret masked)." + scopeRule + " A studio has at most 10 configurations per environment: creating an 11th is 400 WEBHOOK_CONFIG_LIMIT and creates nothing (updating one by its webhookUrl still works; delete one to make room). The URL must be https and resolve to a public address (checked again at every connection). At most 4 deliveries to one configuration are in flight at once (per service instance); the others wait their turn, so a slow or unreachable receiver delays only its own deliveries. 400 VALIDATION_FAILED, WEBHOOK_CONFIG_LIMIT; 403 STUDIO_MISMATCH.",
-		Tags:        tags,
-		Errors:      []int{http.StatusBadRequest, http.StatusForbidden},
-	}), http.StatusCreated, "Created: the new configuration, with its full signingSecret (shown only here)"), h.configure)
-	huma.Register(s.API, s.APIKey(huma.Operation{
-		OperationID: "webhooks-list-configs",
-		Method:      http.MethodGet,
-		Path:        "/studio-webhooks/config",
-		Summary:     "List webhook configurations",
-		Description: "The studio's configurations in this environment, secrets masked." + scopeRule,
-		Tags:        tags,
-		Errors:      []int{http.StatusBadRequest, http.StatusForbidden},
-	}), h.listConfigs)
-	huma.Register(s.API, s.APIKey(huma.Operation{
-		OperationID: "webhooks-get-config",
-		Method:      http.MethodGet,
-		Path:        "/studio-webhooks/config/{configId}",
-		Summary:     "Get a webhook configuration",
-		Description: "One configuration, secret masked. 404 WEBHOOK_CONFIG_NOT_FOUND for another studio's or environment's id.",
-		Tags:        tags,
-		Errors:      []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound},
-	}), h.getConfig)
-	huma.Register(s.API, s.APIKey(huma.Operation{
-		OperationID: "webhooks-update-config",
-		Method:      http.MethodPut,
-		Path:        "/studio-webhooks/config/{configId}",
-		Summary:     "Update a webhook configuration",
-		Description: "Changes the fields sent. `isActive: false` stops deliveries (queued ones are marked FAILED when their turn comes) without deleting; `isActive: true` resumes them and clears `disabledReason`. 404 WEBHOOK_CONFIG_NOT_FOUND; 409 WEBHOOK_URL_CONFLICT when another configuration has the URL." + autoDisableRule,
-		Tags:        tags,
-		Errors:      []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusConflict},
-	}), h.updateConfig)
-	huma.Register(s.API, s.APIKey(huma.Operation{
-		OperationID: "webhooks-delete-config",
-		Method:      http.MethodDelete,
-		Path:        "/studio-webhooks/config/{configId}",
-		Summary:     "Delete a webhook configuration",
-		Description: "Deletes the configuration and its delivery records; queued deliveries are dropped. 404 WEBHOOK_CONFIG_NOT_FOUND.",
-		Tags:        tags,
-		Errors:      []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound},
-	}), h.deleteConfig)
+	ops := httpapi.Operations{API: s.API, Auth: s.APIKey, Tags: tags}
+	op := httpapi.Op("webhooks-configure", http.MethodPost, "/studio-webhooks/configure", "Create or update a webhook configuration",
+		"Creates a configuration (201, with the full signingSecret, shown only here) or, when the studio already has one with this webhookUrl in this environment, updates it (200, secret masked)."+scopeRule+" A studio has at most 10 configurations per environment: creating an 11th is 400 WEBHOOK_CONFIG_LIMIT and creates nothing (updating one by its webhookUrl still works; delete one to make room). The URL must be https and resolve to a public address (checked again at every connection). At most 4 deliveries to one configuration are in flight at once (per service instance); the others wait their turn, so a slow or unreachable receiver delays only its own deliveries. 400 VALIDATION_FAILED, WEBHOOK_CONFIG_LIMIT; 403 STUDIO_MISMATCH.",
+		http.StatusBadRequest, http.StatusForbidden)
+	httpapi.Register(ops, httpapi.AlsoAnswers(op, http.StatusCreated, "Created: the new configuration, with its full signingSecret (shown only here)"), h.configure)
+	httpapi.Register(ops, httpapi.Op("webhooks-list-configs", http.MethodGet, "/studio-webhooks/config", "List webhook configurations",
+		"The studio's configurations in this environment, secrets masked."+scopeRule,
+		http.StatusBadRequest, http.StatusForbidden), h.listConfigs)
+	httpapi.Register(ops, httpapi.Op("webhooks-get-config", http.MethodGet, "/studio-webhooks/config/{configId}", "Get a webhook configuration",
+		"One configuration, secret masked. 404 WEBHOOK_CONFIG_NOT_FOUND for another studio's or environment's id.",
+		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound), h.getConfig)
+	httpapi.Register(ops, httpapi.Op("webhooks-update-config", http.MethodPut, "/studio-webhooks/config/{configId}", "Update a webhook configuration",
+		"Changes the fields sent. `isActive: false` stops deliveries (queued ones are marked FAILED when their turn comes) without deleting; `isActive: true` resumes them and clears `disabledReason`. 404 WEBHOOK_CONFIG_NOT_FOUND; 409 WEBHOOK_URL_CONFLICT when another configuration has the URL."+autoDisableRule,
+		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusConflict), h.updateConfig)
+	httpapi.Register(ops, httpapi.Op("webhooks-delete-config", http.MethodDelete, "/studio-webhooks/config/{configId}", "Delete a webhook configuration",
+		"Deletes the configuration and its delivery records; queued deliveries are dropped. 404 WEBHOOK_CONFIG_NOT_FOUND.",
+		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound), h.deleteConfig)
 }
 
 // registerDeliveries adds the test event and the operations on deliveries.
 func registerDeliveries(s *httpapi.Server, h handlers) {
 	tags := []string{tagWebhooks}
-	huma.Register(s.API, s.APIKey(huma.Operation{
-		OperationID: "webhooks-test",
-		Method:      http.MethodPost,
-		Path:        "/studio-webhooks/test",
-		Summary:     "Send a test event",
-		Description: "Sends one signed synthetic event (user_uuid test-user, reason TEST) to the configuration at once and answers the outcome. It changes no balance, delivery record or stat, and is sent even when the configuration is inactive.",
-		Tags:        tags,
-		Errors:      []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound},
-	}), h.test)
-	huma.Register(s.API, s.APIKey(huma.Operation{
-		OperationID: "webhooks-deliveries",
-		Method:      http.MethodGet,
-		Path:        "/studio-webhooks/deliveries",
-		Summary:     "List deliveries",
-		Description: "One record per (event, configuration), newest first, filtered by status and eventType; `limit` default 20, at most 100; `skip` is the offset, at most 10,000 (narrow by status or eventType to reach older records). 400 VALIDATION_FAILED beyond either bound; 403 STUDIO_MISMATCH." + scopeRule,
-		Tags:        tags,
-		Errors:      []int{http.StatusBadRequest, http.StatusForbidden},
-	}), h.deliveries)
-	huma.Register(s.API, s.APIKey(huma.Operation{
-		OperationID: "webhooks-stats",
-		Method:      http.MethodGet,
-		Path:        "/studio-webhooks/stats",
-		Summary:     "Delivery stats",
-		Description: "totalEvents counts deliveries, deliveredEvents those with SUCCESS, failedEvents those FAILED; successRate is delivered/total as a percentage with two decimals. A resend or recover adds a delivery of its own; the delivery it sends again keeps its status." + scopeRule,
-		Tags:        tags,
-		Errors:      []int{http.StatusBadRequest, http.StatusForbidden},
-	}), h.stats)
-	huma.Register(s.API, s.APIKey(huma.Operation{
-		OperationID:   "webhooks-resend-delivery",
-		Method:        http.MethodPost,
-		Path:          "/studio-webhooks/deliveries/{deliveryId}/resend",
-		Summary:       "Resend a delivery",
-		Description:   "Sends the delivery's event again to its configuration as a new delivery, with 5 attempts of its own on the usual schedule: the same `X-Service-Event-Id` and body, each attempt signed anew. Any delivery can be resent, whatever its status. The answer names the new delivery (PENDING); the delivery resent keeps its own record. 404 DELIVERY_NOT_FOUND for another studio's or environment's delivery, or an id that is none; 409 WEBHOOK_CONFIG_INACTIVE when the configuration is inactive (set isActive true first); 403 STUDIO_MISMATCH.",
-		Tags:          tags,
-		DefaultStatus: http.StatusAccepted,
-		Errors:        []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusConflict},
-	}), h.resend)
-	huma.Register(s.API, s.APIKey(huma.Operation{
-		OperationID:   "webhooks-recover",
-		Method:        http.MethodPost,
-		Path:          "/studio-webhooks/config/{configId}/recover",
-		Summary:       "Recover failed deliveries",
-		Description:   "Sends again every FAILED delivery of the configuration whose event happened at or after `since`, each as a new delivery with 5 attempts of its own and the event's own id and body; several failed deliveries of one event go out once. A failed delivery goes out again once: a second recover (or one running at the same time) requeues only deliveries that failed since. `requeued` counts the events queued, at most 10,000 a call, oldest first. 400 VALIDATION_FAILED for a `since` in the future or not an ISO 8601 time; 404 WEBHOOK_CONFIG_NOT_FOUND for another studio's or environment's configuration; 409 WEBHOOK_CONFIG_INACTIVE when it is inactive (set isActive true first); 403 STUDIO_MISMATCH.",
-		Tags:          tags,
-		DefaultStatus: http.StatusAccepted,
-		Errors:        []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusConflict},
-	}), h.recoverFailed)
+	ops := httpapi.Operations{API: s.API, Auth: s.APIKey, Tags: tags}
+	httpapi.Register(ops, httpapi.Op("webhooks-test", http.MethodPost, "/studio-webhooks/test", "Send a test event",
+		"Sends one signed synthetic event (user_uuid test-user, reason TEST) to the configuration at once and answers the outcome. It changes no balance, delivery record or stat, and is sent even when the configuration is inactive.",
+		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound), h.test)
+	httpapi.Register(ops, httpapi.Op("webhooks-deliveries", http.MethodGet, "/studio-webhooks/deliveries", "List deliveries",
+		"One record per (event, configuration), newest first, filtered by status and eventType; `limit` default 20, at most 100; `skip` is the offset, at most 10,000 (narrow by status or eventType to reach older records). 400 VALIDATION_FAILED beyond either bound; 403 STUDIO_MISMATCH."+scopeRule,
+		http.StatusBadRequest, http.StatusForbidden), h.deliveries)
+	httpapi.Register(ops, httpapi.Op("webhooks-stats", http.MethodGet, "/studio-webhooks/stats", "Delivery stats",
+		"totalEvents counts deliveries, deliveredEvents those with SUCCESS, failedEvents those FAILED; successRate is delivered/total as a percentage with two decimals. A resend or recover adds a delivery of its own; the delivery it sends again keeps its status."+scopeRule,
+		http.StatusBadRequest, http.StatusForbidden), h.stats)
+	httpapi.Register(ops, httpapi.WithStatus(http.StatusAccepted, httpapi.Op("webhooks-resend-delivery", http.MethodPost, "/studio-webhooks/deliveries/{deliveryId}/resend", "Resend a delivery",
+		"Sends the delivery's event again to its configuration as a new delivery, with 5 attempts of its own on the usual schedule: the same `X-Service-Event-Id` and body, each attempt signed anew. Any delivery can be resent, whatever its status. The answer names the new delivery (PENDING); the delivery resent keeps its own record. 404 DELIVERY_NOT_FOUND for another studio's or environment's delivery, or an id that is none; 409 WEBHOOK_CONFIG_INACTIVE when the configuration is inactive (set isActive true first); 403 STUDIO_MISMATCH.",
+		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusConflict)), h.resend)
+	httpapi.Register(ops, httpapi.WithStatus(http.StatusAccepted, httpapi.Op("webhooks-recover", http.MethodPost, "/studio-webhooks/config/{configId}/recover", "Recover failed deliveries",
+		"Sends again every FAILED delivery of the configuration whose event happened at or after `since`, each as a new delivery with 5 attempts of its own and the event's own id and body; several failed deliveries of one event go out once. A failed delivery goes out again once: a second recover (or one running at the same time) requeues only deliveries that failed since. `requeued` counts the events queued, at most 10,000 a call, oldest first. 400 VALIDATION_FAILED for a `since` in the future or not an ISO 8601 time; 404 WEBHOOK_CONFIG_NOT_FOUND for another studio's or environment's configuration; 409 WEBHOOK_CONFIG_INACTIVE when it is inactive (set isActive true first); 403 STUDIO_MISMATCH.",
+		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusConflict)), h.recoverFailed)
 }
 
 // registerSecretRotation adds the rotation of a configuration's signing secret.
 func registerSecretRotation(s *httpapi.Server, h handlers) {
 	tags := []string{tagWebhooks}
-	huma.Register(s.API, s.APIKey(huma.Operation{
-		OperationID: "webhooks-rotate-secret",
-		Method:      http.MethodPost,
-		Path:        "/studio-webhooks/config/{configId}/rotate-secret",
-		Summary:     "Rotate the signing secret",
-		Description: "Replaces the configuration's signingSecret with a new one, answered in full only here. Until `previousSecretExpiresAt` (`graceMinutes` from now, default 1,440) every attempt carries two signatures, `X-Service-Signature: t=<unix>,v1=<new>,v1=<old>`, so a receiver verifies with either secret while it switches; after it, only the new one. Each attempt reads the secrets when it is sent, so deliveries already queued are signed the same way. A rotation during another's grace ends that grace: only the secret just replaced is kept. 400 VALIDATION_FAILED for graceMinutes outside 0 to 4,320; 404 WEBHOOK_CONFIG_NOT_FOUND; 403 STUDIO_MISMATCH.",
-		Tags:        tags,
-		Errors:      []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound},
-	}), h.rotate)
+	httpapi.Register(httpapi.Operations{API: s.API, Auth: s.APIKey, Tags: tags}, httpapi.Op("webhooks-rotate-secret", http.MethodPost, "/studio-webhooks/config/{configId}/rotate-secret", "Rotate the signing secret",
+		"Replaces the configuration's signingSecret with a new one, answered in full only here. Until `previousSecretExpiresAt` (`graceMinutes` from now, default 1,440) every attempt carries two signatures, `X-Service-Signature: t=<unix>,v1=<new>,v1=<old>`, so a receiver verifies with either secret while it switches; after it, only the new one. Each attempt reads the secrets when it is sent, so deliveries already queued are signed the same way. A rotation during another's grace ends that grace: only the secret just replaced is kept. 400 VALIDATION_FAILED for graceMinutes outside 0 to 4,320; 404 WEBHOOK_CONFIG_NOT_FOUND; 403 STUDIO_MISMATCH.",
+		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound), h.rotate)
 }
 
 // autoDisableRule is the auto-disable rule, as users read it.
@@ -490,10 +406,7 @@ func (h handlers) rotate(ctx context.Context, in *rotateInput) (*rotateOutput, e
 		grace = time.Duration(*in.Body.GraceMinutes) * time.Minute
 	}
 	c, err := h.svc.RotateSecret(ctx, sc, id, grace)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &rotateOutput{Body: httpapi.Wrap(ctx, http.StatusOK, "signing secret rotated", toRotationBody(c))}, nil
+	return httpapi.ReplyWrapped(ctx, "signing secret rotated", c, err, toRotationBody)
 }
 
 // scope is the caller's scope; a studioId naming another studio is 403 STUDIO_MISMATCH.
@@ -557,10 +470,7 @@ func (h handlers) getConfig(ctx context.Context, in *configIDInput) (*configOutp
 		return nil, err
 	}
 	c, err := h.svc.Get(ctx, sc, id)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &configOutput{Body: httpapi.Wrap(ctx, http.StatusOK, "OK", toWebhookConfigBody(c))}, nil
+	return httpapi.ReplyWrapped(ctx, "OK", c, err, toWebhookConfigBody)
 }
 
 func (h handlers) updateConfig(ctx context.Context, in *updateConfigInput) (*configOutput, error) {
@@ -573,10 +483,7 @@ func (h handlers) updateConfig(ctx context.Context, in *updateConfigInput) (*con
 		return nil, err
 	}
 	c, err := h.svc.Update(ctx, sc, id, ch)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &configOutput{Body: httpapi.Wrap(ctx, http.StatusOK, "webhook configuration updated", toWebhookConfigBody(c))}, nil
+	return httpapi.ReplyWrapped(ctx, "webhook configuration updated", c, err, toWebhookConfigBody)
 }
 
 func (h handlers) deleteConfig(ctx context.Context, in *configIDInput) (*deletedOutput, error) {
@@ -596,10 +503,7 @@ func (h handlers) test(ctx context.Context, in *testInput) (*testOutput, error) 
 		return nil, err
 	}
 	res, err := h.svc.SendTest(ctx, sc, httpapi.CallerFrom(ctx), id, in.Body.EventType)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &testOutput{Body: httpapi.Wrap(ctx, http.StatusOK, "test event sent", toTestResultBody(res))}, nil
+	return httpapi.ReplyWrapped(ctx, "test event sent", res, err, toTestResultBody)
 }
 
 func (h handlers) deliveries(ctx context.Context, in *deliveriesInput) (*deliveriesOutput, error) {
@@ -620,8 +524,5 @@ func (h handlers) stats(ctx context.Context, in *studioQuery) (*statsOutput, err
 		return nil, err
 	}
 	s, err := h.svc.Stats(ctx, sc)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &statsOutput{Body: httpapi.Wrap(ctx, http.StatusOK, "OK", toWebhookStatsBody(s))}, nil
+	return httpapi.ReplyWrapped(ctx, "OK", s, err, toWebhookStatsBody)
 }
