@@ -5,6 +5,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
 )
 
 // maxForm bounds a form's body.
@@ -51,3 +54,70 @@ func dateParam(r *http.Request, name string, endOfDay bool) (*time.Time, bool) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// idParam is the uuid the route's parameter name holds; an address whose id is not one names
+// nothing, and is answered 404 (ok false).
+func (h *Handler) idParam(w http.ResponseWriter, r *http.Request, name string) (uuid.UUID, bool) {
+	id, err := uuid.Parse(chi.URLParam(r, name))
+	if err != nil {
+		h.notFound(w, r)
+		return uuid.Nil, false
+	}
+	return id, true
+}
+
+// formPage is a page that holds forms: its template, its title and how its data T is read.
+// A form on it that core refuses shows the page again, with the reason above it.
+type formPage[T any] struct {
+	name, title string
+	load        func(h *Handler, r *http.Request) (T, error)
+}
+
+// show answers a GET of the page.
+func (f formPage[T]) show(h *Handler, w http.ResponseWriter, r *http.Request) {
+	page, err := f.load(h, r)
+	if err != nil {
+		h.failOrMissing(w, r, err)
+		return
+	}
+	f.render(h, w, r, http.StatusOK, page)
+}
+
+// open reads the page and the form of a POST to it; ok false when it answered already: the
+// page could not be read, or the form (400).
+func (f formPage[T]) open(h *Handler, w http.ResponseWriter, r *http.Request) (T, bool) {
+	page, err := f.load(h, r)
+	if err != nil {
+		h.failOrMissing(w, r, err)
+		return page, false
+	}
+	if !parseForm(w, r) {
+		f.problem(h, w, r, http.StatusBadRequest, page, "The form could not be read.")
+		return page, false
+	}
+	return page, true
+}
+
+func (f formPage[T]) render(h *Handler, w http.ResponseWriter, r *http.Request, status int, page T) {
+	h.render(w, r, status, f.name, f.title, page)
+}
+
+// problem shows page with status and what is wrong with the form in words.
+func (f formPage[T]) problem(h *Handler, w http.ResponseWriter, r *http.Request, status int, page T, words string) {
+	h.renderProblem(w, r, status, f.name, f.title, page, words)
+}
+
+// refused shows page after core refused the form's change with err (see Handler.refused).
+func (f formPage[T]) refused(h *Handler, w http.ResponseWriter, r *http.Request, err error, page T) {
+	h.refused(w, r, err, f.name, f.title, page)
+}
+
+// refusedAfresh is refused for a form that did not read the page first: it reads it now.
+func (f formPage[T]) refusedAfresh(h *Handler, w http.ResponseWriter, r *http.Request, err error) {
+	page, perr := f.load(h, r)
+	if perr != nil {
+		h.failOrMissing(w, r, perr)
+		return
+	}
+	f.refused(h, w, r, err, page)
+}

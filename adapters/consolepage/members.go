@@ -3,7 +3,6 @@ package consolepage
 import (
 	"net/http"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
 	"github.com/rewardsco/rewards/core/members"
@@ -22,37 +21,27 @@ type membersPage struct {
 
 var roles = []members.Role{members.Owner, members.Developer, members.Viewer}
 
+var membersForm = formPage[membersPage]{name: "members.html", title: "Members", load: (*Handler).membersPage}
+
 func (h *Handler) membersPage(r *http.Request) (membersPage, error) {
 	ms, err := h.members.List(r.Context(), principal(r).StudioID)
 	return membersPage{Members: ms, Roles: roles, Role: members.Developer}, err
 }
 
 // membersShow lists the members.
-func (h *Handler) membersShow(w http.ResponseWriter, r *http.Request) {
-	page, err := h.membersPage(r)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	h.render(w, r, http.StatusOK, "members.html", "Members", page)
-}
+func (h *Handler) membersShow(w http.ResponseWriter, r *http.Request) { membersForm.show(h, w, r) }
 
 // memberInvite invites a member with a role (OWNER only): the link is emailed, and shown here.
 func (h *Handler) memberInvite(w http.ResponseWriter, r *http.Request) {
-	page, err := h.membersPage(r)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	if !parseForm(w, r) {
-		h.renderProblem(w, r, http.StatusBadRequest, "members.html", "Members", page, "The form could not be read.")
+	page, ok := membersForm.open(h, w, r)
+	if !ok {
 		return
 	}
 	page.Email, page.Role = field(r, "email"), members.Role(field(r, "role"))
 	p := principal(r)
 	inv, err := h.members.Invite(r.Context(), p.StudioID, &p, page.Email, page.Role)
 	if err != nil {
-		h.refused(w, r, err, "members.html", "Members", page)
+		membersForm.refused(h, w, r, err, page)
 		return
 	}
 	if page, err = h.membersPage(r); err != nil {
@@ -61,7 +50,7 @@ func (h *Handler) memberInvite(w http.ResponseWriter, r *http.Request) {
 	}
 	page.Invited = &inv
 	noStore(w)
-	h.render(w, r, http.StatusOK, "members.html", "Members", page)
+	membersForm.render(h, w, r, http.StatusOK, page)
 }
 
 // memberRole changes a member's role (OWNER only; the last owner stays one).
@@ -81,9 +70,8 @@ func (h *Handler) memberRemove(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) memberChange(w http.ResponseWriter, r *http.Request, change func(uuid.UUID) (string, error)) {
-	id, err := uuid.Parse(chi.URLParam(r, "memberID"))
-	if err != nil {
-		h.notFound(w, r)
+	id, ok := h.idParam(w, r, "memberID")
+	if !ok {
 		return
 	}
 	if !parseForm(w, r) {
@@ -92,12 +80,7 @@ func (h *Handler) memberChange(w http.ResponseWriter, r *http.Request, change fu
 	}
 	done, err := change(id)
 	if err != nil {
-		page, perr := h.membersPage(r)
-		if perr != nil {
-			h.fail(w, r, perr)
-			return
-		}
-		h.refused(w, r, err, "members.html", "Members", page)
+		membersForm.refusedAfresh(h, w, r, err)
 		return
 	}
 	h.redirect(w, r, Path+"/members", done)

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
 	"github.com/rewardsco/rewards/core/console"
@@ -156,9 +155,8 @@ type historyRow struct{ At, From, To, Reason string }
 // orderShow is GET …/orders/{orderID}: another game's, environment's or studio's order is 404.
 func (h *Handler) orderShow(w http.ResponseWriter, r *http.Request) {
 	g := gameOf(r)
-	id, err := uuid.Parse(chi.URLParam(r, "orderID"))
-	if err != nil {
-		h.notFound(w, r)
+	id, ok := h.idParam(w, r, "orderID")
+	if !ok {
 		return
 	}
 	v, err := h.console.Order(r.Context(), principal(r), g.ID, g.Env, id)

@@ -48,6 +48,8 @@ func formOf(p touchpoints.Placement) placementForm {
 	return f
 }
 
+var placementsForm = formPage[placementsPage]{name: "placements.html", title: "Placements", load: (*Handler).placementsPage}
+
 func (h *Handler) placementsPage(r *http.Request) (placementsPage, error) {
 	g := gameOf(r)
 	ps, err := h.console.Placements(r.Context(), principal(r), g.ID, g.Env)
@@ -61,14 +63,7 @@ func (h *Handler) placementsPage(r *http.Request) (placementsPage, error) {
 }
 
 // placementsShow lists the environment's placements, with the new placement form in test.
-func (h *Handler) placementsShow(w http.ResponseWriter, r *http.Request) {
-	page, err := h.placementsPage(r)
-	if err != nil {
-		h.failOrMissing(w, r, err)
-		return
-	}
-	h.render(w, r, http.StatusOK, "placements.html", "Placements", page)
-}
+func (h *Handler) placementsShow(w http.ResponseWriter, r *http.Request) { placementsForm.show(h, w, r) }
 
 // placementEdit is the placements page with one placement's form.
 func (h *Handler) placementEdit(w http.ResponseWriter, r *http.Request) {
@@ -91,19 +86,13 @@ func (h *Handler) placementEdit(w http.ResponseWriter, r *http.Request) {
 // test placement.
 func (h *Handler) placementSave(w http.ResponseWriter, r *http.Request) {
 	g := gameOf(r)
-	page, err := h.placementsPage(r)
-	if err != nil {
-		h.failOrMissing(w, r, err)
-		return
-	}
-	if !parseForm(w, r) {
-		h.renderProblem(w, r, http.StatusBadRequest, "placements.html", "Placements", page, "The form could not be read.")
+	page, ok := placementsForm.open(h, w, r)
+	if !ok {
 		return
 	}
 	var id uuid.UUID
-	if s := chi.URLParam(r, "placementID"); s != "" {
-		if id, err = uuid.Parse(s); err != nil {
-			h.notFound(w, r)
+	if chi.URLParam(r, "placementID") != "" {
+		if id, ok = h.idParam(w, r, "placementID"); !ok {
 			return
 		}
 		page.Editing = true
@@ -112,13 +101,13 @@ func (h *Handler) placementSave(w http.ResponseWriter, r *http.Request) {
 	f.ID = id.String()
 	page.Form = f
 	if problem != "" {
-		h.renderProblem(w, r, http.StatusBadRequest, "placements.html", "Placements", page, problem)
+		placementsForm.problem(h, w, r, http.StatusBadRequest, page, problem)
 		return
 	}
 	pl.ID = id
 	saved, created, err := h.console.PutPlacement(r.Context(), principal(r), g.ID, g.Env, pl)
 	if err != nil {
-		h.refused(w, r, err, "placements.html", "Placements", page)
+		placementsForm.refused(h, w, r, err, page)
 		return
 	}
 	done := "Placement saved."
@@ -131,18 +120,12 @@ func (h *Handler) placementSave(w http.ResponseWriter, r *http.Request) {
 // placementDelete deletes a test placement.
 func (h *Handler) placementDelete(w http.ResponseWriter, r *http.Request) {
 	g := gameOf(r)
-	id, err := uuid.Parse(chi.URLParam(r, "placementID"))
-	if err != nil {
-		h.notFound(w, r)
+	id, ok := h.idParam(w, r, "placementID")
+	if !ok {
 		return
 	}
 	if err := h.console.DeletePlacement(r.Context(), principal(r), g.ID, g.Env, id); err != nil {
-		page, perr := h.placementsPage(r)
-		if perr != nil {
-			h.failOrMissing(w, r, perr)
-			return
-		}
-		h.refused(w, r, err, "placements.html", "Placements", page)
+		placementsForm.refusedAfresh(h, w, r, err)
 		return
 	}
 	h.redirect(w, r, Path+"/games/"+g.ID.String()+"/"+string(g.Env)+"/placements", "Placement deleted.")

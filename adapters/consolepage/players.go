@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
 	"github.com/rewardsco/rewards/core/coins"
@@ -124,12 +123,9 @@ func (h *Handler) playersShow(w http.ResponseWriter, r *http.Request) {
 
 // playerShow is GET …/players/{playerID}?tx=: one player, the page of its transactions tx.
 func (h *Handler) playerShow(w http.ResponseWriter, r *http.Request) {
-	id, err := uuid.Parse(chi.URLParam(r, "playerID"))
-	if err != nil {
-		h.notFound(w, r)
-		return
+	if id, ok := h.idParam(w, r, "playerID"); ok {
+		h.showPlayer(w, r, id.String())
 	}
-	h.showPlayer(w, r, id.String())
 }
 
 func (h *Handler) showPlayer(w http.ResponseWriter, r *http.Request, q string) {
@@ -179,9 +175,8 @@ func (h *Handler) playerUnblock(w http.ResponseWriter, r *http.Request) { h.setB
 // to the player's page.
 func (h *Handler) setBlocked(w http.ResponseWriter, r *http.Request, blocked bool) {
 	g, p := gameOf(r), principal(r)
-	id, err := uuid.Parse(chi.URLParam(r, "playerID"))
-	if err != nil {
-		h.notFound(w, r)
+	id, ok := h.idParam(w, r, "playerID")
+	if !ok {
 		return
 	}
 	if !parseForm(w, r) {

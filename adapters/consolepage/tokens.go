@@ -3,7 +3,6 @@ package consolepage
 import (
 	"net/http"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
 	"github.com/rewardsco/rewards/core/members"
@@ -20,6 +19,8 @@ type tokensPage struct {
 	Role members.Role
 	Days int
 }
+
+var tokensForm = formPage[tokensPage]{name: "tokens.html", title: "Access tokens", load: (*Handler).tokensPage}
 
 func (h *Handler) tokensPage(r *http.Request) (tokensPage, error) {
 	p := principal(r)
@@ -45,37 +46,25 @@ func (h *Handler) tokensPage(r *http.Request) (tokensPage, error) {
 }
 
 // tokensShow lists the access tokens.
-func (h *Handler) tokensShow(w http.ResponseWriter, r *http.Request) {
-	page, err := h.tokensPage(r)
-	if err != nil {
-		h.failOrMissing(w, r, err)
-		return
-	}
-	h.render(w, r, http.StatusOK, "tokens.html", "Access tokens", page)
-}
+func (h *Handler) tokensShow(w http.ResponseWriter, r *http.Request) { tokensForm.show(h, w, r) }
 
 // tokenCreate makes an access token (name, role no higher than the maker's, 1 to 365 days)
 // and shows its secret once.
 func (h *Handler) tokenCreate(w http.ResponseWriter, r *http.Request) {
-	page, err := h.tokensPage(r)
-	if err != nil {
-		h.failOrMissing(w, r, err)
-		return
-	}
-	if !parseForm(w, r) {
-		h.renderProblem(w, r, http.StatusBadRequest, "tokens.html", "Access tokens", page, "The form could not be read.")
+	page, ok := tokensForm.open(h, w, r)
+	if !ok {
 		return
 	}
 	page.Name, page.Role = field(r, "name"), members.Role(field(r, "role"))
 	days, ok := intField(r, "days", 0)
 	page.Days = days
 	if !ok {
-		h.renderProblem(w, r, http.StatusBadRequest, "tokens.html", "Access tokens", page, "Days is a whole number from 1 to 365.")
+		tokensForm.problem(h, w, r, http.StatusBadRequest, page, "Days is a whole number from 1 to 365.")
 		return
 	}
 	t, err := h.members.CreateToken(r.Context(), principal(r), page.Name, page.Role, days)
 	if err != nil {
-		h.refused(w, r, err, "tokens.html", "Access tokens", page)
+		tokensForm.refused(h, w, r, err, page)
 		return
 	}
 	noStore(w)
@@ -86,18 +75,12 @@ func (h *Handler) tokenCreate(w http.ResponseWriter, r *http.Request) {
 
 // tokenRevoke revokes an access token: it stops working at once.
 func (h *Handler) tokenRevoke(w http.ResponseWriter, r *http.Request) {
-	id, err := uuid.Parse(chi.URLParam(r, "tokenID"))
-	if err != nil {
-		h.notFound(w, r)
+	id, ok := h.idParam(w, r, "tokenID")
+	if !ok {
 		return
 	}
 	if err := h.members.RevokeToken(r.Context(), principal(r), id); err != nil {
-		page, perr := h.tokensPage(r)
-		if perr != nil {
-			h.failOrMissing(w, r, perr)
-			return
-		}
-		h.refused(w, r, err, "tokens.html", "Access tokens", page)
+		tokensForm.refusedAfresh(h, w, r, err)
 		return
 	}
 	h.redirect(w, r, Path+"/tokens", "The token is revoked.")

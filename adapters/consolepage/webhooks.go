@@ -105,6 +105,8 @@ type webhooksPage struct {
 	DeliveriesURL, CreateURL string
 }
 
+var webhooksForm = formPage[webhooksPage]{name: "webhooks_list.html", title: "Webhooks", load: (*Handler).webhooksPage}
+
 func (h *Handler) webhooksPage(r *http.Request) (webhooksPage, error) {
 	g, p := gameOf(r), principal(r)
 	list, err := h.console.WebhookConfigs(r.Context(), p, g.ID, g.Env)
@@ -124,14 +126,7 @@ func (h *Handler) webhooksPage(r *http.Request) (webhooksPage, error) {
 }
 
 // webhooksShow is GET …/webhooks.
-func (h *Handler) webhooksShow(w http.ResponseWriter, r *http.Request) {
-	page, err := h.webhooksPage(r)
-	if err != nil {
-		h.failOrMissing(w, r, err)
-		return
-	}
-	h.render(w, r, http.StatusOK, "webhooks_list.html", "Webhooks", page)
-}
+func (h *Handler) webhooksShow(w http.ResponseWriter, r *http.Request) { webhooksForm.show(h, w, r) }
 
 // parseWebhookForm reads the configuration form: what was typed, the change it asks for, and
 // what is wrong with it in words (core checks the rest).
@@ -168,24 +163,19 @@ func parseWebhookForm(r *http.Request) (webhookForm, webhooks.Change, string) {
 // /studio-webhooks/configure does), and its secret stays as it was.
 func (h *Handler) webhookCreate(w http.ResponseWriter, r *http.Request) {
 	g := gameOf(r)
-	page, err := h.webhooksPage(r)
-	if err != nil {
-		h.failOrMissing(w, r, err)
-		return
-	}
-	if !parseForm(w, r) {
-		h.renderProblem(w, r, http.StatusBadRequest, "webhooks_list.html", "Webhooks", page, "The form could not be read.")
+	page, ok := webhooksForm.open(h, w, r)
+	if !ok {
 		return
 	}
 	f, ch, problem := parseWebhookForm(r)
 	page.Form = f
 	if problem != "" {
-		h.renderProblem(w, r, http.StatusBadRequest, "webhooks_list.html", "Webhooks", page, problem)
+		webhooksForm.problem(h, w, r, http.StatusBadRequest, page, problem)
 		return
 	}
 	c, created, err := h.console.ConfigureWebhook(r.Context(), principal(r), g.ID, g.Env, ch)
 	if err != nil {
-		h.refused(w, r, err, "webhooks_list.html", "Webhooks", page)
+		webhooksForm.refused(h, w, r, err, page)
 		return
 	}
 	if !created {
@@ -224,6 +214,8 @@ type configPage struct {
 	BackURL, DeliveriesURL string
 }
 
+var configForm = formPage[configPage]{name: "webhooks_config.html", title: "Webhook configuration", load: (*Handler).configPage}
+
 func (h *Handler) configPage(r *http.Request) (configPage, error) {
 	g := gameOf(r)
 	id, err := uuid.Parse(chi.URLParam(r, "configID"))
@@ -241,28 +233,13 @@ func (h *Handler) configPage(r *http.Request) (configPage, error) {
 }
 
 // webhookShow is GET …/webhooks/{configID}.
-func (h *Handler) webhookShow(w http.ResponseWriter, r *http.Request) {
-	page, err := h.configPage(r)
-	if err != nil {
-		h.failOrMissing(w, r, err)
-		return
-	}
-	h.render(w, r, http.StatusOK, "webhooks_config.html", "Webhook configuration", page)
-}
+func (h *Handler) webhookShow(w http.ResponseWriter, r *http.Request) { configForm.show(h, w, r) }
 
 // configAction loads the configuration page and reads the form of a POST to it; ok false when
 // it answered already.
 func (h *Handler) configAction(w http.ResponseWriter, r *http.Request) (configPage, uuid.UUID, bool) {
-	page, err := h.configPage(r)
-	if err != nil {
-		h.failOrMissing(w, r, err)
-		return page, uuid.Nil, false
-	}
-	if !parseForm(w, r) {
-		h.renderProblem(w, r, http.StatusBadRequest, "webhooks_config.html", "Webhook configuration", page, "The form could not be read.")
-		return page, uuid.Nil, false
-	}
-	return page, page.Config.ID, true
+	page, ok := configForm.open(h, w, r)
+	return page, page.Config.ID, ok
 }
 
 // webhookUpdate is POST …/webhooks/{configID}: the address, events, threshold and excluded
@@ -276,11 +253,11 @@ func (h *Handler) webhookUpdate(w http.ResponseWriter, r *http.Request) {
 	f, ch, problem := parseWebhookForm(r)
 	page.Form = f
 	if problem != "" {
-		h.renderProblem(w, r, http.StatusBadRequest, "webhooks_config.html", "Webhook configuration", page, problem)
+		configForm.problem(h, w, r, http.StatusBadRequest, page, problem)
 		return
 	}
 	if _, err := h.console.UpdateWebhook(r.Context(), principal(r), g.ID, g.Env, id, ch); err != nil {
-		h.refused(w, r, err, "webhooks_config.html", "Webhook configuration", page)
+		configForm.refused(h, w, r, err, page)
 		return
 	}
 	h.redirect(w, r, webhooksURL(g)+"/"+id.String(), "Configuration saved.")
@@ -296,7 +273,7 @@ func (h *Handler) webhookActive(w http.ResponseWriter, r *http.Request) {
 	}
 	on := field(r, "active") == "true"
 	if _, err := h.console.UpdateWebhook(r.Context(), principal(r), g.ID, g.Env, id, webhooks.Change{IsActive: &on}); err != nil {
-		h.refused(w, r, err, "webhooks_config.html", "Webhook configuration", page)
+		configForm.refused(h, w, r, err, page)
 		return
 	}
 	done := "Configuration switched off: nothing is sent to it until it is switched on."
@@ -316,7 +293,7 @@ func (h *Handler) webhookTest(w http.ResponseWriter, r *http.Request) {
 	}
 	res, err := h.console.SendTestWebhook(r.Context(), principal(r), g.ID, g.Env, id, field(r, "eventType"))
 	if err != nil {
-		h.refused(w, r, err, "webhooks_config.html", "Webhook configuration", page)
+		configForm.refused(h, w, r, err, page)
 		return
 	}
 	h.redirect(w, r, webhooksURL(g)+"/"+id.String(), testWords(field(r, "eventType"), res))
@@ -355,13 +332,13 @@ func (h *Handler) webhookRotate(w http.ResponseWriter, r *http.Request) {
 	}
 	grace, ok := intField(r, "graceMinutes", page.DefaultGrace)
 	if !ok || grace < 0 || grace > page.MaxGrace {
-		h.renderProblem(w, r, http.StatusBadRequest, "webhooks_config.html", "Webhook configuration", page,
+		configForm.problem(h, w, r, http.StatusBadRequest, page,
 			fmt.Sprintf("The grace is a whole number of minutes from 0 to %d (3 days).", page.MaxGrace))
 		return
 	}
 	c, err := h.console.RotateWebhookSecret(r.Context(), principal(r), g.ID, g.Env, id, time.Duration(grace)*time.Minute)
 	if err != nil {
-		h.refused(w, r, err, "webhooks_config.html", "Webhook configuration", page)
+		configForm.refused(h, w, r, err, page)
 		return
 	}
 	sp := signingSecretPage{Heading: "Signing secret rotated", URL: c.URL, Rotated: true, Next: webhooksURL(g) + "/" + id.String(),
@@ -384,13 +361,13 @@ func (h *Handler) webhookRecover(w http.ResponseWriter, r *http.Request) {
 	page.RecoverSince = field(r, "since")
 	since, ok := parseTime(page.RecoverSince)
 	if !ok {
-		h.renderProblem(w, r, http.StatusBadRequest, "webhooks_config.html", "Webhook configuration", page,
+		configForm.problem(h, w, r, http.StatusBadRequest, page,
 			"Enter the time to recover from, such as 2026-01-15T00:00 (UTC).")
 		return
 	}
 	n, err := h.console.RecoverWebhook(r.Context(), principal(r), g.ID, g.Env, id, since)
 	if err != nil {
-		h.refused(w, r, err, "webhooks_config.html", "Webhook configuration", page)
+		configForm.refused(h, w, r, err, page)
 		return
 	}
 	done := "No failed delivery to send again since " + when(since) + "."
@@ -424,12 +401,12 @@ func (h *Handler) webhookDelete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if field(r, "confirm") != "yes" {
-		h.renderProblem(w, r, http.StatusBadRequest, "webhooks_config.html", "Webhook configuration", page,
+		configForm.problem(h, w, r, http.StatusBadRequest, page,
 			"Tick the box to confirm the deletion: nothing was deleted.")
 		return
 	}
 	if err := h.console.DeleteWebhook(r.Context(), principal(r), g.ID, g.Env, id); err != nil {
-		h.refused(w, r, err, "webhooks_config.html", "Webhook configuration", page)
+		configForm.refused(h, w, r, err, page)
 		return
 	}
 	h.redirect(w, r, webhooksURL(g), "Configuration deleted, with its delivery records.")
