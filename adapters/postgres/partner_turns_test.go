@@ -72,15 +72,19 @@ func (c *commitCounter) count(sql string) {
 
 // place places a WALLET order of amount with clientOrderID, through the partner module's port.
 func (b walletBundle) place(ctx context.Context, clientOrderID string, amount int64) (uuid.UUID, error) {
-	id := uuid.New()
-	o := orders.Order{ID: id, Channel: orders.Partner, GameID: b.game.ID, Environment: studio.Test, UserRef: "u",
+	o := b.order(clientOrderID, amount)
+	_, err := b.wallet.PlaceWalletOrder(ctx, o, "")
+	return o.ID, err
+}
+
+// order is a new WALLET order of the wallet costing amount.
+func (b walletBundle) order(clientOrderID string, amount int64) orders.Order {
+	return orders.Order{ID: uuid.New(), Channel: orders.Partner, GameID: b.game.ID, Environment: studio.Test, UserRef: "u",
 		RewardID: b.reward.ID, RewardType: catalogue.GiftCard, Denomination: money.Amount(amount), Quantity: 1,
 		FaceValue: money.Amount(amount), ProviderProduct: "AMZ", Status: orders.Initiated, DeadlineAt: time.Now().Add(time.Hour),
 		Partner: &orders.Terms{ClientOrderID: clientOrderID, Customer: orders.Customer{Ref: "u"}, Settlement: orders.Wallet,
 			Amount: money.Amount(amount), Currency: "INR", BrandCode: "AMAZON", BrandName: "Amazon",
 			Payment: orders.Payment{Status: orders.NotRequired}}}
-	_, err := b.wallet.PlaceWalletOrder(ctx, o, "")
-	return id, err
 }
 
 // placeAsync is place in a goroutine; the channel has its outcome.
@@ -385,4 +389,35 @@ func TestWalletWaiterCancelledBeforeItsTurnLeavesNothing(t *testing.T) {
 	batches, _, failed, _ := postgres.WalletTurnCounts(b.db)
 	require.Equal(t, int64(1), batches)
 	require.Zero(t, failed)
+}
+
+// A WALLET order that finds its wallet idle makes 2 round trips: BEGIN with the order's insert,
+// whose answer it reads, then its debit with the COMMIT. An order with a quote reads whether
+// its quote was used first, a round trip more.
+func TestLoneWalletOrderRoundTrips(t *testing.T) {
+	b := setupWallet(t, 1_000_000)
+	cfg := b.pool.Config().Copy()
+	cfg.MaxConns = 1
+	cfg.ConnConfig.Tracer = postgres.RoundTripCounter{}
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	b.db = postgres.NewDB(pool)
+	b.wallet = postgres.NewPartnerWalletOrders(b.db)
+	n := 0
+	place := func(quote bool) func() {
+		return func() {
+			n++
+			o := b.order(fmt.Sprintf("counted-%d", n), 10)
+			quoteID := ""
+			if quote {
+				quoteID = uuid.NewString()
+			}
+			_, err := b.wallet.PlaceWalletOrder(context.Background(), o, quoteID)
+			require.NoError(t, err)
+		}
+	}
+	require.EqualValues(t, 2, trips(t, place(false)))
+	require.EqualValues(t, 3, trips(t, place(true)))
+	b.requireWalletAddsUp(t)
 }
