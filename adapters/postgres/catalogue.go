@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
-	"unicode"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -395,104 +393,6 @@ func override(v int64) *int64 {
 	return &v
 }
 
-// ListVisible implements catalogue.Repo.
-func (r *CatalogueRepo) ListVisible(ctx context.Context, q catalogue.ListQuery) ([]catalogue.Listed, int64, error) {
-	ids := q.RewardIDs
-	if ids == nil {
-		ids = []uuid.UUID{}
-	}
-	rows, err := r.q.CatalogueListVisible(ctx, db.CatalogueListVisibleParams{
-		Ord: string(q.Order), CoinID: q.CoinID.String(), CoinsPerUnit: q.CoinsPerUnit, Dedupe: q.Dedupe, GameID: q.GameID,
-		Now: q.Now, Country: q.Country, Category: q.Category, Brand: q.Brand, GiftCard: q.GiftCard, RewardIds: ids,
-		Off: int32(q.Offset), Lim: int32(q.Limit),
-	})
-	if err != nil {
-		return nil, 0, fmt.Errorf("list rewards: %w", err)
-	}
-	out := make([]catalogue.Listed, len(rows))
-	var total int64
-	for i, row := range rows {
-		out[i] = catalogue.Listed{Reward: toCoreReward(row.CatalogueReward), Brand: toCoreBrand(row.CatalogueBrand),
-			Override: override(row.Override), Orders7d: row.Orders7d}
-		total = row.Total
-	}
-	return out, total, catalogue.FillFree(ctx, out, r.FreeCodesOf)
-}
-
-// tsQuery turns what a player typed into a prefix query over its words: "amaz gift" becomes
-// "amaz:* & gift:*". Anything but letters and digits separates words, so nothing typed can
-// break the query syntax.
-func tsQuery(text string) string {
-	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	for i, w := range words {
-		words[i] = w + ":*"
-	}
-	return strings.Join(words, " & ")
-}
-
-func lowerAll(list []string) []string {
-	out := make([]string, len(list))
-	for i, s := range list {
-		out[i] = strings.ToLower(s)
-	}
-	return out
-}
-
-// Search implements catalogue.Repo.
-func (r *CatalogueRepo) Search(ctx context.Context, q catalogue.SearchQuery) ([]catalogue.Listed, int64, error) {
-	text := strings.ToLower(strings.TrimSpace(q.Text))
-	arg := db.CatalogueSearchParams{
-		Ord: string(q.Order), CoinID: q.CoinID.String(), CoinsPerUnit: q.CoinsPerUnit, Q: text, Tsq: tsQuery(text),
-		GameID: q.GameID, Now: q.Now, Country: q.Country,
-		Brands: stringsOrEmpty(q.Brands), BrandsLower: lowerAll(q.Brands),
-		Categories: stringsOrEmpty(q.Categories), CategoriesLower: lowerAll(q.Categories),
-		Off: int32(q.Offset), Lim: int32(q.Limit),
-	}
-	// Full text first: it is exact about words and prefixes and served by its index. Only when
-	// it finds nothing at all is the query taken for a typo and matched by trigram similarity.
-	arg.Fuzzy = arg.Tsq == ""
-	rows, err := r.q.CatalogueSearch(ctx, arg)
-	if err == nil && len(rows) == 0 && !arg.Fuzzy {
-		if arg.Off > 0 { // past the end, or nothing at all?
-			first := arg
-			first.Off, first.Lim = 0, 1
-			rows, err = r.q.CatalogueSearch(ctx, first)
-			arg.Fuzzy = err == nil && len(rows) == 0
-			rows = nil
-		} else {
-			arg.Fuzzy = true
-		}
-		if arg.Fuzzy {
-			rows, err = r.q.CatalogueSearch(ctx, arg)
-		}
-	}
-	if err != nil {
-		return nil, 0, fmt.Errorf("search rewards: %w", err)
-	}
-	out := make([]catalogue.Listed, len(rows))
-	var total int64
-	for i, row := range rows {
-		out[i] = catalogue.Listed{Reward: toCoreReward(row.CatalogueReward), Brand: toCoreBrand(row.CatalogueBrand),
-			Override: override(row.Override), Orders30d: row.Orders30d, Relevance: row.Relevance}
-		total = row.Total
-	}
-	return out, total, catalogue.FillFree(ctx, out, r.FreeCodesOf)
-}
-
-// GetVisible implements catalogue.Repo.
-func (r *CatalogueRepo) GetVisible(ctx context.Context, q catalogue.ListQuery, id uuid.UUID) (catalogue.Listed, error) {
-	row, err := r.q.CatalogueGetVisible(ctx, db.CatalogueGetVisibleParams{CoinID: q.CoinID.String(), GameID: q.GameID,
-		ID: id, Now: q.Now, Country: q.Country})
-	if isNoRows(err) {
-		return catalogue.Listed{}, catalogue.ErrRewardNotFound
-	}
-	if err != nil {
-		return catalogue.Listed{}, fmt.Errorf("get reward %s: %w", id, err)
-	}
-	return catalogue.Listed{Reward: toCoreReward(row.CatalogueReward), Brand: toCoreBrand(row.CatalogueBrand),
-		Override: override(row.Override)}, nil
-}
-
 // GetVisibleWithCoin implements catalogue.Repo: one statement; when it finds nothing, a second
 // tells a missing coin from a reward the game's players cannot see.
 //
@@ -515,53 +415,6 @@ func (r *CatalogueRepo) GetVisibleWithCoin(ctx context.Context, q catalogue.List
 	}
 	return catalogue.Listed{Reward: toCoreReward(row.CatalogueReward), Brand: toCoreBrand(row.CatalogueBrand),
 		Override: override(row.Override)}, toCoreCoin(row.Coin), nil
-}
-
-func (r *CatalogueRepo) brands(ctx context.Context, p db.CatalogueBrandsParams) ([]catalogue.BrandMeta, error) {
-	rows, err := r.q.CatalogueBrands(ctx, p)
-	if err != nil {
-		return nil, fmt.Errorf("list brands: %w", err)
-	}
-	out := make([]catalogue.BrandMeta, len(rows))
-	for i, row := range rows {
-		out[i] = catalogue.BrandMeta{Brand: toCoreBrand(row.CatalogueBrand), RewardCount: row.RewardCount}
-	}
-	return out, nil
-}
-
-func (r *CatalogueRepo) categories(ctx context.Context, p db.CatalogueCategoriesParams) ([]catalogue.CategoryMeta, error) {
-	rows, err := r.q.CatalogueCategories(ctx, p)
-	if err != nil {
-		return nil, fmt.Errorf("list categories: %w", err)
-	}
-	out := make([]catalogue.CategoryMeta, len(rows))
-	for i, row := range rows {
-		out[i] = catalogue.CategoryMeta{Category: toCoreCategory(row.CatalogueCategory), RewardCount: row.RewardCount}
-	}
-	return out, nil
-}
-
-// allRows bounds the metadata lists, which hold every brand or category with visible rewards.
-const allRows = 10_000
-
-// Brands implements catalogue.Repo.
-func (r *CatalogueRepo) Brands(ctx context.Context, gameID uuid.UUID, giftCard *bool, category string, now time.Time) ([]catalogue.BrandMeta, error) {
-	return r.brands(ctx, db.CatalogueBrandsParams{GameID: gameID, Now: now, GiftCard: giftCard, Category: category, Lim: allRows})
-}
-
-// Categories implements catalogue.Repo.
-func (r *CatalogueRepo) Categories(ctx context.Context, gameID uuid.UUID, now time.Time) ([]catalogue.CategoryMeta, error) {
-	return r.categories(ctx, db.CatalogueCategoriesParams{GameID: gameID, Now: now, Lim: allRows})
-}
-
-// SearchBrands implements catalogue.Repo.
-func (r *CatalogueRepo) SearchBrands(ctx context.Context, gameID uuid.UUID, text string, limit int, now time.Time) ([]catalogue.BrandMeta, error) {
-	return r.brands(ctx, db.CatalogueBrandsParams{GameID: gameID, Now: now, Q: strings.ToLower(text), Lim: int32(limit)})
-}
-
-// SearchCategories implements catalogue.Repo.
-func (r *CatalogueRepo) SearchCategories(ctx context.Context, gameID uuid.UUID, text string, limit int, now time.Time) ([]catalogue.CategoryMeta, error) {
-	return r.categories(ctx, db.CatalogueCategoriesParams{GameID: gameID, Now: now, Q: strings.ToLower(text), Lim: int32(limit)})
 }
 
 // ShortLink implements catalogue.Repo.

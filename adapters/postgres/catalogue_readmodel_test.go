@@ -149,9 +149,9 @@ func randomPrices(rng *rand.Rand, r *catalogue.Reward, faces int) {
 	}
 }
 
-// The read model answers what the SQL answers: every list order, filter and page, one reward's
-// fetch, and the brand and category metadata, on a random catalogue (the SQL statements are the
-// definition; TestEveryListOrderIsTheOneCoreDefines ties them to catalogue.Compare).
+// The read model answers what the reference SQL answers (CatalogueReference): every list order,
+// filter and page, one reward's fetch, and the brand and category metadata, on a random
+// catalogue (TestEveryListOrderIsTheOneCoreDefines ties the read model to catalogue.Compare).
 func TestReadModelAgreesWithTheSQL(t *testing.T) {
 	t.Parallel()
 	seed := uint64(time.Now().UnixNano())
@@ -204,7 +204,7 @@ func TestReadModelAgreesWithTheSQL(t *testing.T) {
 				q := base
 				f(&q)
 				q.Order, q.Offset, q.Limit = o, page.off, page.lim
-				want, wantTotal, err := b.repo.ListVisible(ctx, q)
+				want, wantTotal, err := b.ref.ListVisible(ctx, q)
 				require.NoError(t, err)
 				got, gotTotal := snap.List(q)
 				where := fmt.Sprintf("filter %s, order %s, page %+v", name, o, page)
@@ -235,7 +235,7 @@ func TestReadModelAgreesWithTheSQL(t *testing.T) {
 		for _, country := range []string{"", "IN", "US"} {
 			q := base
 			q.Country = country
-			want, wantErr := b.repo.GetVisible(ctx, q, id)
+			want, wantErr := b.ref.GetVisible(ctx, q, id)
 			got, gotErr := snap.Get(q, id)
 			require.Equal(t, wantErr, gotErr, "reward %s in %q", key, country)
 			require.Equal(t, want.Override, got.Override, "reward %s in %q", key, country)
@@ -252,7 +252,7 @@ func TestReadModelAgreesWithTheSQL(t *testing.T) {
 	}
 	for _, gift := range []*bool{nil, &yes, &no} {
 		for _, cat := range []string{"", "FOOD", "GAMES", "NONE"} {
-			want, err := b.repo.Brands(ctx, b.game.ID, gift, cat, base.Now)
+			want, err := b.ref.Brands(ctx, b.game.ID, gift, cat, base.Now)
 			require.NoError(t, err)
 			require.Equal(t, brandRows(want), brandRows(snap.Brands(b.game.ID, gift, cat, base.Now)), "giftCard %v, category %q", gift, cat)
 		}
@@ -264,7 +264,7 @@ func TestReadModelAgreesWithTheSQL(t *testing.T) {
 		}
 		return out
 	}
-	want, err := b.repo.Categories(ctx, b.game.ID, base.Now)
+	want, err := b.ref.Categories(ctx, b.game.ID, base.Now)
 	require.NoError(t, err)
 	require.Equal(t, catRows(want), catRows(snap.Categories(b.game.ID, base.Now)))
 	require.NotEmpty(t, want, "the fixture has categories with visible rewards")

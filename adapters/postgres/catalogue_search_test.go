@@ -115,9 +115,9 @@ func typo(rng *rand.Rand, w string) string {
 	return string(r)
 }
 
-// The read model searches as CatalogueSearch, CatalogueBrands and CatalogueCategories do (they
-// are the definition): the same rewards, in the same order, with the same relevance to the last
-// bit (ts_rank and word_similarity computed as PostgreSQL computes them), for words, prefixes,
+// The read model searches as the reference SQL does (CatalogueReference: catalogueSearch,
+// catalogueBrands, catalogueCategories): the same rewards, in the same order, with the same
+// relevance to the last bit (textmatch.go's rule against PostgreSQL's), for words, prefixes,
 // several words, exact names, typos and nonsense, every sort, brand and category filters by code
 // or name (unknown ones ignored), a country, and pages; and the same brands and categories.
 func TestReadModelSearchesAsTheSQL(t *testing.T) {
@@ -145,7 +145,7 @@ func TestReadModelSearchesAsTheSQL(t *testing.T) {
 		texts = append(texts, br.Name, typo(rng, strings.ToLower(br.Name)))
 	}
 	for i := range 8 {
-		l, err := b.repo.GetVisible(ctx, catalogue.ListQuery{GameID: b.game.ID, CoinID: b.coin.ID, Now: time.Now()}, b.ids[fmt.Sprint(i)])
+		l, err := b.ref.GetVisible(ctx, catalogue.ListQuery{GameID: b.game.ID, CoinID: b.coin.ID, Now: time.Now()}, b.ids[fmt.Sprint(i)])
 		if err == nil {
 			texts = append(texts, l.Reward.Name) // an exact reward name ranks first
 		}
@@ -197,7 +197,7 @@ func TestReadModelSearchesAsTheSQL(t *testing.T) {
 					q := catalogue.SearchQuery{ListQuery: catalogue.ListQuery{GameID: b.game.ID, CoinID: b.coin.ID,
 						CoinsPerUnit: b.coin.CoinsPerUnit, Order: o, Offset: page.off, Limit: page.lim, Now: now}, Text: text}
 					f(&q)
-					want, wantTotal, err := b.repo.Search(ctx, q)
+					want, wantTotal, err := b.ref.Search(ctx, q)
 					require.NoError(t, err)
 					got, gotTotal := snap.Search(q)
 					where := fmt.Sprintf("search %q, filter %s, order %s, page %+v", text, name, o, page)
@@ -210,11 +210,11 @@ func TestReadModelSearchesAsTheSQL(t *testing.T) {
 				}
 			}
 		}
-		wantBrands, err := b.repo.SearchBrands(ctx, b.game.ID, text, 20, now)
+		wantBrands, err := b.ref.SearchBrands(ctx, b.game.ID, text, 20, now)
 		require.NoError(t, err)
 		gotBrands := snap.SearchBrands(b.game.ID, text, 20, now)
 		require.Equal(t, brandCodes(wantBrands), brandCodes(gotBrands), "brands of %q", text)
-		wantCats, err := b.repo.SearchCategories(ctx, b.game.ID, text, 20, now)
+		wantCats, err := b.ref.SearchCategories(ctx, b.game.ID, text, 20, now)
 		require.NoError(t, err)
 		gotCats := snap.SearchCategories(b.game.ID, text, 20, now)
 		require.Equal(t, categoryCodes(wantCats), categoryCodes(gotCats), "categories of %q", text)

@@ -7,11 +7,12 @@
 //
 // Each instance keeps a read model of the catalogue (ReadModel): the active rewards of active
 // brands, categories, each game's hidden rewards and coin prices, and order counts, as an
-// immutable Snapshot replaced whole, so a request never waits for a load. GET /rewards (every
-// filter and contentLogic), a reward's fetch, the redirection link and the brand and category
-// metadata read it; sorted views per game, coin, filters and order are sorted in Compare's order
-// (tested against the SQL) and kept until the first end date among them. A failed load keeps the
-// last snapshot.
+// immutable Snapshot replaced whole, so a request never waits for a load. It is the one
+// implementation of what players see: GET /rewards (every filter and contentLogic), search, a
+// reward's fetch, the redirection link and the brand and category metadata read it, and nothing
+// else; sorted views per game, coin, filters and order are sorted in Compare's order and kept
+// until the first end date among them. A failed load keeps the last snapshot. The storage serves
+// a purchase the read model cannot plan (Repo.GetVisibleWithCoin).
 //
 // A row catalogue_version is bumped by statement triggers on the catalogue's tables, which also
 // pg_notify the channel catalogue_changed. A change made through an instance's catalogue service
@@ -46,29 +47,28 @@
 // # Search
 //
 // Search reads the same snapshot, with an index of our own rather than a search library
-// (readmodel_search.go, pgmatch.go). The SQL statements (CatalogueSearch, CatalogueBrands,
-// CatalogueCategories: PostgreSQL full text with every word a prefix, ranked by ts_rank, and,
-// when that finds nothing, pg_trgm's word similarity for a typo) stay the definition, and a
-// library (bleve, bluge) would rank and tokenise in its own way, so answers would change with
-// the move to memory. Instead the snapshot loads each reward's search_tsv in its text form (the
-// lexemes and positions PostgreSQL's parser made) and search_name, and computes ts_rank and
-// word_similarity/similarity as PostgreSQL 15's tsrank.c and trgm_op.c do, down to their float4
-// rounding: an inverted index of lexemes (a prefix is a range of the sorted lexemes) and of name
-// trigrams (a name can reach the 0.6 threshold only with 60% of the query's trigrams) finds the
-// candidates. TestReadModelSearchesAsTheSQL compares random searches (words, prefixes, several
-// words, exact names, typos, nonsense; every sortBy, brand and category filters, pages) with the
-// SQL, relevance equal to the last bit.
+// (readmodel_search.go), under the rule textmatch.go states: every word of the search a prefix
+// of a word of the names, descriptions or categories, ranked by where and how close the words
+// are found, and, when that finds nothing, the names most like the search by trigrams (a typo).
+// The storage keeps each reward's words with their places and weights (SearchText, made by the
+// database when a reward or brand is written); an inverted index of those words (a prefix is a
+// range of the sorted words) and of the names' trigrams (a name can reach the 0.6 threshold only
+// with 60% of the query's trigrams) finds the candidates. The storage tests hold the rule to a
+// reference in SQL (adapters/postgres catalogue_reference_test.go) on random searches (words,
+// prefixes, several words, exact names, typos, nonsense; every sortBy, brand and category
+// filters, pages), relevance equal to the last bit.
 //
-// The index is built in the background once a new snapshot serves everything else; until then,
-// and if it cannot be built, searches run the SQL, which is never stale. A search's sorted
+// The index is built in the background once a new snapshot serves everything else; a search
+// waits for it (after a whole load, while every reward is indexed; after a change of some
+// rewards, while those are), and fails, saying why, when it cannot be built. A search's sorted
 // matches are kept per snapshot (maxSearchViews searches, at most maxSearchViewIDs reward
 // indexes), and each game's brand and category counts once per snapshot.
 //
 // After a change of a few rewards the search index is an overlay (readmodel_overlay.go): the
 // last snapshot's index stands as the base, the changed and gone rewards' entries in it masked,
 // and only the changed rewards (with those the last overlay held) are indexed anew; a search asks
-// both and merges their matches, which gives exactly a whole index's answers, since ts_rank and
-// word_similarity read a reward's own texts alone and the matches are then sorted in a total
+// both and merges their matches, which gives exactly a whole index's answers, since textRank and
+// wordSimilarity read a reward's own texts alone and the matches are then sorted in a total
 // order. Making the whole index again at each change would hold a second index beside the first
 // through every rename. Once the masked and overlaid rewards pass 1/16 of the snapshot, the next
 // change makes one index of every reward again, from the base's and the overlay's entries.

@@ -73,8 +73,8 @@ type Listed struct {
 func (l Listed) Prices() Prices { return l.Reward.PricesFor(l.CoinsPerUnit, l.Override) }
 
 // Compare orders a before b (negative), after (positive) or as equal (zero, only for the same
-// reward) in order o, for a coin worth coinsPerUnit. It is the definition the storage's SQL
-// implements; the storage tests check the two agree.
+// reward) in order o, for a coin worth coinsPerUnit. It is the definition the read model's
+// sorted views follow (compareKeys); the storage tests check the two agree.
 func Compare(o Order, coinsPerUnit int64, a, b Listed) int {
 	price := func(l Listed) int64 { return l.Reward.CoinPrice(l.Reward.MinFace(), coinsPerUnit, l.Override) }
 	var c int

@@ -105,25 +105,11 @@ type Repo interface {
 	// SaveGameReward stores what a game changes of a reward.
 	SaveGameReward(ctx context.Context, g GameReward) error
 
-	// ListVisible returns a page of the rewards q's game's players see, in q's order, and the
-	// total (see Visible and Compare for the rules the SQL implements).
-	ListVisible(ctx context.Context, q ListQuery) ([]Listed, int64, error)
-	// Search returns a page of the visible rewards matching q.Text, and the total.
-	Search(ctx context.Context, q SearchQuery) ([]Listed, int64, error)
-	// GetVisible returns one reward as the game's players see it (Free left unset: counting a
-	// pool is the caller's choice), or ErrRewardNotFound.
-	GetVisible(ctx context.Context, q ListQuery, id uuid.UUID) (Listed, error)
-	// GetVisibleWithCoin is GetVisible with the coin q.CoinID of q.GameID, read together:
-	// coins.ErrCoinNotFound when the coin is not the game's, else GetVisible's errors.
+	// GetVisibleWithCoin returns one reward as q.GameID's players see it (Visible; Free left
+	// unset: counting a pool is the caller's choice) with the game's coin q.CoinID, read together,
+	// for a purchase the read model cannot plan (orders.Service): coins.ErrCoinNotFound when the
+	// coin is not the game's, else ErrRewardNotFound when the players do not see the reward.
 	GetVisibleWithCoin(ctx context.Context, q ListQuery, id uuid.UUID) (Listed, coins.Coin, error)
-	// Brands returns the brands with rewards the game's players see, by name.
-	Brands(ctx context.Context, gameID uuid.UUID, giftCard *bool, category string, now time.Time) ([]BrandMeta, error)
-	// Categories returns the categories with rewards the game's players see, in display order.
-	Categories(ctx context.Context, gameID uuid.UUID, now time.Time) ([]CategoryMeta, error)
-	// SearchBrands and SearchCategories return those matching text (names, typo- and
-	// prefix-tolerant), best first, at most limit.
-	SearchBrands(ctx context.Context, gameID uuid.UUID, text string, limit int, now time.Time) ([]BrandMeta, error)
-	SearchCategories(ctx context.Context, gameID uuid.UUID, text string, limit int, now time.Time) ([]CategoryMeta, error)
 
 	// ShortLink returns the code of a player's link to a reward, creating it with code when
 	// there is none.

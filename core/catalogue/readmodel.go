@@ -34,8 +34,8 @@ type SnapshotData struct {
 	// either (nil) the snapshot does not search (Searches).
 	SearchTexts *SearchTexts
 	Search      map[uuid.UUID]SearchText
-	// BrandNames and CategoryNames are every brand's and category's lower-case name (as the
-	// storage lowers it), by code, active or not: what search filters by name match.
+	// BrandNames and CategoryNames are every brand's and category's lower-case name, by code,
+	// active or not: what search filters by name match.
 	BrandNames, CategoryNames map[string]string
 }
 
@@ -188,7 +188,7 @@ func (m *ReadModel) Refresh(ctx context.Context) error {
 	m.cur.Store(snap)
 	go func() {
 		if err := snap.SearchIndexErr(); err != nil {
-			m.fail(fmt.Errorf("index the catalogue's search texts (searches read the storage): %w", err))
+			m.fail(fmt.Errorf("index the catalogue's search texts (searches fail until the next load): %w", err))
 		}
 		// A load makes several times the snapshot's size in garbage (the rows, their texts, the
 		// index's first numbering); the runtime would keep those pages for minutes. Giving
@@ -345,7 +345,7 @@ func newSnapshot(d SnapshotData, now time.Time) *Snapshot {
 	s.orders = ordersByIndex(s, d.Orders)
 	if d.SearchTexts != nil || d.Search != nil {
 		// The search index is finished once the snapshot serves everything else: until it is,
-		// searches read the storage (Searches).
+		// searches wait for it (Searches).
 		b := &searchBuild{done: make(chan struct{})}
 		s.search = b
 		go func() {
@@ -398,7 +398,7 @@ func addGame(games map[uuid.UUID]*gameView, i int32, g GameReward) {
 // that are still seen come after them, s's list views are carried over (carryViews), and the
 // search index is made in the background as s's with the changed rewards in an overlay
 // (snapshotSearch.with), reading the texts of the changed rewards alone: until it stands (a few
-// ms), searches read the storage.
+// ms), searches wait for it.
 func (s *Snapshot) withChanges(ch Changes, now time.Time) *Snapshot {
 	out := s.sameCatalogue()
 	out.version = ch.Version
@@ -617,8 +617,9 @@ func giftCardKey(g *bool) int8 {
 	return 2
 }
 
-// List returns a page of the rewards q's game's players see, in q's order, and the total: what
-// Repo.ListVisible returns, from memory (Free left unset).
+// List returns a page of the rewards q's game's players see (Visible; filtered by q's country,
+// category, brand, gift cards and ids; one per brand when q.Dedupe), in q's order (Compare),
+// and the total (Free left unset).
 func (s *Snapshot) List(q ListQuery) ([]Listed, int64) {
 	game := s.games[q.GameID]
 	var ids []int32
@@ -649,14 +650,14 @@ type sortKey struct {
 	xscore   float64
 	// relevance of a search's match (RELEVANCE, PRICING_MODE); zero in lists.
 	relevance float64
-	created   int64 // Unix microseconds: PostgreSQL's precision
+	created   int64 // Unix microseconds: the precision the storage keeps
 	id        uuid.UUID
 	brand     string
 	end       *time.Time
 }
 
-// compareKeys is Compare on sort keys:
-// TestReadModelAgreesWithTheSQL holds the two to the same order.
+// compareKeys is Compare on sort keys, read once per reward rather than at each comparison
+// (TestEveryListOrderIsTheOneCoreDefines holds the two to the same order).
 func compareKeys(o Order, a, b *sortKey) int {
 	var c int
 	switch o {
@@ -869,8 +870,8 @@ func dedupe(keys []sortKey) []sortKey {
 	return out
 }
 
-// Get returns one reward as q's game's players see it, or ErrRewardNotFound: what
-// Repo.GetVisible returns, from memory.
+// Get returns one reward as q's game's players see it (Visible, in q's country if set), or
+// ErrRewardNotFound.
 func (s *Snapshot) Get(q ListQuery, id uuid.UUID) (Listed, error) {
 	i, ok := s.byID[id]
 	game := s.games[q.GameID]
@@ -922,7 +923,7 @@ func (s *Snapshot) meta(gameID uuid.UUID, now time.Time) *gameMeta {
 }
 
 // Brands returns the brands with rewards the game's players see (in any country), by name, with
-// how many: what Repo.Brands returns, from memory.
+// how many.
 func (s *Snapshot) Brands(gameID uuid.UUID, giftCard *bool, category string, now time.Time) []BrandMeta {
 	if giftCard == nil && category == "" {
 		return append([]BrandMeta{}, s.meta(gameID, now).brands...)
@@ -957,7 +958,7 @@ func (s *Snapshot) countBrands(gameID uuid.UUID, giftCard *bool, category string
 }
 
 // Categories returns the categories with rewards the game's players see, in display order, with
-// how many: what Repo.Categories returns, from memory.
+// how many.
 func (s *Snapshot) Categories(gameID uuid.UUID, now time.Time) []CategoryMeta {
 	return append([]CategoryMeta{}, s.meta(gameID, now).categories...)
 }

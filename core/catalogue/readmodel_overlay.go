@@ -8,8 +8,8 @@ import (
 // After a change of some rewards (withChanges) it is the last snapshot's index as it stands, the
 // base, whose entries of the changed and gone rewards are masked, plus an overlay: an index of
 // the rewards changed since the base was made. A search asks both and merges their matches: a
-// reward's rank depends on its own texts alone (ts_rank and word_similarity read no statistics
-// of the others), and the matches are sorted afterwards in a total order, so the answers are
+// reward's rank depends on its own texts alone (textRank and wordSimilarity read nothing of
+// the others), and the matches are sorted afterwards in a total order, so the answers are
 // exactly a whole index's. A change thus indexes the changed rewards alone, and the new
 // snapshot holds no second copy of the large index (about 45 MB at 100,000 rewards) while it
 // is made; once the masked and overlaid rewards pass a share of the snapshot (stale) the next

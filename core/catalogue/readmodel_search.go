@@ -19,10 +19,10 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 )
 
-// SearchText is what a reward is searched by, as the storage computes it (migration 00006):
-// Name (search_name: the reward's and brand's names and their translations, lower case),
-// Vector (search_tsv in its text form: the lexemes of the names, weight A, and of the
-// descriptions and category names, weight B) and LowerName (lower(name)).
+// SearchText is what a reward is searched by, as the storage keeps it: Name (the reward's and
+// brand's names and their translations, lower case), Vector (the words of the names, weight A,
+// and of the descriptions and category names, weight B, with their places: parseTSVector) and
+// LowerName (the reward's name, lower case).
 type SearchText struct {
 	Name, Vector, LowerName string
 }
@@ -34,8 +34,8 @@ const (
 )
 
 // searchIndex is the snapshot's search: an inverted index of the rewards' lexemes (full text,
-// every word as a prefix) and of their names' trigrams (typos), with what ts_rank and
-// word_similarity need to rank a match exactly as the SQL does.
+// every word as a prefix) and of their names' trigrams (typos), with the places textRank and
+// wordSimilarity rank a match by (textmatch.go).
 type searchIndex struct {
 	// lexemes are every lexeme of every reward, sorted: a prefix is a range of ids.
 	lexemes []string
@@ -351,8 +351,8 @@ func newSearchIndex(n int, id func(i int) uuid.UUID, t *SearchTexts, brandNames,
 }
 
 // tsPositions are the positions of every entry of every reward in one slice: reward r's from
-// at[r], its entries' one after the other, entry e having n[e] of them. PostgreSQL keeps at most
-// 256 positions of a lexeme; the few counts a byte cannot hold (255 or more) are in many.
+// at[r], its entries' one after the other, entry e having n[e] of them. A vector holds at most
+// 256 places of a word; the few counts a byte cannot hold (255 or more) are in many.
 type tsPositions struct {
 	pos  []tsPos
 	at   []int32 // by reward
@@ -463,8 +463,8 @@ func (l uvarintLists) list(i int32, ascending bool) iter.Seq[int32] {
 
 func uvarintLen(v uint32) int { return (bits.Len32(v|1) + 6) / 7 }
 
-// tsWords are the words of a search as CatalogueSearch's tsquery has them (each a prefix):
-// PostgreSQL's order, each once. many says there were two or more before duplicates went.
+// tsWords are the words of a search (runs of letters and digits, lower case), each a prefix to
+// match: sorted, each once. many says there were two or more before duplicates went.
 func tsWords(text string) (words []string, many bool) {
 	words = strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 	many = len(words) >= 2
@@ -499,7 +499,7 @@ type searchBuild struct {
 }
 
 // Searches reports whether the snapshot's search index is built, so Search answers at once; until
-// then (a second or two after a load of 100,000 rewards) searches are the storage's to answer.
+// then (a second or two after a load of 100,000 rewards) a search waits for it.
 func (s *Snapshot) Searches() bool {
 	if s.search == nil {
 		return false
@@ -522,7 +522,21 @@ func (s *Snapshot) SearchIndexErr() error {
 	return s.search.err
 }
 
-// index waits for the search index (Search and its kin are called once Searches says so).
+// searchable waits for the snapshot's search index and says why there is none, if there is
+// none: a search text could not be read (SearchIndexErr), or the snapshot was loaded without
+// search texts. Search and its kin are called once it returns nil.
+func (s *Snapshot) searchable() error {
+	if s.search == nil {
+		return errors.New("catalogue: a snapshot loaded without search texts does not search")
+	}
+	<-s.search.done
+	if s.search.idx == nil {
+		return fmt.Errorf("catalogue: the search index: %w", s.search.err)
+	}
+	return nil
+}
+
+// index waits for the search index (Search and its kin are called once searchable says so).
 func (s *Snapshot) index() *snapshotSearch {
 	<-s.search.done
 	if s.search.idx == nil {
@@ -531,10 +545,10 @@ func (s *Snapshot) index() *snapshotSearch {
 	return s.search.idx
 }
 
-// Search returns a page of the visible rewards matching q.Text, and the total: what
-// Repo.Search returns, from memory (Free left unset). Full text first, every word as a prefix
-// of a word of the names, descriptions or categories; when that finds nothing, the closest names
-// (word similarity), as a typo.
+// Search returns a page of the visible rewards matching q.Text, in q's order (Compare; by
+// relevance, an exact reward or brand name first), and the total (Free left unset). Full text
+// first, every word as a prefix of a word of the names, descriptions or categories; when that
+// finds nothing, the closest names (word similarity), as a typo (textmatch.go).
 func (s *Snapshot) Search(q SearchQuery) ([]Listed, int64) {
 	text := strings.ToLower(strings.TrimSpace(q.Text))
 	k := searchKey{game: q.GameID, coin: q.CoinID, coinsPerUnit: q.CoinsPerUnit, country: q.Country, order: q.Order, text: text,
@@ -620,7 +634,7 @@ func (s *Snapshot) searchView(q SearchQuery, text string) *searchView {
 
 // searchFilter is which rewards a search may find: visible to the game's players (in the
 // country, if any), of the brands and categories asked for by code or name, each filter ignored
-// when it names nothing known (CatalogueSearch).
+// when it names nothing known.
 func (s *Snapshot) searchFilter(q SearchQuery, game *gameView) func(i int32) bool {
 	x := s.index().base.x
 	matches := func(asked []string, names map[string]string) func(code string) bool {
@@ -657,7 +671,7 @@ func (s *Snapshot) searchFilter(q SearchQuery, game *gameView) func(i int32) boo
 }
 
 // fullText appends to keys the part's rewards keep allows (by the snapshot's index) with every
-// word (tsWords) as a prefix of one of their lexemes, each with its ts_rank, plus exact's bonus,
+// word (tsWords) as a prefix of one of their lexemes, each with its textRank, plus exact's bonus,
 // as relevance.
 func (p *searchPart) fullText(keys []sortKey, words []string, many bool, keep func(int32) bool, exact func(p *searchPart, r, i int32) float64) []sortKey {
 	x := p.x
@@ -716,7 +730,7 @@ func (p *searchPart) fullText(keys []sortKey, words []string, many bool, keep fu
 				items[n] = x.positions.of(items[n][:0], r, x.entOff[r], lo, hi)
 			}
 			if keep(i) {
-				keys = append(keys, sortKey{idx: i, relevance: float64(tsRank(items, many)) + exact(p, r, i)})
+				keys = append(keys, sortKey{idx: i, relevance: float64(textRank(items, many)) + exact(p, r, i)})
 			}
 		}
 	}
@@ -724,8 +738,8 @@ func (p *searchPart) fullText(keys []sortKey, words []string, many bool, keep fu
 }
 
 // closestNames appends to keys the part's rewards keep allows (by the snapshot's index) whose
-// search name is like text (text <% name), each with its word similarity, plus exact's bonus, as
-// relevance.
+// search name has a stretch like text (wordSimilarityThreshold), each with its word similarity,
+// plus exact's bonus, as relevance.
 func (p *searchPart) closestNames(keys []sortKey, text string, keep func(int32) bool, exact func(p *searchPart, r, i int32) float64) []sortKey {
 	x := p.x
 	query := appendTrigrams(nil, text)
@@ -740,7 +754,7 @@ func (p *searchPart) closestNames(keys []sortKey, text string, keep func(int32) 
 		return keys
 	}
 	// A name can reach the threshold only with enough of the query's trigrams: similarity is at
-	// most the share of them it has (float4 rounding aside, hence the margin).
+	// most the share of them it has (float32 rounding aside, hence the margin).
 	count := map[int32]int{}
 	byGlobal := map[int32]int32{}
 	for t, id := range identity {
@@ -787,8 +801,9 @@ func (p *searchPart) closestNames(keys []sortKey, text string, keep func(int32) 
 	return keys
 }
 
-// nameMatch is how CatalogueBrands and CatalogueCategories match a name against a search: a
-// prefix, or similar (%), or like a word of it (<%); and the similarity they sort by.
+// nameMatch is how a brand's or category's name matches a search: the search begins it, is
+// similar to it (similarityThreshold), or is like a stretch of it (wordSimilarityThreshold); and
+// the similarity the matches sort by.
 func (x *searchIndex) nameMatch(name, text string, q nameTrigrams) (bool, float32) {
 	n, ok := x.names[name]
 	if !ok {
@@ -798,7 +813,7 @@ func (x *searchIndex) nameMatch(name, text string, q nameTrigrams) (bool, float3
 	if strings.HasPrefix(name, text) || float64(sim) >= similarityThreshold {
 		return true, sim
 	}
-	// word_similarity is at most the share of the query's trigrams the name has.
+	// Word similarity is at most the share of the query's trigrams the name has.
 	common := commonTrigrams(n.set, q.set)
 	if len(q.set) == 0 || float64(common)/float64(len(q.set)) < wordSimilarityThreshold-1e-6 {
 		return false, sim
@@ -845,7 +860,7 @@ func (s *Snapshot) names(gameID uuid.UUID, text string, now time.Time) *nameMatc
 		}
 	}
 	// Stable: ties keep the metadata's order (brands by name and code; categories by display
-	// order, name and code), as the statements break them.
+	// order, name and code).
 	slices.SortStableFunc(brands, func(a, b scored[BrandMeta]) int { return cmp.Compare(b.sim, a.sim) })
 	slices.SortStableFunc(cats, func(a, b scored[CategoryMeta]) int { return cmp.Compare(b.sim, a.sim) })
 	out := &nameMatches{validUntil: meta.validUntil}
@@ -860,14 +875,14 @@ func (s *Snapshot) names(gameID uuid.UUID, text string, now time.Time) *nameMatc
 }
 
 // SearchBrands returns up to limit brands with rewards the game's players see whose names match
-// text, most similar first: what Repo.SearchBrands returns, from memory.
+// text (nameMatch), most similar first.
 func (s *Snapshot) SearchBrands(gameID uuid.UUID, text string, limit int, now time.Time) []BrandMeta {
 	b := s.names(gameID, text, now).brands
 	return append([]BrandMeta{}, b[:min(limit, len(b))]...)
 }
 
 // SearchCategories returns up to limit categories with rewards the game's players see whose
-// names match text, most similar first: what Repo.SearchCategories returns, from memory.
+// names match text (nameMatch), most similar first.
 func (s *Snapshot) SearchCategories(gameID uuid.UUID, text string, limit int, now time.Time) []CategoryMeta {
 	c := s.names(gameID, text, now).categories
 	return append([]CategoryMeta{}, c[:min(limit, len(c))]...)

@@ -50,9 +50,10 @@ type Config struct {
 	Cooldowns Cooldowns
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// ReadModel, when set, serves the store's lists, fetches and brand and category metadata
-	// from memory, and is loaded again by every change made through this Service before the
-	// change returns; nil reads every time through Repo. Search reads through Repo either way.
+	// ReadModel serves every read of the store (lists, fetches, search, brand and category
+	// metadata) from memory, and is loaded again by every change made through this Service
+	// before the change returns. It is the one implementation of what players see: a Service
+	// without it serves the operator's reads and writes alone.
 	ReadModel *ReadModel
 	// CoinValues, when set, serves what the coin pricing a list or fetch is worth from memory
 	// (coins.Values); nil reads the coin every time.
@@ -684,30 +685,26 @@ func (s *Service) List(ctx context.Context, q ListQuery) ([]Listed, int64, error
 	if err := s.priceCoin(ctx, &q); err != nil {
 		return nil, 0, err
 	}
-	list, total, err := s.listVisible(ctx, q)
-	if err != nil {
-		return nil, 0, err
-	}
-	pricedIn(list, q.CoinsPerUnit)
-	s.providerStock(ctx, q.Environment, list)
-	return list, total, nil
-}
-
-// listVisible is Repo.ListVisible, from the read model when there is one (pool stock, which
-// purchases change, is always counted in the storage).
-func (s *Service) listVisible(ctx context.Context, q ListQuery) ([]Listed, int64, error) {
-	if s.cfg.ReadModel == nil {
-		return s.repo.Repo().ListVisible(ctx, q)
-	}
 	snap, err := s.cfg.ReadModel.Current(ctx)
 	if err != nil {
 		return nil, 0, err
 	}
 	list, total := snap.List(q)
-	if err := FillFree(ctx, list, s.FreeCodesOf); err != nil {
+	if err := s.stocked(ctx, q, list); err != nil {
 		return nil, 0, err
 	}
 	return list, total, nil
+}
+
+// stocked fills what a page of listed rewards needs beyond the snapshot: the free codes of its
+// pools (through PoolStock), the coin that priced it, and the provider's stock.
+func (s *Service) stocked(ctx context.Context, q ListQuery, list []Listed) error {
+	if err := FillFree(ctx, list, s.FreeCodesOf); err != nil {
+		return err
+	}
+	pricedIn(list, q.CoinsPerUnit)
+	s.providerStock(ctx, q.Environment, list)
+	return nil
 }
 
 // FreeCodesOf counts the free codes of the pool rewards among ids (Repo.FreeCodesOf), through
@@ -738,11 +735,8 @@ func (s *Service) freeCodes(ctx context.Context, id uuid.UUID) (int64, error) {
 	return free[id], err
 }
 
-// getVisible is Repo.GetVisible, from the read model when there is one.
+// getVisible returns one reward as q's game's players see it (Snapshot.Get).
 func (s *Service) getVisible(ctx context.Context, q ListQuery, id uuid.UUID) (Listed, error) {
-	if s.cfg.ReadModel == nil {
-		return s.repo.Repo().GetVisible(ctx, q, id)
-	}
 	snap, err := s.cfg.ReadModel.Current(ctx)
 	if err != nil {
 		return Listed{}, err
@@ -839,41 +833,14 @@ func (s *Service) Search(ctx context.Context, q SearchQuery, kinds []string) (Se
 		return SearchResult{}, err
 	}
 	want := func(k string) bool { return len(kinds) == 0 || slices.Contains(kinds, k) }
-	if s.cfg.ReadModel != nil {
-		snap, err := s.cfg.ReadModel.Current(ctx)
-		if err != nil {
-			return SearchResult{}, err
-		}
-		if snap.Searches() {
-			return s.searchMemory(ctx, snap, q, want)
-		}
+	snap, err := s.cfg.ReadModel.Current(ctx)
+	if err != nil {
+		return SearchResult{}, err
 	}
-	var res SearchResult
-	var err error
-	repo := s.repo.Repo()
-	if want("brands") {
-		if res.Brands, err = repo.SearchBrands(ctx, q.GameID, q.Text, 20, q.Now); err != nil {
-			return SearchResult{}, err
-		}
+	// A new snapshot's search index is made once it serves lists: a search waits for it.
+	if err := snap.searchable(); err != nil {
+		return SearchResult{}, err
 	}
-	if want("categories") {
-		if res.Categories, err = repo.SearchCategories(ctx, q.GameID, q.Text, 20, q.Now); err != nil {
-			return SearchResult{}, err
-		}
-	}
-	if want("rewards") {
-		if res.Rewards, res.Total, err = repo.Search(ctx, q); err != nil {
-			return SearchResult{}, err
-		}
-		pricedIn(res.Rewards, q.CoinsPerUnit)
-		s.providerStock(ctx, q.Environment, res.Rewards)
-	}
-	return res, nil
-}
-
-// searchMemory is Search from the read model's snapshot (pool stock and the provider's stock
-// from their caches, as lists have them).
-func (s *Service) searchMemory(ctx context.Context, snap *Snapshot, q SearchQuery, want func(string) bool) (SearchResult, error) {
 	var res SearchResult
 	if want("brands") {
 		res.Brands = snap.SearchBrands(q.GameID, q.Text, 20, q.Now)
@@ -883,11 +850,9 @@ func (s *Service) searchMemory(ctx context.Context, snap *Snapshot, q SearchQuer
 	}
 	if want("rewards") {
 		res.Rewards, res.Total = snap.Search(q)
-		if err := FillFree(ctx, res.Rewards, s.FreeCodesOf); err != nil {
+		if err := s.stocked(ctx, q.ListQuery, res.Rewards); err != nil {
 			return SearchResult{}, err
 		}
-		pricedIn(res.Rewards, q.CoinsPerUnit)
-		s.providerStock(ctx, q.Environment, res.Rewards)
 	}
 	return res, nil
 }
@@ -902,9 +867,6 @@ type SearchResult struct {
 
 // Brands returns the brands with rewards the game's players see.
 func (s *Service) Brands(ctx context.Context, gameID uuid.UUID, giftCard *bool, category string) ([]BrandMeta, error) {
-	if s.cfg.ReadModel == nil {
-		return s.repo.Repo().Brands(ctx, gameID, giftCard, category, s.now())
-	}
 	snap, err := s.cfg.ReadModel.Current(ctx)
 	if err != nil {
 		return nil, err
@@ -914,9 +876,6 @@ func (s *Service) Brands(ctx context.Context, gameID uuid.UUID, giftCard *bool, 
 
 // Categories returns the categories with rewards the game's players see.
 func (s *Service) Categories(ctx context.Context, gameID uuid.UUID) ([]CategoryMeta, error) {
-	if s.cfg.ReadModel == nil {
-		return s.repo.Repo().Categories(ctx, gameID, s.now())
-	}
 	snap, err := s.cfg.ReadModel.Current(ctx)
 	if err != nil {
 		return nil, err

@@ -1,21 +1,22 @@
 package main
 
 // The rewards store scenarios: GET /rewards and GET /rewards/search over a seeded catalogue
-// (catalogue_seed.go), each beside pgbench running the statements the endpoint runs
-// (catalogue_sql.go) on the same PostgreSQL, so the ratio says what the service's own overhead
-// costs on a read path, as pgbench-N does for coin moves.
+// (catalogue_seed.go), each beside pgbench answering the same request in SQL (catalogue_sql.go)
+// on the same PostgreSQL: the service serves lists and searches from its read model, and the
+// ratio says what that gains over the database answering them.
 //
-// Per request the service runs: the API key lookup, the player (bearer token), the coin that
-// prices the list, then the list or the search and, when the page holds pool coupons, their
-// free codes; a search with no type also looks up brands and categories. The pgbench script of
-// each endpoint runs exactly those statements, in that order, with -M prepared (pgx prepares and
+// Per request the SQL answer is: the API key lookup, the player (bearer token), the coin that
+// prices the list, then the list or the search (the storage tests' reference statements) and,
+// when the page holds pool coupons, their free codes; a search with no type also looks up
+// brands and categories. The pgbench script of each endpoint runs those statements, in that
+// order, with -M prepared (pgx prepares and
 // caches its statements too) and the service's plan_cache_mode, each transaction for a request
 // shape (contentLogic and page, or search term) drawn at random as the HTTP clients draw or
-// rotate them, with the free-codes statement only for the pages the service runs it for (see
+// rotate them, with the free-codes statement only for the pages that need it (see
 // pgbenchScript).
 //
 // The search runs full text first and, only when that finds nothing, the same statement again
-// with trigram similarity (the adapter's Search): real words and prefixes run one search
+// with trigram similarity (the reference's Search): real words and prefixes run one search
 // statement, typos two. They are two benchmarks, each with its own pgbench script:
 // rewards-search (words and prefixes, the mix the p95 goal is for) and rewards-search-typo.
 
@@ -99,7 +100,7 @@ type storePlan struct {
 	generic  bool // the prepared statement went generic
 }
 
-// storeCall is one request shape and the statements the service runs for it.
+// storeCall is one request shape and the statements that answer it in SQL.
 type storeCall struct {
 	ord   string // rewards-list: contentLogic
 	page  int
@@ -227,7 +228,7 @@ func (env *environment) storeFixture(ctx context.Context) (*storeFixture, error)
 		if err := fx.complete(ctx, conn, &c); err != nil || c.total > 0 {
 			return c, err
 		}
-		// As the adapter does: full text found nothing, so the query is taken for a typo and
+		// As the reference does: full text found nothing, so the query is taken for a typo and
 		// run again with trigram similarity.
 		c.steps = append(c.steps, searchStep(true))
 		return c, fx.complete(ctx, conn, &c)
@@ -301,7 +302,7 @@ func (fx *storeFixture) complete(ctx context.Context, conn *pgx.Conn, c *storeCa
 	return nil
 }
 
-// storeTSQuery is the adapter's tsQuery: each word of what was typed becomes a prefix.
+// storeTSQuery is the reference's tsQuery: each word of what was typed becomes a prefix.
 func storeTSQuery(text string) string {
 	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 	for i, w := range words {

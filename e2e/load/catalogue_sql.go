@@ -19,11 +19,12 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// The rewards store scenarios compare each endpoint with pgbench running the very statements the
-// endpoint runs. Those are sqlc's, unexported in adapters/postgres/db: this file reads them from
-// the generated source with go/parser (the constant's text, and which Params field each $n is,
-// from the call that passes the constant to the database), so the comparison follows the
-// queries as they change.
+// The rewards store scenarios compare each endpoint with pgbench running the statements that
+// state its rules in SQL: the catalogue's reference statements (which the storage tests hold the
+// read model to) and sqlc's statements of what else a request reads. Both are unexported Go
+// constants: this file reads them from their source with go/parser (the constant's text, and
+// which Params field each $n is, from the call that passes the constant to the database), so
+// the comparison follows the queries as they change.
 
 // sqlQuery is one sqlc query: its SQL text and, for $1, $2, …, the name of what is passed there
 // (a field of its Params struct, or the method's own argument for single-parameter queries).
@@ -58,8 +59,7 @@ func paramTypes(ctx context.Context, conn *pgx.Conn, queries map[string]sqlQuery
 
 // storeQueryFiles are the sqlc constants the store scenarios use, by generated file.
 var storeQueryFiles = map[string][]string{
-	"catalogue.sql.go": {"catalogueListVisible", "catalogueSearch", "catalogueBrands", "catalogueCategories",
-		"catalogueFreeCodesOf", "catalogueRefreshSearch"},
+	"catalogue.sql.go": {"catalogueFreeCodesOf", "catalogueRefreshSearch"},
 	// What every player request runs before its handler: the API key, then the player.
 	"studio.sql.go":  {"studioFindAPIKey"},
 	"players.sql.go": {"playersGet"},
@@ -69,6 +69,13 @@ var storeQueryFiles = map[string][]string{
 	"touchpoints.sql.go": {"touchpointsListPlacements", "touchpointsGameContext", "touchpointsRewards", "touchpointsCoin",
 		"touchpointsTreeByName", "touchpointsBestRewards"},
 }
+
+// referenceQueryFile holds the store's listing and search rules in SQL, as the storage tests'
+// reference states them (the service serves them from its read model).
+const referenceQueryFile = "adapters/postgres/catalogue_reference_test.go"
+
+// referenceQueries are the reference constants the store scenarios use.
+var referenceQueries = []string{"catalogueListVisible", "catalogueSearch", "catalogueBrands", "catalogueCategories"}
 
 var (
 	placeholder = regexp.MustCompile(`\$([0-9]+)`)
@@ -100,16 +107,20 @@ func moduleRoot() (string, error) {
 	return "", errors.New("cannot find the repository (go.mod of github.com/rewardsco/rewards) to read the sqlc queries from: run from inside it")
 }
 
-// loadStoreQueries reads the queries of storeQueryFiles, by constant name.
+// loadStoreQueries reads the queries of storeQueryFiles and referenceQueries, by constant name.
 func loadStoreQueries() (map[string]sqlQuery, error) {
 	root, err := moduleRoot()
 	if err != nil {
 		return nil, err
 	}
+	files := map[string][]string{filepath.FromSlash(referenceQueryFile): referenceQueries}
+	for file, names := range storeQueryFiles {
+		files[filepath.Join("adapters", "postgres", "db", file)] = names
+	}
 	out := map[string]sqlQuery{}
 	fset := token.NewFileSet()
-	for file, names := range storeQueryFiles {
-		path := filepath.Join(root, "adapters", "postgres", "db", file)
+	for file, names := range files {
+		path := filepath.Join(root, file)
 		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
 		if err != nil {
 			return nil, fmt.Errorf("read the sqlc queries: %w", err)
@@ -134,7 +145,7 @@ func loadStoreQueries() (map[string]sqlQuery, error) {
 				}
 			}
 		}
-		// q.db.Query(ctx, catalogueSearch, arg.Ord, arg.CoinID, …): the arguments after the
+		// c.db.Query(ctx, catalogueSearch, arg.Ord, arg.CoinID, …): the arguments after the
 		// constant are $1, $2, … in order.
 		params := map[string][]string{}
 		ast.Inspect(f, func(n ast.Node) bool {

@@ -136,135 +136,10 @@ VALUES (@game_id, @reward_id, @hidden, @coin_prices)
 ON CONFLICT (game_id, reward_id) DO UPDATE SET hidden = excluded.hidden, coin_prices = excluded.coin_prices,
     updated_at = now();
 
--- name: CatalogueListVisible :many
--- The rewards a game's players see (core/catalogue Visible), filtered, optionally one per brand
--- (the largest discount), priced in one coin and sorted as core/catalogue Compare says; the
--- page is chosen on the narrow rows, then joined to the full records.
-WITH v AS (
-    SELECT r.id, r.discount_bps, r.x_score, r.created_at,
-           coalesce((gr.coin_prices ->> @coin_id::text)::bigint, 0)::bigint AS override,
-           coalesce((gr.coin_prices ->> @coin_id::text)::bigint, ceil(r.min_selling * sqlc.arg(coins_per_unit)::bigint / 100.0)::bigint) AS coin_price,
-           CASE WHEN @dedupe::boolean THEN row_number() OVER (PARTITION BY r.brand_code
-               ORDER BY r.discount_bps DESC, r.x_score DESC, r.created_at DESC, r.id) ELSE 1 END AS brand_rank
-    FROM catalogue_rewards r
-    JOIN catalogue_brands b ON b.code = r.brand_code
-    LEFT JOIN catalogue_game_rewards gr ON gr.game_id = @game_id AND gr.reward_id = r.id
-    WHERE r.is_active AND b.is_active AND NOT coalesce(gr.hidden, false)
-      AND (r.end_date IS NULL OR r.end_date > @now::timestamptz)
-      AND (@country::text = '' OR ((cardinality(r.countries) = 0 OR @country = ANY (r.countries))
-                                  AND (cardinality(b.countries) = 0 OR @country = ANY (b.countries))))
-      AND (@category::text = '' OR @category = ANY (b.categories))
-      AND (@brand::text = '' OR r.brand_code = @brand)
-      AND (sqlc.narg(gift_card)::boolean IS NULL OR (r.type = 'GIFT_CARD') = sqlc.narg(gift_card))
-      AND (cardinality(@reward_ids::uuid[]) = 0 OR r.id = ANY (@reward_ids::uuid[]))
-), k AS (
-    SELECT v.id, v.override, v.discount_bps, v.x_score, v.created_at,
-           coalesce(o.orders, 0)::bigint AS orders_7d, v.coin_price
-    FROM v
-    LEFT JOIN (SELECT ro.reward_id, sum(ro.orders) AS orders FROM catalogue_reward_orders ro
-               WHERE @ord::text = 'TRENDING' AND ro.day > (@now::timestamptz)::date - 7
-               GROUP BY ro.reward_id) o ON o.reward_id = v.id
-    WHERE v.brand_rank = 1
-), page AS (
-    SELECT k.*, count(*) OVER () AS total FROM k
-    ORDER BY
-        CASE WHEN @ord::text = 'NEWEST' THEN k.created_at END DESC,
-        CASE WHEN @ord::text = 'TRENDING' THEN k.orders_7d END DESC,
-        CASE WHEN @ord::text = 'PRICE_LOW_HIGH' THEN k.coin_price END ASC,
-        CASE WHEN @ord::text = 'PRICE_HIGH_LOW' THEN k.coin_price END DESC,
-        CASE WHEN @ord::text = 'DISCOUNT' THEN k.discount_bps END DESC,
-        k.x_score DESC, k.created_at DESC, k.id
-    LIMIT @lim OFFSET @off
-)
-SELECT sqlc.embed(r), sqlc.embed(b), p.override, p.total, p.orders_7d
-FROM page p
-JOIN catalogue_rewards r ON r.id = p.id
-JOIN catalogue_brands b ON b.code = r.brand_code
-ORDER BY
-    CASE WHEN @ord::text = 'NEWEST' THEN p.created_at END DESC,
-    CASE WHEN @ord::text = 'TRENDING' THEN p.orders_7d END DESC,
-    CASE WHEN @ord::text = 'PRICE_LOW_HIGH' THEN p.coin_price END ASC,
-    CASE WHEN @ord::text = 'PRICE_HIGH_LOW' THEN p.coin_price END DESC,
-    CASE WHEN @ord::text = 'DISCOUNT' THEN p.discount_bps END DESC,
-    p.x_score DESC, p.created_at DESC, p.id;
-
--- name: CatalogueSearch :many
--- The visible rewards matching a search: full text (every word as a prefix, @tsq) over names
--- (weight A) and descriptions and categories (weight B); or, with @fuzzy (the adapter's second
--- try when full text found nothing: a typo), trigram word similarity of the query to the names.
--- Relevance ranks an exact name first, then names, then descriptions (or the closest names). Brand and category filters name codes or names; when none of them is known
--- the filter is ignored.
-WITH v AS (
-    SELECT r.id, r.discount_bps, r.x_score, r.created_at, r.value_type, r.type,
-           coalesce((gr.coin_prices ->> @coin_id::text)::bigint, 0)::bigint AS override,
-           coalesce((gr.coin_prices ->> @coin_id::text)::bigint, ceil(r.min_selling * sqlc.arg(coins_per_unit)::bigint / 100.0)::bigint) AS coin_price,
-           (CASE WHEN lower(r.name) = @q::text OR lower(b.name) = @q::text THEN 2 ELSE 0 END
-            + CASE WHEN @fuzzy::boolean THEN word_similarity(@q::text, r.search_name)
-                   ELSE ts_rank(r.search_tsv, to_tsquery('simple', @tsq::text)) END)::float8 AS relevance
-    FROM catalogue_rewards r
-    JOIN catalogue_brands b ON b.code = r.brand_code
-    LEFT JOIN catalogue_game_rewards gr ON gr.game_id = @game_id AND gr.reward_id = r.id
-    WHERE r.is_active AND b.is_active AND NOT coalesce(gr.hidden, false)
-      AND (r.end_date IS NULL OR r.end_date > @now::timestamptz)
-      AND (@country::text = '' OR ((cardinality(r.countries) = 0 OR @country = ANY (r.countries))
-                                  AND (cardinality(b.countries) = 0 OR @country = ANY (b.countries))))
-      AND CASE WHEN @fuzzy::boolean THEN @q::text <% r.search_name
-               ELSE r.search_tsv @@ to_tsquery('simple', @tsq::text) END
-      AND (NOT EXISTS (SELECT 1 FROM catalogue_brands kb WHERE kb.code = ANY (@brands::text[]) OR lower(kb.name) = ANY (@brands_lower::text[]))
-           OR b.code = ANY (@brands::text[]) OR lower(b.name) = ANY (@brands_lower::text[]))
-      AND (NOT EXISTS (SELECT 1 FROM catalogue_categories kc WHERE kc.code = ANY (@categories::text[]) OR lower(kc.name) = ANY (@categories_lower::text[]))
-           OR EXISTS (SELECT 1 FROM catalogue_categories c WHERE c.code = ANY (b.categories)
-                      AND (c.code = ANY (@categories::text[]) OR lower(c.name) = ANY (@categories_lower::text[]))))
-), k AS (
-    SELECT v.id, v.override, v.discount_bps, v.x_score, v.created_at, v.relevance,
-           CASE WHEN v.type IN ('GIFT_CARD', 'DIGITAL_CREDIT') AND v.value_type = 'RANGE' THEN 1 ELSE 0 END AS mode_rank,
-           coalesce(o.orders, 0)::bigint AS orders_30d, v.coin_price
-    FROM v
-    LEFT JOIN (SELECT ro.reward_id, sum(ro.orders) AS orders FROM catalogue_reward_orders ro
-               WHERE @ord::text = 'MOST_ORDERED' AND ro.day > (@now::timestamptz)::date - 30
-               GROUP BY ro.reward_id) o ON o.reward_id = v.id
-), page AS (
-    SELECT k.*, count(*) OVER () AS total FROM k
-    ORDER BY
-        CASE WHEN @ord::text = 'RELEVANCE' THEN k.relevance END DESC,
-        CASE WHEN @ord::text = 'PRICING_MODE' THEN k.mode_rank END ASC,
-        CASE WHEN @ord::text = 'PRICING_MODE' THEN k.relevance END DESC,
-        CASE WHEN @ord::text = 'NEWEST' THEN k.created_at END DESC,
-        CASE WHEN @ord::text = 'MOST_ORDERED' THEN k.orders_30d END DESC,
-        CASE WHEN @ord::text = 'PRICE_LOW_HIGH' THEN k.coin_price END ASC,
-        CASE WHEN @ord::text = 'PRICE_HIGH_LOW' THEN k.coin_price END DESC,
-        CASE WHEN @ord::text = 'DISCOUNT' THEN k.discount_bps END DESC,
-        k.x_score DESC, k.created_at DESC, k.id
-    LIMIT @lim OFFSET @off
-)
-SELECT sqlc.embed(r), sqlc.embed(b), p.override, p.total, p.orders_30d, p.relevance
-FROM page p
-JOIN catalogue_rewards r ON r.id = p.id
-JOIN catalogue_brands b ON b.code = r.brand_code
-ORDER BY
-    CASE WHEN @ord::text = 'RELEVANCE' THEN p.relevance END DESC,
-    CASE WHEN @ord::text = 'PRICING_MODE' THEN p.mode_rank END ASC,
-    CASE WHEN @ord::text = 'PRICING_MODE' THEN p.relevance END DESC,
-    CASE WHEN @ord::text = 'NEWEST' THEN p.created_at END DESC,
-    CASE WHEN @ord::text = 'MOST_ORDERED' THEN p.orders_30d END DESC,
-    CASE WHEN @ord::text = 'PRICE_LOW_HIGH' THEN p.coin_price END ASC,
-    CASE WHEN @ord::text = 'PRICE_HIGH_LOW' THEN p.coin_price END DESC,
-    CASE WHEN @ord::text = 'DISCOUNT' THEN p.discount_bps END DESC,
-    p.x_score DESC, p.created_at DESC, p.id;
-
--- name: CatalogueGetVisible :one
-SELECT sqlc.embed(r), sqlc.embed(b), coalesce((gr.coin_prices ->> @coin_id::text)::bigint, 0)::bigint AS override
-FROM catalogue_rewards r
-JOIN catalogue_brands b ON b.code = r.brand_code
-LEFT JOIN catalogue_game_rewards gr ON gr.game_id = @game_id AND gr.reward_id = r.id
-WHERE r.id = @id AND r.is_active AND b.is_active AND NOT coalesce(gr.hidden, false)
-  AND (r.end_date IS NULL OR r.end_date > @now::timestamptz)
-  AND (@country::text = '' OR ((cardinality(r.countries) = 0 OR @country = ANY (r.countries))
-                              AND (cardinality(b.countries) = 0 OR @country = ANY (b.countries))));
-
 -- name: CatalogueGetVisibleWithCoin :one
--- CatalogueGetVisible with the game's coin it is priced in, in one round trip (a purchase's
--- plan); no row when either is missing.
+-- One reward as a game's players see it (core/catalogue Visible), with the game's coin it is
+-- priced in, in one round trip: a purchase the read model cannot plan; no row when either is
+-- missing.
 SELECT sqlc.embed(k), sqlc.embed(r), sqlc.embed(b), coalesce((gr.coin_prices ->> @coin_key::text)::bigint, 0)::bigint AS override
 FROM coins k
 JOIN catalogue_rewards r ON r.id = @id
@@ -275,34 +150,6 @@ WHERE k.id = @coin_id AND k.game_id = @game_id
   AND (r.end_date IS NULL OR r.end_date > @now::timestamptz)
   AND (@country::text = '' OR ((cardinality(r.countries) = 0 OR @country = ANY (r.countries))
                               AND (cardinality(b.countries) = 0 OR @country = ANY (b.countries))));
-
--- name: CatalogueBrands :many
--- Brands with the number of rewards the game's players see, by name.
-SELECT sqlc.embed(b), count(r.id) AS reward_count
-FROM catalogue_brands b
-JOIN catalogue_rewards r ON r.brand_code = b.code
-LEFT JOIN catalogue_game_rewards gr ON gr.game_id = @game_id AND gr.reward_id = r.id
-WHERE b.is_active AND r.is_active AND NOT coalesce(gr.hidden, false)
-  AND (r.end_date IS NULL OR r.end_date > @now::timestamptz)
-  AND (sqlc.narg(gift_card)::boolean IS NULL OR (r.type = 'GIFT_CARD') = sqlc.narg(gift_card))
-  AND (@category::text = '' OR @category = ANY (b.categories))
-  AND (@q::text = '' OR lower(b.name) LIKE replace(replace(replace(@q, '\', '\\'), '%', '\%'), '_', '\_') || '%' OR lower(b.name) % @q OR @q <% lower(b.name))
-GROUP BY b.code
-ORDER BY CASE WHEN @q::text = '' THEN 0 ELSE similarity(lower(b.name), @q) END DESC, b.name, b.code
-LIMIT @lim;
-
--- name: CatalogueCategories :many
--- Categories with the number of rewards the game's players see, in display order.
-SELECT sqlc.embed(c), count(DISTINCT r.id) AS reward_count
-FROM catalogue_categories c
-JOIN catalogue_brands b ON c.code = ANY (b.categories) AND b.is_active
-JOIN catalogue_rewards r ON r.brand_code = b.code AND r.is_active
-LEFT JOIN catalogue_game_rewards gr ON gr.game_id = @game_id AND gr.reward_id = r.id
-WHERE NOT coalesce(gr.hidden, false) AND (r.end_date IS NULL OR r.end_date > @now::timestamptz)
-  AND (@q::text = '' OR lower(c.name) LIKE replace(replace(replace(@q, '\', '\\'), '%', '\%'), '_', '\_') || '%' OR lower(c.name) % @q OR @q <% lower(c.name))
-GROUP BY c.code
-ORDER BY CASE WHEN @q::text = '' THEN 0 ELSE similarity(lower(c.name), @q) END DESC, c.display_order, c.name, c.code
-LIMIT @lim;
 
 -- name: CatalogueShortLink :one
 WITH ins AS (
@@ -405,9 +252,10 @@ ORDER BY r.id
 LIMIT @lim;
 
 -- name: CatalogueSnapshotSearch :many
--- The search texts of the active rewards of active brands, as CatalogueSearch matches them: the
--- search name (trigrams), the full text vector in its text form, and lower(name); @lim of them
--- after @after, by id, and with @ids only those of them, as CatalogueSnapshotRewards.
+-- The search texts of the active rewards of active brands, as the read model's search matches
+-- them: the search name (trigrams), the full text vector in its text form, and lower(name);
+-- @lim of them after @after, by id, and with @ids only those of them, as
+-- CatalogueSnapshotRewards.
 SELECT r.id, r.search_name, r.search_tsv::text AS search_vector, lower(r.name)::text AS lower_name
 FROM catalogue_rewards r
 JOIN catalogue_brands b ON b.code = r.brand_code AND b.is_active

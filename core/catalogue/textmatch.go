@@ -1,10 +1,25 @@
 package catalogue
 
-// PostgreSQL's text matching, as the store's search statements use it, computed in memory: the
-// read model's search answers exactly what CatalogueSearch, CatalogueBrands and
-// CatalogueCategories answer, relevance and ties included. Each function names the PostgreSQL
-// 15 source it follows (pg_trgm's trgm_op.c, tsearch's tsrank.c), down to where it rounds to
-// float4; the storage tests compare them with the server on random texts.
+// The store's search rule: which rewards, brands and categories a search's text matches, and how
+// well (relevance). The storage keeps each reward's words with their positions and weights
+// (SearchText); everything else about matching and ranking is decided here.
+//
+// Full text: a search's words (runs of letters and digits, lower case) each match a word of the
+// reward that they begin; a reward matches when every one of them does. Its rank (textRank)
+// grows with each word found, found again, found in a weightier place (names weigh 1, the
+// descriptions and category names 0.4), and, for several words, found close to one another.
+//
+// Typos: when no reward matches the full text, a reward matches when a continuous stretch of its
+// name is like the search (wordSimilarity at least wordSimilarityThreshold). Likeness counts
+// trigrams: each word padded with two blanks before and one after and cut into every run of
+// three characters; two texts are as like as the share of their trigrams they have in common.
+// Brand and category names match a search that begins them, is like them (similarity at least
+// similarityThreshold), or is like a stretch of them.
+//
+// Scores are single-precision (float32) and computed in one fixed order of operations, so equal
+// matches score equal and their order falls to the list's tie-breaks (x-score, newest, id). The
+// storage tests check this rule against a reference in SQL (PostgreSQL's full-text search and
+// pg_trgm, configured as the rule says), relevance to the last bit.
 
 import (
 	"fmt"
@@ -15,19 +30,21 @@ import (
 	"unicode/utf8"
 )
 
-// Thresholds of pg_trgm's operators, at their defaults (the service never sets them).
+// How alike texts must be to match.
 const (
-	similarityThreshold     = 0.3 // pg_trgm.similarity_threshold: a % b
-	wordSimilarityThreshold = 0.6 // pg_trgm.word_similarity_threshold: a <% b
+	// similarityThreshold is the similarity at which a brand or category name matches a search.
+	similarityThreshold = 0.3
+	// wordSimilarityThreshold is the word similarity at which a stretch of a name matches a
+	// search (a typo).
+	wordSimilarityThreshold = 0.6
 )
 
-// isWordRune is pg_trgm's ISWORDCHR (t_isalnum) in a UTF-8 database.
+// isWordRune reports whether r is part of a word: a letter or a digit.
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
-// appendTrigrams appends the trigrams of s in pg_trgm's generate_trgm_only order: each word (a
-// run of letters and digits) padded with two blanks before and one after, then every three
-// consecutive characters, repeats kept. s is already lower case (pg_trgm lowers each word again,
-// which changes nothing then).
+// appendTrigrams appends the trigrams of s in order: each word (a run of letters and digits)
+// padded with two blanks before and one after, then every three consecutive characters, repeats
+// kept. s is lower case.
 func appendTrigrams(dst []string, s string) []string {
 	eachTrigram(nil, s, func(t []byte) { dst = append(dst, string(t)) })
 	return dst
@@ -68,24 +85,25 @@ func eachTrigram(buf []byte, s string, fn func([]byte)) []byte {
 	return buf
 }
 
-// uniqueTrigrams is pg_trgm's generate_trgm: the trigrams of s, each once, sorted.
+// uniqueTrigrams is the set of the trigrams of s: each once, sorted.
 func uniqueTrigrams(s string) []string {
 	t := appendTrigrams(nil, s)
 	slices.Sort(t)
 	return slices.Compact(t)
 }
 
-// calcSml is pg_trgm's CALCSML, in float4.
-func calcSml(count, len1, len2 int) float32 {
+// shareOf is how alike two sets of len1 and len2 trigrams with count in common are: the common
+// ones' share of all of them.
+func shareOf(count, len1, len2 int) float32 {
 	return float32(count) / float32(len1+len2-count)
 }
 
-// similarity is pg_trgm's similarity(a, b) on their uniqueTrigrams (cnt_sml, exact).
+// similarity is how alike two texts are, from their uniqueTrigrams: 0 when either has none.
 func similarity(a, b []string) float32 {
 	if len(a) == 0 || len(b) == 0 {
 		return 0
 	}
-	return calcSml(commonTrigrams(a, b), len(a), len(b))
+	return shareOf(commonTrigrams(a, b), len(a), len(b))
 }
 
 // commonTrigrams counts the trigrams two sorted sets share.
@@ -106,8 +124,9 @@ func commonTrigrams(a, b []string) int {
 	return count
 }
 
-// wordSimilarity is pg_trgm's word_similarity(query, text) on their trigrams (appendTrigrams of
-// each): the greatest similarity of the query's trigrams to a continuous extent of the text's.
+// wordSimilarity is how alike query is to the stretch of text most like it, from the trigrams of
+// each (appendTrigrams): the greatest similarity of the query's trigrams to a continuous extent
+// of the text's.
 func wordSimilarity(query, text []string) float32 {
 	ids := map[string]int32{}
 	for _, t := range query {
@@ -133,10 +152,11 @@ func wordSimilarity(query, text []string) float32 {
 	return iterateWordSimilarity(seq, found, ulen1, lastpos)
 }
 
-// iterateWordSimilarity is pg_trgm's iterate_word_similarity for word_similarity (neither
-// strict nor only checking the threshold, which gives the same answer to <%): seq is the
+// iterateWordSimilarity computes wordSimilarity in one pass over the text's trigrams: seq is the
 // identity of each trigram of the text in order, found says which identities are trigrams of the
-// query, ulen1 counts the query's distinct trigrams, lastpos is scratch as long as found.
+// query, ulen1 counts the query's distinct trigrams, lastpos is scratch as long as found. Each
+// trigram of the query found at i ends a candidate extent; the extent's start moves right while
+// that makes it more alike, counting each distinct trigram once (lastpos: where it was last seen).
 func iterateWordSimilarity(seq []int32, found []bool, ulen1 int, lastpos []int32) float32 {
 	for i := range lastpos {
 		lastpos[i] = -1
@@ -161,10 +181,10 @@ func iterateWordSimilarity(seq []int32, found []bool, ulen1 int, lastpos []int32
 			lower = i
 			ulen2 = 1
 		}
-		smlrCur := calcSml(count, ulen1, ulen2)
+		smlrCur := shareOf(count, ulen1, ulen2)
 		tmpCount, tmpUlen2, prevLower := count, ulen2, lower
 		for tmpLower := lower; tmpLower <= upper; tmpLower++ {
-			if smlrTmp := calcSml(tmpCount, ulen1, tmpUlen2); smlrTmp > smlrCur {
+			if smlrTmp := shareOf(tmpCount, ulen1, tmpUlen2); smlrTmp > smlrCur {
 				smlrCur, ulen2, lower, count = smlrTmp, tmpUlen2, tmpLower, tmpCount
 			}
 			t := seq[tmpLower]
@@ -185,24 +205,26 @@ func iterateWordSimilarity(seq []int32, found []bool, ulen1 int, lastpos []int32
 	return smlrMax
 }
 
-// A tsvector position as PostgreSQL stores it (WordEntryPos): the weight in the two high bits
-// (3 A, 2 B, 1 C, 0 D), the position in the others.
+// tsPos is a word's place in a reward's texts: its weight in the two high bits (3 A, 2 B, 1 C,
+// 0 D) and its position (1 to 16383) in the others.
 type tsPos uint16
 
 func (p tsPos) weight() float32 { return rankWeights[p>>14] }
 func (p tsPos) at() int32       { return int32(p & 0x3fff) }
 
-// rankWeights are ts_rank's default weights of D, C, B and A.
+// rankWeights are the weights of places D, C, B and A: names are A, descriptions and category
+// names B.
 var rankWeights = [4]float32{0.1, 0.2, 0.4, 1.0}
 
-// tsLexeme is one lexeme of a tsvector with its positions.
+// tsLexeme is one word of a search vector with its places.
 type tsLexeme struct {
 	text string
 	pos  []tsPos
 }
 
-// parseTSVector reads a tsvector's text form ('lex':1A,2 'other':3B), whose lexemes come
-// sorted as PostgreSQL sorts them.
+// parseTSVector reads a search vector (SearchText.Vector): each word quoted, a quote in it
+// doubled and a backslash escaping the next character, with its places after a colon
+// ('lex':1A,2 'other':3B), the words in sorted order.
 func parseTSVector(s string) ([]tsLexeme, error) {
 	var out []tsLexeme
 	err := scanTSVector(s, nil, func(lex string, pos []tsPos) {
@@ -215,8 +237,7 @@ func parseTSVector(s string) ([]tsLexeme, error) {
 	return out, err
 }
 
-// scanTSVector calls fn with each lexeme of a tsvector's text form and its positions, in
-// order; the lexeme may be cut from s, the positions are buf's (reused). Nothing is allocated
+// scanTSVector calls fn with each word of a search vector and its places, in order; the lexeme may be cut from s, the positions are buf's (reused). Nothing is allocated
 // but for a lexeme with a quote or backslash.
 func scanTSVector(s string, buf []tsPos, fn func(lex string, pos []tsPos)) error {
 	for i := 0; i < len(s); {
@@ -300,25 +321,26 @@ func parsePositions(s string, i int, pos []tsPos) ([]tsPos, int, error) {
 	}
 }
 
-// wordDistance is tsrank.c's word_distance, in float4.
-func wordDistance(w int32) float32 {
+// proximity is what two words w positions apart count for in a rank of several words: close to
+// 1 when they are next to each other, falling off as they part, nothing beyond 100.
+func proximity(w int32) float32 {
 	if w > 100 {
 		return 1e-30
 	}
 	return float32(1.0 / (1.005 + 0.05*math.Exp(float64(float32(w))/1.5-2)))
 }
 
-// tsRank is PostgreSQL's ts_rank(vector, query), default weights and no normalisation, for a
-// query of prefix words joined by & (to_tsquery 'a:* & b:*'). items holds, for each distinct
-// word in PostgreSQL's order (sorted, each once), the positions of every lexeme of the vector it
-// matches, in lexeme order (none: nil); and says the query has more than one word (before
-// duplicates are removed): an AND at its top.
-func tsRank(items [][][]tsPos, and bool) float32 {
+// textRank is the rank of a reward a search's words all match. items holds, for each distinct
+// word of the search (sorted, each once), the places of every word of the reward it begins, in
+// the vector's order (none: nil); all says the search had more than one word before duplicates
+// went. One word ranks by how often and where it is found (rankAny); several by how close they
+// are (rankAll). A rank is never below 1e-20.
+func textRank(items [][][]tsPos, all bool) float32 {
 	var res float32
-	if and && len(items) >= 2 {
-		res = rankAnd(items)
+	if all && len(items) >= 2 {
+		res = rankAll(items)
 	} else {
-		res = rankOr(items)
+		res = rankAny(items)
 	}
 	if res < 0 {
 		res = 1e-20
@@ -326,8 +348,10 @@ func tsRank(items [][][]tsPos, and bool) float32 {
 	return res
 }
 
-// rankOr is tsrank.c's calc_rank_or.
-func rankOr(items [][][]tsPos) float32 {
+// rankAny sums, for each word of the search and each word of the reward it begins, the weights
+// of its places, the n-th place counting 1/n² of its weight and the weightiest counting whole,
+// over π²/6 (what 1/n² sums to), and divides by the number of words searched.
+func rankAny(items [][][]tsPos) float32 {
 	var res float32
 	for _, entries := range items {
 		for _, post := range entries {
@@ -350,9 +374,11 @@ func rankOr(items [][][]tsPos) float32 {
 	return res
 }
 
-// rankAnd is tsrank.c's calc_rank_and: the proximity of the words' positions, each pair of an
-// entry of a word with the last entry of each word before it.
-func rankAnd(items [][][]tsPos) float32 {
+// rankAll combines, as independent chances (1 - (1-a)(1-b)), every pair of places of two
+// different words of the search (each word's entry with the last entry of each word before it),
+// a pair counting the square root of both weights times their proximity; -1 when no two words
+// were found apart.
+func rankAll(items [][][]tsPos) float32 {
 	res := float32(-1.0)
 	last := make([][]tsPos, len(items))
 	for i, entries := range items {
@@ -372,7 +398,7 @@ func rankAnd(items [][][]tsPos) float32 {
 						if dist == 0 {
 							continue
 						}
-						curw := float32(math.Sqrt(float64(pl.weight() * pp.weight() * wordDistance(dist))))
+						curw := float32(math.Sqrt(float64(pl.weight() * pp.weight() * proximity(dist))))
 						if res < 0 {
 							res = curw
 						} else {

@@ -15,9 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The values PostgreSQL's documentation gives for pg_trgm (F.35.2), and trigrams as
-// show_trgm('cat') lists them (sorted) and generate_trgm_only orders them.
-func TestTrigramsAsPgTrgm(t *testing.T) {
+// Trigrams of a word (as a set, sorted) and of several (in order), and the likeness of the
+// examples PostgreSQL's pg_trgm documentation gives (F.35.2), which the reference SQL agrees with.
+func TestTrigrams(t *testing.T) {
 	require.Equal(t, []string{"  c", " ca", "at ", "cat"}, uniqueTrigrams("cat"))
 	require.Equal(t, []string{"  c", " ca", "cat", "at ", "  d", " do", "dog", "og "}, appendTrigrams(nil, "cat, dog!"))
 	require.Equal(t, []string{"  é", " éa", "éa "}, appendTrigrams(nil, "éa"), "characters, not bytes")
@@ -26,7 +26,7 @@ func TestTrigramsAsPgTrgm(t *testing.T) {
 	require.Equal(t, float32(0), wordSimilarity(appendTrigrams(nil, "!!"), appendTrigrams(nil, "two words")))
 }
 
-// tsvector's text form, quotes and backslashes escaped, weights A to D.
+// A search vector: quotes and backslashes escaped, weights A to D.
 func TestParseTSVector(t *testing.T) {
 	lex, err := parseTSVector(`'a''b':1A,3 'back\\slash':2B 'c':4C,16383 'nopos'`)
 	require.NoError(t, err)
@@ -44,19 +44,19 @@ func TestParseTSVector(t *testing.T) {
 	require.Error(t, err)
 }
 
-// ts_rank's values for one word and for two (PostgreSQL 15:
-// SELECT ts_rank('a:1A b:3B'::tsvector, q) for each q below).
-func TestTSRank(t *testing.T) {
+// The ranks of one word and of two, as the reference SQL gives them
+// (SELECT ts_rank('a:1A b:3B'::tsvector, q) for each q below).
+func TestTextRank(t *testing.T) {
 	a := [][]tsPos{{1 | 3<<14}}
 	b := [][]tsPos{{3 | 2<<14}}
-	require.Equal(t, float32(0.6079271), tsRank([][][]tsPos{a}, false))
-	require.Equal(t, float32(0.6229741), tsRank([][][]tsPos{a, b}, true))
-	require.Equal(t, float32(0.30396354), tsRank([][][]tsPos{a, nil}, false), "an OR divides by the words asked (a:* | c:*)")
-	require.Equal(t, float32(1e-20), tsRank([][][]tsPos{a, nil}, true), "an AND with one word found (a:* & c:*)")
+	require.Equal(t, float32(0.6079271), textRank([][][]tsPos{a}, false))
+	require.Equal(t, float32(0.6229741), textRank([][][]tsPos{a, b}, true))
+	require.Equal(t, float32(0.30396354), textRank([][][]tsPos{a, nil}, false), "an OR divides by the words asked (a:* | c:*)")
+	require.Equal(t, float32(1e-20), textRank([][][]tsPos{a, nil}, true), "an AND with one word found (a:* & c:*)")
 }
 
-// A snapshot whose search texts cannot be read serves everything but search, which it leaves to
-// the storage (Searches false), and says why.
+// A snapshot whose search texts cannot be read serves everything but search (Searches false),
+// and says why.
 func TestSnapshotWithUnreadableSearchTexts(t *testing.T) {
 	d := syntheticSearchCatalogue(10)
 	good := newSnapshot(d, time.Now())
@@ -73,7 +73,7 @@ func TestSnapshotWithUnreadableSearchTexts(t *testing.T) {
 
 // Search texts streamed into the index's first pass (as the storage's load does) index exactly
 // as the same texts by id; texts added out of the snapshot's order, or too few, leave the
-// snapshot without its index (searches read the storage) rather than matching wrong rewards.
+// snapshot without its index (a search says why) rather than matching wrong rewards.
 func TestSnapshotWithStreamedSearchTexts(t *testing.T) {
 	d := syntheticSearchCatalogue(2*sampleTexts + 500) // room made from the first sampleTexts
 	byID := newSnapshot(d, time.Now())
