@@ -1,10 +1,15 @@
 package consolepage
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 
+	"github.com/google/uuid"
+
 	"github.com/rewardsco/rewards/core/console"
+	"github.com/rewardsco/rewards/core/members"
+	"github.com/rewardsco/rewards/core/studio"
 )
 
 // keysPage is a game's environment: its masked key, its secrets' dates and its partner terms.
@@ -45,44 +50,48 @@ type secretPage struct {
 // rotateKey makes the environment's new API key and shows it once; the old one answers 401
 // from now on.
 func (h *Handler) rotateKey(w http.ResponseWriter, r *http.Request) {
-	g := gameOf(r)
-	key, err := h.console.RotateKey(r.Context(), principal(r), g.ID, g.Env)
-	if err != nil {
-		h.refused(w, r, err, "rotate.html", "Rotate the API key", keysOf(g))
-		return
-	}
-	noStore(w)
-	h.render(w, r, http.StatusOK, "secret.html", "New API key", secretPage{Heading: "New " + string(g.Env) + " API key",
-		Label: "API key (" + string(g.Env) + ")", Value: key, ID: "new-key",
+	env := string(gameOf(r).Env)
+	h.issue(w, r, h.console.RotateKey, "rotate.html", "Rotate the API key", "New API key", secretPage{Heading: "New " + env + " API key",
+		Label: "API key (" + env + ")", ID: "new-key",
 		Text: "The previous key no longer works: put this one in your game's builds and servers."})
 }
 
 // serverSecret issues the environment's server secret and shows it once.
 func (h *Handler) serverSecret(w http.ResponseWriter, r *http.Request) {
-	g := gameOf(r)
-	secret, err := h.console.IssueServerSecret(r.Context(), principal(r), g.ID, g.Env)
-	if err != nil {
-		h.refused(w, r, err, "game.html", g.Name, keysOf(g))
-		return
-	}
-	noStore(w)
-	h.render(w, r, http.StatusOK, "secret.html", "New server secret", secretPage{Heading: "New " + string(g.Env) + " server secret",
-		Label: "Server secret (" + string(g.Env) + ")", Value: secret, ID: "new-secret",
-		Text: "Your game's servers send it with coin movements when the game reserves them for servers. The previous secret no longer works."})
+	h.issueSecret(w, r, h.console.IssueServerSecret, "server secret", "Server secret",
+		"Your game's servers send it with coin movements when the game reserves them for servers. The previous secret no longer works.")
 }
 
 // partnerSecret issues the environment's partner client secret and shows it once.
 func (h *Handler) partnerSecret(w http.ResponseWriter, r *http.Request) {
+	h.issueSecret(w, r, h.console.IssuePartnerSecret, "partner secret", "Partner client secret",
+		"Your partner integration signs in with the game's id and this secret. The previous secret no longer works.")
+}
+
+// issueSecret is issue for a secret of the game page: what names it ("server secret"), label
+// heads its value and text says what it is for.
+func (h *Handler) issueSecret(w http.ResponseWriter, r *http.Request, mint minter, what, label, text string) {
 	g := gameOf(r)
-	secret, err := h.console.IssuePartnerSecret(r.Context(), principal(r), g.ID, g.Env)
+	env := string(g.Env)
+	h.issue(w, r, mint, "game.html", g.Name, "New "+what, secretPage{Heading: "New " + env + " " + what,
+		Label: label + " (" + env + ")", ID: "new-secret", Text: text})
+}
+
+// minter makes an environment's new key or secret (core/console).
+type minter func(ctx context.Context, p members.Principal, gameID uuid.UUID, env studio.Environment) (string, error)
+
+// issue makes the environment's new key or secret with mint and shows it in page, titled title,
+// once and never kept by a cache; a refusal shows the page of the form (name, formTitle) again.
+func (h *Handler) issue(w http.ResponseWriter, r *http.Request, mint minter, name, formTitle, title string, page secretPage) {
+	g := gameOf(r)
+	secret, err := mint(r.Context(), principal(r), g.ID, g.Env)
 	if err != nil {
-		h.refused(w, r, err, "game.html", g.Name, keysOf(g))
+		h.refused(w, r, err, name, formTitle, keysOf(g))
 		return
 	}
+	page.Value = secret
 	noStore(w)
-	h.render(w, r, http.StatusOK, "secret.html", "New partner secret", secretPage{Heading: "New " + string(g.Env) + " partner secret",
-		Label: "Partner client secret (" + string(g.Env) + ")", Value: secret, ID: "new-secret",
-		Text: "Your partner integration signs in with the game's id and this secret. The previous secret no longer works."})
+	h.render(w, r, http.StatusOK, "secret.html", title, page)
 }
 
 // walletPage is the partner wallet of an environment, one page of its ledger.

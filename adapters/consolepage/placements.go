@@ -63,7 +63,9 @@ func (h *Handler) placementsPage(r *http.Request) (placementsPage, error) {
 }
 
 // placementsShow lists the environment's placements, with the new placement form in test.
-func (h *Handler) placementsShow(w http.ResponseWriter, r *http.Request) { placementsForm.show(h, w, r) }
+func (h *Handler) placementsShow(w http.ResponseWriter, r *http.Request) {
+	placementsForm.show(h, w, r)
+}
 
 // placementEdit is the placements page with one placement's form.
 func (h *Handler) placementEdit(w http.ResponseWriter, r *http.Request) {

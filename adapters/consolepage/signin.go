@@ -1,8 +1,11 @@
 package consolepage
 
 import (
+	"context"
 	"net/http"
 	"strings"
+
+	"github.com/rewardsco/rewards/core/members"
 )
 
 // signInPage is the sign-in form, with what was typed (never the password).
@@ -41,22 +44,23 @@ func (h *Handler) signInCheck(w http.ResponseWriter, r *http.Request) {
 
 // signOut ends this session.
 func (h *Handler) signOut(w http.ResponseWriter, r *http.Request) {
-	if err := h.members.SignOut(r.Context(), principal(r)); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	h.clearCookie(w)
-	h.redirect(w, r, Path+"/sign-in", "You are signed out.")
+	h.endSessions(w, r, h.members.SignOut, "You are signed out.")
 }
 
 // signOutEverywhere ends every session of the member, this one included.
 func (h *Handler) signOutEverywhere(w http.ResponseWriter, r *http.Request) {
-	if err := h.members.SignOutEverywhere(r.Context(), principal(r)); err != nil {
+	h.endSessions(w, r, h.members.SignOutEverywhere, "You are signed out on every device.")
+}
+
+// endSessions ends the sessions end ends (this one among them), clears the cookie and leads to
+// the sign-in page, which says done.
+func (h *Handler) endSessions(w http.ResponseWriter, r *http.Request, end func(context.Context, members.Principal) error, done string) {
+	if err := end(r.Context(), principal(r)); err != nil {
 		h.fail(w, r, err)
 		return
 	}
 	h.clearCookie(w)
-	h.redirect(w, r, Path+"/sign-in", "You are signed out on every device.")
+	h.redirect(w, r, Path+"/sign-in", done)
 }
 
 // safeNext keeps a page to go on to after signing in only when it is a console page of this

@@ -72,39 +72,39 @@ func (h *Handler) totpConfirm(w http.ResponseWriter, r *http.Request) {
 
 // totpDisable turns TOTP off with a current code.
 func (h *Handler) totpDisable(w http.ResponseWriter, r *http.Request) {
-	if !parseForm(w, r) {
-		h.accountRender(w, r, http.StatusBadRequest, "The form could not be read.")
-		return
-	}
-	if err := h.members.DisableTOTP(r.Context(), principal(r), field(r, "code")); err != nil {
-		if e, ok := errsAs(err); ok {
-			h.accountRender(w, r, statusOf(e), h.words(r, e))
-			return
-		}
-		h.fail(w, r, err)
-		return
-	}
-	h.redirect(w, r, Path+"/account", "Two-factor sign-in is off.")
+	h.accountChange(w, r, func() (string, error) {
+		return "Two-factor sign-in is off.", h.members.DisableTOTP(r.Context(), principal(r), field(r, "code"))
+	})
 }
 
 // requireTOTP turns the studio's TOTP requirement on or off (OWNER).
 func (h *Handler) requireTOTP(w http.ResponseWriter, r *http.Request) {
+	h.accountChange(w, r, func() (string, error) {
+		on := r.PostForm.Get("required") == "true"
+		done := "Members no longer need two-factor sign-in."
+		if on {
+			done = "Every member now needs two-factor sign-in: those without it set it up when they next open the console."
+		}
+		return done, h.members.RequireTOTP(r.Context(), principal(r), on)
+	})
+}
+
+// accountChange reads the form of a POST to the account page and makes its change, which
+// returns what it did in words: back to the account page, which says so, or the page again
+// with the reason core refused it.
+func (h *Handler) accountChange(w http.ResponseWriter, r *http.Request, change func() (string, error)) {
 	if !parseForm(w, r) {
 		h.accountRender(w, r, http.StatusBadRequest, "The form could not be read.")
 		return
 	}
-	on := r.PostForm.Get("required") == "true"
-	if err := h.members.RequireTOTP(r.Context(), principal(r), on); err != nil {
+	done, err := change()
+	if err != nil {
 		if e, ok := errsAs(err); ok {
 			h.accountRender(w, r, statusOf(e), h.words(r, e))
 			return
 		}
 		h.fail(w, r, err)
 		return
-	}
-	done := "Members no longer need two-factor sign-in."
-	if on {
-		done = "Every member now needs two-factor sign-in: those without it set it up when they next open the console."
 	}
 	h.redirect(w, r, Path+"/account", done)
 }
