@@ -90,6 +90,22 @@ func (b bundle) credit(amount money.Amount, reference string) (credited bool, er
 	return credited, err
 }
 
+// fund credits the test wallet with amount, once.
+func (b bundle) fund(t *testing.T, amount money.Amount) {
+	t.Helper()
+	credited, err := b.credit(amount, "seed")
+	require.NoError(t, err)
+	require.True(t, credited)
+}
+
+// place places a WALLET order that must be placed.
+func (b bundle) place(t *testing.T, clientOrderID string, amount money.Amount, quoteID string) orders.Order {
+	t.Helper()
+	o, err := b.Wallet.PlaceWalletOrder(b.ctx, b.order(clientOrderID, amount), quoteID)
+	require.NoError(t, err)
+	return o
+}
+
 // order is a new WALLET order of the test wallet costing amount.
 func (b bundle) order(clientOrderID string, amount money.Amount) orders.Order {
 	return orders.Order{ID: uuid.New(), Channel: orders.Partner, GameID: b.game.ID, Environment: studio.Test, UserRef: "u",
@@ -149,8 +165,7 @@ type contractCase struct {
 
 var cases = []contractCase{
 	{"WalletOrdersNeverOverdrawUnderConcurrency", func(t *testing.T, b bundle) {
-		_, err := b.credit(100, "seed")
-		require.NoError(t, err)
+		b.fund(t, 100)
 		const n = 16
 		var (
 			wg           sync.WaitGroup
@@ -183,10 +198,8 @@ var cases = []contractCase{
 		require.EqualValues(t, 10, total, "a refused order is not kept")
 	}},
 	{"PlacedOrderIsStoredSentWithItsDebit", func(t *testing.T, b bundle) {
-		_, err := b.credit(100, "seed")
-		require.NoError(t, err)
-		o, err := b.Wallet.PlaceWalletOrder(b.ctx, b.order("one", 30), "")
-		require.NoError(t, err)
+		b.fund(t, 100)
+		o := b.place(t, "one", 30, "")
 		require.Equal(t, orders.Processing, o.Status)
 		require.False(t, o.CreatedAt.IsZero())
 		got, err := b.Orders.Repo().FindByClientOrderID(b.ctx, b.game.ID, studio.Test, "one")
@@ -208,8 +221,7 @@ var cases = []contractCase{
 	{"OrderTheWalletDoesNotCoverKeepsNothing", func(t *testing.T, b bundle) {
 		_, err := b.Wallet.PlaceWalletOrder(b.ctx, b.order("no-wallet", 10), "")
 		require.ErrorIs(t, err, partner.ErrInsufficientBalance, "a wallet never funded covers nothing")
-		_, err = b.credit(50, "seed")
-		require.NoError(t, err)
+		b.fund(t, 50)
 		_, err = b.Wallet.PlaceWalletOrder(b.ctx, b.order("too-much", 51), "quote-1")
 		require.ErrorIs(t, err, partner.ErrInsufficientBalance)
 		b.requireNoOrder(t, "no-wallet")
@@ -221,11 +233,9 @@ var cases = []contractCase{
 		require.True(t, fresh, "the refused order's use of its quote was not kept")
 	}},
 	{"QuoteIsUsedOnce", func(t *testing.T, b bundle) {
-		_, err := b.credit(100, "seed")
-		require.NoError(t, err)
-		first, err := b.Wallet.PlaceWalletOrder(b.ctx, b.order("first", 10), "quote-1")
-		require.NoError(t, err)
-		_, err = b.Wallet.PlaceWalletOrder(b.ctx, b.order("second", 10), "quote-1")
+		b.fund(t, 100)
+		first := b.place(t, "first", 10, "quote-1")
+		_, err := b.Wallet.PlaceWalletOrder(b.ctx, b.order("second", 10), "quote-1")
 		require.ErrorIs(t, err, partner.ErrQuoteUsed)
 		b.requireNoOrder(t, "second")
 		require.Equal(t, money.Amount(90), b.balance(t))
@@ -238,11 +248,9 @@ var cases = []contractCase{
 		require.True(t, fresh)
 	}},
 	{"TakenClientOrderIDKeepsNothing", func(t *testing.T, b bundle) {
-		_, err := b.credit(100, "seed")
-		require.NoError(t, err)
-		first, err := b.Wallet.PlaceWalletOrder(b.ctx, b.order("same", 10), "")
-		require.NoError(t, err)
-		_, err = b.Wallet.PlaceWalletOrder(b.ctx, b.order("same", 20), "")
+		b.fund(t, 100)
+		first := b.place(t, "same", 10, "")
+		_, err := b.Wallet.PlaceWalletOrder(b.ctx, b.order("same", 20), "")
 		require.ErrorIs(t, err, orders.ErrClientOrderTaken)
 		require.Equal(t, money.Amount(90), b.balance(t))
 		require.Equal(t, map[uuid.UUID]money.Amount{first.ID: 10}, b.requireLedgerAddsUp(t))
@@ -271,10 +279,8 @@ var cases = []contractCase{
 		require.False(t, other, "a reference is the wallet's own")
 	}},
 	{"RefundOncePerOrder", func(t *testing.T, b bundle) {
-		_, err := b.credit(100, "seed")
-		require.NoError(t, err)
-		o, err := b.Wallet.PlaceWalletOrder(b.ctx, b.order("refunded", 30), "")
-		require.NoError(t, err)
+		b.fund(t, 100)
+		o := b.place(t, "refunded", 30, "")
 		refund := func() error {
 			return b.Partner.InTx(b.ctx, func(r partner.Repo) error {
 				bal, err := r.LockWallet(b.ctx, b.game.ID, studio.Test)
@@ -342,8 +348,7 @@ var cases = []contractCase{
 		require.Equal(t, money.Amount(150), b.balance(t))
 	}},
 	{"ProviderEventIsRecordedOnce", func(t *testing.T, b bundle) {
-		o, err := b.placed(t)
-		require.NoError(t, err)
+		o := b.placed(t)
 		e := payments.Event{ID: "evt-1", Type: payments.SessionPaid, SessionID: "sess-1"}
 		for _, want := range []bool{true, false} {
 			fresh, err := b.Partner.Repo().RecordEvent(b.ctx, "cashfree", studio.Test, e, &o.ID)
@@ -365,8 +370,7 @@ var cases = []contractCase{
 		require.True(t, fresh, "a rolled-back event was not seen")
 	}},
 	{"PaymentCheckIsClaimedOncePerPeriod", func(t *testing.T, b bundle) {
-		o, err := b.placed(t)
-		require.NoError(t, err)
+		o := b.placed(t)
 		for _, c := range []struct {
 			every time.Duration
 			want  bool
@@ -543,12 +547,10 @@ var cases = []contractCase{
 }
 
 // placed is a WALLET order placed on a funded wallet.
-func (b bundle) placed(t *testing.T) (orders.Order, error) {
+func (b bundle) placed(t *testing.T) orders.Order {
 	t.Helper()
-	if _, err := b.credit(100, "seed"); err != nil {
-		return orders.Order{}, err
-	}
-	return b.Wallet.PlaceWalletOrder(b.ctx, b.order("placed", 10), "")
+	b.fund(t, 100)
+	return b.place(t, "placed", 10, "")
 }
 
 func withoutTime(s partner.Settings) partner.Settings {
