@@ -56,16 +56,6 @@ type inviteInput struct {
 	}
 }
 
-// MemberPath names a member of the caller's studio.
-type MemberPath struct {
-	MemberID string `path:"memberId" maxLength:"64" doc:"A member of the studio (another studio's member is 404 MEMBER_NOT_FOUND)"`
-}
-
-func (in *MemberPath) scope() (scope, error) {
-	id, err := httpapi.ParseID(in.MemberID, members.ErrMemberNotFound)
-	return scope{id: id}, err
-}
-
 type changeRoleInput struct {
 	MemberPath
 	Body struct {
@@ -79,15 +69,6 @@ type createTokenInput struct {
 		Role string `json:"role" enum:"OWNER,DEVELOPER,VIEWER" doc:"The token's role, no higher than yours"`
 		Days int    `json:"days" minimum:"1" maximum:"365" doc:"Days until it expires, 1 to 365" example:"90"`
 	}
-}
-
-type tokenPath struct {
-	TokenID string `path:"tokenId" maxLength:"64" doc:"An access token of the studio (another studio's is 404 TOKEN_NOT_FOUND)"`
-}
-
-func (in *tokenPath) scope() (scope, error) {
-	id, err := httpapi.ParseID(in.TokenID, members.ErrTokenNotFound)
-	return scope{id: id}, err
 }
 
 func (a *api) registerMembers() {

@@ -73,36 +73,14 @@ type placementFields struct {
 	IsActive *bool                 `json:"isActive,omitempty" doc:"Default true"`
 }
 
-// PlacementsPath names the placements of a game of the caller's studio in an environment.
-type PlacementsPath struct {
-	GameID      string `path:"gameId" maxLength:"64" doc:"A game of the studio (another studio's game is 404 GAME_NOT_FOUND, as an unknown id)"`
-	Environment string `path:"environment" enum:"live,test" doc:"The environment: only test is edited (live is 400 LIVE_PLACEMENTS_READ_ONLY)"`
-}
-
-func (in *PlacementsPath) scope() (scope, error) { return gameEnv(in.GameID, in.Environment) }
-
 type createPlacementInput struct {
 	PlacementsPath
 	Body placementFields `doc:"The placement"`
 }
 
 type putPlacementInput struct {
-	PlacementsPath
-	PlacementID string          `path:"placementId" maxLength:"64" doc:"Placement id, a UUID (404 PLACEMENT_NOT_FOUND otherwise)"`
-	Body        placementFields `doc:"The placement"`
-}
-
-func (in *putPlacementInput) scope() (scope, error) {
-	return under(in.GameID, in.Environment, in.PlacementID, touchpoints.ErrPlacementNotFound)
-}
-
-type placementPath struct {
-	PlacementsPath
-	PlacementID string `path:"placementId" maxLength:"64" doc:"Placement id (404 PLACEMENT_NOT_FOUND when the game has none with it)"`
-}
-
-func (in *placementPath) scope() (scope, error) {
-	return under(in.GameID, in.Environment, in.PlacementID, touchpoints.ErrPlacementNotFound)
+	PutPlacementPath
+	Body placementFields `doc:"The placement"`
 }
 
 type promoteInput struct {

@@ -152,16 +152,6 @@ type lookupInput struct {
 	Ref string `query:"ref" required:"true" minLength:"1" maxLength:"128" doc:"The player's studio uuid, its player id, or its phone in E.164 (+919876543210)" example:"user-8812"`
 }
 
-// PlayerPath names a player of a game of the caller's studio in an environment.
-type PlayerPath struct {
-	GameEnvPath
-	PlayerID string `path:"playerId" maxLength:"64" doc:"The player's id (404 PLAYER_NOT_FOUND when the game and environment have none with it)"`
-}
-
-func (in *PlayerPath) scope() (scope, error) {
-	return under(in.GameID, in.Environment, in.PlayerID, players.ErrPlayerNotFound)
-}
-
 type transactionsInput struct {
 	PlayerPath
 	Paging
@@ -177,15 +167,6 @@ type ordersInput struct {
 	Cursor   string    `query:"cursor" maxLength:"200" doc:"The next of the page before (400 CURSOR_INVALID for anything else)"`
 }
 
-type orderPath struct {
-	GameEnvPath
-	OrderID string `path:"orderId" maxLength:"64" doc:"The order's id (404 ORDER_NOT_FOUND when the game and environment have none with it)"`
-}
-
-func (in *orderPath) scope() (scope, error) {
-	return under(in.GameID, in.Environment, in.OrderID, orders.ErrOrderNotFound)
-}
-
 func (a *api) registerPlayers() {
 	g := a.group(tagPlayers)
 	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-lookup-player", "GET /studio/v1/games/{gameId}/players/{environment}",
@@ -196,14 +177,14 @@ func (a *api) registerPlayers() {
 		"A player's coin movements",
 		"A page of the player's coin movements of every coin, newest first. 404 GAME_NOT_FOUND, PLAYER_NOT_FOUND.",
 		http.StatusBadRequest, http.StatusNotFound), serve(a.playerTransactions))
-	huma.Register(a.s.StudioAPI, g.op(members.Developer, "studio-block-player", "POST /studio/v1/games/{gameId}/players/{environment}/{playerId}/block",
+	changePlayer(g, "studio-block-player", "POST /studio/v1/games/{gameId}/players/{environment}/{playerId}/block",
 		"Block a player",
 		"Blocks the player: its tokens, OTP and federated sign-ins answer 403 PLAYER_DISABLED. Blocking a blocked player changes nothing. 404 GAME_NOT_FOUND, PLAYER_NOT_FOUND.",
-		http.StatusNotFound), serve(playerChange(a.console.BlockPlayer)))
-	huma.Register(a.s.StudioAPI, g.op(members.Developer, "studio-unblock-player", "POST /studio/v1/games/{gameId}/players/{environment}/{playerId}/unblock",
+		a.console.BlockPlayer)
+	changePlayer(g, "studio-unblock-player", "POST /studio/v1/games/{gameId}/players/{environment}/{playerId}/unblock",
 		"Unblock a player",
 		"Lets a blocked player sign in again. 404 GAME_NOT_FOUND, PLAYER_NOT_FOUND.",
-		http.StatusNotFound), serve(playerChange(a.console.UnblockPlayer)))
+		a.console.UnblockPlayer)
 	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-list-orders", "GET /studio/v1/games/{gameId}/orders/{environment}",
 		"A game's orders",
 		"Store and partner orders of the game and environment, newest first, filtered by status, player and time (`from` inclusive, `to` exclusive; from must be before to, else 400 VALIDATION_FAILED). Codes and PINs are never shown: a studio sees that codes were delivered, with their provider ids, values and expiries. Continue with `cursor` = the `next` of the page before (400 CURSOR_INVALID otherwise). 404 GAME_NOT_FOUND.",
@@ -234,12 +215,15 @@ func (a *api) playerTransactions(ctx context.Context, s scope, in *transactionsI
 	return TransactionPageBody{Items: httpapi.Map(t.Transactions, toTransactionBody), Page: in.Page, Limit: in.Limit, Total: t.Total}, err
 }
 
-// playerChange is an operation that changes the player of the path and answers it.
-func playerChange(change func(context.Context, members.Principal, uuid.UUID, studio.Environment, uuid.UUID) (players.Player, error)) func(context.Context, scope, *PlayerPath) (PlayerBody, error) {
-	return func(ctx context.Context, s scope, _ *PlayerPath) (PlayerBody, error) {
-		p, err := change(ctx, s.p, s.game, s.env, s.id)
-		return toPlayerBody(p), err
-	}
+// changePlayer registers an operation that changes the player of the path, for a DEVELOPER, and
+// answers the player.
+func changePlayer(g group, id, route, summary, description string,
+	change func(context.Context, members.Principal, uuid.UUID, studio.Environment, uuid.UUID) (players.Player, error)) {
+	huma.Register(g.a.s.StudioAPI, g.op(members.Developer, id, route, summary, description, http.StatusNotFound),
+		serve(func(ctx context.Context, s scope, _ *PlayerPath) (PlayerBody, error) {
+			p, err := change(ctx, s.p, s.game, s.env, s.id)
+			return toPlayerBody(p), err
+		}))
 }
 
 func (a *api) listOrders(ctx context.Context, s scope, in *ordersInput) (OrderPageBody, error) {

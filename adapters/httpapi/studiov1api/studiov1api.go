@@ -21,13 +21,11 @@ import (
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
-	"github.com/google/uuid"
 
 	"github.com/rewardsco/rewards/adapters/httpapi"
 	"github.com/rewardsco/rewards/core/audit"
 	"github.com/rewardsco/rewards/core/console"
 	"github.com/rewardsco/rewards/core/members"
-	"github.com/rewardsco/rewards/core/studio"
 )
 
 // Deps are the services the studio API calls.
@@ -154,19 +152,6 @@ func answering(status int, o huma.Operation) huma.Operation {
 	return o
 }
 
-// scope is what an operation acts on: the caller, and what its path names, parsed.
-type scope struct {
-	p    members.Principal
-	game uuid.UUID
-	env  studio.Environment
-	// id is the path's last id, under the game: a player, order, placement, configuration, …
-	id uuid.UUID
-}
-
-// pathScope is an input whose path names a game (and more): scope parses it, 404 when an id
-// cannot be one.
-type pathScope interface{ scope() (scope, error) }
-
 // body is the answer of an operation: its body, bare.
 type body[B any] struct{ Body B }
 
@@ -225,56 +210,8 @@ func serveCreated[I, B any](h func(context.Context, scope, *I) (B, bool, error))
 	}
 }
 
-// scopeOf is the scope of an operation's input: the caller in ctx, and the ids of a path.
-func scopeOf(ctx context.Context, in any) (scope, error) {
-	var s scope
-	if ps, ok := in.(pathScope); ok {
-		var err error
-		if s, err = ps.scope(); err != nil {
-			return s, err
-		}
-	}
-	s.p = principal(ctx)
-	return s, nil
-}
-
 // fail is the answer of a core error.
 func fail(ctx context.Context, err error) error { return httpapi.ErrorFrom(ctx, err) }
-
-// GamePath names a game of the caller's studio.
-type GamePath struct {
-	GameID string `path:"gameId" maxLength:"64" doc:"A game of the studio (another studio's game is 404 GAME_NOT_FOUND, as an unknown id)"`
-}
-
-func (in *GamePath) scope() (scope, error) {
-	g, err := gameID(in.GameID)
-	return scope{game: g}, err
-}
-
-// GameEnvPath names a game of the caller's studio and one of its environments.
-type GameEnvPath struct {
-	GameID      string `path:"gameId" maxLength:"64" doc:"A game of the studio (another studio's game is 404 GAME_NOT_FOUND, as an unknown id)"`
-	Environment string `path:"environment" enum:"live,test" doc:"The environment: live or test"`
-}
-
-func (in *GameEnvPath) scope() (scope, error) { return gameEnv(in.GameID, in.Environment) }
-
-// gameEnv is the scope of a game and environment.
-func gameEnv(game, environment string) (scope, error) {
-	g, err := gameID(game)
-	return scope{game: g, env: env(environment)}, err
-}
-
-// under is the scope of an id of a thing of a game and environment, notFound when it cannot be
-// one (after the game's own 404).
-func under(game, environment, id string, notFound error) (scope, error) {
-	s, err := gameEnv(game, environment)
-	if err != nil {
-		return s, err
-	}
-	s.id, err = httpapi.ParseID(id, notFound)
-	return s, err
-}
 
 // Paging is the paging of the studio API's paged lists, 20 a page by default; embed it in an
 // input (Huma reads the fields of exported embedded structs only).
@@ -288,9 +225,3 @@ func (q *Paging) Resolve(huma.Context) []error { return httpapi.CheckDepth(q.Pag
 
 // offset is the number of items before the page.
 func (q Paging) offset() int { return (q.Page - 1) * q.Limit }
-
-// gameID parses the path's game id (404 GAME_NOT_FOUND when it cannot be one).
-func gameID(s string) (uuid.UUID, error) { return httpapi.ParseID(s, studio.ErrGameNotFound) }
-
-// env is a path's environment.
-func env(s string) studio.Environment { return studio.Environment(strings.ToLower(s)) }

@@ -54,15 +54,6 @@ func toDeliveryBody(d webhooks.Delivery) wh.DeliveryBody {
 
 const eventsDoc = "Event types to deliver: COINS_CREDITED, COINS_DEBITED, COINS_REFUNDED, ORDER_SUCCEEDED, ORDER_FAILED, ORDER_REFUNDED, PARTNER_WALLET_LOW (the public document's webhooks section describes each); another name is 400"
 
-// WebhookPath names the webhook configurations of the studio in an environment, through one of
-// its games.
-type WebhookPath struct {
-	GameID      string `path:"gameId" maxLength:"64" doc:"A game of the studio, for whose studio the configurations are (another studio's game is 404 GAME_NOT_FOUND)"`
-	Environment string `path:"environment" enum:"live,test" doc:"The environment: live (PRODUCTION) or test (DEVELOPMENT)"`
-}
-
-func (in *WebhookPath) scope() (scope, error) { return gameEnv(in.GameID, in.Environment) }
-
 type configureInput struct {
 	WebhookPath
 	Body struct {
@@ -72,16 +63,6 @@ type configureInput struct {
 		IsActive                  *bool    `json:"isActive,omitempty" doc:"Default true"`
 		PartnerWalletLowThreshold *float64 `json:"partnerWalletLowThreshold,omitempty" minimum:"0.01" doc:"The partner wallet balance (units of the currency) under which PARTNER_WALLET_LOW is sent; required to subscribe to it" example:"5000"`
 	}
-}
-
-// ConfigPath names a webhook configuration of the studio in an environment.
-type ConfigPath struct {
-	WebhookPath
-	ConfigID string `path:"configId" maxLength:"64" doc:"A configuration of the studio in the environment (404 WEBHOOK_CONFIG_NOT_FOUND otherwise)"`
-}
-
-func (in *ConfigPath) scope() (scope, error) {
-	return under(in.GameID, in.Environment, in.ConfigID, webhooks.ErrConfigNotFound)
 }
 
 type updateConfigInput struct {
@@ -109,18 +90,11 @@ type recoverInput struct {
 	}
 }
 
-// testInput names its game differently: the synthetic event is sent as the game's key.
 type testInput struct {
-	GameID      string `path:"gameId" maxLength:"64" doc:"A game of the studio, whose key the synthetic event is sent as (another studio's game is 404 GAME_NOT_FOUND)"`
-	Environment string `path:"environment" enum:"live,test" doc:"The environment: live (PRODUCTION) or test (DEVELOPMENT)"`
-	ConfigID    string `path:"configId" maxLength:"64" doc:"A configuration of the studio in the environment (404 WEBHOOK_CONFIG_NOT_FOUND otherwise)"`
-	Body        struct {
+	WebhookTestPath
+	Body struct {
 		EventType string `json:"eventType" enum:"COINS_CREDITED,COINS_DEBITED,COINS_REFUNDED" doc:"Type of the synthetic event"`
 	}
-}
-
-func (in *testInput) scope() (scope, error) {
-	return under(in.GameID, in.Environment, in.ConfigID, webhooks.ErrConfigNotFound)
 }
 
 type deliveriesInput struct {
@@ -129,15 +103,6 @@ type deliveriesInput struct {
 	EventType string `query:"eventType" enum:"COINS_CREDITED,COINS_DEBITED,COINS_REFUNDED,ORDER_SUCCEEDED,ORDER_FAILED,ORDER_REFUNDED,PARTNER_WALLET_LOW" doc:"Only this event type"`
 	Limit     int    `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"Page size, at most 100"`
 	Skip      int    `query:"skip" minimum:"0" maximum:"10000" default:"0" doc:"How many deliveries to pass over, at most 10,000"`
-}
-
-type deliveryPath struct {
-	WebhookPath
-	DeliveryID string `path:"deliveryId" maxLength:"64" doc:"A delivery of the studio in the environment (404 DELIVERY_NOT_FOUND otherwise)"`
-}
-
-func (in *deliveryPath) scope() (scope, error) {
-	return under(in.GameID, in.Environment, in.DeliveryID, webhooks.ErrDeliveryNotFound)
 }
 
 const scopeNote = " Webhook configurations belong to the studio and the environment, not to one game: every game of the studio reaches the same configurations; the game in the path checks that the caller's studio owns it."
