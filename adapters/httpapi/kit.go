@@ -46,6 +46,26 @@ func ReplyWrapped[V, T any](ctx context.Context, message string, v V, err error,
 	return &Output[Envelope[T]]{Body: Wrap(ctx, http.StatusOK, message, conv(v))}, nil
 }
 
+// Put is the answer of a create-or-replace operation (CreateOrReplace): 201 when it created,
+// 200 when it replaced, with the same body.
+type Put[T any] struct {
+	Status int
+	Body   T
+}
+
+// ReplyPut ends a create-or-replace handler: the body conv(v) with 201 when created, else 200,
+// or err as ErrorFrom maps it.
+func ReplyPut[V, T any](ctx context.Context, v V, created bool, err error, conv func(V) T) (*Put[T], error) {
+	if err != nil {
+		return nil, ErrorFrom(ctx, err)
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	return &Put[T]{Status: status, Body: conv(v)}, nil
+}
+
 // PageQuery is the paging of a list in the rewards store and partner APIs; embed it in an
 // operation's input.
 type PageQuery struct {

@@ -2,7 +2,9 @@ package httpapi
 
 import (
 	"context"
+	"net/http"
 	"slices"
+	"strconv"
 
 	"github.com/danielgtaylor/huma/v2"
 )
@@ -44,4 +46,14 @@ func Register[I, O any](g Operations, op huma.Operation, handler func(context.Co
 func WithStatus(status int, op huma.Operation) huma.Operation {
 	op.DefaultStatus = status
 	return op
+}
+
+// CreateOrReplace declares a create-or-replace operation, answered with Put: 201 Created and
+// 200 Replaced, with the same body (Huma documents the default status alone).
+func CreateOrReplace(op huma.Operation) huma.Operation {
+	if op.Responses == nil {
+		op.Responses = map[string]*huma.Response{}
+	}
+	op.Responses[strconv.Itoa(http.StatusOK)] = &huma.Response{Description: "Replaced"}
+	return AlsoAnswers(op, http.StatusCreated, "Created")
 }

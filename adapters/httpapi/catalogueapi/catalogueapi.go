@@ -7,8 +7,6 @@ package catalogueapi
 import (
 	"net/http"
 
-	"github.com/danielgtaylor/huma/v2"
-
 	"github.com/rewardsco/rewards/adapters/httpapi"
 	"github.com/rewardsco/rewards/core/catalogue"
 )
@@ -54,19 +52,17 @@ func registerOperator(s *httpapi.Server, h handlers) {
 // registerCategoriesAndBrands adds the operator's category and brand operations.
 func registerCategoriesAndBrands(s *httpapi.Server, h handlers) {
 	ops := httpapi.Operations{API: s.OperatorAPI, Auth: s.Operator}
-	httpapi.Register(ops, httpapi.Op("admin-put-category", http.MethodPut, "/admin/v1/catalogue/categories/{code}", "Create or replace a category",
+	httpapi.Register(ops, httpapi.CreateOrReplace(httpapi.Op("admin-put-category", http.MethodPut, "/admin/v1/catalogue/categories/{code}", "Create or replace a category",
 		urlRule+" "+"Categories group brands; the catalogue is shared by every game of the deployment. 201 when the code is new, 200 when it replaced a category. "+
 			"Codes are `^[A-Z0-9_]{2,64}$`; `translations` maps a language tag (hi, ta, pt-BR) to `{name?, description?}`. Bad input is 400 VALIDATION_FAILED and changes nothing.",
-		http.StatusBadRequest), h.putCategory)
-	documentCreated(s, http.MethodPut, "/admin/v1/catalogue/categories/{code}")
+		http.StatusBadRequest)), h.putCategory)
 
-	httpapi.Register(ops, httpapi.Op("admin-put-brand", http.MethodPut, "/admin/v1/catalogue/brands/{code}", "Create or replace a brand",
+	httpapi.Register(ops, httpapi.CreateOrReplace(httpapi.Op("admin-put-brand", http.MethodPut, "/admin/v1/catalogue/brands/{code}", "Create or replace a brand",
 		urlRule+" "+"201 when the code is new, 200 when it replaced a brand (a brand imported by a sync keeps its link to the provider). "+
 			"Every code in `categories` must name a category (400 VALIDATION_FAILED otherwise). `countries` are ISO 3166-1 alpha-2 codes; none means everywhere. "+
 			"`isActive` defaults to true: an inactive brand's rewards are not shown. `websiteUrl` is where players' short links lead. The brand's code is `brandId` in the store, "+
 			"its `issuer` (the code unless set) is `organizationId`.",
-		http.StatusBadRequest), h.putBrand)
-	documentCreated(s, http.MethodPut, "/admin/v1/catalogue/brands/{code}")
+		http.StatusBadRequest)), h.putBrand)
 }
 
 // registerRewards adds the operator's reward operations, code pools included.
@@ -103,12 +99,11 @@ func registerRewards(s *httpapi.Server, h handlers) {
 
 // registerProducts adds the operator's product operation.
 func registerProducts(s *httpapi.Server, h handlers) {
-	httpapi.Register(httpapi.Operations{API: s.OperatorAPI, Auth: s.Operator}, httpapi.Op("admin-put-product", http.MethodPut, "/admin/v1/catalogue/products/{productId}", "Create or replace a product",
+	httpapi.Register(httpapi.Operations{API: s.OperatorAPI, Auth: s.Operator}, httpapi.CreateOrReplace(httpapi.Op("admin-put-product", http.MethodPut, "/admin/v1/catalogue/products/{productId}", "Create or replace a product",
 		urlRule+" "+"Products are physical goods sold for money in the store web, with a coin discount; they feed touchpoints, never /rewards or search. "+
 			"201 when the id is new, 200 when it replaced a product. Prices must satisfy discountedListingPrice ≤ listingPrice ≤ mrp; `maxCoinDiscountPct` (default 0) is the "+
 			"largest share of the price coins may pay; `rating` 0 to 5; `isActive` defaults to true. "+moneyRule,
-		http.StatusBadRequest), h.putProduct)
-	documentCreated(s, http.MethodPut, "/admin/v1/catalogue/products/{productId}")
+		http.StatusBadRequest)), h.putProduct)
 }
 
 // registerGameRewards adds the operation that sets what one game changes of a reward.
@@ -194,27 +189,4 @@ func registerFollowLink(s *httpapi.Server, h handlers) {
 		"Redirects only to an absolute https address with a host (http outside production), never to javascript:, data: or anything else; a brand without one is 404. "+"No authentication, any host: the address GET /rewards/{rewardId}/get-redirection-link gave. Counts the click and answers 302 with `Location` the brand's website "+
 			"with `utm_source=rewards`. 404 LINK_NOT_FOUND for an unknown code or a brand with no website.",
 		http.StatusNotFound)), h.follow)
-}
-
-// documentCreated documents a create-or-replace operation's 201 answer: the same body as its
-// 200, which Huma documents alone.
-func documentCreated(s *httpapi.Server, method, path string) {
-	item := s.PathItem(path)
-	if item == nil {
-		return
-	}
-	var op *huma.Operation
-	switch method {
-	case http.MethodPut:
-		op = item.Put
-	case http.MethodPost:
-		op = item.Post
-	}
-	if op == nil || op.Responses["200"] == nil {
-		return
-	}
-	ok := *op.Responses["200"]
-	op.Responses["200"].Description = "Replaced"
-	ok.Description = "Created"
-	op.Responses["201"] = &ok
 }

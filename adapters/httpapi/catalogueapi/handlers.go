@@ -15,32 +15,18 @@ import (
 // encodes the answer.
 type handlers struct{ svc *catalogue.Service }
 
-// createdOr is 201 when created, else 200.
-func createdOr(created bool) int {
-	if created {
-		return http.StatusCreated
-	}
-	return http.StatusOK
-}
-
 // ---- Operator ----
 
 func (h handlers) putCategory(ctx context.Context, in *putCategoryInput) (*categoryOutput, error) {
 	c := in.category()
 	created, err := h.svc.PutCategory(ctx, c)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &categoryOutput{Status: createdOr(created), Body: toCategoryBody(c)}, nil
+	return httpapi.ReplyPut(ctx, c, created, err, toCategoryBody)
 }
 
 func (h handlers) putBrand(ctx context.Context, in *putBrandInput) (*brandOutput, error) {
 	b := in.brand()
 	created, err := h.svc.PutBrand(ctx, b)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &brandOutput{Status: createdOr(created), Body: toBrandBody(b)}, nil
+	return httpapi.ReplyPut(ctx, b, created, err, toBrandBody)
 }
 
 func (h handlers) createReward(ctx context.Context, in *createRewardInput) (*rewardOutput, error) {
@@ -101,10 +87,7 @@ func (h handlers) putProduct(ctx context.Context, in *putProductInput) (*product
 		return nil, err
 	}
 	created, err := h.svc.PutProduct(ctx, p)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &productOutput{Status: createdOr(created), Body: toProductBody(p)}, nil
+	return httpapi.ReplyPut(ctx, p, created, err, toProductBody)
 }
 
 func (h handlers) setGameReward(ctx context.Context, in *setGameRewardInput) (*gameRewardOutput, error) {

@@ -170,18 +170,9 @@ type followInput struct {
 // ---- Outputs ----
 
 type (
-	categoryOutput struct {
-		Status int
-		Body   CategoryBody
-	}
-	brandOutput struct {
-		Status int
-		Body   BrandBody
-	}
-	productOutput struct {
-		Status int
-		Body   ProductBody
-	}
+	categoryOutput   = httpapi.Put[CategoryBody]
+	brandOutput      = httpapi.Put[BrandBody]
+	productOutput    = httpapi.Put[ProductBody]
 	rewardOutput     = httpapi.Output[RewardBody]
 	rewardsOutput    = httpapi.Output[httpapi.Page[RewardBody]]
 	codesOutput      = httpapi.Output[CodesAddedBody]

@@ -88,11 +88,10 @@ func registerOperator(s *httpapi.Server, h handlers) {
 // registerAssets adds the operator's library of frames.
 func registerAssets(s *httpapi.Server, h handlers) {
 	ops := httpapi.Operations{API: s.OperatorAPI, Auth: s.Operator}
-	httpapi.Register(ops, httpapi.Op("admin-put-touchpoint-asset", http.MethodPut, "/admin/v1/touchpoint-assets/{assetId}", "Create or replace a library frame",
+	httpapi.Register(ops, httpapi.CreateOrReplace(httpapi.Op("admin-put-touchpoint-asset", http.MethodPut, "/admin/v1/touchpoint-assets/{assetId}", "Create or replace a library frame",
 		"The library of PRESET frames placements may use (shared by every game). 201 when new, 200 when replaced; placements using it are served with the new image at once. "+
 			"`assetId` matches `^[a-z0-9][a-z0-9_-]{1,63}$`; `imageUrl` is an absolute http(s) address; width and height 1 to 10000. Bad input is 400 and changes nothing.",
-		http.StatusBadRequest), h.putAsset)
-	documentCreated(s, "/admin/v1/touchpoint-assets/{assetId}")
+		http.StatusBadRequest)), h.putAsset)
 
 	httpapi.Register(ops, httpapi.Op("admin-list-touchpoint-assets", http.MethodGet, "/admin/v1/touchpoint-assets", "The library of frames",
 		"Every PRESET frame, by id: `{assets}`."), h.listAssets)
@@ -101,15 +100,14 @@ func registerAssets(s *httpapi.Server, h handlers) {
 // registerPlacements adds the operator's 2.0 placements and the coin they price in.
 func registerPlacements(s *httpapi.Server, h handlers) {
 	ops := httpapi.Operations{API: s.OperatorAPI, Auth: s.Operator}
-	httpapi.Register(ops, httpapi.Op("admin-put-placement", http.MethodPut, "/admin/v1/games/{gameId}/placements/{environment}/{placementId}", "Create or replace a placement (2.0)",
+	httpapi.Register(ops, httpapi.CreateOrReplace(httpapi.Op("admin-put-placement", http.MethodPut, "/admin/v1/games/{gameId}/placements/{environment}/{placementId}", "Create or replace a placement (2.0)",
 		"What a screen of the game shows in one environment. `screen`: only `home` (400 UNKNOWN_SCREEN). `type`: product, coupon or gift-card; one placement per screen and type "+
 			"(409 PLACEMENT_CONFLICT). `asset`: `{source: PRESET, presetId}` (a library frame, 400 otherwise) or `{source: UPLOAD, imageUrl, orientation, width, height}`. "+
 			"`item`: `rewardId` (a COUPON for coupon placements, a GIFT_CARD for gift-card ones) or `productId` (product placements), and/or `rule {category?, brand?, sortBy?}` "+
 			"whose best item stands in when there is no configured item or it is inactive or out of stock. `isActive` defaults to true. 201 when new, 200 when replaced. "+
 			"Test placements reach live only through POST .../placements/promote. 404 GAME_NOT_FOUND; a `placementId` that is not a UUID is 404 PLACEMENT_NOT_FOUND; "+
 			"bad input is 400 and changes nothing.",
-		http.StatusBadRequest, http.StatusNotFound, http.StatusConflict), h.putPlacement)
-	documentCreated(s, "/admin/v1/games/{gameId}/placements/{environment}/{placementId}")
+		http.StatusBadRequest, http.StatusNotFound, http.StatusConflict)), h.putPlacement)
 
 	httpapi.Register(ops, httpapi.Op("admin-list-placements", http.MethodGet, "/admin/v1/games/{gameId}/placements/{environment}", "A game's placements (2.0)",
 		"Every placement of the game in the environment, by screen and type: `{placements}`; PRESET frames show the library's current image. 404 GAME_NOT_FOUND.",
@@ -128,7 +126,7 @@ func registerPlacements(s *httpapi.Server, h handlers) {
 // registerTrees adds the operator's 1.0 touchpoint trees.
 func registerTrees(s *httpapi.Server, h handlers) {
 	ops := httpapi.Operations{API: s.OperatorAPI, Auth: s.Operator}
-	httpapi.Register(ops, httpapi.Op("admin-put-touchpoint-tree", http.MethodPut, "/admin/v1/games/{gameId}/touchpoints/{name}", "Create or replace a touchpoint tree (1.0)",
+	httpapi.Register(ops, httpapi.CreateOrReplace(httpapi.Op("admin-put-touchpoint-tree", http.MethodPut, "/admin/v1/games/{gameId}/touchpoints/{name}", "Create or replace a touchpoint tree (1.0)",
 		"A tree of nodes for the game (both environments), named case sensitively (1 to 128 characters, no `/`). 201 when new, 200 when replaced. Checked: node ids are UUIDs, "+
 			"unique in the tree (a node without one gets one); ASSET (the default) links nothing; STATIC links a reward (`rewardId`) or product (`productId`) that exists, or has a descendant that does; "+
 			"DYNAMIC has `query {type: rewards|products, category?, brand?, sortBy?, limit ≤ 20 (default 10)}` and `actionPrefix`, links nothing, and is never a popup; "+
@@ -136,25 +134,11 @@ func registerTrees(s *httpapi.Server, h handlers) {
 			"Served, each DYNAMIC node becomes up to its limit of copies of itself with its descendants: a tree that could serve more than 2,000 nodes is 400 TREE_TOO_LARGE. "+
 			"Every image (`images`, `additionalAssets`, background and overlay images, badge and CTA images) is an absolute https URL with a host (http outside production). "+
 			"`data` sent is ignored. Bad input is 400 VALIDATION_FAILED naming the node and changes nothing. 404 GAME_NOT_FOUND.",
-		http.StatusBadRequest, http.StatusNotFound), h.putTree)
-	documentCreated(s, "/admin/v1/games/{gameId}/touchpoints/{name}")
+		http.StatusBadRequest, http.StatusNotFound)), h.putTree)
 
 	httpapi.Register(ops, httpapi.WithStatus(http.StatusNoContent, httpapi.Op("admin-delete-touchpoint-tree", http.MethodDelete, "/admin/v1/games/{gameId}/touchpoints/{name}", "Delete a touchpoint tree (1.0)",
 		"Deletes the game's tree of that name (case sensitive). 404 GAME_NOT_FOUND for an unknown game, TOUCHPOINT_NOT_FOUND when the game has no tree of that name.",
 		http.StatusNotFound)), h.deleteTree)
-}
-
-// documentCreated documents a create-or-replace operation's 201 answer: the same body as its
-// 200, which Huma documents alone.
-func documentCreated(s *httpapi.Server, path string) {
-	item := s.PathItem(path)
-	if item == nil || item.Put == nil || item.Put.Responses["200"] == nil {
-		return
-	}
-	ok := *item.Put.Responses["200"]
-	item.Put.Responses["200"].Description = "Replaced"
-	ok.Description = "Created"
-	item.Put.Responses["201"] = &ok
 }
 
 // ---- Inputs and outputs ----
@@ -214,10 +198,7 @@ type putAssetInput struct {
 	}
 }
 
-type assetOutput struct {
-	Status int
-	Body   LibraryAssetBody
-}
+type assetOutput = httpapi.Put[LibraryAssetBody]
 
 type assetsOutput struct {
 	Body struct {
@@ -243,10 +224,7 @@ type putPlacementInput struct {
 	}
 }
 
-type placementOutput struct {
-	Status int
-	Body   PlacementBody
-}
+type placementOutput = httpapi.Put[PlacementBody]
 
 type listPlacementsInput struct {
 	GamePath
@@ -281,10 +259,7 @@ type putTreeInput struct {
 	}
 }
 
-type treeOutput struct {
-	Status int
-	Body   TouchpointBody
-}
+type treeOutput = httpapi.Put[TouchpointBody]
 
 type deleteTreeInput struct {
 	GamePath
@@ -363,22 +338,11 @@ func (h handlers) byID(ctx context.Context, in *byIDInput) (*touchpointOutput, e
 	return httpapi.ReplyWrapped(ctx, "OK", t, err, toTouchpointBody)
 }
 
-// createdOr is 201 when created, else 200.
-func createdOr(created bool) int {
-	if created {
-		return http.StatusCreated
-	}
-	return http.StatusOK
-}
-
 func (h handlers) putAsset(ctx context.Context, in *putAssetInput) (*assetOutput, error) {
 	a := touchpoints.PresetAsset{ID: in.AssetID, Name: in.Body.Name, ImageURL: in.Body.ImageURL, Orientation: in.Body.Orientation,
 		Width: in.Body.Width, Height: in.Body.Height}
 	created, err := h.svc.PutAsset(ctx, a)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &assetOutput{Status: createdOr(created), Body: toLibraryAssetBody(a)}, nil
+	return httpapi.ReplyPut(ctx, a, created, err, toLibraryAssetBody)
 }
 
 func (h handlers) listAssets(ctx context.Context, _ *struct{}) (*assetsOutput, error) {
@@ -405,10 +369,7 @@ func (h handlers) putPlacement(ctx context.Context, in *putPlacementInput) (*pla
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
 	p, created, err := h.svc.PutPlacement(ctx, p)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &placementOutput{Status: createdOr(created), Body: toPlacementBody(p)}, nil
+	return httpapi.ReplyPut(ctx, p, created, err, toPlacementBody)
 }
 
 func toCorePlacement(gameID, id uuid.UUID, in *putPlacementInput) (touchpoints.Placement, error) {
@@ -486,10 +447,7 @@ func (h handlers) putTree(ctx context.Context, in *putTreeInput) (*treeOutput, e
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
 	t, created, err := h.svc.PutTree(ctx, gameID, strings.Clone(in.Name), nodes)
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	return &treeOutput{Status: createdOr(created), Body: toTouchpointBody(t)}, nil
+	return httpapi.ReplyPut(ctx, t, created, err, toTouchpointBody)
 }
 
 func (h handlers) deleteTree(ctx context.Context, in *deleteTreeInput) (*struct{}, error) {
