@@ -19,6 +19,16 @@ func parseForm(w http.ResponseWriter, r *http.Request) bool {
 	return r.ParseForm() == nil
 }
 
+// readForm is parseForm for a form whose page is not at hand: one that cannot be read is
+// answered with a 400 page headed heading.
+func (h *Handler) readForm(w http.ResponseWriter, r *http.Request, heading string) bool {
+	if !parseForm(w, r) {
+		h.message(w, r, http.StatusBadRequest, message{Heading: heading, Text: "The form could not be read."})
+		return false
+	}
+	return true
+}
+
 // field is a form field, trimmed.
 func field(r *http.Request, name string) string { return strings.TrimSpace(r.PostForm.Get(name)) }
 

@@ -74,8 +74,7 @@ func (h *Handler) memberChange(w http.ResponseWriter, r *http.Request, change fu
 	if !ok {
 		return
 	}
-	if !parseForm(w, r) {
-		h.message(w, r, http.StatusBadRequest, message{Heading: "Members", Text: "The form could not be read."})
+	if !h.readForm(w, r, "Members") {
 		return
 	}
 	done, err := change(id)

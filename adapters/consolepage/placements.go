@@ -179,8 +179,7 @@ func (h *Handler) promoteShow(w http.ResponseWriter, r *http.Request) {
 // they changed since, the new difference is shown again with 409.
 func (h *Handler) promote(w http.ResponseWriter, r *http.Request) {
 	g := gameOf(r)
-	if !parseForm(w, r) {
-		h.message(w, r, http.StatusBadRequest, message{Heading: "Go live", Text: "The form could not be read."})
+	if !h.readForm(w, r, "Go live") {
 		return
 	}
 	d, err := h.console.Promote(r.Context(), principal(r), g.ID, r.PostForm.Get("version"))

@@ -179,8 +179,7 @@ func (h *Handler) setBlocked(w http.ResponseWriter, r *http.Request, blocked boo
 	if !ok {
 		return
 	}
-	if !parseForm(w, r) {
-		h.message(w, r, http.StatusBadRequest, message{Heading: "Players", Text: "The form could not be read."})
+	if !h.readForm(w, r, "Players") {
 		return
 	}
 	refused := func(status int, err error, words string) {

@@ -21,7 +21,8 @@ var files embed.FS
 var assets = webpage.Load(files, "static", Path+"/assets/")
 
 var pages = webpage.Parse(files, assets, template.FuncMap{
-	"when": when,
+	"when":   when,
+	"filter": newFilter,
 	"gamePath": func(g *gameRef, env string) string {
 		if g == nil {
 			return Path + "/games"
@@ -29,6 +30,18 @@ var pages = webpage.Parse(files, assets, template.FuncMap{
 		return Path + "/games/" + g.ID.String() + "/" + env
 	},
 })
+
+// filter is a select of a list's filter (template "filter"): its options, after "Any" (no
+// filter), with the one selected.
+type filter struct {
+	ID, Label, Name string
+	Options         []string
+	Selected        string
+}
+
+func newFilter(id, label, name string, options []string, selected string) filter {
+	return filter{ID: id, Label: label, Name: name, Options: options, Selected: selected}
+}
 
 // view is what every page template gets: the frame (who is signed in, the game and environment
 // of a per-game page, a flash message, a refusal) and the page's own data in Page.

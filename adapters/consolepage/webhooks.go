@@ -551,8 +551,7 @@ func (h *Handler) deliveriesShow(w http.ResponseWriter, r *http.Request) {
 // eventType and page).
 func (h *Handler) deliveryResend(w http.ResponseWriter, r *http.Request) {
 	g := gameOf(r)
-	if !parseForm(w, r) {
-		h.message(w, r, http.StatusBadRequest, message{Heading: "Resend", Text: "The form could not be read."})
+	if !h.readForm(w, r, "Resend") {
 		return
 	}
 	q := readDeliveriesQuery(r.PostForm.Get)
