@@ -67,7 +67,7 @@ WITH v AS (
         k.x_score DESC, k.created_at DESC, k.id
     LIMIT $13 OFFSET $12
 )
-SELECT r.id, r.type, r.brand_code, r.name, r.description, r.campaign_title, r.campaign_sub_title, r.campaign_details, r.terms_and_conditions, r.how_to_redeem, r.cover_image, r.assets, r.countries, r.end_date, r.is_active, r.value_type, r.denominations, r.min_face, r.max_face, r.discount_bps, r.min_selling, r.max_selling, r.purchase_cooldown, r.x_score, r.flag_allow_studio_edit_price, r.translations, r.shared_code, r.provider_product_id, r.search_name, r.search_body, r.search_tsv, r.created_at, r.updated_at, b.code, b.name, b.description, b.logo_url, b.website_url, b.issuer, b.categories, b.countries, b.is_active, b.translations, b.provider_code, b.created_at, b.updated_at, p.override, p.total, p.orders_7d
+SELECT r.*, b.*, p.override, p.total, p.orders_7d
 FROM page p
 JOIN catalogue_rewards r ON r.id = p.id
 JOIN catalogue_brands b ON b.code = r.brand_code
@@ -129,7 +129,7 @@ WITH v AS (
         k.x_score DESC, k.created_at DESC, k.id
     LIMIT $15 OFFSET $14
 )
-SELECT r.id, r.type, r.brand_code, r.name, r.description, r.campaign_title, r.campaign_sub_title, r.campaign_details, r.terms_and_conditions, r.how_to_redeem, r.cover_image, r.assets, r.countries, r.end_date, r.is_active, r.value_type, r.denominations, r.min_face, r.max_face, r.discount_bps, r.min_selling, r.max_selling, r.purchase_cooldown, r.x_score, r.flag_allow_studio_edit_price, r.translations, r.shared_code, r.provider_product_id, r.search_name, r.search_body, r.search_tsv, r.created_at, r.updated_at, b.code, b.name, b.description, b.logo_url, b.website_url, b.issuer, b.categories, b.countries, b.is_active, b.translations, b.provider_code, b.created_at, b.updated_at, p.override, p.total, p.orders_30d, p.relevance
+SELECT r.*, b.*, p.override, p.total, p.orders_30d, p.relevance
 FROM page p
 JOIN catalogue_rewards r ON r.id = p.id
 JOIN catalogue_brands b ON b.code = r.brand_code
@@ -146,7 +146,7 @@ ORDER BY
 
 // catalogueGetVisible: one reward as a game's players see it.
 const catalogueGetVisible = `
-SELECT r.id, r.type, r.brand_code, r.name, r.description, r.campaign_title, r.campaign_sub_title, r.campaign_details, r.terms_and_conditions, r.how_to_redeem, r.cover_image, r.assets, r.countries, r.end_date, r.is_active, r.value_type, r.denominations, r.min_face, r.max_face, r.discount_bps, r.min_selling, r.max_selling, r.purchase_cooldown, r.x_score, r.flag_allow_studio_edit_price, r.translations, r.shared_code, r.provider_product_id, r.search_name, r.search_body, r.search_tsv, r.created_at, r.updated_at, b.code, b.name, b.description, b.logo_url, b.website_url, b.issuer, b.categories, b.countries, b.is_active, b.translations, b.provider_code, b.created_at, b.updated_at, coalesce((gr.coin_prices ->> $1::text)::bigint, 0)::bigint AS override
+SELECT r.*, b.*, coalesce((gr.coin_prices ->> $1::text)::bigint, 0)::bigint AS override
 FROM catalogue_rewards r
 JOIN catalogue_brands b ON b.code = r.brand_code
 LEFT JOIN catalogue_game_rewards gr ON gr.game_id = $2 AND gr.reward_id = r.id
@@ -158,7 +158,7 @@ WHERE r.id = $3 AND r.is_active AND b.is_active AND NOT coalesce(gr.hidden, fals
 // catalogueBrands: brands with the number of rewards the game's players see, by name; with a
 // search ($5), those whose names it begins or is like, most similar first.
 const catalogueBrands = `
-SELECT b.code, b.name, b.description, b.logo_url, b.website_url, b.issuer, b.categories, b.countries, b.is_active, b.translations, b.provider_code, b.created_at, b.updated_at, count(r.id) AS reward_count
+SELECT b.*, count(r.id) AS reward_count
 FROM catalogue_brands b
 JOIN catalogue_rewards r ON r.brand_code = b.code
 LEFT JOIN catalogue_game_rewards gr ON gr.game_id = $1 AND gr.reward_id = r.id
@@ -174,7 +174,7 @@ LIMIT $6`
 // catalogueCategories: categories with the number of rewards the game's players see, in
 // display order; with a search ($3), those whose names it begins or is like, most similar first.
 const catalogueCategories = `
-SELECT c.code, c.name, c.image_url, c.display_order, c.translations, c.created_at, c.updated_at, count(DISTINCT r.id) AS reward_count
+SELECT c.*, count(DISTINCT r.id) AS reward_count
 FROM catalogue_categories c
 JOIN catalogue_brands b ON c.code = ANY (b.categories) AND b.is_active
 JOIN catalogue_rewards r ON r.brand_code = b.code AND r.is_active
