@@ -41,17 +41,10 @@ func Register(s *httpapi.Server, svc *catalogue.Service) {
 	registerStore(s, h)
 }
 
+// registerOperator adds the operator's catalogue operations.
 func registerOperator(s *httpapi.Server, h handlers) {
-	registerCategoriesAndBrands(s, h)
-	registerRewards(s, h)
-	registerProducts(s, h)
-	registerGameRewards(s, h)
-	registerSync(s, h)
-}
-
-// registerCategoriesAndBrands adds the operator's category and brand operations.
-func registerCategoriesAndBrands(s *httpapi.Server, h handlers) {
 	ops := httpapi.Operations{API: s.OperatorAPI, Auth: s.Operator}
+	// Categories and brands.
 	httpapi.Register(ops, httpapi.CreateOrReplace(httpapi.Op("admin-put-category", http.MethodPut, "/admin/v1/catalogue/categories/{code}", "Create or replace a category",
 		urlRule+" "+"Categories group brands; the catalogue is shared by every game of the deployment. 201 when the code is new, 200 when it replaced a category. "+
 			"Codes are `^[A-Z0-9_]{2,64}$`; `translations` maps a language tag (hi, ta, pt-BR) to `{name?, description?}`. Bad input is 400 VALIDATION_FAILED and changes nothing.",
@@ -63,11 +56,8 @@ func registerCategoriesAndBrands(s *httpapi.Server, h handlers) {
 			"`isActive` defaults to true: an inactive brand's rewards are not shown. `websiteUrl` is where players' short links lead. The brand's code is `brandId` in the store, "+
 			"its `issuer` (the code unless set) is `organizationId`.",
 		http.StatusBadRequest)), h.putBrand)
-}
 
-// registerRewards adds the operator's reward operations, code pools included.
-func registerRewards(s *httpapi.Server, h handlers) {
-	ops := httpapi.Operations{API: s.OperatorAPI, Auth: s.Operator}
+	// Rewards, code pools included.
 	httpapi.Register(ops, httpapi.WithStatus(http.StatusCreated, httpapi.Op("admin-create-reward", http.MethodPost, "/admin/v1/catalogue/rewards", "Create a reward",
 		urlRule+" "+"Adds a reward to the catalogue every game shares. `brandCode` must name a brand (400 VALIDATION_FAILED otherwise). "+
 			"Every face value, `mrp` and `maxValue` is at most 10,000,000 units (400 VALIDATION_FAILED beyond), so that no coin price can overflow. "+
@@ -95,46 +85,35 @@ func registerRewards(s *httpapi.Server, h handlers) {
 			"A pool reward is limited by its pool: each purchase takes one code, and with no unused code it is listed as out of stock and answers OUT_OF_STOCK. Answers how many were added and how many are unused now. "+
 			"400 VALIDATION_FAILED for goods, a reward the voucher provider fulfils, or a coupon with a shared code; 404 REWARD_NOT_FOUND.",
 		http.StatusBadRequest, http.StatusNotFound)), h.addCodes)
-}
 
-// registerProducts adds the operator's product operation.
-func registerProducts(s *httpapi.Server, h handlers) {
-	httpapi.Register(httpapi.Operations{API: s.OperatorAPI, Auth: s.Operator}, httpapi.CreateOrReplace(httpapi.Op("admin-put-product", http.MethodPut, "/admin/v1/catalogue/products/{productId}", "Create or replace a product",
+	// Products.
+	httpapi.Register(ops, httpapi.CreateOrReplace(httpapi.Op("admin-put-product", http.MethodPut, "/admin/v1/catalogue/products/{productId}", "Create or replace a product",
 		urlRule+" "+"Products are physical goods sold for money in the store web, with a coin discount; they feed touchpoints, never /rewards or search. "+
 			"201 when the id is new, 200 when it replaced a product. Prices must satisfy discountedListingPrice ≤ listingPrice ≤ mrp; `maxCoinDiscountPct` (default 0) is the "+
 			"largest share of the price coins may pay; `rating` 0 to 5; `isActive` defaults to true. "+moneyRule,
 		http.StatusBadRequest)), h.putProduct)
-}
 
-// registerGameRewards adds the operation that sets what one game changes of a reward.
-func registerGameRewards(s *httpapi.Server, h handlers) {
-	httpapi.Register(httpapi.Operations{API: s.OperatorAPI, Auth: s.Operator}, httpapi.Op("admin-set-game-reward", http.MethodPut, "/admin/v1/games/{gameId}/rewards/{rewardId}", "Hide a reward from a game or set its coin prices",
+	// What one game changes of a reward.
+	httpapi.Register(ops, httpapi.Op("admin-set-game-reward", http.MethodPut, "/admin/v1/games/{gameId}/rewards/{rewardId}", "Hide a reward from a game or set its coin prices",
 		"What one game changes of a shared reward; fields left out stay as they are. `hidden: true` takes the reward out of the game's store. "+
 			"`coinPrices` sets the game's price of the reward's smallest face value, by coin id (whole coins from 1; the other face values scale with it); "+
 			"it replaces the previous prices and `{}` removes them. Only for rewards with flagAllowStudioEditPrice (400 PRICE_NOT_EDITABLE otherwise); "+
 			"every key must be a coin id of this game (400 VALIDATION_FAILED otherwise). 404 GAME_NOT_FOUND, REWARD_NOT_FOUND.",
 		http.StatusBadRequest, http.StatusNotFound), h.setGameReward)
-}
 
-// registerSync adds the operation that imports the voucher provider's catalogue.
-func registerSync(s *httpapi.Server, h handlers) {
-	httpapi.Register(httpapi.Operations{API: s.OperatorAPI, Auth: s.Operator}, httpapi.Op("admin-sync-catalogue", http.MethodPost, "/admin/v1/catalogue/sync", "Import the voucher provider's catalogue",
+	// The voucher provider's catalogue.
+	httpapi.Register(ops, httpapi.Op("admin-sync-catalogue", http.MethodPost, "/admin/v1/catalogue/sync", "Import the voucher provider's catalogue",
 		"Imports the provider's brands (and their categories) as brands and its products in the deployment currency as GIFT_CARD rewards, keyed by the provider's codes, "+
 			"so a second sync changes only what changed. Products and brands gone upstream become inactive, never deleted: past orders keep showing them. "+
 			"Answers the counts created, updated and deactivated. 503 VOUCHER_PROVIDER_NOT_CONFIGURED without a provider (REWARDS_VOUCHER_BASE_URL); 502 when the provider fails.",
 		http.StatusBadGateway, http.StatusServiceUnavailable), h.sync)
 }
 
+// registerStore adds what players see of the catalogue.
 func registerStore(s *httpapi.Server, h handlers) {
-	registerStoreLists(s, h)
-	registerStoreReward(s, h)
-	registerStoreSearch(s, h)
-	registerFollowLink(s, h)
-}
-
-// registerStoreLists adds the store's listings: rewards, brands and categories.
-func registerStoreLists(s *httpapi.Server, h handlers) {
-	ops := httpapi.Operations{API: s.API, Auth: s.Player, Tags: []string{Tag}}
+	tags := []string{Tag}
+	ops := httpapi.Operations{API: s.API, Auth: s.Player, Tags: tags}
+	// Listings: rewards, brands and categories.
 	httpapi.Register(ops, httpapi.Op("rewards-list", http.MethodGet, "/rewards", "List the rewards the player can buy",
 		"A page `{items, page, limit, total}` (`limit` default 10, at most 100; `page` from 1) of the rewards the game's players see: active, unexpired, of an active brand, "+
 			"not hidden by the game and, with `country`, available there. `coinId` must be a coin of the key's game (404 COIN_NOT_FOUND otherwise, a malformed id included). "+
@@ -151,11 +130,8 @@ func registerStoreLists(s *httpapi.Server, h handlers) {
 	httpapi.Register(ops, httpapi.Op("rewards-categories", http.MethodGet, "/rewards/categories", "The categories of the store",
 		"CategoryMetadata of every category with rewards the game's players see, in display order, with the number of those rewards. Names are localised by `x-language` (required: 400 without it).",
 		http.StatusBadRequest), h.categories)
-}
 
-// registerStoreReward adds the store's operations on one reward.
-func registerStoreReward(s *httpapi.Server, h handlers) {
-	ops := httpapi.Operations{API: s.API, Auth: s.Player, Tags: []string{Tag}}
+	// One reward.
 	httpapi.Register(ops, httpapi.Op("rewards-fetch", http.MethodGet, "/rewards/fetch/{rewardId}", "One reward, before buying it",
 		"FetchRewardByIdDto: the shape B record of the reward plus `name`, `description`, `type`, `valueType`, and, for FIXED rewards, `denominations` "+
 			"(each face value in units of the currency, its coin price in `coinId`'s coin, and whether it is in stock now: a code pool's unused codes or the voucher provider's stock), "+
@@ -168,23 +144,17 @@ func registerStoreReward(s *httpapi.Server, h handlers) {
 		"`{url}`: a short link `{REWARDS_PUBLIC_URL}/r/{code}`, one per player and reward, created on the first call and the same afterwards. "+
 			"Following it (GET /r/{code}) counts the click and redirects to the brand's website. 404 REWARD_NOT_FOUND for a reward the game's players do not see.",
 		http.StatusNotFound), h.redirectionLink)
-}
 
-// registerStoreSearch adds the store's search.
-func registerStoreSearch(s *httpapi.Server, h handlers) {
-	tags := []string{Tag}
-	httpapi.Register(httpapi.Operations{API: s.API, Auth: s.Player, Tags: tags}, httpapi.Op("rewards-search", http.MethodGet, "/rewards/search", "Search the store",
+	// Search.
+	httpapi.Register(ops, httpapi.Op("rewards-search", http.MethodGet, "/rewards/search", "Search the store",
 		"SearchResponseDto `{brands, categories, rewards: {items, page, limit, total}}`: brands and categories (at most 20 each, best match first) and a page of rewards "+
 			"(shape A, see GET /rewards) matching `q`, among what the game's players see. Matching is case-insensitive over reward, brand and category names and descriptions, "+
 			"tolerant to typos and prefixes. `type` fills only one group (the others are empty); products are never searched. `brand` and `category` (repeat them for several) keep "+
 			"rewards of those brands or categories, by exact code or name; unknown ones are ignored. `coinId` must be a coin of the key's game (404 COIN_NOT_FOUND). "+
 			"`q` is 1 to 200 characters (400 otherwise); `x-language` is required.",
 		http.StatusBadRequest, http.StatusNotFound), h.search)
-}
 
-// registerFollowLink adds the unauthenticated short link players follow.
-func registerFollowLink(s *httpapi.Server, h handlers) {
-	tags := []string{Tag}
+	// The short link players follow, without credentials.
 	httpapi.Register(httpapi.Operations{API: s.API, Tags: tags}, httpapi.WithStatus(http.StatusFound, httpapi.Op("rewards-follow-link", http.MethodGet, "/r/{code}", "Follow a short link",
 		"Redirects only to an absolute https address with a host (http outside production), never to javascript:, data: or anything else; a brand without one is 404. "+"No authentication, any host: the address GET /rewards/{rewardId}/get-redirection-link gave. Counts the click and answers 302 with `Location` the brand's website "+
 			"with `utm_source=rewards`. 404 LINK_NOT_FOUND for an unknown code or a brand with no website.",

@@ -79,15 +79,10 @@ func Register(s *httpapi.Server, svc *touchpoints.Service) {
 	documentNodeData(s.OperatorAPI.OpenAPI().Components.Schemas)
 }
 
+// registerOperator adds the operator's touchpoint operations.
 func registerOperator(s *httpapi.Server, h handlers) {
-	registerAssets(s, h)
-	registerPlacements(s, h)
-	registerTrees(s, h)
-}
-
-// registerAssets adds the operator's library of frames.
-func registerAssets(s *httpapi.Server, h handlers) {
 	ops := httpapi.Operations{API: s.OperatorAPI, Auth: s.Operator}
+	// The library of frames.
 	httpapi.Register(ops, httpapi.CreateOrReplace(httpapi.Op("admin-put-touchpoint-asset", http.MethodPut, "/admin/v1/touchpoint-assets/{assetId}", "Create or replace a library frame",
 		"The library of PRESET frames placements may use (shared by every game). 201 when new, 200 when replaced; placements using it are served with the new image at once. "+
 			"`assetId` matches `^[a-z0-9][a-z0-9_-]{1,63}$`; `imageUrl` is an absolute http(s) address; width and height 1 to 10000. Bad input is 400 and changes nothing.",
@@ -95,11 +90,8 @@ func registerAssets(s *httpapi.Server, h handlers) {
 
 	httpapi.Register(ops, httpapi.Op("admin-list-touchpoint-assets", http.MethodGet, "/admin/v1/touchpoint-assets", "The library of frames",
 		"Every PRESET frame, by id: `{assets}`."), h.listAssets)
-}
 
-// registerPlacements adds the operator's 2.0 placements and the coin they price in.
-func registerPlacements(s *httpapi.Server, h handlers) {
-	ops := httpapi.Operations{API: s.OperatorAPI, Auth: s.Operator}
+	// 2.0 placements and the coin they price in.
 	httpapi.Register(ops, httpapi.CreateOrReplace(httpapi.Op("admin-put-placement", http.MethodPut, "/admin/v1/games/{gameId}/placements/{environment}/{placementId}", "Create or replace a placement (2.0)",
 		"What a screen of the game shows in one environment. `screen`: only `home` (400 UNKNOWN_SCREEN). `type`: product, coupon or gift-card; one placement per screen and type "+
 			"(409 PLACEMENT_CONFLICT). `asset`: `{source: PRESET, presetId}` (a library frame, 400 otherwise) or `{source: UPLOAD, imageUrl, orientation, width, height}`. "+
@@ -121,11 +113,8 @@ func registerPlacements(s *httpapi.Server, h handlers) {
 	httpapi.Register(ops, httpapi.Op("admin-put-touchpoint-coin", http.MethodPut, "/admin/v1/games/{gameId}/touchpoint-coin", "Set the game's touchpoint coin",
 		"The coin 2.0 touchpoints price in; until set, the game's oldest coin. `coinId` must be a coin of the game (400 otherwise). 404 GAME_NOT_FOUND.",
 		http.StatusBadRequest, http.StatusNotFound), h.putCoin)
-}
 
-// registerTrees adds the operator's 1.0 touchpoint trees.
-func registerTrees(s *httpapi.Server, h handlers) {
-	ops := httpapi.Operations{API: s.OperatorAPI, Auth: s.Operator}
+	// 1.0 touchpoint trees.
 	httpapi.Register(ops, httpapi.CreateOrReplace(httpapi.Op("admin-put-touchpoint-tree", http.MethodPut, "/admin/v1/games/{gameId}/touchpoints/{name}", "Create or replace a touchpoint tree (1.0)",
 		"A tree of nodes for the game (both environments), named case sensitively (1 to 128 characters, no `/`). 201 when new, 200 when replaced. Checked: node ids are UUIDs, "+
 			"unique in the tree (a node without one gets one); ASSET (the default) links nothing; STATIC links a reward (`rewardId`) or product (`productId`) that exists, or has a descendant that does; "+

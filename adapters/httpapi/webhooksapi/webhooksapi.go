@@ -130,15 +130,16 @@ type configureInput struct {
 	Body configureBody
 }
 
-type configIDInput struct {
+// ConfigPath names a configuration of the API key's studio: embedded in the inputs of the
+// operations on one configuration (exported, as Huma reads only exported embedded structs).
+type ConfigPath struct {
 	StudioID string `query:"studioId" format:"uuid" doc:"Optional; must be the API key's studio (403 STUDIO_MISMATCH)"`
 	ConfigID string `path:"configId" doc:"Configuration id"`
 }
 
 type updateConfigInput struct {
-	StudioID string `query:"studioId" format:"uuid" doc:"Optional; must be the API key's studio (403 STUDIO_MISMATCH)"`
-	ConfigID string `path:"configId" doc:"Configuration id"`
-	Body     struct {
+	ConfigPath
+	Body struct {
 		WebhookURL                *string   `json:"webhookUrl,omitempty" minLength:"1" maxLength:"2048" doc:"HTTPS endpoint"`
 		SubscribedEvents          *[]string `json:"subscribedEvents,omitempty" minItems:"1" doc:"Event types: COINS_CREDITED, COINS_DEBITED, COINS_REFUNDED, ORDER_SUCCEEDED, ORDER_FAILED, ORDER_REFUNDED, PARTNER_WALLET_LOW"`
 		Environment               string    `json:"environment,omitempty" enum:"PRODUCTION,DEVELOPMENT" doc:"Validated; the host decides"`
@@ -162,17 +163,15 @@ type deliveryIDInput struct {
 }
 
 type recoverInput struct {
-	StudioID string `query:"studioId" format:"uuid" doc:"Optional; must be the API key's studio (403 STUDIO_MISMATCH)"`
-	ConfigID string `path:"configId" doc:"Configuration id"`
-	Body     struct {
+	ConfigPath
+	Body struct {
 		Since string `json:"since" format:"date-time" doc:"Failed deliveries of events at or after this time (ISO 8601) go out again; not in the future" example:"2026-01-15T00:00:00Z"`
 	}
 }
 
 type rotateInput struct {
-	StudioID string `query:"studioId" format:"uuid" doc:"Optional; must be the API key's studio (403 STUDIO_MISMATCH)"`
-	ConfigID string `path:"configId" doc:"Configuration id"`
-	Body     struct {
+	ConfigPath
+	Body struct {
 		GraceMinutes *int `json:"graceMinutes,omitempty" minimum:"0" maximum:"4320" doc:"How long deliveries are signed with the replaced secret too, 0 to 4,320 minutes (3 days); default 1,440 (a day)"`
 	}
 }
@@ -464,7 +463,7 @@ func (h handlers) listConfigs(ctx context.Context, in *studioQuery) (*configsOut
 	return &configsOutput{Body: httpapi.Wrap(ctx, http.StatusOK, "OK", httpapi.Map(list, toWebhookConfigBody))}, nil
 }
 
-func (h handlers) getConfig(ctx context.Context, in *configIDInput) (*configOutput, error) {
+func (h handlers) getConfig(ctx context.Context, in *ConfigPath) (*configOutput, error) {
 	sc, id, err := scopeAndID(ctx, in.StudioID, in.ConfigID)
 	if err != nil {
 		return nil, err
@@ -486,7 +485,7 @@ func (h handlers) updateConfig(ctx context.Context, in *updateConfigInput) (*con
 	return httpapi.ReplyWrapped(ctx, "webhook configuration updated", c, err, toWebhookConfigBody)
 }
 
-func (h handlers) deleteConfig(ctx context.Context, in *configIDInput) (*deletedOutput, error) {
+func (h handlers) deleteConfig(ctx context.Context, in *ConfigPath) (*deletedOutput, error) {
 	sc, id, err := scopeAndID(ctx, in.StudioID, in.ConfigID)
 	if err != nil {
 		return nil, err
