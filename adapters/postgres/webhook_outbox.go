@@ -14,11 +14,12 @@ import (
 	"github.com/rewardsco/rewards/core/webhooks"
 )
 
-// The pending webhook deliveries are an outbox: the coin movement that fans an event out adds
-// them in its own statement, and dispatchers (adapters/jobs) take the due ones in batches
-// (WebhookOutbox.Claim), make their attempts through the webhooks module, and record the
-// outcomes together (attemptRecorder). The rows are the only record of what is owed: a claim
-// is a lease on them (due_at moved to its end), so a delivery whose dispatcher dies is taken
+// The pending webhook deliveries are an outbox: the statement that records an event (a coin
+// movement's, or an order's or partner wallet's trigger) adds them, one to each configuration that
+// takes it (webhook_routes, the webhooks module's rule), and dispatchers (adapters/jobs) take the
+// due ones in batches (WebhookOutbox.Claim), make their attempts through the webhooks module, and
+// record the outcomes together (attemptRecorder). The rows are the only record of what is owed: a
+// claim is a lease on them (due_at moved to its end), so a delivery whose dispatcher dies is taken
 // again once the lease ends, and no two dispatchers hold one delivery at once.
 
 // WebhookOutbox is the dispatchers' side of the outbox.

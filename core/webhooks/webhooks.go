@@ -1,9 +1,9 @@
-// Package webhooks delivers events to studios: configurations per studio and environment,
-// one delivery per (event, configuration) queued with the change it tells of (a balance change,
-// an order's status, a partner wallet's debit under the configuration's threshold), signed
-// requests, retries with delays and dead-lettering after the last attempt. Coin events carry a
-// sequence per player and coin; the other events are stored with their body, written by the
-// storage in the transaction of their change.
+// Package webhooks delivers events to studios: configurations per studio and environment, one
+// delivery per (event, configuration that takes it: Config.Receives) queued with the change it
+// tells of (a balance change, an order's status, a partner wallet's debit under the configuration's
+// threshold), signed requests, retries with delays and dead-lettering after the last attempt. Coin
+// events carry a sequence per player and coin; the other events are stored with their body, written
+// by the storage in the transaction of their change.
 //
 // Studios operate their deliveries: a delivery is sent again (Resend), or every FAILED one of a
 // configuration since a time (Recover, each once); a signing secret is replaced while the old

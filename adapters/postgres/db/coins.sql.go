@@ -55,22 +55,11 @@ WITH coin AS (
            tx.balance_after, $8, tx.created_at, bal.movements
     FROM tx, bal
     RETURNING id, transaction_id, created_at
-), cfg AS (
-    -- FOR KEY SHARE: a configuration deleted concurrently is skipped rather than failing the
-    -- deliveries' foreign key.
-    SELECT c.id, c.studio_id, c.environment
-    FROM webhook_configs c
-    JOIN games g ON g.studio_id = c.studio_id
-    WHERE g.id = $2
-      AND c.environment = $6
-      AND c.is_active
-      AND $11::text = ANY (c.subscribed_events)
-      AND NOT ($7::text = ANY (c.excluded_reasons))
-    FOR KEY SHARE OF c
 ), fan AS (
+    -- The configurations that take the event are the webhooks module's to choose (webhook_routes).
     INSERT INTO webhook_deliveries (event_id, config_id, studio_id, environment, event_type, transaction_id, event_created_at)
-    SELECT ev.id, cfg.id, cfg.studio_id, cfg.environment, $11, ev.transaction_id, ev.created_at
-    FROM ev, cfg
+    SELECT ev.id, r.config_id, r.studio_id, r.environment, $11, ev.transaction_id, ev.created_at
+    FROM ev, webhook_routes($2, $6, $11, $7) r
     RETURNING id
 )
 SELECT EXISTS (SELECT 1 FROM coin) AS coin_found,
@@ -105,9 +94,9 @@ type CoinsApplyMovementRow struct {
 
 // One statement for a whole balance change (@type CREDIT or DEBIT): check the coin is the
 // game's, change the balance — a debit only where the balance covers it, in one conditional
-// update — append the journal entry, record the coin event and fan it out to the studio's
-// matching webhook configurations. coin_found is false for another game's coin; transaction_id
-// is null when nothing changed (that, or an insufficient balance).
+// update — append the journal entry, record the coin event and add its webhook deliveries, one
+// to each configuration that takes it (webhook_routes). coin_found is false for another game's
+// coin; transaction_id is null when nothing changed (that, or an insufficient balance).
 // The deliveries are the webhook outbox's rows, so the statement commits by itself as well with
 // them as without (one round trip, the balance row locked only while it runs).
 func (q *Queries) CoinsApplyMovement(ctx context.Context, arg CoinsApplyMovementParams) (CoinsApplyMovementRow, error) {
