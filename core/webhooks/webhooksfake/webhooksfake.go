@@ -2,10 +2,12 @@
 // (adapters/postgres/webhooks.go), for core tests: one configuration per (studio, environment,
 // URL), deliveries deleted with their configuration, a finished delivery never changed again,
 // the same ordering and paging. Register it with a memstore.Runner (memstore.New) and a failed
-// transaction leaves it as it was.
+// transaction leaves it as it was. webhookstest.Run is the contract it passes with PostgreSQL.
 //
-// In PostgreSQL the coins module records coin events and fans them out to deliveries; here a
-// test does that with AddDelivery.
+// In PostgreSQL a coin movement records its coin event with the event's deliveries, one to each
+// configuration that takes it by the module's rule (webhooks.Config.Receives); here a test
+// records one with Publish, which applies the same rule, or adds one delivery with AddDelivery.
+// Claim is the dispatchers' claim of the outbox (adapters/postgres.WebhookOutbox).
 package webhooksfake
 
 import (
@@ -19,6 +21,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rewardsco/rewards/core/store/memstore"
+	"github.com/rewardsco/rewards/core/studio"
 	"github.com/rewardsco/rewards/core/webhooks"
 )
 
@@ -36,14 +39,17 @@ type Event struct {
 	ID            uuid.UUID
 	TransactionID uuid.UUID
 	GameID        uuid.UUID
-	Type          string
-	Reason        string
-	UserUUID      string
-	CoinID        uuid.UUID
-	Delta         int64
-	NewBalance    int64
-	ReferenceID   string
-	CreatedAt     time.Time
+	// StudioID (the studio of GameID) and Environment route the event (Publish).
+	StudioID    uuid.UUID
+	Environment studio.Environment
+	Type        string
+	Reason      string
+	UserUUID    string
+	CoinID      uuid.UUID
+	Delta       int64
+	NewBalance  int64
+	ReferenceID string
+	CreatedAt   time.Time
 	// Sequence is the event's number among its player's coin's events; 1 when zero.
 	Sequence int64
 }
@@ -56,6 +62,8 @@ type delivery struct {
 	// resentFrom is the delivery this one sends again; recoveredBy the one a recover sent for
 	// this one (uuid.Nil: none).
 	resentFrom, recoveredBy uuid.UUID
+	// dueAt is when a dispatcher may claim the delivery next.
+	dueAt time.Time
 }
 
 type state struct {
@@ -244,15 +252,44 @@ func (r *Repo) DeleteConfig(_ context.Context, s webhooks.Scope, id uuid.UUID) e
 }
 
 // AddDelivery records coin event e (the first time its id is seen) and a PENDING delivery of
-// it to configuration configID, as the coins module's fan-out does, and returns the delivery's
-// id. Like the table's constraints, it fails for an unknown configuration and for a second
-// delivery of one event to one configuration.
+// it to configuration configID, whatever the configuration subscribes to, and returns the
+// delivery's id. Like the table's constraints, it fails for an unknown configuration and for a
+// second delivery of one event to one configuration.
 func (r *Repo) AddDelivery(configID uuid.UUID, e Event) (uuid.UUID, error) {
 	st := r.tab.Lock()
 	defer r.tab.Unlock()
 	c, ok := st.configs[configID]
 	if !ok {
 		return uuid.Nil, fmt.Errorf("add delivery: configuration %s does not exist (foreign key violation)", configID)
+	}
+	return r.deliver(st, c, r.event(st, e))
+}
+
+// Publish records coin event e with a PENDING delivery to each configuration that takes it
+// (webhooks.Config.Receives), as a coin movement does, and returns the deliveries' ids.
+func (r *Repo) Publish(e Event) ([]uuid.UUID, error) {
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	e = r.event(st, e)
+	route := webhooks.Event{StudioID: e.StudioID, Environment: e.Environment, Type: e.Type, Reason: e.Reason}
+	ids := []uuid.UUID{}
+	for _, c := range st.configs {
+		if !c.Receives(route) {
+			continue
+		}
+		id, err := r.deliver(st, c, e)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+// event is e as stored: the one recorded with its id, or e with its made-up fields.
+func (r *Repo) event(st *state, e Event) Event {
+	if prev, seen := st.events[e.ID]; seen && e.ID != uuid.Nil {
+		return prev
 	}
 	for _, id := range []*uuid.UUID{&e.ID, &e.TransactionID, &e.GameID, &e.CoinID} {
 		if *id == uuid.Nil {
@@ -266,21 +303,47 @@ func (r *Repo) AddDelivery(configID uuid.UUID, e Event) (uuid.UUID, error) {
 		e.Sequence = 1
 	}
 	e.CreatedAt = memstore.PGTime(e.CreatedAt)
-	if prev, seen := st.events[e.ID]; seen {
-		e = prev
-	}
+	return e
+}
+
+// deliver records e and adds a PENDING delivery of it to c, due at once; like the table's
+// unique index, it refuses a second delivery of one event to one configuration.
+func (r *Repo) deliver(st *state, c webhooks.Config, e Event) (uuid.UUID, error) {
 	for _, d := range st.deliveries {
-		if d.EventID == e.ID && d.ConfigID == configID && d.resentFrom == uuid.Nil {
-			return uuid.Nil, fmt.Errorf("add delivery: event %s already goes to configuration %s (unique violation)", e.ID, configID)
+		if d.EventID == e.ID && d.ConfigID == c.ID && d.resentFrom == uuid.Nil {
+			return uuid.Nil, fmt.Errorf("add delivery: event %s already goes to configuration %s (unique violation)", e.ID, c.ID)
 		}
 	}
 	st.events[e.ID] = e
-	d := delivery{studioID: c.StudioID, env: string(c.Environment), Delivery: webhooks.Delivery{
-		ID: uuid.New(), EventID: e.ID, ConfigID: configID, EventType: e.Type, TransactionID: e.TransactionID,
-		EventCreatedAt: e.CreatedAt, Status: webhooks.StatusPending, CreatedAt: r.tab.Now(),
+	now := r.tab.Now()
+	d := delivery{studioID: c.StudioID, env: string(c.Environment), dueAt: now, Delivery: webhooks.Delivery{
+		ID: uuid.New(), EventID: e.ID, ConfigID: c.ID, EventType: e.Type, TransactionID: e.TransactionID,
+		EventCreatedAt: e.CreatedAt, Status: webhooks.StatusPending, CreatedAt: now,
 	}}
 	st.deliveries[d.ID] = d
 	return d.ID, nil
+}
+
+// Claim takes at most n due deliveries (PENDING or RETRYING, due now or earlier), the longest
+// due first, for lease: until it ends no other claim returns them.
+func (r *Repo) Claim(_ context.Context, n int, lease time.Duration) ([]webhooks.Pending, error) {
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	now := r.tab.Now()
+	var due []delivery
+	for _, d := range st.deliveries {
+		if (d.Status == webhooks.StatusPending || d.Status == webhooks.StatusRetrying) && !d.dueAt.After(now) {
+			due = append(due, d)
+		}
+	}
+	slices.SortFunc(due, func(a, b delivery) int { return a.dueAt.Compare(b.dueAt) })
+	out := []webhooks.Pending{}
+	for _, d := range due[:min(n, len(due))] {
+		d.dueAt = memstore.PGTime(now.Add(lease))
+		st.deliveries[d.ID] = d
+		out = append(out, pending(st, d))
+	}
+	return out, nil
 }
 
 // Delivery returns the delivery with id as ListDeliveries would show it, and whether it exists.
@@ -299,6 +362,11 @@ func (r *Repo) PendingDelivery(_ context.Context, id uuid.UUID) (webhooks.Pendin
 	if !ok {
 		return webhooks.Pending{}, webhooks.ErrDeliveryGone
 	}
+	return pending(st, d), nil
+}
+
+// pending is what an attempt of d needs.
+func pending(st *state, d delivery) webhooks.Pending {
 	c, e := st.configs[d.ConfigID], st.events[d.EventID]
 	return webhooks.Pending{
 		DeliveryID: d.ID, ConfigID: d.ConfigID, Status: d.Status, AttemptNumber: d.AttemptNumber, URL: c.URL, ConfigActive: c.IsActive,
@@ -308,7 +376,7 @@ func (r *Repo) PendingDelivery(_ context.Context, id uuid.UUID) (webhooks.Pendin
 			AppID: e.GameID.String(), UserUUID: e.UserUUID, CoinID: e.CoinID.String(), Delta: e.Delta,
 			NewBalance: e.NewBalance, ReferenceID: e.ReferenceID, Reason: e.Reason, Sequence: e.Sequence,
 		},
-	}, nil
+	}
 }
 
 // RecordAttempt implements webhooks.Repo: a delivery that is gone, SUCCESS or FAILED is left as
@@ -329,6 +397,11 @@ func (r *Repo) RecordAttempt(_ context.Context, id uuid.UUID, status string, att
 	d.Status, d.AttemptNumber = status, attemptNo
 	d.HTTPStatusCode, d.ErrorMessage = memstore.ClonePtr(httpStatus), memstore.ClonePtr(errMsg)
 	d.AttemptedAt, d.NextRetryAt = &at, pgTimePtr(next)
+	if next != nil {
+		// Due as long after now as the retry is after its attempt: the delay is the service's,
+		// the clock the database's.
+		d.dueAt = memstore.PGTime(r.tab.Now().Add(next.Sub(at)))
+	}
 	st.deliveries[id] = d
 	return nil
 }
@@ -437,9 +510,10 @@ func (r *Repo) FindDelivery(_ context.Context, s webhooks.Scope, id uuid.UUID) (
 
 // again adds to st a PENDING delivery, newID, that sends d's event again.
 func (r *Repo) again(st *state, d delivery, newID uuid.UUID) {
-	n := delivery{studioID: d.studioID, env: d.env, resentFrom: d.ID, Delivery: webhooks.Delivery{
+	now := r.tab.Now()
+	n := delivery{studioID: d.studioID, env: d.env, resentFrom: d.ID, dueAt: now, Delivery: webhooks.Delivery{
 		ID: newID, EventID: d.EventID, ConfigID: d.ConfigID, EventType: d.EventType, TransactionID: d.TransactionID,
-		EventCreatedAt: d.EventCreatedAt, Status: webhooks.StatusPending, CreatedAt: r.tab.Now(),
+		EventCreatedAt: d.EventCreatedAt, Status: webhooks.StatusPending, CreatedAt: now,
 	}}
 	st.deliveries[n.ID] = n
 }
