@@ -23,12 +23,16 @@ func (h handlers) createWithUUID(ctx context.Context, in *uuidBody) (*createdPla
 }
 
 func (h handlers) createBulk(ctx context.Context, in *bulkInput) (*bulkCreatedOutput, error) {
-	list, err := h.svc.CreateBulk(ctx, httpapi.CallerFrom(ctx), in.Body.UUIDs)
-	return httpapi.Reply(ctx, list, err, toBulkCreatedBody)
+	return h.createMany(ctx, in.Body.UUIDs)
 }
 
+// createBatch is createBulk under the getting-started guide's path and field name.
 func (h handlers) createBatch(ctx context.Context, in *batchInput) (*bulkCreatedOutput, error) {
-	list, err := h.svc.CreateBulk(ctx, httpapi.CallerFrom(ctx), in.Body.UUID)
+	return h.createMany(ctx, in.Body.UUID)
+}
+
+func (h handlers) createMany(ctx context.Context, uuids []string) (*bulkCreatedOutput, error) {
+	list, err := h.svc.CreateBulk(ctx, httpapi.CallerFrom(ctx), uuids)
 	return httpapi.Reply(ctx, list, err, toBulkCreatedBody)
 }
 

@@ -387,12 +387,7 @@ func (h handlers) listPlacements(ctx context.Context, in *listPlacementsInput) (
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
 	list, err := h.svc.Placements(ctx, gameID, studio.Environment(in.Environment))
-	if err != nil {
-		return nil, httpapi.ErrorFrom(ctx, err)
-	}
-	out := &placementsOutput{}
-	out.Body.Placements = httpapi.Map(list, toPlacementBody)
-	return out, nil
+	return placementsAnswer(ctx, list, err)
 }
 
 func (h handlers) promote(ctx context.Context, in *GamePath) (*placementsOutput, error) {
@@ -401,6 +396,12 @@ func (h handlers) promote(ctx context.Context, in *GamePath) (*placementsOutput,
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
 	list, err := h.svc.Promote(ctx, gameID)
+	return placementsAnswer(ctx, list, err)
+}
+
+// placementsAnswer is the answer of the operations that list a game's placements: the list, or
+// err as ErrorFrom maps it.
+func placementsAnswer(ctx context.Context, list []touchpoints.Placement, err error) (*placementsOutput, error) {
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
