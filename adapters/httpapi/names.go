@@ -95,14 +95,8 @@ func typeName(s string) string {
 func splitBracket(s string) (inside, rest string) {
 	depth := 0
 	for i, r := range s {
-		switch r {
-		case '[':
-			depth++
-		case ']':
-			depth--
-			if depth == 0 {
-				return s[1:i], s[i+1:]
-			}
+		if depth += nesting(r); r == ']' && depth == 0 {
+			return s[1:i], s[i+1:]
 		}
 	}
 	return s, ""
@@ -113,19 +107,23 @@ func splitArgs(s string) []string {
 	var out []string
 	depth, start := 0, 0
 	for i, r := range s {
-		switch r {
-		case '[':
-			depth++
-		case ']':
-			depth--
-		case ',':
-			if depth == 0 {
-				out = append(out, s[start:i])
-				start = i + 1
-			}
+		if depth += nesting(r); r == ',' && depth == 0 {
+			out = append(out, s[start:i])
+			start = i + 1
 		}
 	}
 	return append(out, s[start:])
+}
+
+// nesting is how r changes the depth of brackets in a type name.
+func nesting(r rune) int {
+	switch r {
+	case '[':
+		return 1
+	case ']':
+		return -1
+	}
+	return 0
 }
 
 func upperFirst(s string) string {
