@@ -72,6 +72,20 @@ func (b bundle) config(t *testing.T, s webhooks.Scope, url string, events, exclu
 	return c
 }
 
+// subscribed creates a configuration of b.scope that takes every COINS_CREDITED event.
+func (b bundle) subscribed(t *testing.T) webhooks.Config {
+	t.Helper()
+	return b.config(t, b.scope, "https://hooks.example.com/a", []string{"COINS_CREDITED"}, []string{}, true)
+}
+
+// claim claims every due delivery (at most 10) for a minute.
+func (b bundle) claim(t *testing.T) []webhooks.Pending {
+	t.Helper()
+	claimed, err := b.Claim(b.ctx, 10, time.Minute)
+	require.NoError(t, err)
+	return claimed
+}
+
 // deliveries returns the configurations the deliveries of scope s of transaction tx go to.
 func (b bundle) deliveries(t *testing.T, s webhooks.Scope, tx uuid.UUID) []uuid.UUID {
 	t.Helper()
@@ -172,7 +186,7 @@ var cases = []contractCase{
 		}
 	}},
 	{"DeletedConfigurationTakesNoMoreEventsAndLosesItsDeliveries", func(t *testing.T, b bundle) {
-		c := b.config(t, b.scope, "https://hooks.example.com/a", []string{"COINS_CREDITED"}, []string{}, true)
+		c := b.subscribed(t)
 		d := b.delivery(t)
 		require.NoError(t, b.repo().DeleteConfig(b.ctx, b.scope, c.ID))
 		_, err := b.repo().FindDelivery(b.ctx, b.scope, d.ID)
@@ -181,7 +195,7 @@ var cases = []contractCase{
 		require.Empty(t, b.deliveries(t, b.scope, tx))
 	}},
 	{"DeliveryIsClaimedByOneDispatcherOnly", func(t *testing.T, b bundle) {
-		b.config(t, b.scope, "https://hooks.example.com/a", []string{"COINS_CREDITED"}, []string{}, true)
+		b.subscribed(t)
 		want := []uuid.UUID{b.delivery(t).ID, b.delivery(t).ID, b.delivery(t).ID}
 		var mu sync.Mutex
 		var wg sync.WaitGroup
@@ -202,15 +216,12 @@ var cases = []contractCase{
 		}
 		wg.Wait()
 		require.ElementsMatch(t, want, got, "each delivery claimed once")
-		again, err := b.Claim(b.ctx, 10, time.Minute)
-		require.NoError(t, err)
-		require.Empty(t, again, "claimed deliveries are held until their lease ends")
+		require.Empty(t, b.claim(t), "claimed deliveries are held until their lease ends")
 	}},
 	{"ClaimCarriesTheEventAndTheSecrets", func(t *testing.T, b bundle) {
-		c := b.config(t, b.scope, "https://hooks.example.com/a", []string{"COINS_CREDITED"}, []string{}, true)
+		c := b.subscribed(t)
 		d := b.delivery(t)
-		claimed, err := b.Claim(b.ctx, 10, time.Minute)
-		require.NoError(t, err)
+		claimed := b.claim(t)
 		require.Len(t, claimed, 1)
 		p := claimed[0]
 		require.Equal(t, d.ID, p.DeliveryID)
@@ -226,7 +237,7 @@ var cases = []contractCase{
 		require.EqualValues(t, 1, p.Payload.Sequence)
 	}},
 	{"FinishedDeliveryIsNeverChangedAgain", func(t *testing.T, b bundle) {
-		b.config(t, b.scope, "https://hooks.example.com/a", []string{"COINS_CREDITED"}, []string{}, true)
+		b.subscribed(t)
 		d := b.delivery(t)
 		b.record(t, d.ID, webhooks.StatusSuccess)
 		b.record(t, d.ID, webhooks.StatusFailed)
@@ -234,12 +245,10 @@ var cases = []contractCase{
 		require.NoError(t, err)
 		require.Equal(t, webhooks.StatusSuccess, p.Status)
 		require.Equal(t, 1, p.AttemptNumber)
-		claimed, err := b.Claim(b.ctx, 10, time.Minute)
-		require.NoError(t, err)
-		require.Empty(t, claimed, "a finished delivery is not due")
+		require.Empty(t, b.claim(t), "a finished delivery is not due")
 	}},
 	{"ResendAddsOneDeliveryOfTheSameEvent", func(t *testing.T, b bundle) {
-		c := b.config(t, b.scope, "https://hooks.example.com/a", []string{"COINS_CREDITED"}, []string{}, true)
+		c := b.subscribed(t)
 		d := b.delivery(t)
 		b.record(t, d.ID, webhooks.StatusFailed)
 		var again uuid.UUID
@@ -263,7 +272,7 @@ var cases = []contractCase{
 		require.ErrorIs(t, err, webhooks.ErrDeliveryNotFound)
 	}},
 	{"RecoverSendsEachFailedEventOnceOldestFirst", func(t *testing.T, b bundle) {
-		c := b.config(t, b.scope, "https://hooks.example.com/a", []string{"COINS_CREDITED"}, []string{}, true)
+		c := b.subscribed(t)
 		var failed []webhooks.Delivery
 		for range 3 {
 			d := b.delivery(t)
@@ -295,7 +304,7 @@ var cases = []contractCase{
 		require.Equal(t, webhooks.Stats{Total: 7, Delivered: 1, Failed: 3}, stats)
 	}},
 	{"RotatedSecretKeepsThePreviousOneForTheGrace", func(t *testing.T, b bundle) {
-		c := b.config(t, b.scope, "https://hooks.example.com/a", []string{"COINS_CREDITED"}, []string{}, true)
+		c := b.subscribed(t)
 		d := b.delivery(t)
 		first := time.Now().Add(24 * time.Hour).Truncate(time.Microsecond)
 		rotated, err := b.repo().RotateSecret(b.ctx, b.scope, c.ID, []byte("second"), "2222", first)
@@ -319,7 +328,7 @@ var cases = []contractCase{
 		require.ErrorIs(t, err, webhooks.ErrConfigNotFound, "another studio's configuration")
 	}},
 	{"StatsCountTheScopesDeliveries", func(t *testing.T, b bundle) {
-		b.config(t, b.scope, "https://hooks.example.com/a", []string{"COINS_CREDITED"}, []string{}, true)
+		b.subscribed(t)
 		b.config(t, webhooks.Scope{StudioID: b.scope.StudioID, Environment: studio.Live}, "https://hooks.example.com/live",
 			[]string{"COINS_CREDITED"}, []string{}, true)
 		b.Publish(t, b.game, studio.Live, "COINS_CREDITED", "GAME_CREDIT")
