@@ -98,6 +98,14 @@ func texts(list []catalogue.SealedCode) []string {
 	return out
 }
 
+// add adds codes to reward's pool and returns how many it added.
+func (b bundle) add(t *testing.T, reward uuid.UUID, codes []catalogue.SealedCode) int64 {
+	t.Helper()
+	n, err := b.repo.AddCodes(b.ctx, reward, codes)
+	require.NoError(t, err)
+	return n
+}
+
 func (b bundle) take(t *testing.T, reward uuid.UUID, n int) []string {
 	t.Helper()
 	got, err := b.repo.TakeCodes(b.ctx, reward, uuid.New(), n)
@@ -296,10 +304,9 @@ var cases = []contractCase{
 	{"RolledBackWritesKeepNothing", func(t *testing.T, b bundle) {
 		b.brand(t, "ACME")
 		pool := b.insert(t, coupon("ACME", "Pool"), nil)
-		_, err := b.repo.AddCodes(b.ctx, pool.ID, sealed("A", "B"))
-		require.NoError(t, err)
+		b.add(t, pool.ID, sealed("A", "B"))
 		var inserted catalogue.Reward
-		err = b.Store.InTx(b.ctx, func(repo catalogue.Repo) error {
+		err := b.Store.InTx(b.ctx, func(repo catalogue.Repo) error {
 			var err error
 			if inserted, err = repo.InsertReward(b.ctx, coupon("ACME", "Gone"), nil); err != nil {
 				return err
@@ -420,18 +427,12 @@ var cases = []contractCase{
 		expiry := time.Date(2032, 1, 2, 3, 4, 5, 678901234, time.UTC)
 		first := sealed("A", "B", "C")
 		first[1].Pin, first[1].Expiry = []byte("PIN-B"), &expiry
-		n, err := b.repo.AddCodes(b.ctx, pool.ID, first)
-		require.NoError(t, err)
-		require.EqualValues(t, 3, n)
+		require.EqualValues(t, 3, b.add(t, pool.ID, first))
 
 		again := append(sealed("C", "D"), catalogue.SealedCode{Fingerprint: []byte("fp:A"), Code: []byte("A-AGAIN")})
-		n, err = b.repo.AddCodes(b.ctx, pool.ID, again)
-		require.NoError(t, err)
-		require.EqualValues(t, 1, n, "C and a code with A's fingerprint are there already")
+		require.EqualValues(t, 1, b.add(t, pool.ID, again), "C and a code with A's fingerprint are there already")
 		require.Equal(t, int64(4), b.free(t, pool.ID))
-		n, err = b.repo.AddCodes(b.ctx, other.ID, sealed("A"))
-		require.NoError(t, err)
-		require.EqualValues(t, 1, n, "fingerprints are a pool's own")
+		require.EqualValues(t, 1, b.add(t, other.ID, sealed("A")), "fingerprints are a pool's own")
 
 		taken, err := b.repo.TakeCodes(b.ctx, pool.ID, uuid.New(), 3)
 		require.NoError(t, err)
@@ -450,9 +451,7 @@ var cases = []contractCase{
 		require.Empty(t, b.take(t, pool.ID, 1))
 		require.Zero(t, b.free(t, pool.ID))
 		require.Equal(t, int64(1), b.free(t, other.ID))
-		n, err = b.repo.AddCodes(b.ctx, pool.ID, sealed("D", "E"))
-		require.NoError(t, err)
-		require.EqualValues(t, 1, n, "a taken code still refuses its duplicate")
+		require.EqualValues(t, 1, b.add(t, pool.ID, sealed("D", "E")), "a taken code still refuses its duplicate")
 	}},
 	{"FreeCodesOfCountsPoolsOnly", func(t *testing.T, b bundle) {
 		b.brand(t, "ACME")
@@ -463,8 +462,7 @@ var cases = []contractCase{
 			MRP: 300_00, SellingPrice: 300_00}, nil)
 		synced := b.insert(t, catalogue.Reward{Type: catalogue.GiftCard, BrandCode: "ACME", Name: "Synced", IsActive: true,
 			ValueType: catalogue.Fixed, Denominations: []money.Amount{100_00}, ProviderProductID: "PROD-1"}, nil)
-		_, err := b.repo.AddCodes(b.ctx, pool.ID, sealed("A", "B", "C"))
-		require.NoError(t, err)
+		b.add(t, pool.ID, sealed("A", "B", "C"))
 		b.take(t, pool.ID, 1)
 		free, err := b.repo.FreeCodesOf(b.ctx, []uuid.UUID{pool.ID, empty.ID, shared.ID, mug.ID, synced.ID, uuid.New()})
 		require.NoError(t, err)
@@ -481,8 +479,7 @@ var cases = []contractCase{
 		for i := range codes {
 			all = append(all, fmt.Sprintf("CODE-%02d", i))
 		}
-		_, err := b.repo.AddCodes(b.ctx, pool.ID, sealed(all...))
-		require.NoError(t, err)
+		b.add(t, pool.ID, sealed(all...))
 		var mu sync.Mutex
 		var got []string
 		var wg sync.WaitGroup
