@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
@@ -96,4 +98,32 @@ func TestConfigureCapHoldsUnderConcurrency(t *testing.T) {
 	_, isNew, err := svc.Configure(ctx, webhooks.Scope{StudioID: s.ID, Environment: studio.Live}, webhooks.Change{URL: &url, SubscribedEvents: &events})
 	require.NoError(t, err)
 	require.True(t, isNew)
+}
+
+// TestWebhookRoutesNeverExcludeAnEventWithoutReason: the order and partner wallet events have
+// no reason (null in webhook_routes, empty in webhooks.Event); a configuration that excludes
+// reasons still takes them, in SQL as in Go.
+func TestWebhookRoutesNeverExcludeAnEventWithoutReason(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := openContractDB(t)
+	g, err := postgres.NewStudioStore(c.db).Repo().GetGame(ctx, c.newGame(t))
+	require.NoError(t, err)
+	cfg, created, err := postgres.NewWebhooksStore(c.db, nil).Repo().InsertConfig(ctx, webhooks.Config{StudioID: g.StudioID,
+		Environment: studio.Test, URL: "https://hooks.example.com/orders", SubscribedEvents: []string{"ORDER_SUCCEEDED"},
+		ExcludedReasons: []string{"PROMO"}, IsActive: true, Sealed: []byte("sealed"), SecretLast4: "abcd"})
+	require.NoError(t, err)
+	require.True(t, created)
+	routes := func(reason *string) []uuid.UUID {
+		rows, err := c.db.Pool().Query(ctx, `SELECT config_id FROM webhook_routes($1, 'test', 'ORDER_SUCCEEDED', $2)`, g.ID, reason)
+		require.NoError(t, err)
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+		require.NoError(t, err)
+		return ids
+	}
+	promo := "PROMO"
+	require.Equal(t, []uuid.UUID{cfg.ID}, routes(nil))
+	require.Empty(t, routes(&promo))
+	require.True(t, cfg.Receives(webhooks.Event{StudioID: g.StudioID, Environment: studio.Test, Type: "ORDER_SUCCEEDED"}))
+	require.False(t, cfg.Receives(webhooks.Event{StudioID: g.StudioID, Environment: studio.Test, Type: "ORDER_SUCCEEDED", Reason: promo}))
 }
