@@ -3,7 +3,6 @@ package vouchers
 import (
 	"context"
 	"slices"
-	"sync"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -20,17 +19,8 @@ const DefaultStockTTL = 60 * time.Second
 // key. Orders, and the stock check a purchase makes before it, go to the provider itself.
 type StockCache struct {
 	core.Provider
-	ttl   time.Duration
-	now   func() time.Time
-	group singleflight.Group
-
-	mu      sync.Mutex
-	entries map[string]stockEntry
-}
-
-type stockEntry struct {
-	levels []core.Stock
-	at     time.Time
+	group   singleflight.Group
+	entries *Recent[string, []core.Stock]
 }
 
 // maxStockEntries bounds the cache; past it, expired entries are dropped, then everything.
@@ -41,37 +31,21 @@ func NewStockCache(p core.Provider, ttl time.Duration) *StockCache {
 	if ttl <= 0 {
 		ttl = DefaultStockTTL
 	}
-	return &StockCache{Provider: p, ttl: ttl, now: time.Now, entries: map[string]stockEntry{}}
+	return &StockCache{Provider: p, entries: NewRecent[string, []core.Stock](ttl, maxStockEntries, time.Now)}
 }
 
 // Stock implements core.Provider from the cache when its answer is younger than the ttl.
 // Errors are not kept.
 func (c *StockCache) Stock(ctx context.Context, productID string) ([]core.Stock, error) {
-	c.mu.Lock()
-	e, ok := c.entries[productID]
-	c.mu.Unlock()
-	if ok && c.now().Sub(e.at) < c.ttl {
-		return slices.Clone(e.levels), nil
+	if levels, ok := c.entries.Get(productID); ok {
+		return slices.Clone(levels), nil
 	}
 	v, err, _ := c.group.Do(productID, func() (any, error) {
 		levels, err := c.Provider.Stock(context.WithoutCancel(ctx), productID)
 		if err != nil {
 			return nil, err
 		}
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		if len(c.entries) >= maxStockEntries {
-			now := c.now()
-			for k, old := range c.entries {
-				if now.Sub(old.at) >= c.ttl {
-					delete(c.entries, k)
-				}
-			}
-			if len(c.entries) >= maxStockEntries {
-				clear(c.entries)
-			}
-		}
-		c.entries[productID] = stockEntry{levels: levels, at: c.now()}
+		c.entries.Put(productID, levels, time.Now())
 		return levels, nil
 	})
 	if err != nil {

@@ -26,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rewardsco/rewards/adapters/vouchers"
 	"github.com/rewardsco/rewards/core/money"
 	core "github.com/rewardsco/rewards/core/vouchers"
 )
@@ -77,14 +78,8 @@ type Provider struct {
 	mu     sync.Mutex
 	orders map[string]*order
 
-	productsMu sync.Mutex
-	products   map[string]keptProduct
-}
-
-// keptProduct is a product as a lookup found it, at a time.
-type keptProduct struct {
-	product Product
-	at      time.Time
+	// products are the lookups of less than productTTL ago (nil: none kept).
+	products *vouchers.Recent[string, Product]
 }
 
 var _ core.Provider = (*Provider)(nil)
@@ -112,9 +107,12 @@ func WithClock(now func() time.Time) Option { return func(p *Provider) { p.now =
 // New returns a sandbox provider that finds products with lookup.
 func New(lookup Lookup, opts ...Option) *Provider {
 	p := &Provider{lookup: lookup, delay: DefaultDelay, productTTL: DefaultProductTTL, now: time.Now,
-		orders: map[string]*order{}, products: map[string]keptProduct{}}
+		orders: map[string]*order{}}
 	for _, o := range opts {
 		o(p)
+	}
+	if p.productTTL > 0 {
+		p.products = vouchers.NewRecent[string, Product](p.productTTL, maxProducts, p.now)
 	}
 	return p
 }
@@ -206,14 +204,11 @@ func (p *Provider) PlaceOrder(ctx context.Context, o core.Order) (core.Result, e
 // catalogue refuses; it only decides the sandbox's own outcome, as the product was when the
 // purchase checked its stock.
 func (p *Provider) product(ctx context.Context, productID string) (Product, error) {
-	if p.productTTL <= 0 {
+	if p.products == nil {
 		return p.lookup(ctx, productID)
 	}
-	p.productsMu.Lock()
-	k, ok := p.products[productID]
-	p.productsMu.Unlock()
-	if ok && p.now().Sub(k.at) < p.productTTL {
-		return k.product, nil
+	if pr, ok := p.products.Get(productID); ok {
+		return pr, nil
 	}
 	at := p.now()
 	pr, err := p.lookup(ctx, productID)
@@ -221,20 +216,7 @@ func (p *Provider) product(ctx context.Context, productID string) (Product, erro
 		return Product{}, err
 	}
 	pr.Denominations = slices.Clip(slices.Clone(pr.Denominations))
-	p.productsMu.Lock()
-	defer p.productsMu.Unlock()
-	if len(p.products) >= maxProducts {
-		now := p.now()
-		for id, old := range p.products {
-			if now.Sub(old.at) >= p.productTTL {
-				delete(p.products, id)
-			}
-		}
-		if len(p.products) >= maxProducts {
-			clear(p.products)
-		}
-	}
-	p.products[productID] = keptProduct{product: pr, at: at}
+	p.products.Put(productID, pr, at)
 	return pr, nil
 }
 
