@@ -116,8 +116,8 @@ func (r *CoinsRepo) FirstCoin(ctx context.Context, gameID uuid.UUID) (coins.Coin
 }
 
 // ApplyMovement implements coins.Repo in one statement (CoinsApplyMovement), which adds the
-// webhook deliveries of its event to the outbox, so a delivery exists if and only if the
-// balance change commits. Outside a transaction it commits by itself: one statement that locks
+// webhook deliveries of its event to the outbox, to the configurations the webhooks module's
+// rule picks (webhook_routes), so a delivery exists if and only if the balance change commits. Outside a transaction it commits by itself: one statement that locks
 // the balance only while it runs (applyQueued).
 func (r *CoinsRepo) ApplyMovement(ctx context.Context, m coins.Movement, typ coins.TxType, event coins.EventType) (coins.Transaction, error) {
 	if r.tx == nil {
