@@ -7,7 +7,6 @@ package cataloguetest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -21,6 +20,7 @@ import (
 	"github.com/rewardsco/rewards/core/catalogue"
 	"github.com/rewardsco/rewards/core/money"
 	"github.com/rewardsco/rewards/core/store"
+	"github.com/rewardsco/rewards/core/store/contract"
 )
 
 // Harness is one catalogue.Repo under test and the rows of other modules its tables refer to.
@@ -37,13 +37,10 @@ type Harness struct {
 
 // Run runs every case of the contract, each on a Harness of its own from open.
 func Run(t *testing.T, open func(t *testing.T) Harness) {
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			h := open(t)
-			c.run(t, bundle{Harness: h, ctx: context.Background(), repo: h.Store.Repo()})
-		})
-	}
+	contract.Run(t, func(t *testing.T) bundle {
+		h := open(t)
+		return bundle{Harness: h, ctx: context.Background(), repo: h.Store.Repo()}
+	}, cases)
 }
 
 type bundle struct {
@@ -129,15 +126,8 @@ func ids(list []catalogue.Reward) []uuid.UUID {
 	return out
 }
 
-var errRollback = errors.New("roll back")
-
-type contractCase struct {
-	name string
-	run  func(t *testing.T, b bundle)
-}
-
-var cases = []contractCase{
-	{"CategoriesUpsertAndMissingCodes", func(t *testing.T, b bundle) {
+var cases = []contract.Case[bundle]{
+	{Name: "CategoriesUpsertAndMissingCodes", Run: func(t *testing.T, b bundle) {
 		created, err := b.repo.UpsertCategory(b.ctx, catalogue.Category{Code: "FOOD", Name: "Food", DisplayOrder: 2})
 		require.NoError(t, err)
 		require.True(t, created)
@@ -154,7 +144,7 @@ var cases = []contractCase{
 		require.NoError(t, err)
 		require.Empty(t, missing)
 	}},
-	{"BrandsUpsertKeepTheirProviderCode", func(t *testing.T, b bundle) {
+	{Name: "BrandsUpsertKeepTheirProviderCode", Run: func(t *testing.T, b bundle) {
 		br := catalogue.Brand{Code: "ACME", Name: "Acme", Description: "Things", LogoURL: "https://cdn.example.com/acme.png",
 			WebsiteURL: "https://acme.example.com", Issuer: "ISSUER", Categories: []string{"FOOD"}, Countries: []string{"IN"},
 			IsActive: true, Translations: catalogue.Translations{"hi": {Name: "एक्मे"}}, ProviderCode: "P-ACME"}
@@ -184,7 +174,7 @@ var cases = []contractCase{
 		_, err = b.repo.BrandByProviderCode(b.ctx, "P-NOPE")
 		require.ErrorIs(t, err, catalogue.ErrBrandNotFound)
 	}},
-	{"RewardsReadBackAsStored", func(t *testing.T, b bundle) {
+	{Name: "RewardsReadBackAsStored", Run: func(t *testing.T, b bundle) {
 		b.brand(t, "ACME")
 		end := time.Date(2031, 5, 4, 3, 2, 1, 123456789, time.UTC)
 		c := coupon("ACME", "10% off")
@@ -218,7 +208,7 @@ var cases = []contractCase{
 		_, err = b.repo.InsertReward(b.ctx, coupon("NOPE", "No brand"), nil)
 		require.Error(t, err, "a reward's brand exists")
 	}},
-	{"RewardPricesReadBackFromTheirColumns", func(t *testing.T, b bundle) {
+	{Name: "RewardPricesReadBackFromTheirColumns", Run: func(t *testing.T, b bundle) {
 		b.brand(t, "ACME")
 		fixed := catalogue.Reward{Type: catalogue.GiftCard, BrandCode: "ACME", Name: "Fixed", IsActive: true, ValueType: catalogue.Fixed,
 			Denominations: []money.Amount{100_00, 500_00}, DiscountPct: 250}
@@ -232,7 +222,7 @@ var cases = []contractCase{
 				[]any{got.MinFace(), got.MaxFace(), got.Faces(), got.DiscountOnMRP(), got.SellingPriceOf(got.MinFace())}, r.Name)
 		}
 	}},
-	{"UpdateKeepsOrReplacesTheSharedCode", func(t *testing.T, b bundle) {
+	{Name: "UpdateKeepsOrReplacesTheSharedCode", Run: func(t *testing.T, b bundle) {
 		b.brand(t, "ACME")
 		b.brand(t, "OTHER")
 		r := b.insert(t, coupon("ACME", "Shared"), []byte("SEALED-1"))
@@ -271,7 +261,7 @@ var cases = []contractCase{
 		_, err = b.repo.UpdateReward(b.ctx, r, nil)
 		require.ErrorIs(t, err, catalogue.ErrRewardNotFound)
 	}},
-	{"LockRewardInATransaction", func(t *testing.T, b bundle) {
+	{Name: "LockRewardInATransaction", Run: func(t *testing.T, b bundle) {
 		b.brand(t, "ACME")
 		r := b.insert(t, coupon("ACME", "Locked"), nil)
 		require.NoError(t, b.Store.InTx(b.ctx, func(repo catalogue.Repo) error {
@@ -301,7 +291,7 @@ var cases = []contractCase{
 		require.Equal(t, int64(4), added[0]+added[1], "two shared codes once, and each one's own")
 		require.Equal(t, int64(4), b.free(t, r.ID))
 	}},
-	{"RolledBackWritesKeepNothing", func(t *testing.T, b bundle) {
+	{Name: "RolledBackWritesKeepNothing", Run: func(t *testing.T, b bundle) {
 		b.brand(t, "ACME")
 		pool := b.insert(t, coupon("ACME", "Pool"), nil)
 		b.add(t, pool.ID, sealed("A", "B"))
@@ -317,14 +307,14 @@ var cases = []contractCase{
 			if _, err := repo.TakeCodes(b.ctx, pool.ID, uuid.New(), 2); err != nil {
 				return err
 			}
-			return errRollback
+			return contract.ErrRollback
 		})
-		require.ErrorIs(t, err, errRollback)
+		require.ErrorIs(t, err, contract.ErrRollback)
 		_, err = b.repo.GetReward(b.ctx, inserted.ID)
 		require.ErrorIs(t, err, catalogue.ErrRewardNotFound)
 		require.Equal(t, int64(2), b.free(t, pool.ID), "the codes taken went back, the code added is gone")
 	}},
-	{"ListRewardsNewestFirstFilteredAndPaged", func(t *testing.T, b bundle) {
+	{Name: "ListRewardsNewestFirstFilteredAndPaged", Run: func(t *testing.T, b bundle) {
 		b.brand(t, "ACME")
 		b.brand(t, "OTHER")
 		var all []catalogue.Reward
@@ -374,7 +364,7 @@ var cases = []contractCase{
 		require.Equal(t, []money.Amount{100_00}, page[1].Denominations, "listed rewards read back as stored")
 		require.Len(t, all, 4)
 	}},
-	{"ProviderProductsAreFoundAndDeactivated", func(t *testing.T, b bundle) {
+	{Name: "ProviderProductsAreFoundAndDeactivated", Run: func(t *testing.T, b bundle) {
 		for _, br := range []catalogue.Brand{
 			{Code: "KEPT", Name: "Kept", IsActive: true, ProviderCode: "P-KEPT"},
 			{Code: "GONE", Name: "Gone", IsActive: true, ProviderCode: "P-GONE"},
@@ -420,7 +410,7 @@ var cases = []contractCase{
 		require.NoError(t, err)
 		require.EqualValues(t, 1, n, "empty lists keep nothing")
 	}},
-	{"PoolCodesAreAddedOnceByFingerprint", func(t *testing.T, b bundle) {
+	{Name: "PoolCodesAreAddedOnceByFingerprint", Run: func(t *testing.T, b bundle) {
 		b.brand(t, "ACME")
 		pool := b.insert(t, coupon("ACME", "Pool"), nil)
 		other := b.insert(t, coupon("ACME", "Other pool"), nil)
@@ -453,7 +443,7 @@ var cases = []contractCase{
 		require.Equal(t, int64(1), b.free(t, other.ID))
 		require.EqualValues(t, 1, b.add(t, pool.ID, sealed("D", "E")), "a taken code still refuses its duplicate")
 	}},
-	{"FreeCodesOfCountsPoolsOnly", func(t *testing.T, b bundle) {
+	{Name: "FreeCodesOfCountsPoolsOnly", Run: func(t *testing.T, b bundle) {
 		b.brand(t, "ACME")
 		pool := b.insert(t, coupon("ACME", "Pool"), nil)
 		empty := b.insert(t, coupon("ACME", "Empty pool"), nil)
@@ -471,7 +461,7 @@ var cases = []contractCase{
 		require.NoError(t, err)
 		require.Empty(t, free)
 	}},
-	{"ConcurrentTakesNeverShareACode", func(t *testing.T, b bundle) {
+	{Name: "ConcurrentTakesNeverShareACode", Run: func(t *testing.T, b bundle) {
 		b.brand(t, "ACME")
 		pool := b.insert(t, coupon("ACME", "Pool"), nil)
 		const codes, takers, each = 30, 8, 5
@@ -502,7 +492,7 @@ var cases = []contractCase{
 		require.Equal(t, all, got, "every code went to one order only")
 		require.Zero(t, b.free(t, pool.ID))
 	}},
-	{"GameRewardSettingsAreSavedAndReplaced", func(t *testing.T, b bundle) {
+	{Name: "GameRewardSettingsAreSavedAndReplaced", Run: func(t *testing.T, b bundle) {
 		b.brand(t, "ACME")
 		r := b.insert(t, coupon("ACME", "Priced"), nil)
 		game, otherGame, coin := b.NewGame(t), b.NewGame(t), uuid.New()
@@ -525,7 +515,7 @@ var cases = []contractCase{
 		require.False(t, got.Hidden)
 		require.Empty(t, got.CoinPrices, "a save replaces the prices")
 	}},
-	{"ShortLinksAreOnePerPlayerAndReward", func(t *testing.T, b bundle) {
+	{Name: "ShortLinksAreOnePerPlayerAndReward", Run: func(t *testing.T, b bundle) {
 		b.brand(t, "ACME")
 		r := b.insert(t, coupon("ACME", "Linked"), nil)
 		game := b.NewGame(t)
@@ -557,7 +547,7 @@ var cases = []contractCase{
 		_, err = b.repo.FollowLink(b.ctx, "nope")
 		require.ErrorIs(t, err, catalogue.ErrLinkNotFound)
 	}},
-	{"VersionMovesWithWhatPlayersSee", func(t *testing.T, b bundle) {
+	{Name: "VersionMovesWithWhatPlayersSee", Run: func(t *testing.T, b bundle) {
 		b.brand(t, "ACME")
 		r := b.insert(t, coupon("ACME", "Versioned"), nil)
 		game := b.NewGame(t)
@@ -613,7 +603,7 @@ var cases = []contractCase{
 			return err
 		})
 	}},
-	{"ProductsUpsertReportsCreated", func(t *testing.T, b bundle) {
+	{Name: "ProductsUpsertReportsCreated", Run: func(t *testing.T, b bundle) {
 		p := catalogue.Product{ID: "SKU-1", Name: "Mug", BrandName: "Acme", Category: "Home", MRP: 500_00, ListingPrice: 450_00,
 			DiscountedListingPrice: 400_00, MaxCoinDiscountPct: 2000, PriceUpdatedAt: time.Now(), IsActive: true}
 		created, err := b.repo.UpsertProduct(b.ctx, p)

@@ -24,6 +24,7 @@ import (
 	"github.com/rewardsco/rewards/core/partner"
 	"github.com/rewardsco/rewards/core/payments"
 	"github.com/rewardsco/rewards/core/store"
+	"github.com/rewardsco/rewards/core/store/contract"
 	"github.com/rewardsco/rewards/core/studio"
 )
 
@@ -47,12 +48,7 @@ type Harness struct {
 
 // Run runs every case of the contract, each on a Harness of its own from open.
 func Run(t *testing.T, open func(t *testing.T) Harness) {
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			c.run(t, setup(t, open))
-		})
-	}
+	contract.Run(t, func(t *testing.T) bundle { return setup(t, open) }, cases)
 }
 
 // bundle is a case's harness with a game and a gift card its orders buy.
@@ -156,15 +152,8 @@ func (b bundle) requireLedgerAddsUp(t *testing.T) map[uuid.UUID]money.Amount {
 	return debits
 }
 
-var errRollback = errors.New("roll back")
-
-type contractCase struct {
-	name string
-	run  func(t *testing.T, b bundle)
-}
-
-var cases = []contractCase{
-	{"WalletOrdersNeverOverdrawUnderConcurrency", func(t *testing.T, b bundle) {
+var cases = []contract.Case[bundle]{
+	{Name: "WalletOrdersNeverOverdrawUnderConcurrency", Run: func(t *testing.T, b bundle) {
 		b.fund(t, 100)
 		const n = 16
 		var (
@@ -197,7 +186,7 @@ var cases = []contractCase{
 		require.NoError(t, err)
 		require.EqualValues(t, 10, total, "a refused order is not kept")
 	}},
-	{"PlacedOrderIsStoredSentWithItsDebit", func(t *testing.T, b bundle) {
+	{Name: "PlacedOrderIsStoredSentWithItsDebit", Run: func(t *testing.T, b bundle) {
 		b.fund(t, 100)
 		o := b.place(t, "one", 30, "")
 		require.Equal(t, orders.Processing, o.Status)
@@ -218,7 +207,7 @@ var cases = []contractCase{
 		require.True(t, debited)
 		require.Equal(t, map[uuid.UUID]money.Amount{o.ID: 30}, b.requireLedgerAddsUp(t))
 	}},
-	{"OrderTheWalletDoesNotCoverKeepsNothing", func(t *testing.T, b bundle) {
+	{Name: "OrderTheWalletDoesNotCoverKeepsNothing", Run: func(t *testing.T, b bundle) {
 		_, err := b.Wallet.PlaceWalletOrder(b.ctx, b.order("no-wallet", 10), "")
 		require.ErrorIs(t, err, partner.ErrInsufficientBalance, "a wallet never funded covers nothing")
 		b.fund(t, 50)
@@ -232,7 +221,7 @@ var cases = []contractCase{
 		require.NoError(t, err)
 		require.True(t, fresh, "the refused order's use of its quote was not kept")
 	}},
-	{"QuoteIsUsedOnce", func(t *testing.T, b bundle) {
+	{Name: "QuoteIsUsedOnce", Run: func(t *testing.T, b bundle) {
 		b.fund(t, 100)
 		first := b.place(t, "first", 10, "quote-1")
 		_, err := b.Wallet.PlaceWalletOrder(b.ctx, b.order("second", 10), "quote-1")
@@ -247,7 +236,7 @@ var cases = []contractCase{
 		require.NoError(t, err)
 		require.True(t, fresh)
 	}},
-	{"TakenClientOrderIDKeepsNothing", func(t *testing.T, b bundle) {
+	{Name: "TakenClientOrderIDKeepsNothing", Run: func(t *testing.T, b bundle) {
 		b.fund(t, 100)
 		first := b.place(t, "same", 10, "")
 		_, err := b.Wallet.PlaceWalletOrder(b.ctx, b.order("same", 20), "")
@@ -255,7 +244,7 @@ var cases = []contractCase{
 		require.Equal(t, money.Amount(90), b.balance(t))
 		require.Equal(t, map[uuid.UUID]money.Amount{first.ID: 10}, b.requireLedgerAddsUp(t))
 	}},
-	{"CreditOncePerReference", func(t *testing.T, b bundle) {
+	{Name: "CreditOncePerReference", Run: func(t *testing.T, b bundle) {
 		credited, err := b.credit(40, "ref-1")
 		require.NoError(t, err)
 		require.True(t, credited)
@@ -278,7 +267,7 @@ var cases = []contractCase{
 		require.NoError(t, err)
 		require.False(t, other, "a reference is the wallet's own")
 	}},
-	{"RefundOncePerOrder", func(t *testing.T, b bundle) {
+	{Name: "RefundOncePerOrder", Run: func(t *testing.T, b bundle) {
 		b.fund(t, 100)
 		o := b.place(t, "refunded", 30, "")
 		refund := func() error {
@@ -300,7 +289,7 @@ var cases = []contractCase{
 		require.True(t, done)
 		b.requireLedgerAddsUp(t)
 	}},
-	{"RolledBackCreditKeepsNothing", func(t *testing.T, b bundle) {
+	{Name: "RolledBackCreditKeepsNothing", Run: func(t *testing.T, b bundle) {
 		err := b.Partner.InTx(b.ctx, func(r partner.Repo) error {
 			if _, err := r.LockWallet(b.ctx, b.game.ID, studio.Test); err != nil {
 				return err
@@ -309,16 +298,16 @@ var cases = []contractCase{
 				BalanceAfter: 5, Reference: "gone"}); err != nil {
 				return err
 			}
-			return errRollback
+			return contract.ErrRollback
 		})
-		require.ErrorIs(t, err, errRollback)
+		require.ErrorIs(t, err, contract.ErrRollback)
 		require.Zero(t, b.balance(t))
 		require.Empty(t, b.entries(t))
 		credited, err := b.credit(5, "gone")
 		require.NoError(t, err)
 		require.True(t, credited, "the rolled-back credit's reference is free")
 	}},
-	{"EntriesPageOldestFirst", func(t *testing.T, b bundle) {
+	{Name: "EntriesPageOldestFirst", Run: func(t *testing.T, b bundle) {
 		for i := range 5 {
 			_, err := b.credit(money.Amount(10*(i+1)), fmt.Sprintf("ref-%d", i))
 			require.NoError(t, err)
@@ -347,7 +336,7 @@ var cases = []contractCase{
 		require.Empty(t, got)
 		require.Equal(t, money.Amount(150), b.balance(t))
 	}},
-	{"ProviderEventIsRecordedOnce", func(t *testing.T, b bundle) {
+	{Name: "ProviderEventIsRecordedOnce", Run: func(t *testing.T, b bundle) {
 		o := b.placed(t)
 		e := payments.Event{ID: "evt-1", Type: payments.SessionPaid, SessionID: "sess-1"}
 		for _, want := range []bool{true, false} {
@@ -362,14 +351,14 @@ var cases = []contractCase{
 			if _, err := b.Partner.WithTx(tx).RecordEvent(b.ctx, "cashfree", studio.Test, payments.Event{ID: "evt-2", Type: e.Type}, nil); err != nil {
 				return err
 			}
-			return errRollback
+			return contract.ErrRollback
 		})
-		require.ErrorIs(t, err, errRollback)
+		require.ErrorIs(t, err, contract.ErrRollback)
 		fresh, err = b.Partner.Repo().RecordEvent(b.ctx, "cashfree", studio.Test, payments.Event{ID: "evt-2", Type: e.Type}, nil)
 		require.NoError(t, err)
 		require.True(t, fresh, "a rolled-back event was not seen")
 	}},
-	{"PaymentCheckIsClaimedOncePerPeriod", func(t *testing.T, b bundle) {
+	{Name: "PaymentCheckIsClaimedOncePerPeriod", Run: func(t *testing.T, b bundle) {
 		o := b.placed(t)
 		for _, c := range []struct {
 			every time.Duration
@@ -383,7 +372,7 @@ var cases = []contractCase{
 		require.NoError(t, err)
 		require.False(t, claimed, "no such order")
 	}},
-	{"BrandsByNameThenCode", func(t *testing.T, b bundle) {
+	{Name: "BrandsByNameThenCode", Run: func(t *testing.T, b bundle) {
 		amazon := b.NewBrand(t, "AMAZON", "Amazon Pay")
 		b.NewBrand(t, "BOOKS_B", "Book Hub")
 		b.NewBrand(t, "BOOKS_A", "Book Hub")
@@ -427,7 +416,7 @@ var cases = []contractCase{
 		require.NoError(t, err)
 		require.False(t, found, "a code is found exactly")
 	}},
-	{"SettingsAndSecrets", func(t *testing.T, b bundle) {
+	{Name: "SettingsAndSecrets", Run: func(t *testing.T, b bundle) {
 		repo := b.Partner.Repo()
 		_, found, err := repo.GetSettings(b.ctx, b.game.ID)
 		require.NoError(t, err)
@@ -456,7 +445,7 @@ var cases = []contractCase{
 		require.NoError(t, err)
 		require.False(t, found, "each environment has its own")
 	}},
-	{"TokenIsFoundOnlyWithItsCurrentKeyAndSecret", func(t *testing.T, b bundle) {
+	{Name: "TokenIsFoundOnlyWithItsCurrentKeyAndSecret", Run: func(t *testing.T, b bundle) {
 		repo := b.Partner.Repo()
 		_, err := repo.PutSettings(b.ctx, partner.Settings{GameID: b.game.ID, Enabled: true, Settlement: orders.Wallet, DiscountPct: 100})
 		require.NoError(t, err)
@@ -500,7 +489,7 @@ var cases = []contractCase{
 		require.NoError(t, err, "on test a token needs no secret while none is set")
 		require.Equal(t, studio.Test, rec.Environment)
 	}},
-	{"TokensAreTrimmedDeletedAndPurged", func(t *testing.T, b bundle) {
+	{Name: "TokensAreTrimmedDeletedAndPurged", Run: func(t *testing.T, b bundle) {
 		repo := b.Partner.Repo()
 		key := b.NewKey(t, b.game.ID, studio.Test)
 		insert := func(hash string, expires time.Time) {
