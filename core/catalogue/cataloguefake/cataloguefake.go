@@ -31,14 +31,11 @@ import (
 
 // Repo is the fake. The zero value is not ready; use New.
 type Repo struct {
-	tab   *memstore.Table[state]
+	*memstore.Table[state]
 	coins coins.Repo
 }
 
-var (
-	_ catalogue.Repo       = (*Repo)(nil)
-	_ memstore.Snapshotter = (*Repo)(nil)
-)
+var _ catalogue.Repo = (*Repo)(nil)
 
 // reward is a reward's row: the reward as it reads back, and its sealed shared code.
 type reward struct {
@@ -82,7 +79,7 @@ type state struct {
 // New returns an empty fake; GetVisibleWithCoin reads coins from coinRepo (nil: it is not
 // called).
 func New(coinRepo coins.Repo) *Repo {
-	return &Repo{coins: coinRepo, tab: memstore.NewTable(state{
+	return &Repo{coins: coinRepo, Table: memstore.NewTable(state{
 		categories: map[string]catalogue.Category{}, brands: map[string]catalogue.Brand{},
 		rewards: map[uuid.UUID]reward{}, pools: map[uuid.UUID][]poolCode{}, products: map[string]catalogue.Product{},
 		games: map[gameKey]catalogue.GameReward{}, links: map[string]link{}, linkCodes: map[linkKey]string{},
@@ -125,13 +122,10 @@ func cloneReward(r catalogue.Reward) catalogue.Reward {
 	return r
 }
 
-// Snapshot implements memstore.Snapshotter.
-func (r *Repo) Snapshot() (restore func()) { return r.tab.Snapshot() }
-
 // Version is the catalogue's version, which moves with every write of what players see.
 func (r *Repo) Version() int64 {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	return st.version
 }
 
@@ -182,8 +176,8 @@ func row(rw catalogue.Reward) catalogue.Reward {
 
 // UpsertCategory implements catalogue.Repo.
 func (r *Repo) UpsertCategory(_ context.Context, c catalogue.Category) (bool, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	_, existed := st.categories[c.Code]
 	c.Translations = translations(c.Translations)
 	st.categories[c.Code] = cloneCategory(c)
@@ -193,8 +187,8 @@ func (r *Repo) UpsertCategory(_ context.Context, c catalogue.Category) (bool, er
 
 // MissingCategories implements catalogue.Repo.
 func (r *Repo) MissingCategories(_ context.Context, codes []string) ([]string, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	missing := []string{}
 	for _, c := range codes {
 		if _, ok := st.categories[c]; !ok {
@@ -206,8 +200,8 @@ func (r *Repo) MissingCategories(_ context.Context, codes []string) ([]string, e
 
 // UpsertBrand implements catalogue.Repo.
 func (r *Repo) UpsertBrand(_ context.Context, b catalogue.Brand) (bool, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	old, existed := st.brands[b.Code]
 	if b.ProviderCode == "" {
 		b.ProviderCode = old.ProviderCode
@@ -227,19 +221,16 @@ func (r *Repo) UpsertBrand(_ context.Context, b catalogue.Brand) (bool, error) {
 
 // GetBrand implements catalogue.Repo.
 func (r *Repo) GetBrand(_ context.Context, code string) (catalogue.Brand, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
-	b, ok := st.brands[code]
-	if !ok {
-		return catalogue.Brand{}, catalogue.ErrBrandNotFound
-	}
-	return cloneBrand(b), nil
+	st := r.Lock()
+	defer r.Unlock()
+	b, err := memstore.Get(st.brands, code, catalogue.ErrBrandNotFound)
+	return cloneBrand(b), err
 }
 
 // BrandByProviderCode implements catalogue.Repo.
 func (r *Repo) BrandByProviderCode(_ context.Context, providerCode string) (catalogue.Brand, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	for _, b := range st.brands {
 		if b.ProviderCode == providerCode && providerCode != "" {
 			return cloneBrand(b), nil
@@ -266,13 +257,13 @@ func (s *state) checkReward(rw catalogue.Reward) error {
 
 // InsertReward implements catalogue.Repo.
 func (r *Repo) InsertReward(_ context.Context, rw catalogue.Reward, sharedCode []byte) (catalogue.Reward, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	rw.ID = uuid.New()
 	if err := st.checkReward(rw); err != nil {
 		return catalogue.Reward{}, fmt.Errorf("insert reward: %w", err)
 	}
-	now := r.tab.Now()
+	now := r.Now()
 	rw.CreatedAt, rw.UpdatedAt, rw.HasSharedCode = now, now, sharedCode != nil
 	st.rewards[rw.ID] = reward{r: row(rw), shared: bytes.Clone(sharedCode)}
 	st.version++
@@ -280,13 +271,10 @@ func (r *Repo) InsertReward(_ context.Context, rw catalogue.Reward, sharedCode [
 }
 
 func (r *Repo) getReward(id uuid.UUID) (catalogue.Reward, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
-	rw, ok := st.rewards[id]
-	if !ok {
-		return catalogue.Reward{}, catalogue.ErrRewardNotFound
-	}
-	return cloneReward(rw.r), nil
+	st := r.Lock()
+	defer r.Unlock()
+	rw, err := memstore.Get(st.rewards, id, catalogue.ErrRewardNotFound)
+	return cloneReward(rw.r), err
 }
 
 // LockReward implements catalogue.Repo: the runner runs one transaction at a time.
@@ -301,8 +289,8 @@ func (r *Repo) GetReward(_ context.Context, id uuid.UUID) (catalogue.Reward, err
 
 // RewardByProviderProduct implements catalogue.Repo.
 func (r *Repo) RewardByProviderProduct(_ context.Context, productID string) (catalogue.Reward, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	for _, rw := range st.rewards {
 		if productID != "" && rw.r.ProviderProductID == productID {
 			return cloneReward(rw.r), nil
@@ -314,11 +302,11 @@ func (r *Repo) RewardByProviderProduct(_ context.Context, productID string) (cat
 // UpdateReward implements catalogue.Repo. The provider product stays the one the reward was
 // imported as.
 func (r *Repo) UpdateReward(_ context.Context, rw catalogue.Reward, sharedCode []byte) (catalogue.Reward, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
-	old, ok := st.rewards[rw.ID]
-	if !ok {
-		return catalogue.Reward{}, catalogue.ErrRewardNotFound
+	st := r.Lock()
+	defer r.Unlock()
+	old, err := memstore.Get(st.rewards, rw.ID, catalogue.ErrRewardNotFound)
+	if err != nil {
+		return catalogue.Reward{}, err
 	}
 	if err := st.checkReward(rw); err != nil {
 		return catalogue.Reward{}, fmt.Errorf("update reward %s: %w", rw.ID, err)
@@ -330,7 +318,7 @@ func (r *Repo) UpdateReward(_ context.Context, rw catalogue.Reward, sharedCode [
 			shared = bytes.Clone(sharedCode)
 		}
 	}
-	rw.CreatedAt, rw.UpdatedAt, rw.HasSharedCode = old.r.CreatedAt, r.tab.Now(), shared != nil
+	rw.CreatedAt, rw.UpdatedAt, rw.HasSharedCode = old.r.CreatedAt, r.Now(), shared != nil
 	stored := rw
 	stored.ProviderProductID = old.r.ProviderProductID
 	st.rewards[rw.ID] = reward{r: row(stored), shared: shared}
@@ -341,8 +329,8 @@ func (r *Repo) UpdateReward(_ context.Context, rw catalogue.Reward, sharedCode [
 // ListRewards implements catalogue.Repo: newest first (then by id), and the total of the
 // filter, which a page past the end reports as 0 (as the window count of no rows does).
 func (r *Repo) ListRewards(_ context.Context, f catalogue.AdminFilter) ([]catalogue.Reward, int64, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	var all []catalogue.Reward
 	for _, rw := range st.rewards {
 		if (f.Type == "" || rw.r.Type == f.Type) && (f.BrandCode == "" || rw.r.BrandCode == f.BrandCode) &&
@@ -364,9 +352,9 @@ func (r *Repo) ListRewards(_ context.Context, f catalogue.AdminFilter) ([]catalo
 
 // DeactivateProviderRewards implements catalogue.Repo.
 func (r *Repo) DeactivateProviderRewards(_ context.Context, keepProducts, keepBrands []string) (int64, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
-	now := r.tab.Now()
+	st := r.Lock()
+	defer r.Unlock()
+	now := r.Now()
 	var n int64
 	for id, rw := range st.rewards {
 		if rw.r.ProviderProductID != "" && rw.r.IsActive && !slices.Contains(keepProducts, rw.r.ProviderProductID) {
@@ -387,8 +375,8 @@ func (r *Repo) DeactivateProviderRewards(_ context.Context, keepProducts, keepBr
 
 // AddCodes implements catalogue.Repo.
 func (r *Repo) AddCodes(_ context.Context, rewardID uuid.UUID, codes []catalogue.SealedCode) (int64, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	if _, ok := st.rewards[rewardID]; !ok {
 		return 0, fmt.Errorf("add codes: no reward %s", rewardID)
 	}
@@ -422,15 +410,15 @@ func free(pool []poolCode) int64 {
 
 // FreeCodes implements catalogue.Repo.
 func (r *Repo) FreeCodes(_ context.Context, rewardID uuid.UUID) (int64, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	return free(st.pools[rewardID]), nil
 }
 
 // FreeCodesOf implements catalogue.Repo.
 func (r *Repo) FreeCodesOf(_ context.Context, ids []uuid.UUID) (map[uuid.UUID]int64, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	out := map[uuid.UUID]int64{}
 	for _, id := range ids {
 		if rw, ok := st.rewards[id]; ok && rw.r.IsPool() {
@@ -443,8 +431,8 @@ func (r *Repo) FreeCodesOf(_ context.Context, ids []uuid.UUID) (map[uuid.UUID]in
 // TakeCodes implements catalogue.Repo: the first n free codes, in the order they were added.
 // The codes come back without their fingerprints, as the statement returns them.
 func (r *Repo) TakeCodes(_ context.Context, rewardID, orderID uuid.UUID, n int) ([]catalogue.SealedCode, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	pool := st.pools[rewardID]
 	out := []catalogue.SealedCode{}
 	for i := range pool {
@@ -462,8 +450,8 @@ func (r *Repo) TakeCodes(_ context.Context, rewardID, orderID uuid.UUID, n int) 
 
 // SharedCode implements catalogue.Repo.
 func (r *Repo) SharedCode(_ context.Context, rewardID uuid.UUID) ([]byte, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	rw, ok := st.rewards[rewardID]
 	if !ok || rw.shared == nil {
 		return nil, catalogue.ErrRewardNotFound.Withf("this coupon has no shared code")
@@ -473,16 +461,16 @@ func (r *Repo) SharedCode(_ context.Context, rewardID uuid.UUID) ([]byte, error)
 
 // RecordOrder implements catalogue.Repo.
 func (r *Repo) RecordOrder(_ context.Context, rewardID uuid.UUID, at time.Time) error {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	st.orders[orderKey{reward: rewardID, day: at.Format(time.DateOnly)}]++
 	return nil
 }
 
 // UpsertProduct implements catalogue.Repo.
 func (r *Repo) UpsertProduct(_ context.Context, p catalogue.Product) (bool, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	_, existed := st.products[p.ID]
 	p.PriceUpdatedAt = memstore.PGTime(p.PriceUpdatedAt)
 	st.products[p.ID] = p
@@ -491,8 +479,8 @@ func (r *Repo) UpsertProduct(_ context.Context, p catalogue.Product) (bool, erro
 
 // GameReward implements catalogue.Repo.
 func (r *Repo) GameReward(_ context.Context, gameID, rewardID uuid.UUID) (catalogue.GameReward, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	g, ok := st.games[gameKey{game: gameID, reward: rewardID}]
 	if !ok {
 		return catalogue.GameReward{GameID: gameID, RewardID: rewardID}, nil
@@ -503,8 +491,8 @@ func (r *Repo) GameReward(_ context.Context, gameID, rewardID uuid.UUID) (catalo
 
 // SaveGameReward implements catalogue.Repo.
 func (r *Repo) SaveGameReward(_ context.Context, g catalogue.GameReward) error {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	if _, ok := st.rewards[g.RewardID]; !ok {
 		return fmt.Errorf("save game reward: no reward %s", g.RewardID)
 	}
@@ -522,11 +510,11 @@ func (r *Repo) GetVisibleWithCoin(ctx context.Context, q catalogue.ListQuery, id
 	if err != nil {
 		return catalogue.Listed{}, coins.Coin{}, err
 	}
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
-	rw, ok := st.rewards[id]
-	if !ok {
-		return catalogue.Listed{}, coin, catalogue.ErrRewardNotFound
+	st := r.Lock()
+	defer r.Unlock()
+	rw, err := memstore.Get(st.rewards, id, catalogue.ErrRewardNotFound)
+	if err != nil {
+		return catalogue.Listed{}, coin, err
 	}
 	b := st.brands[rw.r.BrandCode]
 	g := st.games[gameKey{game: q.GameID, reward: id}]
@@ -542,8 +530,8 @@ func (r *Repo) GetVisibleWithCoin(ctx context.Context, q catalogue.ListQuery, id
 
 // ShortLink implements catalogue.Repo.
 func (r *Repo) ShortLink(_ context.Context, playerID, rewardID uuid.UUID, code string) (string, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	k := linkKey{player: playerID, reward: rewardID}
 	if have, ok := st.linkCodes[k]; ok {
 		return have, nil
@@ -560,11 +548,11 @@ func (r *Repo) ShortLink(_ context.Context, playerID, rewardID uuid.UUID, code s
 
 // FollowLink implements catalogue.Repo.
 func (r *Repo) FollowLink(_ context.Context, code string) (string, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
-	l, ok := st.links[code]
-	if !ok {
-		return "", catalogue.ErrLinkNotFound
+	st := r.Lock()
+	defer r.Unlock()
+	l, err := memstore.Get(st.links, code, catalogue.ErrLinkNotFound)
+	if err != nil {
+		return "", err
 	}
 	l.clicks++
 	st.links[code] = l
@@ -573,14 +561,14 @@ func (r *Repo) FollowLink(_ context.Context, code string) (string, error) {
 
 // Clicks returns how many times the link of code was followed.
 func (r *Repo) Clicks(code string) int64 {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	return st.links[code].clicks
 }
 
 // Orders returns the orders of a reward RecordOrder counted on the day of at.
 func (r *Repo) Orders(rewardID uuid.UUID, at time.Time) int64 {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	return st.orders[orderKey{reward: rewardID, day: at.Format(time.DateOnly)}]
 }

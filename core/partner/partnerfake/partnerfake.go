@@ -37,14 +37,11 @@ import (
 
 // Repo is the fake. The zero value is not ready; use New.
 type Repo struct {
-	tab    *memstore.Table[state]
+	*memstore.Table[state]
 	orders orders.Repo
 }
 
-var (
-	_ partner.Repo         = (*Repo)(nil)
-	_ memstore.Snapshotter = (*Repo)(nil)
-)
+var _ partner.Repo = (*Repo)(nil)
 
 // wallet is one game's environment: a wallet, a client secret, the tokens.
 type wallet struct {
@@ -81,7 +78,7 @@ type state struct {
 // New returns an empty fake whose WALLET orders are stored in orderRepo (register both with one
 // runner); ClaimPaymentCheck finds orders there too.
 func New(orderRepo orders.Repo) *Repo {
-	return &Repo{orders: orderRepo, tab: memstore.NewTable(state{
+	return &Repo{orders: orderRepo, Table: memstore.NewTable(state{
 		games: map[uuid.UUID]studio.Game{}, keys: map[string]apiKey{}, settings: map[uuid.UUID]partner.Settings{},
 		secrets: map[wallet][]byte{}, tokens: map[string]token{}, balances: map[wallet]money.Amount{},
 		checked: map[uuid.UUID]time.Time{}, quotes: map[string]uuid.UUID{}, events: map[event]bool{},
@@ -103,27 +100,24 @@ func cloneEntry(e partner.Entry) partner.Entry {
 	return e
 }
 
-// Snapshot implements memstore.Snapshotter.
-func (r *Repo) Snapshot() (restore func()) { return r.tab.Snapshot() }
-
 // AddGame adds a game, which tokens are found with.
 func (r *Repo) AddGame(g studio.Game) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	st.games[g.ID] = g
 }
 
 // SetKey adds an API key of a game's environment by its hash, as the studio module issues one.
 func (r *Repo) SetKey(gameID uuid.UUID, env studio.Environment, hash []byte) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	st.keys[string(hash)] = apiKey{wallet: wallet{gameID, env}}
 }
 
 // RevokeKeys revokes every API key of a game's environment, as a rotation does.
 func (r *Repo) RevokeKeys(gameID uuid.UUID, env studio.Environment) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	for h, k := range st.keys {
 		if k.wallet == (wallet{gameID, env}) {
 			k.revoked = true
@@ -134,48 +128,48 @@ func (r *Repo) RevokeKeys(gameID uuid.UUID, env studio.Environment) {
 
 // AddBrand adds a gift card partners can buy.
 func (r *Repo) AddBrand(b partner.Brand) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	st.brands = append(st.brands, b)
 }
 
 // PutSettings implements partner.Repo.
 func (r *Repo) PutSettings(_ context.Context, s partner.Settings) (partner.Settings, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
-	s.UpdatedAt = r.tab.Now()
+	st := r.Lock()
+	defer r.Unlock()
+	s.UpdatedAt = r.Now()
 	st.settings[s.GameID] = s
 	return s, nil
 }
 
 // GetSettings implements partner.Repo.
 func (r *Repo) GetSettings(_ context.Context, gameID uuid.UUID) (partner.Settings, bool, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	s, ok := st.settings[gameID]
 	return s, ok, nil
 }
 
 // PutSecret implements partner.Repo.
 func (r *Repo) PutSecret(_ context.Context, gameID uuid.UUID, env studio.Environment, hash []byte) error {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	st.secrets[wallet{gameID, env}] = bytes.Clone(hash)
 	return nil
 }
 
 // SecretHash implements partner.Repo.
 func (r *Repo) SecretHash(_ context.Context, gameID uuid.UUID, env studio.Environment) ([]byte, bool, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	h, ok := st.secrets[wallet{gameID, env}]
 	return bytes.Clone(h), ok, nil
 }
 
 // DeleteTokens implements partner.Repo.
 func (r *Repo) DeleteTokens(_ context.Context, gameID uuid.UUID, env studio.Environment) error {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	maps.DeleteFunc(st.tokens, func(_ string, t token) bool { return t.GameID == gameID && t.Environment == env })
 	return nil
 }
@@ -185,8 +179,8 @@ func (r *Repo) LockTokens(context.Context, uuid.UUID, studio.Environment) error 
 
 // TrimTokens implements partner.Repo: newest first by creation, then by hash.
 func (r *Repo) TrimTokens(_ context.Context, gameID uuid.UUID, env studio.Environment, keep int) error {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	var list []token
 	for _, t := range st.tokens {
 		if t.GameID == gameID && t.Environment == env {
@@ -204,14 +198,14 @@ func (r *Repo) TrimTokens(_ context.Context, gameID uuid.UUID, env studio.Enviro
 
 // InsertToken implements partner.Repo.
 func (r *Repo) InsertToken(_ context.Context, g partner.TokenGrant) error {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	if _, dup := st.tokens[string(g.Hash)]; dup {
 		return errors.New("insert partner token: duplicate key")
 	}
 	g.Hash, g.KeyHash, g.SecretHash = bytes.Clone(g.Hash), bytes.Clone(g.KeyHash), bytes.Clone(g.SecretHash)
 	g.ExpiresAt = memstore.PGTime(g.ExpiresAt)
-	st.tokens[string(g.Hash)] = token{TokenGrant: g, createdAt: r.tab.Now()}
+	st.tokens[string(g.Hash)] = token{TokenGrant: g, createdAt: r.Now()}
 	return nil
 }
 
@@ -219,11 +213,11 @@ func (r *Repo) InsertToken(_ context.Context, g partner.TokenGrant) error {
 // environment's, unrevoked; its client secret must be the current one (none when none is set),
 // and a live token must have one. Its expiry is the caller's to check.
 func (r *Repo) FindToken(_ context.Context, hash []byte) (partner.TokenRecord, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
-	t, ok := st.tokens[string(hash)]
-	if !ok {
-		return partner.TokenRecord{}, partner.ErrTokenInvalid
+	st := r.Lock()
+	defer r.Unlock()
+	t, err := memstore.Get(st.tokens, string(hash), partner.ErrTokenInvalid)
+	if err != nil {
+		return partner.TokenRecord{}, err
 	}
 	w := wallet{t.GameID, t.Environment}
 	g, game := st.games[t.GameID]
@@ -245,9 +239,9 @@ func (r *Repo) FindToken(_ context.Context, hash []byte) (partner.TokenRecord, e
 
 // PurgeTokens implements partner.Repo.
 func (r *Repo) PurgeTokens(_ context.Context, batch int) (int64, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
-	now := r.tab.Now()
+	st := r.Lock()
+	defer r.Unlock()
+	now := r.Now()
 	var n int64
 	for h, t := range st.tokens {
 		if n < int64(batch) && t.ExpiresAt.Before(now) {
@@ -260,8 +254,8 @@ func (r *Repo) PurgeTokens(_ context.Context, batch int) (int64, error) {
 
 // LockWallet implements partner.Repo.
 func (r *Repo) LockWallet(_ context.Context, gameID uuid.UUID, env studio.Environment) (money.Amount, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	w := wallet{gameID, env}
 	if _, ok := st.balances[w]; !ok {
 		st.balances[w] = 0
@@ -271,17 +265,17 @@ func (r *Repo) LockWallet(_ context.Context, gameID uuid.UUID, env studio.Enviro
 
 // Wallet implements partner.Repo.
 func (r *Repo) Wallet(_ context.Context, gameID uuid.UUID, env studio.Environment) (money.Amount, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	return st.balances[wallet{gameID, env}], nil
 }
 
 // Apply implements partner.Repo. As PostgreSQL's, the entry it returns has its id but not its
 // time.
 func (r *Repo) Apply(_ context.Context, e partner.Entry) (partner.Entry, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
-	if err := st.add(r.tab.Now(), &e); err != nil {
+	st := r.Lock()
+	defer r.Unlock()
+	if err := st.add(r.Now(), &e); err != nil {
 		return partner.Entry{}, fmt.Errorf("record a wallet %s: %w", e.Kind, err)
 	}
 	e.CreatedAt = time.Time{}
@@ -315,14 +309,14 @@ func (st *state) add(now time.Time, e *partner.Entry) error {
 
 // debit debits a wallet by amount for an order, as the PostgreSQL adapter's debitWallet does.
 func (r *Repo) debit(gameID uuid.UUID, env studio.Environment, orderID uuid.UUID, amount money.Amount) error {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	bal, ok := st.balances[wallet{gameID, env}]
 	if !ok || bal < amount {
 		return partner.ErrInsufficientBalance
 	}
 	e := partner.Entry{GameID: gameID, Environment: env, Kind: partner.Debit, Amount: -amount, BalanceAfter: bal - amount, OrderID: &orderID}
-	if err := st.add(r.tab.Now(), &e); err != nil {
+	if err := st.add(r.Now(), &e); err != nil {
 		return fmt.Errorf("debit the wallet: %w", err)
 	}
 	return nil
@@ -330,8 +324,8 @@ func (r *Repo) debit(gameID uuid.UUID, env studio.Environment, orderID uuid.UUID
 
 // CreditExists implements partner.Repo.
 func (r *Repo) CreditExists(_ context.Context, gameID uuid.UUID, env studio.Environment, reference string) (bool, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	return slices.ContainsFunc(st.entries, func(e partner.Entry) bool {
 		return e.GameID == gameID && e.Environment == env && e.Kind == partner.Credit && e.Reference == reference
 	}), nil
@@ -339,8 +333,8 @@ func (r *Repo) CreditExists(_ context.Context, gameID uuid.UUID, env studio.Envi
 
 // OrderEntryExists implements partner.Repo.
 func (r *Repo) OrderEntryExists(_ context.Context, orderID uuid.UUID, kind partner.EntryKind) (bool, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	return slices.ContainsFunc(st.entries, func(e partner.Entry) bool {
 		return e.OrderID != nil && *e.OrderID == orderID && e.Kind == kind
 	}), nil
@@ -359,15 +353,15 @@ func (st *state) walletEntries(gameID uuid.UUID, env studio.Environment) []partn
 
 // Entries implements partner.Repo.
 func (r *Repo) Entries(_ context.Context, gameID uuid.UUID, env studio.Environment) ([]partner.Entry, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	return orEmpty(st.walletEntries(gameID, env)), nil
 }
 
 // EntriesPage implements partner.Repo.
 func (r *Repo) EntriesPage(_ context.Context, gameID uuid.UUID, env studio.Environment, limit, offset int) ([]partner.Entry, int64, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	all := st.walletEntries(gameID, env)
 	return orEmpty(page(all, limit, offset)), int64(len(all)), nil
 }
@@ -390,8 +384,8 @@ func orEmpty[T any](list []T) []T {
 // that contains it, whatever the case. As with PostgreSQL's count(*) OVER (), a page past the
 // last brand has no total.
 func (r *Repo) Brands(_ context.Context, q partner.BrandQuery) ([]partner.Brand, int64, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	search := strings.ToLower(q.Search)
 	var list []partner.Brand
 	for _, b := range st.brands {
@@ -409,8 +403,8 @@ func (r *Repo) Brands(_ context.Context, q partner.BrandQuery) ([]partner.Brand,
 
 // Brand implements partner.Repo.
 func (r *Repo) Brand(_ context.Context, code string) (partner.Brand, bool, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	i := slices.IndexFunc(st.brands, func(b partner.Brand) bool { return b.Code == code })
 	if i < 0 {
 		return partner.Brand{}, false, nil
@@ -425,9 +419,9 @@ func (r *Repo) ClaimPaymentCheck(ctx context.Context, orderID uuid.UUID, every t
 	} else if err != nil {
 		return false, err
 	}
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
-	now := r.tab.Now()
+	st := r.Lock()
+	defer r.Unlock()
+	now := r.Now()
 	if last, ok := st.checked[orderID]; ok && last.After(now.Add(-every)) {
 		return false, nil
 	}
@@ -437,8 +431,8 @@ func (r *Repo) ClaimPaymentCheck(ctx context.Context, orderID uuid.UUID, every t
 
 // UseQuote implements partner.Repo.
 func (r *Repo) UseQuote(_ context.Context, quoteID string, orderID uuid.UUID) (bool, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	if _, used := st.quotes[quoteID]; used {
 		return false, nil
 	}
@@ -448,8 +442,8 @@ func (r *Repo) UseQuote(_ context.Context, quoteID string, orderID uuid.UUID) (b
 
 // RecordEvent implements partner.Repo: once per provider and event id.
 func (r *Repo) RecordEvent(_ context.Context, provider string, _ studio.Environment, e payments.Event, _ *uuid.UUID) (bool, error) {
-	st := r.tab.Lock()
-	defer r.tab.Unlock()
+	st := r.Lock()
+	defer r.Unlock()
 	k := event{provider, e.ID}
 	if st.events[k] {
 		return false, nil
