@@ -6,7 +6,7 @@
 //
 // What it does not do: it cannot see the other modules' tables, so it checks no foreign key to
 // games or players, and ApplyMovement records the coin event but does not fan it out to webhook
-// deliveries (the webhooks module's tables); see webhooksfake.Repo.AddDelivery for that side.
+// deliveries (the webhooks module's tables); webhooksfake.Repo.Publish routes an event by the same rule.
 //
 // coinstest.Run is the contract it passes with PostgreSQL; its package comment lists where the
 // two still differ.
