@@ -5,31 +5,12 @@ import (
 	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
-	"github.com/google/uuid"
 
 	"github.com/rewardsco/rewards/adapters/httpapi"
 	tp "github.com/rewardsco/rewards/adapters/httpapi/touchpointsapi"
-	"github.com/rewardsco/rewards/core/errs"
 	"github.com/rewardsco/rewards/core/members"
 	"github.com/rewardsco/rewards/core/touchpoints"
 )
-
-// toPlacementBody is a placement in the shape of the operator API's.
-func toPlacementBody(p touchpoints.Placement) tp.PlacementBody {
-	b := tp.PlacementBody{ID: p.ID.String(), GameID: p.GameID.String(), Environment: string(p.Environment), Screen: p.Screen,
-		Type: string(p.Type), IsActive: p.IsActive, UpdatedAt: p.UpdatedAt.UTC(),
-		Asset: tp.PlacementAssetBody{Source: p.Asset.Source, PresetID: p.Asset.PresetID, ImageURL: p.Asset.ImageURL,
-			Orientation: p.Asset.Orientation, Width: p.Asset.Width, Height: p.Asset.Height},
-		Item: tp.PlacementItemBody{ProductID: p.ProductID}}
-	if p.RewardID != nil {
-		b.Item.RewardID = p.RewardID.String()
-	}
-	if p.Rule != nil {
-		r := tp.RuleBody(*p.Rule)
-		b.Item.Rule = &r
-	}
-	return b
-}
 
 // PlacementsBody lists a game's placements of an environment.
 type PlacementsBody struct {
@@ -52,35 +33,26 @@ type DiffBody struct {
 }
 
 func toDiffBody(d touchpoints.Diff) DiffBody {
-	b := DiffBody{Added: httpapi.Map(d.Added, toPlacementBody), Removed: httpapi.Map(d.Removed, toPlacementBody),
+	b := DiffBody{Added: httpapi.Map(d.Added, tp.ToPlacementBody), Removed: httpapi.Map(d.Removed, tp.ToPlacementBody),
 		Changed: make([]PlacementChangeBody, 0, len(d.Changed)), Version: d.Version}
 	for _, c := range d.Changed {
 		fields := c.Fields
 		if fields == nil {
 			fields = []string{}
 		}
-		b.Changed = append(b.Changed, PlacementChangeBody{Test: toPlacementBody(c.Test), Live: toPlacementBody(c.Live), Fields: fields})
+		b.Changed = append(b.Changed, PlacementChangeBody{Test: tp.ToPlacementBody(c.Test), Live: tp.ToPlacementBody(c.Live), Fields: fields})
 	}
 	return b
 }
 
-// placementFields are what a placement is made of.
-type placementFields struct {
-	Screen   string                `json:"screen" maxLength:"64" doc:"Screen; only home" example:"home"`
-	Type     string                `json:"type" enum:"product,coupon,gift-card" doc:"Kind of offer"`
-	Asset    tp.PlacementAssetBody `json:"asset"`
-	Item     tp.PlacementItemBody  `json:"item"`
-	IsActive *bool                 `json:"isActive,omitempty" doc:"Default true"`
-}
-
 type createPlacementInput struct {
 	PlacementsPath
-	Body placementFields `doc:"The placement"`
+	Body tp.PlacementFields `doc:"The placement"`
 }
 
 type putPlacementInput struct {
 	PutPlacementPath
-	Body placementFields `doc:"The placement"`
+	Body tp.PlacementFields `doc:"The placement"`
 }
 
 type promoteInput struct {
@@ -136,37 +108,18 @@ func (a *api) registerPlacements() {
 
 func (a *api) listPlacements(ctx context.Context, s scope, _ *GameEnvPath) (PlacementsBody, error) {
 	list, err := a.console.Placements(ctx, s.p, s.game, s.env)
-	return PlacementsBody{Placements: httpapi.Map(list, toPlacementBody)}, err
-}
-
-func toCorePlacement(id uuid.UUID, b placementFields) (touchpoints.Placement, error) {
-	p := touchpoints.Placement{ID: id, Screen: b.Screen, Type: touchpoints.ItemType(b.Type), ProductID: b.Item.ProductID,
-		IsActive: b.IsActive == nil || *b.IsActive,
-		Asset: touchpoints.Asset{Source: b.Asset.Source, PresetID: b.Asset.PresetID, ImageURL: b.Asset.ImageURL,
-			Orientation: b.Asset.Orientation, Width: b.Asset.Width, Height: b.Asset.Height}}
-	if b.Item.RewardID != "" {
-		rid, err := uuid.Parse(b.Item.RewardID)
-		if err != nil {
-			return p, errs.Invalidf("item.rewardId must be a UUID")
-		}
-		p.RewardID = &rid
-	}
-	if b.Item.Rule != nil {
-		r := touchpoints.Rule(*b.Item.Rule)
-		p.Rule = &r
-	}
-	return p, nil
+	return PlacementsBody{Placements: httpapi.Map(list, tp.ToPlacementBody)}, err
 }
 
 // putPlacement creates the placement s.id (a new id when it is uuid.Nil) or replaces it; true
 // when it created it.
-func (a *api) putPlacement(ctx context.Context, s scope, b placementFields) (tp.PlacementBody, bool, error) {
-	p, err := toCorePlacement(s.id, b)
+func (a *api) putPlacement(ctx context.Context, s scope, b tp.PlacementFields) (tp.PlacementBody, bool, error) {
+	p, err := tp.ToCorePlacement(s.id, b)
 	if err != nil {
 		return tp.PlacementBody{}, false, err
 	}
 	p, created, err := a.console.PutPlacement(ctx, s.p, s.game, s.env, p)
-	return toPlacementBody(p), created, err
+	return tp.ToPlacementBody(p), created, err
 }
 
 func (a *api) promote(ctx context.Context, s scope, in *promoteInput) (DiffBody, error) {

@@ -584,7 +584,8 @@ type PlacementBody struct {
 	UpdatedAt   time.Time          `json:"updatedAt" doc:"Last change"`
 }
 
-func toPlacementBody(p touchpoints.Placement) PlacementBody {
+// ToPlacementBody is a placement as the operator and studio APIs show it.
+func ToPlacementBody(p touchpoints.Placement) PlacementBody {
 	b := PlacementBody{ID: p.ID.String(), GameID: p.GameID.String(), Environment: string(p.Environment), Screen: p.Screen,
 		Type: string(p.Type), IsActive: p.IsActive, UpdatedAt: p.UpdatedAt.UTC(),
 		Asset: PlacementAssetBody{Source: p.Asset.Source, PresetID: p.Asset.PresetID, ImageURL: p.Asset.ImageURL,

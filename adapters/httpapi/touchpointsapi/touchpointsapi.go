@@ -204,13 +204,18 @@ type putPlacementInput struct {
 	GamePath
 	Environment string `path:"environment" enum:"live,test" doc:"Environment"`
 	PlacementID string `path:"placementId" maxLength:"64" doc:"Placement id, chosen by the caller: a UUID (404 PLACEMENT_NOT_FOUND otherwise)"`
-	Body        struct {
-		Screen   string             `json:"screen" maxLength:"64" doc:"Screen; only home" example:"home"`
-		Type     string             `json:"type" enum:"product,coupon,gift-card" doc:"Kind of offer"`
-		Asset    PlacementAssetBody `json:"asset"`
-		Item     PlacementItemBody  `json:"item"`
-		IsActive *bool              `json:"isActive,omitempty" doc:"Default true"`
-	}
+	// Body embeds the fields in an unnamed struct, which the document names after the operation.
+	Body struct{ PlacementFields }
+}
+
+// PlacementFields are what a placement is made of, as a request sends them; the studio API
+// takes them too.
+type PlacementFields struct {
+	Screen   string             `json:"screen" maxLength:"64" doc:"Screen; only home" example:"home"`
+	Type     string             `json:"type" enum:"product,coupon,gift-card" doc:"Kind of offer"`
+	Asset    PlacementAssetBody `json:"asset"`
+	Item     PlacementItemBody  `json:"item"`
+	IsActive *bool              `json:"isActive,omitempty" doc:"Default true"`
 }
 
 type placementOutput = httpapi.Put[PlacementBody]
@@ -353,17 +358,19 @@ func (h handlers) putPlacement(ctx context.Context, in *putPlacementInput) (*pla
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
-	p, err := toCorePlacement(gameID, id, in)
+	p, err := ToCorePlacement(id, in.Body.PlacementFields)
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
+	p.GameID, p.Environment = gameID, studio.Environment(in.Environment)
 	p, created, err := h.svc.PutPlacement(ctx, p)
-	return httpapi.ReplyPut(ctx, p, created, err, toPlacementBody)
+	return httpapi.ReplyPut(ctx, p, created, err, ToPlacementBody)
 }
 
-func toCorePlacement(gameID, id uuid.UUID, in *putPlacementInput) (touchpoints.Placement, error) {
-	b := in.Body
-	p := touchpoints.Placement{ID: id, GameID: gameID, Environment: studio.Environment(in.Environment), Screen: b.Screen,
+// ToCorePlacement is the placement id made of b, without its game and environment (which the
+// path names); a rewardId that is not a UUID is invalid.
+func ToCorePlacement(id uuid.UUID, b PlacementFields) (touchpoints.Placement, error) {
+	p := touchpoints.Placement{ID: id, Screen: b.Screen,
 		Type: touchpoints.ItemType(b.Type), ProductID: b.Item.ProductID, IsActive: b.IsActive == nil || *b.IsActive,
 		Asset: touchpoints.Asset{Source: b.Asset.Source, PresetID: b.Asset.PresetID, ImageURL: b.Asset.ImageURL,
 			Orientation: b.Asset.Orientation, Width: b.Asset.Width, Height: b.Asset.Height}}
@@ -406,7 +413,7 @@ func placementsAnswer(ctx context.Context, list []touchpoints.Placement, err err
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
 	out := &placementsOutput{}
-	out.Body.Placements = httpapi.Map(list, toPlacementBody)
+	out.Body.Placements = httpapi.Map(list, ToPlacementBody)
 	return out, nil
 }
 
