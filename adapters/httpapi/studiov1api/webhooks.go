@@ -11,44 +11,20 @@ import (
 	wh "github.com/rewardsco/rewards/adapters/httpapi/webhooksapi"
 	"github.com/rewardsco/rewards/core/members"
 	"github.com/rewardsco/rewards/core/money"
-	"github.com/rewardsco/rewards/core/studio"
 	"github.com/rewardsco/rewards/core/webhooks"
 )
 
 // The bodies are those of /studio-webhooks, bare.
 
+// toConfigBody is c as /studio-webhooks shows it, with [] for no events or reasons.
 func toConfigBody(c webhooks.Config) wh.WebhookConfigBody {
-	e := "DEVELOPMENT"
-	if c.Environment == studio.Live {
-		e = "PRODUCTION"
-	}
-	secret := c.MaskedSecret()
-	if c.Secret != "" {
-		secret = c.Secret
-	}
-	b := wh.WebhookConfigBody{ID: c.ID, StudioID: c.StudioID, WebhookURL: c.URL, SubscribedEvents: c.SubscribedEvents,
-		ExcludedReasons: c.ExcludedReasons, Environment: e, IsActive: c.IsActive, SigningSecret: secret, CreatedAt: c.CreatedAt}
+	b := wh.ToWebhookConfigBody(c)
 	if b.SubscribedEvents == nil {
 		b.SubscribedEvents = []string{}
 	}
 	if b.ExcludedReasons == nil {
 		b.ExcludedReasons = []string{}
 	}
-	if c.DisabledReason != "" {
-		reason := c.DisabledReason
-		b.DisabledReason = &reason
-	}
-	if c.PartnerWalletLowThreshold != nil {
-		u := c.PartnerWalletLowThreshold.Units()
-		b.PartnerWalletLowThreshold = &u
-	}
-	return b
-}
-
-func toDeliveryBody(d webhooks.Delivery) wh.DeliveryBody {
-	b := wh.DeliveryBody{ID: d.ID, EventID: d.EventID, ConfigID: d.ConfigID, AttemptNumber: d.AttemptNumber, Status: d.Status,
-		HTTPStatusCode: d.HTTPStatusCode, ErrorMessage: d.ErrorMessage, AttemptedAt: d.AttemptedAt, NextRetryAt: d.NextRetryAt, CreatedAt: d.CreatedAt}
-	b.Event.ID, b.Event.EventType, b.Event.TransactionID, b.Event.CreatedAt = d.EventID, d.EventType, d.TransactionID, d.EventCreatedAt
 	return b
 }
 
@@ -169,8 +145,7 @@ func (a *api) registerWebhookActions(g group) {
 		"Sends one synthetic event to the configuration at once and answers the outcome; it changes no balance, delivery or stat. 404 GAME_NOT_FOUND, WEBHOOK_CONFIG_NOT_FOUND; 400 VALIDATION_FAILED.",
 		http.StatusBadRequest, http.StatusNotFound), serve(func(ctx context.Context, s scope, in *testInput) (wh.TestResultBody, error) {
 		r, err := a.console.SendTestWebhook(ctx, s.p, s.game, s.env, s.id, in.Body.EventType)
-		return wh.TestResultBody{Delivered: r.Delivered, HTTPStatusCode: r.HTTPStatus, ErrorMessage: r.Error,
-			DurationMs: r.Duration.Milliseconds()}, err
+		return wh.ToTestResultBody(r), err
 	}))
 	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-list-deliveries", "GET "+webhooksBase+"/deliveries",
 		"Webhook deliveries",
@@ -188,8 +163,7 @@ func (a *api) registerWebhookActions(g group) {
 		"Deliveries in all, delivered, failed and the success rate, of the studio in the environment. 404 GAME_NOT_FOUND.",
 		http.StatusNotFound), serve(func(ctx context.Context, s scope, _ *WebhookPath) (wh.WebhookStatsBody, error) {
 		st, err := a.console.WebhookStats(ctx, s.p, s.game, s.env)
-		return wh.WebhookStatsBody{TotalEvents: st.Total, DeliveredEvents: st.Delivered, FailedEvents: st.Failed,
-			SuccessRate: st.SuccessRate()}, err
+		return wh.ToWebhookStatsBody(st), err
 	}))
 }
 
@@ -235,21 +209,11 @@ func (a *api) rotateWebhookSecret(ctx context.Context, s scope, in *rotateInput)
 		grace = time.Duration(*in.Body.GraceMinutes) * time.Minute
 	}
 	c, err := a.console.RotateWebhookSecret(ctx, s.p, s.game, s.env, s.id, grace)
-	if err != nil {
-		return wh.RotationBody{}, err
-	}
-	b := wh.RotationBody{SigningSecret: c.Secret}
-	if c.PreviousExpiresAt != nil {
-		b.PreviousSecretExpiresAt = *c.PreviousExpiresAt
-	}
-	return b, nil
+	return wh.ToRotationBody(c), err
 }
 
 func (a *api) listDeliveries(ctx context.Context, s scope, in *deliveriesInput) (wh.DeliveryPage, error) {
 	list, total, err := a.console.WebhookDeliveries(ctx, s.p, s.game, s.env,
 		webhooks.DeliveryFilter{Status: in.Status, EventType: in.EventType, Limit: in.Limit, Skip: in.Skip})
-	page := wh.DeliveryPage{Data: httpapi.Map(list, toDeliveryBody)}
-	page.Pagination.Total, page.Pagination.Limit, page.Pagination.Skip = total, in.Limit, in.Skip
-	page.Pagination.HasMore = int64(in.Skip+len(list)) < total
-	return page, err
+	return wh.ToDeliveryPage(list, total, in.Limit, in.Skip), err
 }

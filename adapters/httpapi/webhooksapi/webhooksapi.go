@@ -211,7 +211,9 @@ type rotateOutput = httpapi.Output[httpapi.Envelope[RotationBody]]
 
 // Converters.
 
-func toWebhookConfigBody(c webhooks.Config) WebhookConfigBody {
+// ToWebhookConfigBody is a configuration as the webhook-management and studio APIs show it: the
+// signing secret masked unless c holds it in full (just made or rotated).
+func ToWebhookConfigBody(c webhooks.Config) WebhookConfigBody {
 	env := "DEVELOPMENT"
 	if c.Environment == studio.Live {
 		env = "PRODUCTION"
@@ -244,7 +246,8 @@ func thresholdOf(ctx context.Context, v *float64) (*money.Amount, error) {
 	return &a, nil
 }
 
-func toRotationBody(c webhooks.Config) RotationBody {
+// ToRotationBody is a rotated configuration's new secret and when the replaced one expires.
+func ToRotationBody(c webhooks.Config) RotationBody {
 	b := RotationBody{SigningSecret: c.Secret}
 	if c.PreviousExpiresAt != nil {
 		b.PreviousSecretExpiresAt = *c.PreviousExpiresAt
@@ -252,25 +255,29 @@ func toRotationBody(c webhooks.Config) RotationBody {
 	return b
 }
 
-func toDeliveryBody(d webhooks.Delivery) DeliveryBody {
+// ToDeliveryBody is one delivery attempt with its event.
+func ToDeliveryBody(d webhooks.Delivery) DeliveryBody {
 	b := DeliveryBody{ID: d.ID, EventID: d.EventID, ConfigID: d.ConfigID, AttemptNumber: d.AttemptNumber, Status: d.Status,
 		HTTPStatusCode: d.HTTPStatusCode, ErrorMessage: d.ErrorMessage, AttemptedAt: d.AttemptedAt, NextRetryAt: d.NextRetryAt, CreatedAt: d.CreatedAt}
 	b.Event.ID, b.Event.EventType, b.Event.TransactionID, b.Event.CreatedAt = d.EventID, d.EventType, d.TransactionID, d.EventCreatedAt
 	return b
 }
 
-func toDeliveryPage(list []webhooks.Delivery, total int64, limit, skip int) DeliveryPage {
-	page := DeliveryPage{Data: httpapi.Map(list, toDeliveryBody)}
+// ToDeliveryPage is one page of deliveries: limit and skip as asked, total of all that match.
+func ToDeliveryPage(list []webhooks.Delivery, total int64, limit, skip int) DeliveryPage {
+	page := DeliveryPage{Data: httpapi.Map(list, ToDeliveryBody)}
 	page.Pagination.Total, page.Pagination.Limit, page.Pagination.Skip = total, limit, skip
 	page.Pagination.HasMore = int64(skip+len(list)) < total
 	return page
 }
 
-func toWebhookStatsBody(s webhooks.Stats) WebhookStatsBody {
+// ToWebhookStatsBody is the delivery counts and success rate.
+func ToWebhookStatsBody(s webhooks.Stats) WebhookStatsBody {
 	return WebhookStatsBody{TotalEvents: s.Total, DeliveredEvents: s.Delivered, FailedEvents: s.Failed, SuccessRate: s.SuccessRate()}
 }
 
-func toTestResultBody(r webhooks.TestResult) TestResultBody {
+// ToTestResultBody is the outcome of a test event.
+func ToTestResultBody(r webhooks.TestResult) TestResultBody {
 	return TestResultBody{Delivered: r.Delivered, HTTPStatusCode: r.HTTPStatus, ErrorMessage: r.Error, DurationMs: r.Duration.Milliseconds()}
 }
 
@@ -405,7 +412,7 @@ func (h handlers) rotate(ctx context.Context, in *rotateInput) (*rotateOutput, e
 		grace = time.Duration(*in.Body.GraceMinutes) * time.Minute
 	}
 	c, err := h.svc.RotateSecret(ctx, sc, id, grace)
-	return httpapi.ReplyWrapped(ctx, "signing secret rotated", c, err, toRotationBody)
+	return httpapi.ReplyWrapped(ctx, "signing secret rotated", c, err, ToRotationBody)
 }
 
 // scope is the caller's scope; a studioId naming another studio is 403 STUDIO_MISMATCH.
@@ -448,7 +455,7 @@ func (h handlers) configure(ctx context.Context, in *configureInput) (*configure
 	if created {
 		status, msg = http.StatusCreated, "webhook configuration created"
 	}
-	return &configureOutput{Status: status, Body: httpapi.Wrap(ctx, status, msg, toWebhookConfigBody(c))}, nil
+	return &configureOutput{Status: status, Body: httpapi.Wrap(ctx, status, msg, ToWebhookConfigBody(c))}, nil
 }
 
 func (h handlers) listConfigs(ctx context.Context, in *studioQuery) (*configsOutput, error) {
@@ -460,7 +467,7 @@ func (h handlers) listConfigs(ctx context.Context, in *studioQuery) (*configsOut
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
-	return &configsOutput{Body: httpapi.Wrap(ctx, http.StatusOK, "OK", httpapi.Map(list, toWebhookConfigBody))}, nil
+	return &configsOutput{Body: httpapi.Wrap(ctx, http.StatusOK, "OK", httpapi.Map(list, ToWebhookConfigBody))}, nil
 }
 
 func (h handlers) getConfig(ctx context.Context, in *ConfigPath) (*configOutput, error) {
@@ -469,7 +476,7 @@ func (h handlers) getConfig(ctx context.Context, in *ConfigPath) (*configOutput,
 		return nil, err
 	}
 	c, err := h.svc.Get(ctx, sc, id)
-	return httpapi.ReplyWrapped(ctx, "OK", c, err, toWebhookConfigBody)
+	return httpapi.ReplyWrapped(ctx, "OK", c, err, ToWebhookConfigBody)
 }
 
 func (h handlers) updateConfig(ctx context.Context, in *updateConfigInput) (*configOutput, error) {
@@ -482,7 +489,7 @@ func (h handlers) updateConfig(ctx context.Context, in *updateConfigInput) (*con
 		return nil, err
 	}
 	c, err := h.svc.Update(ctx, sc, id, ch)
-	return httpapi.ReplyWrapped(ctx, "webhook configuration updated", c, err, toWebhookConfigBody)
+	return httpapi.ReplyWrapped(ctx, "webhook configuration updated", c, err, ToWebhookConfigBody)
 }
 
 func (h handlers) deleteConfig(ctx context.Context, in *ConfigPath) (*deletedOutput, error) {
@@ -502,7 +509,7 @@ func (h handlers) test(ctx context.Context, in *testInput) (*testOutput, error) 
 		return nil, err
 	}
 	res, err := h.svc.SendTest(ctx, sc, httpapi.CallerFrom(ctx), id, in.Body.EventType)
-	return httpapi.ReplyWrapped(ctx, "test event sent", res, err, toTestResultBody)
+	return httpapi.ReplyWrapped(ctx, "test event sent", res, err, ToTestResultBody)
 }
 
 func (h handlers) deliveries(ctx context.Context, in *deliveriesInput) (*deliveriesOutput, error) {
@@ -514,7 +521,7 @@ func (h handlers) deliveries(ctx context.Context, in *deliveriesInput) (*deliver
 	if err != nil {
 		return nil, httpapi.ErrorFrom(ctx, err)
 	}
-	return &deliveriesOutput{Body: httpapi.Wrap(ctx, http.StatusOK, "OK", toDeliveryPage(list, total, in.Limit, in.Skip))}, nil
+	return &deliveriesOutput{Body: httpapi.Wrap(ctx, http.StatusOK, "OK", ToDeliveryPage(list, total, in.Limit, in.Skip))}, nil
 }
 
 func (h handlers) stats(ctx context.Context, in *studioQuery) (*statsOutput, error) {
@@ -523,5 +530,5 @@ func (h handlers) stats(ctx context.Context, in *studioQuery) (*statsOutput, err
 		return nil, err
 	}
 	s, err := h.svc.Stats(ctx, sc)
-	return httpapi.ReplyWrapped(ctx, "OK", s, err, toWebhookStatsBody)
+	return httpapi.ReplyWrapped(ctx, "OK", s, err, ToWebhookStatsBody)
 }
