@@ -178,33 +178,12 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 	coinStore := postgres.NewCoinsStore(database, queue)
 	catalogueStore := postgres.NewCatalogueStore(database)
 	orderStore, partnerStore := postgres.NewOrdersStore(database), postgres.NewPartnerStore(database)
-	testVouchers := ext.TestVouchers
-	if testVouchers == nil {
-		testVouchers = sandboxVouchers(catalogueStore, ext.SandboxDelay)
-	}
-	testPayments := ext.TestPayments
-	var sandboxPayments *paysandbox.Provider
-	if testPayments == nil {
-		sandboxPayments = paysandbox.New(postgres.NewSandboxPayments(database), ext.PublicURL)
-		testPayments = sandboxPayments
-	}
-	// The store's and the partner API's reads of stock go through a cache (60 s); orders, and a
-	// purchase's own stock check, ask the provider.
-	cachedStock := func(p vouchers.Provider) vouchers.Provider {
-		if p == nil {
-			return nil
-		}
-		if _, builtIn := p.(*sandbox.Provider); builtIn {
-			return p // in-process, and it keeps its products' lookups itself (sandbox.WithProductTTL)
-		}
-		return voucherhttp.NewStockCache(p, ext.StockCacheTTL)
-	}
-	liveStock, testStock := cachedStock(ext.Vouchers), cachedStock(testVouchers)
+	testVouchers, testPayments, sandboxPayments := testProviders(database, catalogueStore, ext)
+	liveStock, testStock := cachedStock(ext.Vouchers, ext.StockCacheTTL), cachedStock(testVouchers, ext.StockCacheTTL)
 	// The store's reads (lists, fetches) take coin values and pool stock from memory; this
 	// instance's own changes of either are served at once, other instances' within a second.
 	coinValues, poolStock := coins.NewValues(), catalogue.NewPoolStock(nil)
-	catalogueReads := catalogue.NewReadModel(postgres.NewCatalogueSnapshots(database), nil)
-	catalogueReads.OnError = func(err error) { ext.Log.Warn("catalogue read model: serving the last snapshot", "err", err) }
+	catalogueReads := newCatalogueReads(database, ext.Log)
 	ordersSvc := orders.NewService(database, orderStore, coinStore, catalogueStore, keeper, orders.Config{
 		// Purchases are planned from the store's memory too, and checked in their transaction.
 		ReadModel: catalogueReads, CoinValues: coinValues,
@@ -218,13 +197,8 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 		Mail: ext.Mail, PublicURL: ext.PublicURL, Now: ext.Now, Box: &box, Log: ext.Log.With("component", "members"),
 	})
 	hooks, err := webhooks.NewService(postgres.NewWebhooksStore(database, queue), webhooks.Options{
-		SecretKey:   deriveKey(ext.SecretKey, "webhook-secret"),
-		RetryDelays: ext.WebhookRetryDelays,
-		Transport:   ext.WebhookTransport,
-		Now:         ext.Now,
-		Audit:       auditLog,
-		Notifier:    membersSvc,
-		Log:         ext.Log.With("component", "webhooks"),
+		SecretKey: deriveKey(ext.SecretKey, "webhook-secret"), RetryDelays: ext.WebhookRetryDelays, Transport: ext.WebhookTransport,
+		Now: ext.Now, Audit: auditLog, Notifier: membersSvc, Log: ext.Log.With("component", "webhooks"),
 	})
 	if err != nil {
 		return Modules{}, err
@@ -237,15 +211,8 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 	coinsSvc.Values, coinsSvc.Audit = coinValues, auditLog
 	touchpointStore := postgres.NewTouchpointsStore(database)
 	playersSvc := players.NewService(database, postgres.NewPlayersStore(database), games, players.Config{
-		TokenKey: deriveKey(ext.SecretKey, "player-token"),
-		OTPKey:   deriveKey(ext.SecretKey, "otp"),
-		TokenTTL: ext.PlayerTokenTTL,
-		Sender:   ext.OTPSender,
-		Files:    ext.Files,
-		Now:      ext.Now,
-		Audit:    auditLog,
-
-		OTPSendsPerHour: ext.OTPSendsPerHour,
+		TokenKey: deriveKey(ext.SecretKey, "player-token"), OTPKey: deriveKey(ext.SecretKey, "otp"), TokenTTL: ext.PlayerTokenTTL,
+		Sender: ext.OTPSender, Files: ext.Files, Now: ext.Now, Audit: auditLog, OTPSendsPerHour: ext.OTPSendsPerHour,
 	})
 	sessions := storefront.New(postgres.NewStorefrontStore(database).Repo(), playersSvc, deriveKey(ext.SecretKey, "store-session"), ext.Now)
 	m := Modules{
@@ -256,19 +223,13 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 		Orders:         ordersSvc,
 		Partner: partner.NewService(database, partnerStore, orderStore, postgres.NewPartnerWalletOrders(database), studios, studios, ordersSvc, partner.Config{
 			Currency: ext.Currency, Payments: ext.Payments, TestPayments: testPayments, StockLive: liveStock, StockTest: testStock, Box: box, Jobs: queue, OrderJobs: queue,
-			SessionTTL: ext.PaymentSessionTTL, ReturnURL: ext.PublicURL + "/payments/return", Log: ext.Log.With("component", "partner"), AllowHTTPURLs: ext.AllowHTTPURLs,
-			Audit: auditLog,
+			SessionTTL: ext.PaymentSessionTTL, ReturnURL: ext.PublicURL + "/payments/return", Log: ext.Log.With("component", "partner"), AllowHTTPURLs: ext.AllowHTTPURLs, Audit: auditLog,
 		}),
 		Touchpoints: touchpoints.NewService(touchpointStore, touchpoints.Config{
 			Currency: ext.Currency, DefaultStoreURL: storeURL(ext.PublicURL), Now: ext.Now, AllowHTTPURLs: ext.AllowHTTPURLs, Stock: catalogueSvc,
 			Reads:      treeReads{model: catalogueReads, free: catalogueSvc.FreeCodesOf},
 			CoinValues: treeCoinValues{values: coinValues, coins: coinStore},
 			Audit:      auditLog,
-		}),
-		StorePages: storepage.New(storepage.Config{
-			Catalogue: storeCatalogue{catalogueSvc, touchpointStore}, Currency: ext.Currency,
-			Shelf: catalogueSvc, Sessions: sessions, Orders: ordersSvc, Wallet: coinsSvc, Games: storeGames{studios, playersSvc}, Profiles: playersSvc,
-			SecureCookies: strings.HasPrefix(ext.PublicURL, "https://"), Log: ext.Log.With("component", "store"),
 		}),
 		Storefront:      sessions,
 		Webhooks:        hooks,
@@ -278,17 +239,71 @@ func NewModules(database *postgres.DB, queue *jobs.Queue, ext External) (Modules
 		Members:         membersSvc,
 		Audit:           auditLog,
 	}
+	addPages(&m, database, touchpointStore, ext)
+	registerJobs(database, queue, m, ext)
+	return m, queue.Open()
+}
+
+// newCatalogueReads is the catalogue's read model over PostgreSQL's snapshots; a failed reload
+// is logged and the last snapshot served.
+func newCatalogueReads(database *postgres.DB, log *slog.Logger) *catalogue.ReadModel {
+	reads := catalogue.NewReadModel(postgres.NewCatalogueSnapshots(database), nil)
+	reads.OnError = func(err error) { log.Warn("catalogue read model: serving the last snapshot", "err", err) }
+	return reads
+}
+
+// addPages builds what people use in a browser over the modules of m: the player's store, the
+// console's façade and its pages.
+func addPages(m *Modules, database *postgres.DB, touchpointStore store.Of[touchpoints.Repo], ext External) {
+	secure := strings.HasPrefix(ext.PublicURL, "https://")
+	m.StorePages = storepage.New(storepage.Config{
+		Catalogue: storeCatalogue{m.Catalogue, touchpointStore}, Currency: ext.Currency,
+		Shelf: m.Catalogue, Sessions: m.Storefront, Orders: m.Orders, Wallet: m.Coins, Games: storeGames{m.Studios, m.Players}, Profiles: m.Players,
+		SecureCookies: secure, Log: ext.Log.With("component", "store"),
+	})
 	m.Console = console.New(console.Deps{Studio: m.Studios, Partner: m.Partner, Touchpoints: m.Touchpoints, Webhooks: m.Webhooks,
-		Players: m.Players, Coins: m.Coins, Orders: m.Orders, Audit: auditLog, Store: postgres.NewConsoleStore(database)})
-	m.ConsolePages = consolepage.New(consolepage.Config{Console: m.Console, Members: membersSvc, PublicURL: ext.PublicURL,
-		SecureCookies: strings.HasPrefix(ext.PublicURL, "https://"), Log: ext.Log.With("component", "console")})
+		Players: m.Players, Coins: m.Coins, Orders: m.Orders, Audit: m.Audit, Store: postgres.NewConsoleStore(database)})
+	m.ConsolePages = consolepage.New(consolepage.Config{Console: m.Console, Members: m.Members, PublicURL: ext.PublicURL,
+		SecureCookies: secure, Log: ext.Log.With("component", "console")})
+}
+
+// testProviders are the test environment's voucher and payment providers: the configured ones,
+// else the built-in sandboxes (sandboxPayments is the payment sandbox when it is used).
+func testProviders(database *postgres.DB, catalogueStore store.Of[catalogue.Repo], ext External) (
+	testVouchers vouchers.Provider, testPayments payments.Provider, sandboxPayments *paysandbox.Provider) {
+	testVouchers = ext.TestVouchers
+	if testVouchers == nil {
+		testVouchers = sandboxVouchers(catalogueStore, ext.SandboxDelay)
+	}
+	testPayments = ext.TestPayments
+	if testPayments == nil {
+		sandboxPayments = paysandbox.New(postgres.NewSandboxPayments(database), ext.PublicURL)
+		testPayments = sandboxPayments
+	}
+	return testVouchers, testPayments, sandboxPayments
+}
+
+// cachedStock puts the stock cache in front of a provider: the store's and the partner API's
+// reads of stock go through it (60 s); orders, and a purchase's own stock check, ask the
+// provider.
+func cachedStock(p vouchers.Provider, ttl time.Duration) vouchers.Provider {
+	if p == nil {
+		return nil
+	}
+	if _, builtIn := p.(*sandbox.Provider); builtIn {
+		return p // in-process, and it keeps its products' lookups itself (sandbox.WithProductTTL)
+	}
+	return voucherhttp.NewStockCache(p, ttl)
+}
+
+// registerJobs gives the job queue each module's workers and periodic jobs.
+func registerJobs(database *postgres.DB, queue *jobs.Queue, m Modules, ext External) {
 	jobs.RegisterWebhooks(queue, m.Webhooks, postgres.NewWebhookOutbox(database))
 	jobs.RegisterOrders(queue, m.Orders, ext.VoucherWait, ext.Log.With("component", "orders"))
 	jobs.RegisterPartner(queue, m.Partner, ext.Log.With("component", "partner"))
 	jobs.RegisterIdempotency(queue, m.Idempotency, ext.Log.With("component", "idempotency"))
 	jobs.RegisterRetention(queue, postgres.NewRetention(database),
 		jobs.RetentionOptions{OTP: ext.OTPRetention, Deliveries: ext.DeliveryRetention}, ext.Log.With("component", "retention"))
-	return m, queue.Open()
 }
 
 // storeURL is the store address of a game without one: the service's own store pages.
@@ -721,14 +736,8 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) err
 	if err != nil {
 		return err
 	}
-	defer func() {
-		// Runs last: the spans of the shutdown itself are flushed too.
-		flushCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := tracing.Shutdown(flushCtx); err != nil {
-			log.Warn("trace flush cut short", "err", err)
-		}
-	}()
+	// Runs last: the spans of the shutdown itself are flushed too.
+	defer flushTraces(tracing, log)
 	// Listen first: a port in use fails at once, and with port 0 the public address's default
 	// (http://localhost:<port>) is known before anything uses it.
 	listener, err := net.Listen("tcp", cfg.HTTPAddr)
@@ -762,47 +771,21 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) err
 		return err
 	}
 	RegisterCollectors(registry, database.Pool, db, queue)
-	// The store is served from the catalogue's read model: loaded before the first request, then
-	// kept current by its watcher (LISTEN and a periodic version check) until shutdown.
-	loadStart := time.Now()
-	if err := mods.CatalogueReads.Refresh(ctx); err != nil {
-		log.Warn("catalogue read model not loaded at start-up: the first store request loads it", "err", err)
-	} else if snap, err := mods.CatalogueReads.Current(ctx); err == nil {
-		log.Info("catalogue read model loaded", "rewards", snap.Rewards(), "took", time.Since(loadStart).Round(time.Millisecond))
+	loadCatalogue(ctx, mods, log)
+	stopQueue, err := startQueue(ctx, cfg, log, queue)
+	if err != nil {
+		return err
 	}
-	go mods.CatalogueReads.Run(ctx)
-	// The queue runs until the HTTP server has drained, so requests in flight still enqueue.
-	queueCtx, stopQueue := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopQueue()
-	if err := queue.Start(queueCtx); err != nil {
-		return fmt.Errorf("start job queue: %w", err)
-	}
-	defer func() {
-		stopCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
-		defer cancel()
-		if err := queue.Stop(stopCtx); err != nil {
-			log.Warn("job queue stop cut short", "err", err)
-		}
-	}()
 
 	if cfg.AdminToken == "" {
 		if cfg.AdminToken, err = localSecret(filepath.Join(cfg.DataDir, "admin-token")); err != nil {
 			return err
 		}
 	}
-	var demo *DemoCredentials
-	var demoShop http.Handler
-	if cfg.DemoSeed {
-		if demo, err = SeedDemo(ctx, mods, filepath.Join(cfg.DataDir, "demo.json"), cfg.PublicURL, devFakes); err != nil {
-			return fmt.Errorf("seed demo data: %w", err)
-		}
-		if cfg.Mode != Production {
-			shopper, err := seedDemoShopper(ctx, mods, demo)
-			if err != nil {
-				return err
-			}
-			demoShop = demoStore(mods.Storefront, shopper)
-		}
+	demo, demoShop, err := seedDemoData(ctx, cfg, mods, devFakes)
+	if err != nil {
+		return err
 	}
 
 	handler := NewServer(mods, ServerConfig{
@@ -818,6 +801,73 @@ func Serve(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) err
 		FakeVoucherImages: ext.FakeVoucherImages,
 		DemoStore:         demoShop,
 	}).Handler()
+	return serveUntilDone(ctx, cfg, log, out, listener, handler, demo)
+}
+
+// flushTraces sends the spans not yet exported, waiting at most 5 s.
+func flushTraces(tracing Tracing, log *slog.Logger) {
+	flushCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := tracing.Shutdown(flushCtx); err != nil {
+		log.Warn("trace flush cut short", "err", err)
+	}
+}
+
+// loadCatalogue loads the catalogue's read model, which the store is served from, before the
+// first request, then keeps it current with its watcher (LISTEN and a periodic version check)
+// until ctx ends.
+func loadCatalogue(ctx context.Context, mods Modules, log *slog.Logger) {
+	loadStart := time.Now()
+	if err := mods.CatalogueReads.Refresh(ctx); err != nil {
+		log.Warn("catalogue read model not loaded at start-up: the first store request loads it", "err", err)
+	} else if snap, err := mods.CatalogueReads.Current(ctx); err == nil {
+		log.Info("catalogue read model loaded", "rewards", snap.Rewards(), "took", time.Since(loadStart).Round(time.Millisecond))
+	}
+	go mods.CatalogueReads.Run(ctx)
+}
+
+// startQueue starts the job queue and returns what stops it. The queue runs until the HTTP
+// server has drained (Serve's deferred stop), so requests in flight still enqueue.
+func startQueue(ctx context.Context, cfg Config, log *slog.Logger, queue *jobs.Queue) (stop func(), err error) {
+	queueCtx, cancelQueue := context.WithCancel(context.WithoutCancel(ctx))
+	if err := queue.Start(queueCtx); err != nil {
+		cancelQueue()
+		return nil, fmt.Errorf("start job queue: %w", err)
+	}
+	return func() {
+		defer cancelQueue()
+		stopCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+		defer cancel()
+		if err := queue.Stop(stopCtx); err != nil {
+			log.Warn("job queue stop cut short", "err", err)
+		}
+	}, nil
+}
+
+// seedDemoData seeds the demo studio when cfg asks for it, and outside production the demo
+// shopper's store link.
+func seedDemoData(ctx context.Context, cfg Config, mods Modules, devFakes bool) (*DemoCredentials, http.Handler, error) {
+	if !cfg.DemoSeed {
+		return nil, nil, nil
+	}
+	demo, err := SeedDemo(ctx, mods, filepath.Join(cfg.DataDir, "demo.json"), cfg.PublicURL, devFakes)
+	if err != nil {
+		return nil, nil, fmt.Errorf("seed demo data: %w", err)
+	}
+	if cfg.Mode == Production {
+		return demo, nil, nil
+	}
+	shopper, err := seedDemoShopper(ctx, mods, demo)
+	if err != nil {
+		return nil, nil, err
+	}
+	return demo, demoStore(mods.Storefront, shopper), nil
+}
+
+// serveUntilDone serves handler on listener until ctx ends, then drains the requests in flight
+// within cfg.ShutdownTimeout.
+func serveUntilDone(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer, listener net.Listener,
+	handler http.Handler, demo *DemoCredentials) error {
 	server := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
