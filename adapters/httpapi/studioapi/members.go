@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/danielgtaylor/huma/v2"
 	"github.com/google/uuid"
 
 	"github.com/rewardsco/rewards/adapters/httpapi"
@@ -45,7 +44,8 @@ type inviteMemberInput struct {
 // studio's first owner, usually) and listing them. Owners invite the rest themselves, in the
 // console or the studio API.
 func RegisterMembers(s *httpapi.Server, studios *studio.Service, m *members.Service) {
-	huma.Register(s.OperatorAPI, created(operation(s, "admin-invite-member", "POST /admin/v1/studios/{studioId}/members",
+	ops := httpapi.Operations{API: s.OperatorAPI, Auth: s.Operator}
+	httpapi.Register(ops, httpapi.WithStatus(http.StatusCreated, httpapi.Op("admin-invite-member", http.MethodPost, "/admin/v1/studios/{studioId}/members",
 		"Invite a member of a studio",
 		"Adds a member to the studio with the role, status INVITED, and emails them the invitation link (valid 72 hours, once), which this answer holds too: the way a studio gets its first owner. 404 STUDIO_NOT_FOUND; 409 MEMBER_EXISTS when the studio has a member with the email; 400 VALIDATION_FAILED for an email that is not one.",
 		http.StatusBadRequest, http.StatusNotFound, http.StatusConflict)), serve(func(ctx context.Context, id uuid.UUID, in *inviteMemberInput) (InvitationBody, error) {
@@ -56,7 +56,7 @@ func RegisterMembers(s *httpapi.Server, studios *studio.Service, m *members.Serv
 		return InvitationBody{ID: inv.Member.ID, Email: inv.Member.Email, Role: string(inv.Member.Role),
 			Status: string(inv.Member.Status), InviteURL: inv.URL}, err
 	}))
-	huma.Register(s.OperatorAPI, operation(s, "admin-list-members", "GET /admin/v1/studios/{studioId}/members",
+	httpapi.Register(ops, httpapi.Op("admin-list-members", http.MethodGet, "/admin/v1/studios/{studioId}/members",
 		"List a studio's members",
 		"Every member of the studio, invited or active, oldest first. 404 STUDIO_NOT_FOUND.",
 		http.StatusNotFound), serve(func(ctx context.Context, id uuid.UUID, _ *StudioPath) ([]StudioMemberBody, error) {

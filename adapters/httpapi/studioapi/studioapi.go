@@ -5,10 +5,8 @@ package studioapi
 import (
 	"context"
 	"net/http"
-	"strings"
 	"time"
 
-	"github.com/danielgtaylor/huma/v2"
 	"github.com/google/uuid"
 
 	"github.com/rewardsco/rewards/adapters/httpapi"
@@ -196,32 +194,15 @@ type ServerSecretResponse struct {
 	ServerSecret string `json:"serverSecret" doc:"The new plaintext secret; shown only in this response" example:"rks_test_4eC39HqLyjWDarjtT1zdp7dc0000000000"`
 }
 
-// operation declares an operator operation: route is "METHOD /path", as in an http.ServeMux
-// pattern.
-func operation(s *httpapi.Server, id, route, summary, description string, errors ...int) huma.Operation {
-	method, path, _ := strings.Cut(route, " ")
-	return s.Operator(huma.Operation{OperationID: id, Method: method, Path: path, Summary: summary,
-		Description: description, Errors: errors})
-}
-
-// created is op answering 201.
-func created(op huma.Operation) huma.Operation {
-	op.DefaultStatus = http.StatusCreated
-	return op
-}
-
 // pathID is an input whose path names a studio or a game: id parses it, 404 when it cannot be
 // one.
 type pathID interface{ id() (uuid.UUID, error) }
 
-// body is the answer of an operation: its body, bare.
-type body[B any] struct{ Body B }
-
 // serve adapts h to Huma: h gets the id the path names (uuid.Nil for a path without one) and
 // answers a body; its error is answered by httpapi.ErrorFrom (the body it returns with an error
 // is not used).
-func serve[I, B any](h func(context.Context, uuid.UUID, *I) (B, error)) func(context.Context, *I) (*body[B], error) {
-	return func(ctx context.Context, in *I) (*body[B], error) {
+func serve[I, B any](h func(context.Context, uuid.UUID, *I) (B, error)) func(context.Context, *I) (*httpapi.Output[B], error) {
+	return func(ctx context.Context, in *I) (*httpapi.Output[B], error) {
 		var id uuid.UUID
 		var err error
 		if p, ok := any(in).(pathID); ok {
@@ -234,7 +215,7 @@ func serve[I, B any](h func(context.Context, uuid.UUID, *I) (B, error)) func(con
 		if err != nil {
 			return nil, httpapi.ErrorFrom(ctx, err)
 		}
-		return &body[B]{Body: b}, nil
+		return &httpapi.Output[B]{Body: b}, nil
 	}
 }
 
@@ -244,48 +225,49 @@ type handlers struct{ svc *studio.Service }
 // Register adds the studio module's operations to s.
 func Register(s *httpapi.Server, svc *studio.Service) {
 	h := handlers{svc: svc}
-	huma.Register(s.OperatorAPI, created(operation(s, "admin-create-studio", "POST /admin/v1/studios",
+	ops := httpapi.Operations{API: s.OperatorAPI, Auth: s.Operator}
+	httpapi.Register(ops, httpapi.WithStatus(http.StatusCreated, httpapi.Op("admin-create-studio", http.MethodPost, "/admin/v1/studios",
 		"Onboard a studio",
 		"Creates a studio. Games, keys and coins are added under it.",
 		http.StatusBadRequest)), serve(func(ctx context.Context, _ uuid.UUID, in *createStudioInput) (StudioBody, error) {
 		st, err := svc.CreateStudio(ctx, in.Body.Name)
 		return toStudioBody(st), err
 	}))
-	huma.Register(s.OperatorAPI, operation(s, "admin-list-studios", "GET /admin/v1/studios",
+	httpapi.Register(ops, httpapi.Op("admin-list-studios", http.MethodGet, "/admin/v1/studios",
 		"List studios",
 		"Every studio, oldest first."), serve(func(ctx context.Context, _ uuid.UUID, _ *struct{}) ([]StudioBody, error) {
 		list, err := svc.ListStudios(ctx)
 		return httpapi.Map(list, toStudioBody), err
 	}))
-	huma.Register(s.OperatorAPI, operation(s, "admin-get-studio", "GET /admin/v1/studios/{studioId}",
+	httpapi.Register(ops, httpapi.Op("admin-get-studio", http.MethodGet, "/admin/v1/studios/{studioId}",
 		"Get a studio",
 		"One studio. 404 STUDIO_NOT_FOUND when no studio has the id.",
 		http.StatusNotFound), serve(func(ctx context.Context, id uuid.UUID, _ *StudioPath) (StudioBody, error) {
 		st, err := svc.GetStudio(ctx, id)
 		return toStudioBody(st), err
 	}))
-	huma.Register(s.OperatorAPI, created(operation(s, "admin-create-game", "POST /admin/v1/studios/{studioId}/games",
+	httpapi.Register(ops, httpapi.WithStatus(http.StatusCreated, httpapi.Op("admin-create-game", http.MethodPost, "/admin/v1/studios/{studioId}/games",
 		"Create a game with its API keys",
 		"Creates a game under the studio and issues its live and test API keys. The plaintext keys are in this response only; the service keeps hashes. 404 STUDIO_NOT_FOUND for an unknown studio.",
 		http.StatusBadRequest, http.StatusNotFound)), serve(func(ctx context.Context, id uuid.UUID, in *createGameInput) (NewGameBody, error) {
 		g, err := svc.CreateGame(ctx, studio.Game{StudioID: id, Name: in.Body.Name, StoreURL: in.Body.StoreURL})
 		return toNewGameBody(g), err
 	}))
-	huma.Register(s.OperatorAPI, operation(s, "admin-list-games", "GET /admin/v1/studios/{studioId}/games",
+	httpapi.Register(ops, httpapi.Op("admin-list-games", http.MethodGet, "/admin/v1/studios/{studioId}/games",
 		"List a studio's games",
 		"The studio's games, oldest first, without keys. 404 STUDIO_NOT_FOUND for an unknown studio.",
 		http.StatusNotFound), serve(func(ctx context.Context, id uuid.UUID, _ *StudioPath) ([]GameBody, error) {
 		list, err := svc.ListGames(ctx, id)
 		return httpapi.Map(list, toGameBody), err
 	}))
-	huma.Register(s.OperatorAPI, created(operation(s, "admin-rotate-api-key", "POST /admin/v1/games/{gameId}/api-keys/{environment}/rotate",
+	httpapi.Register(ops, httpapi.WithStatus(http.StatusCreated, httpapi.Op("admin-rotate-api-key", http.MethodPost, "/admin/v1/games/{gameId}/api-keys/{environment}/rotate",
 		"Rotate a game's API key",
 		"Issues a new key for the environment and revokes the previous one: calls with the old key get 401 API_KEY_REVOKED, and every partner token exchanged with it stops working (401 PARTNER_TOKEN_INVALID), at once on the instance that rotated and within 1 s on every other (each instance keeps authentication lookups for 1 s). The plaintext key is in this response only. 404 GAME_NOT_FOUND for an unknown game.",
 		http.StatusBadRequest, http.StatusNotFound)), serve(func(ctx context.Context, id uuid.UUID, in *rotateKeyInput) (RotateKeyResponse, error) {
 		key, err := svc.RotateKey(ctx, id, studio.Environment(in.Environment))
 		return RotateKeyResponse{Environment: in.Environment, APIKey: key}, err
 	}))
-	huma.Register(s.OperatorAPI, operation(s, "admin-update-game", "PATCH /admin/v1/games/{gameId}",
+	httpapi.Register(ops, httpapi.Op("admin-update-game", http.MethodPatch, "/admin/v1/games/{gameId}",
 		"Change a game's settings",
 		"Changes the settings sent and answers the game. `serverOnlyCoinMovements` (default off): the API key ships inside game clients, so a studio may keep coin grants on its own servers; "+
 			"with it on, distribute, deduct, federated login (/player/login/federatedByStudio) and player creation by uuid also need header x-api-secret with the game's server secret of the environment (POST /admin/v1/games/{gameId}/server-secrets/{environment}), "+
@@ -297,7 +279,7 @@ func Register(s *httpapi.Server, svc *studio.Service) {
 			"The change applies at once on the instance that made it and within 1 s on others. "+
 			"404 GAME_NOT_FOUND for an unknown game.",
 		http.StatusBadRequest, http.StatusNotFound), serve(h.updateGame))
-	huma.Register(s.OperatorAPI, created(operation(s, "admin-issue-server-secret", "POST /admin/v1/games/{gameId}/server-secrets/{environment}",
+	httpapi.Register(ops, httpapi.WithStatus(http.StatusCreated, httpapi.Op("admin-issue-server-secret", http.MethodPost, "/admin/v1/games/{gameId}/server-secrets/{environment}",
 		"Issue a game's server secret",
 		"Issues the game's server secret of the environment (rks_live_… or rks_test_…), for the studio's servers: with the game's serverOnlyCoinMovements on, distribute, deduct, federated login and player creation by uuid need it in x-api-secret. A new secret replaces the old one at once. The plaintext secret is in this response only; the service keeps a hash. 404 GAME_NOT_FOUND for an unknown game.",
 		http.StatusBadRequest, http.StatusNotFound)), serve(func(ctx context.Context, id uuid.UUID, in *serverSecretInput) (ServerSecretResponse, error) {
