@@ -9,6 +9,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/google/uuid"
 
+	"github.com/rewardsco/rewards/adapters/httpapi"
 	"github.com/rewardsco/rewards/core/audit"
 	"github.com/rewardsco/rewards/core/members"
 )
@@ -128,7 +129,7 @@ func (g group) open(id, route, summary, description string, errors ...int) huma.
 
 // registerSessions registers signing in and out.
 func (a *api) registerSessions(g group) {
-	huma.Register(a.s.StudioAPI, answering(http.StatusCreated, g.open("studio-sign-in", "POST /studio/v1/sessions",
+	huma.Register(a.s.StudioAPI, httpapi.WithStatus(http.StatusCreated, g.open("studio-sign-in", "POST /studio/v1/sessions",
 		"Sign in",
 		"Starts a session of the member with the email and password (and `otp`, the TOTP code, for a member with TOTP on): 201 with the session token, shown only here, for Authorization: Bearer. An unknown email, a wrong password and a missing or wrong code all answer the same 401 SIGN_IN_FAILED, in the same time. After 5 failures for one email in 15 minutes, sign-ins of it answer 429 TOO_MANY_ATTEMPTS with Retry-After (seconds) until the oldest failure is 15 minutes old. A session ends after 12 hours unused, 7 days at most, and at sign-out.",
 		http.StatusBadRequest, http.StatusUnauthorized, http.StatusTooManyRequests)), serve(a.signIn))
@@ -148,7 +149,7 @@ func (a *api) registerInvitesAndResets(g group) {
 		"Accept an invitation",
 		"Sets the invited member's name and password and makes them ACTIVE; then sign in. An invitation works once, within 72 hours: a used, expired or unknown one is 404 LINK_INVALID. The password is 12 to 128 characters (400 VALIDATION_FAILED).",
 		http.StatusBadRequest, http.StatusNotFound), serve(a.acceptInvite))
-	huma.Register(a.s.StudioAPI, answering(http.StatusAccepted, g.open("studio-request-password-reset", "POST /studio/v1/password-resets",
+	huma.Register(a.s.StudioAPI, httpapi.WithStatus(http.StatusAccepted, g.open("studio-request-password-reset", "POST /studio/v1/password-resets",
 		"Ask for a password reset link",
 		"Emails each active member with the email a link to choose a new password (valid 1 hour, once). It answers 202 whether or not the email is a member's, so it tells nobody who is.",
 		http.StatusBadRequest)), serveNoBody(func(ctx context.Context, _ scope, in *resetRequestInput) error {
@@ -168,7 +169,7 @@ func (a *api) registerTOTP(g group) {
 		"Who am I",
 		"The signed-in member (or the access token's maker) with the role in effect. Works while the member must set up TOTP."),
 		serve(me))
-	huma.Register(a.s.StudioAPI, answering(http.StatusCreated, g.op(roleAny, "studio-begin-totp", "POST /studio/v1/me/totp",
+	huma.Register(a.s.StudioAPI, httpapi.WithStatus(http.StatusCreated, g.op(roleAny, "studio-begin-totp", "POST /studio/v1/me/totp",
 		"Set up TOTP",
 		"Makes a new TOTP secret for the member, shown only here; TOTP is on once a code of it is confirmed (POST /studio/v1/me/totp/confirm). A member with TOTP on already gets 400 VALIDATION_FAILED (turn it off first). Works while the member must set up TOTP; not with an access token (403 ROLE_FORBIDDEN).",
 		http.StatusBadRequest, http.StatusForbidden)), serve(a.beginTOTP))

@@ -229,7 +229,7 @@ func (a *api) registerSecrets(g group) {
 // DEVELOPER: 201 with body, the only answer that shows it.
 func issue[B any](g group, id, route, summary, description string,
 	call func(context.Context, members.Principal, uuid.UUID, studio.Environment) (string, error), body func(environment, secret string) B) {
-	huma.Register(g.a.s.StudioAPI, answering(http.StatusCreated, g.op(members.Developer, id, route, summary, description, http.StatusNotFound)),
+	huma.Register(g.a.s.StudioAPI, httpapi.WithStatus(http.StatusCreated, g.op(members.Developer, id, route, summary, description, http.StatusNotFound)),
 		serve(func(ctx context.Context, s scope, in *GameEnvPath) (B, error) {
 			secret, err := call(ctx, s.p, s.game, s.env)
 			return body(in.Environment, secret), err

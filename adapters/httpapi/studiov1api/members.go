@@ -76,7 +76,7 @@ func (a *api) registerMembers() {
 	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-list-members", "GET /studio/v1/members",
 		"The studio's members",
 		"Every member, invited or active, oldest first."), serve(a.listMembers))
-	huma.Register(a.s.StudioAPI, answering(http.StatusCreated, g.op(members.Owner, "studio-invite-member", "POST /studio/v1/members",
+	huma.Register(a.s.StudioAPI, httpapi.WithStatus(http.StatusCreated, g.op(members.Owner, "studio-invite-member", "POST /studio/v1/members",
 		"Invite a member",
 		"Adds a member with the role, status INVITED, and emails them the invitation link (valid 72 hours, once), which this answer holds too. 409 MEMBER_EXISTS when the studio has a member with the email; 400 VALIDATION_FAILED for an email that is not one.",
 		http.StatusBadRequest, http.StatusConflict)), serve(a.invite))
@@ -98,7 +98,7 @@ func (a *api) registerTokens() {
 	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-list-tokens", "GET /studio/v1/tokens",
 		"The studio's access tokens",
 		"Every access token of the studio, oldest first, without secrets."), serve(a.listTokens))
-	huma.Register(a.s.StudioAPI, answering(http.StatusCreated, g.op(members.Developer, "studio-create-token", "POST /studio/v1/tokens",
+	huma.Register(a.s.StudioAPI, httpapi.WithStatus(http.StatusCreated, g.op(members.Developer, "studio-create-token", "POST /studio/v1/tokens",
 		"Make an access token",
 		"Makes an access token (rst_…) for automation, with a name, a role and an expiry of 1 to 365 days; the token is in this answer only, the service keeps a hash. Its role cannot be above the caller's: a DEVELOPER asking for an OWNER token gets 403 ROLE_FORBIDDEN.",
 		http.StatusBadRequest)), serve(a.createToken))

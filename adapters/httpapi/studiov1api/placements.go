@@ -74,7 +74,7 @@ func (a *api) registerPlacements() {
 		"A game's placements",
 		"Every placement of the game in the environment: `{placements}`. 404 GAME_NOT_FOUND.",
 		http.StatusNotFound), serve(a.listPlacements))
-	huma.Register(a.s.StudioAPI, answering(http.StatusCreated, g.op(members.Developer, "studio-create-placement", "POST /studio/v1/games/{gameId}/placements/{environment}",
+	huma.Register(a.s.StudioAPI, httpapi.WithStatus(http.StatusCreated, g.op(members.Developer, "studio-create-placement", "POST /studio/v1/games/{gameId}/placements/{environment}",
 		"Create a test placement",
 		"Creates a placement with a new id: what a screen of the game shows."+placementRules,
 		http.StatusBadRequest, http.StatusNotFound, http.StatusConflict)), serveCreated(func(ctx context.Context, s scope, in *createPlacementInput) (tp.PlacementBody, bool, error) {

@@ -145,29 +145,19 @@ func (g group) op(need members.Role, id, route, summary, description string, err
 	return g.a.s.Studio(o, g.a.authenticate)
 }
 
-// answering sets the success status of an operation that does not answer 200 (or 204 without a
-// body, which Huma declares by itself).
-func answering(status int, o huma.Operation) huma.Operation {
-	o.DefaultStatus = status
-	return o
-}
-
-// body is the answer of an operation: its body, bare.
-type body[B any] struct{ Body B }
-
 // serve adapts h to Huma: h gets the caller and what the path names, and answers a body; its
-// error is answered by fail (the body it returns with an error is not used).
-func serve[I, B any](h func(context.Context, scope, *I) (B, error)) func(context.Context, *I) (*body[B], error) {
-	return func(ctx context.Context, in *I) (*body[B], error) {
+// error is answered by httpapi.ErrorFrom (the body it returns with an error is not used).
+func serve[I, B any](h func(context.Context, scope, *I) (B, error)) func(context.Context, *I) (*httpapi.Output[B], error) {
+	return func(ctx context.Context, in *I) (*httpapi.Output[B], error) {
 		s, err := scopeOf(ctx, in)
 		if err != nil {
-			return nil, fail(ctx, err)
+			return nil, httpapi.ErrorFrom(ctx, err)
 		}
 		b, err := h(ctx, s, in)
 		if err != nil {
-			return nil, fail(ctx, err)
+			return nil, httpapi.ErrorFrom(ctx, err)
 		}
-		return &body[B]{Body: b}, nil
+		return &httpapi.Output[B]{Body: b}, nil
 	}
 }
 
@@ -179,39 +169,29 @@ func serveNoBody[I any](h func(context.Context, scope, *I) error) func(context.C
 			err = h(ctx, s, in)
 		}
 		if err != nil {
-			return nil, fail(ctx, err)
+			return nil, httpapi.ErrorFrom(ctx, err)
 		}
 		return nil, nil
 	}
 }
 
-// created is the answer of an operation that makes or replaces a thing: 201 when it made it,
-// 200 when it replaced it.
-type created[B any] struct {
-	Status int
-	Body   B
-}
-
 // serveCreated adapts h, which says whether it made the thing it answers, as serve does.
-func serveCreated[I, B any](h func(context.Context, scope, *I) (B, bool, error)) func(context.Context, *I) (*created[B], error) {
-	return func(ctx context.Context, in *I) (*created[B], error) {
+func serveCreated[I, B any](h func(context.Context, scope, *I) (B, bool, error)) func(context.Context, *I) (*httpapi.Put[B], error) {
+	return func(ctx context.Context, in *I) (*httpapi.Put[B], error) {
 		s, err := scopeOf(ctx, in)
 		if err != nil {
-			return nil, fail(ctx, err)
+			return nil, httpapi.ErrorFrom(ctx, err)
 		}
 		b, made, err := h(ctx, s, in)
 		if err != nil {
-			return nil, fail(ctx, err)
+			return nil, httpapi.ErrorFrom(ctx, err)
 		}
 		if made {
-			return &created[B]{Status: http.StatusCreated, Body: b}, nil
+			return &httpapi.Put[B]{Status: http.StatusCreated, Body: b}, nil
 		}
-		return &created[B]{Status: http.StatusOK, Body: b}, nil
+		return &httpapi.Put[B]{Status: http.StatusOK, Body: b}, nil
 	}
 }
-
-// fail is the answer of a core error.
-func fail(ctx context.Context, err error) error { return httpapi.ErrorFrom(ctx, err) }
 
 // Paging is the paging of the studio API's paged lists, 20 a page by default; embed it in an
 // input (Huma reads the fields of exported embedded structs only).

@@ -102,7 +102,7 @@ func (a *api) registerWebhookConfigs(g group) {
 		list, err := a.console.WebhookConfigs(ctx, s.p, s.game, s.env)
 		return httpapi.Map(list, toConfigBody), err
 	}))
-	huma.Register(a.s.StudioAPI, httpapi.AlsoAnswers(answering(http.StatusCreated, g.op(members.Developer, "studio-configure-webhook", "POST "+webhooksBase+"/configs",
+	huma.Register(a.s.StudioAPI, httpapi.AlsoAnswers(httpapi.WithStatus(http.StatusCreated, g.op(members.Developer, "studio-configure-webhook", "POST "+webhooksBase+"/configs",
 		"Create or update a webhook configuration",
 		"Creates a configuration (201, with the full signingSecret, shown only here) or, when the studio already has one with this webhookUrl in the environment, updates it (200, secret masked). At most 10 configurations per environment: an 11th is 400 WEBHOOK_CONFIG_LIMIT. The URL must be https and resolve to a public address. 404 GAME_NOT_FOUND; 400 VALIDATION_FAILED.",
 		http.StatusBadRequest, http.StatusNotFound)), http.StatusOK, "Updated: the studio had a configuration with this webhookUrl (secret masked)"),
@@ -133,7 +133,7 @@ func (a *api) registerWebhookActions(g group) {
 		"Rotate a signing secret",
 		"Makes a new signing secret, shown only here. Until the grace ends (graceMinutes, 0 to 4,320, default 1,440), every delivery's X-Service-Signature carries both: t=<unix>,v1=<new>,v1=<old>. 404 GAME_NOT_FOUND, WEBHOOK_CONFIG_NOT_FOUND.",
 		http.StatusBadRequest, http.StatusNotFound), serve(a.rotateWebhookSecret))
-	huma.Register(a.s.StudioAPI, answering(http.StatusAccepted, g.op(members.Developer, "studio-recover-webhook", "POST "+webhooksBase+"/configs/{configId}/recover",
+	huma.Register(a.s.StudioAPI, httpapi.WithStatus(http.StatusAccepted, g.op(members.Developer, "studio-recover-webhook", "POST "+webhooksBase+"/configs/{configId}/recover",
 		"Send failed deliveries again",
 		"Every FAILED delivery of the configuration whose event happened at or after `since` goes out again as a new series of attempts: 202 with how many. A second call with nothing newly failed requeues 0. 404 GAME_NOT_FOUND, WEBHOOK_CONFIG_NOT_FOUND; 400 VALIDATION_FAILED.",
 		http.StatusBadRequest, http.StatusNotFound)), serve(func(ctx context.Context, s scope, in *recoverInput) (wh.RecoverBody, error) {
@@ -151,7 +151,7 @@ func (a *api) registerWebhookActions(g group) {
 		"Webhook deliveries",
 		"The studio's deliveries of the environment, newest first, by status and event type: `{data, pagination: {total, limit, skip, hasMore}}`. 404 GAME_NOT_FOUND; 400 VALIDATION_FAILED.",
 		http.StatusBadRequest, http.StatusNotFound), serve(a.listDeliveries))
-	huma.Register(a.s.StudioAPI, answering(http.StatusAccepted, g.op(members.Developer, "studio-resend-delivery", "POST "+webhooksBase+"/deliveries/{deliveryId}/resend",
+	huma.Register(a.s.StudioAPI, httpapi.WithStatus(http.StatusAccepted, g.op(members.Developer, "studio-resend-delivery", "POST "+webhooksBase+"/deliveries/{deliveryId}/resend",
 		"Resend a delivery",
 		"The same event (same X-Service-Event-ID and body, a new signature time) goes out again as a new series of attempts: 202 with the new delivery, PENDING. 404 GAME_NOT_FOUND, DELIVERY_NOT_FOUND.",
 		http.StatusNotFound)), serve(func(ctx context.Context, s scope, _ *deliveryPath) (wh.ResendBody, error) {
