@@ -73,14 +73,7 @@ func (r *CoinsRepo) SetCoinsPerUnit(ctx context.Context, coinID uuid.UUID, n int
 // ListCoins implements coins.Repo.
 func (r *CoinsRepo) ListCoins(ctx context.Context, gameID uuid.UUID) ([]coins.Coin, error) {
 	rows, err := r.q.CoinsListByGame(ctx, gameID)
-	if err != nil {
-		return nil, fmt.Errorf("list coins: %w", err)
-	}
-	out := make([]coins.Coin, len(rows))
-	for i, row := range rows {
-		out[i] = toCoreCoin(row)
-	}
-	return out, nil
+	return toCoreAll(rows, err, toCoreCoin, "list coins")
 }
 
 // GetCoin implements coins.Repo.

@@ -108,14 +108,7 @@ func (r *TouchpointsRepo) UpsertAsset(ctx context.Context, a touchpoints.PresetA
 // ListAssets implements touchpoints.Repo.
 func (r *TouchpointsRepo) ListAssets(ctx context.Context) ([]touchpoints.PresetAsset, error) {
 	rows, err := r.q.TouchpointsListAssets(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list assets: %w", err)
-	}
-	out := make([]touchpoints.PresetAsset, len(rows))
-	for i, a := range rows {
-		out[i] = toCoreAsset(a)
-	}
-	return out, nil
+	return toCoreAll(rows, err, toCoreAsset, "list assets")
 }
 
 // GetAsset implements touchpoints.Repo.
@@ -173,14 +166,9 @@ func (r *TouchpointsRepo) UpsertPlacement(ctx context.Context, p touchpoints.Pla
 func (r *TouchpointsRepo) Placements(ctx context.Context, gameID uuid.UUID, env studio.Environment, screen string) ([]touchpoints.Placement, error) {
 	rows, err := r.q.TouchpointsListPlacements(ctx, db.TouchpointsListPlacementsParams{GameID: gameID,
 		Environment: string(env), Screen: screen})
-	if err != nil {
-		return nil, fmt.Errorf("list placements: %w", err)
-	}
-	out := make([]touchpoints.Placement, len(rows))
-	for i, row := range rows {
-		out[i] = toCorePlacement(gameID, env, row)
-	}
-	return out, nil
+	return toCoreAll(rows, err, func(row db.TouchpointsListPlacementsRow) touchpoints.Placement {
+		return toCorePlacement(gameID, env, row)
+	}, "list placements")
 }
 
 // PromotePlacements implements touchpoints.Repo.
@@ -257,14 +245,7 @@ func (r *TouchpointsRepo) Coin(ctx context.Context, gameID, coinID uuid.UUID, pl
 // Rewards implements touchpoints.Repo.
 func (r *TouchpointsRepo) Rewards(ctx context.Context, gameID, coinID uuid.UUID, ids []uuid.UUID) ([]touchpoints.RewardItem, error) {
 	rows, err := r.q.TouchpointsRewards(ctx, db.TouchpointsRewardsParams{GameID: gameID, CoinID: coinID.String(), Ids: ids})
-	if err != nil {
-		return nil, fmt.Errorf("rewards by id: %w", err)
-	}
-	out := make([]touchpoints.RewardItem, len(rows))
-	for i, row := range rows {
-		out[i] = toCoreRewardItem(row)
-	}
-	return out, nil
+	return toCoreAll(rows, err, toCoreRewardItem, "rewards by id")
 }
 
 func bestRewardsParams(q touchpoints.RewardQuery) db.TouchpointsBestRewardsParams {
@@ -279,40 +260,21 @@ func bestProductsParams(q touchpoints.ProductQuery) db.TouchpointsBestProductsPa
 // BestRewards implements touchpoints.Repo.
 func (r *TouchpointsRepo) BestRewards(ctx context.Context, q touchpoints.RewardQuery) ([]touchpoints.RewardItem, error) {
 	rows, err := r.rules.TouchpointsBestRewards(ctx, bestRewardsParams(q))
-	if err != nil {
-		return nil, fmt.Errorf("best rewards: %w", err)
-	}
-	out := make([]touchpoints.RewardItem, len(rows))
-	for i, row := range rows {
-		out[i] = toCoreRewardItem(db.TouchpointsRewardsRow(row))
-	}
-	return out, nil
+	return toCoreAll(rows, err, func(row db.TouchpointsBestRewardsRow) touchpoints.RewardItem {
+		return toCoreRewardItem(db.TouchpointsRewardsRow(row))
+	}, "best rewards")
 }
 
 // Products implements touchpoints.Repo.
 func (r *TouchpointsRepo) Products(ctx context.Context, ids []string) ([]catalogue.Product, error) {
 	rows, err := r.q.TouchpointsProducts(ctx, ids)
-	if err != nil {
-		return nil, fmt.Errorf("products by id: %w", err)
-	}
-	out := make([]catalogue.Product, len(rows))
-	for i, p := range rows {
-		out[i] = toCoreProduct(p)
-	}
-	return out, nil
+	return toCoreAll(rows, err, toCoreProduct, "products by id")
 }
 
 // BestProducts implements touchpoints.Repo.
 func (r *TouchpointsRepo) BestProducts(ctx context.Context, q touchpoints.ProductQuery) ([]catalogue.Product, error) {
 	rows, err := r.rules.TouchpointsBestProducts(ctx, bestProductsParams(q))
-	if err != nil {
-		return nil, fmt.Errorf("best products: %w", err)
-	}
-	out := make([]catalogue.Product, len(rows))
-	for i, p := range rows {
-		out[i] = toCoreProduct(p)
-	}
-	return out, nil
+	return toCoreAll(rows, err, toCoreProduct, "best products")
 }
 
 // RewardTypes implements touchpoints.Repo.

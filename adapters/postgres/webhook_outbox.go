@@ -34,14 +34,7 @@ func NewWebhookOutbox(d *DB) *WebhookOutbox { return &WebhookOutbox{d: d} }
 // other claim returns them. A delivery another claim is taking at the same moment is skipped.
 func (o *WebhookOutbox) Claim(ctx context.Context, n int, lease time.Duration) ([]webhooks.Pending, error) {
 	rows, err := db.New(outages{o.d.pool}).WebhooksClaimDue(ctx, db.WebhooksClaimDueParams{Lim: int32(n), LeaseSeconds: lease.Seconds()})
-	if err != nil {
-		return nil, fmt.Errorf("claim webhook deliveries: %w", err)
-	}
-	out := make([]webhooks.Pending, len(rows))
-	for i, row := range rows {
-		out[i] = toCorePending(row)
-	}
-	return out, nil
+	return toCoreAll(rows, err, toCorePending, "claim webhook deliveries")
 }
 
 // PutOff gives claimed deliveries back, each due again after its delay in after (on the

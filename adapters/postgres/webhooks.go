@@ -106,14 +106,7 @@ func (r *WebhooksRepo) GetConfig(ctx context.Context, s webhooks.Scope, id uuid.
 // ListConfigs implements webhooks.Repo.
 func (r *WebhooksRepo) ListConfigs(ctx context.Context, s webhooks.Scope) ([]webhooks.Config, error) {
 	rows, err := r.q.WebhooksListConfigs(ctx, db.WebhooksListConfigsParams{StudioID: s.StudioID, Environment: string(s.Environment)})
-	if err != nil {
-		return nil, fmt.Errorf("list webhook configs: %w", err)
-	}
-	out := make([]webhooks.Config, len(rows))
-	for i, row := range rows {
-		out[i] = toCoreConfig(row)
-	}
-	return out, nil
+	return toCoreAll(rows, err, toCoreConfig, "list webhook configs")
 }
 
 // UpdateConfig implements webhooks.Repo.
@@ -140,14 +133,7 @@ func (r *WebhooksRepo) DisableFailing(ctx context.Context, configID *uuid.UUID, 
 	rows, err := r.q.WebhooksDisableFailing(ctx, db.WebhooksDisableFailingParams{
 		ConfigID: configID, WindowStart: windowStart, MinFailed: int32(minFailed), Reason: reason,
 	})
-	if err != nil {
-		return nil, fmt.Errorf("disable failing webhook configs: %w", err)
-	}
-	out := make([]webhooks.Config, len(rows))
-	for i, row := range rows {
-		out[i] = toCoreConfig(row)
-	}
-	return out, nil
+	return toCoreAll(rows, err, toCoreConfig, "disable failing webhook configs")
 }
 
 // FindDelivery implements webhooks.Repo.
