@@ -121,23 +121,23 @@ func (a *api) registerAccount() {
 }
 
 // open declares an account operation without credentials.
-func (g group) open(id, route, summary, description string, errors ...int) huma.Operation {
-	o := g.operation(id, route, summary, description, errors)
+func (g group) open(id, method, path, summary, description string, errors ...int) huma.Operation {
+	o := g.operation(id, method, path, summary, description, errors)
 	o.Middlewares = append(o.Middlewares, anonymous)
 	return g.a.s.Studio(o, nil)
 }
 
 // registerSessions registers signing in and out.
 func (a *api) registerSessions(g group) {
-	huma.Register(a.s.StudioAPI, httpapi.WithStatus(http.StatusCreated, g.open("studio-sign-in", "POST /studio/v1/sessions",
+	huma.Register(a.s.StudioAPI, httpapi.WithStatus(http.StatusCreated, g.open("studio-sign-in", http.MethodPost, "/studio/v1/sessions",
 		"Sign in",
 		"Starts a session of the member with the email and password (and `otp`, the TOTP code, for a member with TOTP on): 201 with the session token, shown only here, for Authorization: Bearer. An unknown email, a wrong password and a missing or wrong code all answer the same 401 SIGN_IN_FAILED, in the same time. After 5 failures for one email in 15 minutes, sign-ins of it answer 429 TOO_MANY_ATTEMPTS with Retry-After (seconds) until the oldest failure is 15 minutes old. A session ends after 12 hours unused, 7 days at most, and at sign-out.",
 		http.StatusBadRequest, http.StatusUnauthorized, http.StatusTooManyRequests)), serve(a.signIn))
-	huma.Register(a.s.StudioAPI, g.op(roleAny, "studio-sign-out", "DELETE /studio/v1/sessions/current",
+	huma.Register(a.s.StudioAPI, g.op(roleAny, "studio-sign-out", http.MethodDelete, "/studio/v1/sessions/current",
 		"Sign out",
 		"Ends the session whose token is used: it answers 401 at once on this instance and within a second on every other. With an access token nothing ends (revoke the token instead)."),
 		serveNoBody(func(ctx context.Context, s scope, _ *struct{}) error { return a.members.SignOut(ctx, s.p) }))
-	huma.Register(a.s.StudioAPI, g.op(roleAny, "studio-sign-out-everywhere", "DELETE /studio/v1/sessions",
+	huma.Register(a.s.StudioAPI, g.op(roleAny, "studio-sign-out-everywhere", http.MethodDelete, "/studio/v1/sessions",
 		"Sign out everywhere",
 		"Ends every session of the member (the console's included), at once on this instance and within a second on every other. Access tokens stay valid."),
 		serveNoBody(func(ctx context.Context, s scope, _ *struct{}) error { return a.members.SignOutEverywhere(ctx, s.p) }))
@@ -145,17 +145,17 @@ func (a *api) registerSessions(g group) {
 
 // registerInvitesAndResets registers the operations that set a password through an emailed link.
 func (a *api) registerInvitesAndResets(g group) {
-	huma.Register(a.s.StudioAPI, g.open("studio-accept-invite", "POST /studio/v1/invites/{token}/accept",
+	huma.Register(a.s.StudioAPI, g.open("studio-accept-invite", http.MethodPost, "/studio/v1/invites/{token}/accept",
 		"Accept an invitation",
 		"Sets the invited member's name and password and makes them ACTIVE; then sign in. An invitation works once, within 72 hours: a used, expired or unknown one is 404 LINK_INVALID. The password is 12 to 128 characters (400 VALIDATION_FAILED).",
 		http.StatusBadRequest, http.StatusNotFound), serve(a.acceptInvite))
-	huma.Register(a.s.StudioAPI, httpapi.WithStatus(http.StatusAccepted, g.open("studio-request-password-reset", "POST /studio/v1/password-resets",
+	huma.Register(a.s.StudioAPI, httpapi.WithStatus(http.StatusAccepted, g.open("studio-request-password-reset", http.MethodPost, "/studio/v1/password-resets",
 		"Ask for a password reset link",
 		"Emails each active member with the email a link to choose a new password (valid 1 hour, once). It answers 202 whether or not the email is a member's, so it tells nobody who is.",
 		http.StatusBadRequest)), serveNoBody(func(ctx context.Context, _ scope, in *resetRequestInput) error {
 		return a.members.RequestReset(ctx, in.Body.Email)
 	}))
-	huma.Register(a.s.StudioAPI, g.open("studio-reset-password", "POST /studio/v1/password-resets/{token}",
+	huma.Register(a.s.StudioAPI, g.open("studio-reset-password", http.MethodPost, "/studio/v1/password-resets/{token}",
 		"Choose a new password",
 		"Sets the member's new password with the token of a reset link and ends every session of the member. A link works once, within 1 hour: a used, expired or unknown one is 404 LINK_INVALID. The password is 12 to 128 characters (400 VALIDATION_FAILED).",
 		http.StatusBadRequest, http.StatusNotFound), serveNoBody(func(ctx context.Context, _ scope, in *resetInput) error {
@@ -165,26 +165,26 @@ func (a *api) registerInvitesAndResets(g group) {
 
 // registerTOTP registers the caller's own account and TOTP operations.
 func (a *api) registerTOTP(g group) {
-	huma.Register(a.s.StudioAPI, g.op(roleAny, "studio-get-me", "GET /studio/v1/me",
+	huma.Register(a.s.StudioAPI, g.op(roleAny, "studio-get-me", http.MethodGet, "/studio/v1/me",
 		"Who am I",
 		"The signed-in member (or the access token's maker) with the role in effect. Works while the member must set up TOTP."),
 		serve(me))
-	huma.Register(a.s.StudioAPI, httpapi.WithStatus(http.StatusCreated, g.op(roleAny, "studio-begin-totp", "POST /studio/v1/me/totp",
+	huma.Register(a.s.StudioAPI, httpapi.WithStatus(http.StatusCreated, g.op(roleAny, "studio-begin-totp", http.MethodPost, "/studio/v1/me/totp",
 		"Set up TOTP",
 		"Makes a new TOTP secret for the member, shown only here; TOTP is on once a code of it is confirmed (POST /studio/v1/me/totp/confirm). A member with TOTP on already gets 400 VALIDATION_FAILED (turn it off first). Works while the member must set up TOTP; not with an access token (403 ROLE_FORBIDDEN).",
 		http.StatusBadRequest, http.StatusForbidden)), serve(a.beginTOTP))
-	huma.Register(a.s.StudioAPI, g.op(roleAny, "studio-confirm-totp", "POST /studio/v1/me/totp/confirm",
+	huma.Register(a.s.StudioAPI, g.op(roleAny, "studio-confirm-totp", http.MethodPost, "/studio/v1/me/totp/confirm",
 		"Turn TOTP on",
 		"Turns TOTP on with a current code of the secret just set up: sign-ins then need a code. A wrong code is 400 TOTP_INVALID. Not with an access token (403 ROLE_FORBIDDEN).",
 		http.StatusBadRequest, http.StatusForbidden), serveNoBody(a.memberOnly(a.members.ConfirmTOTP)))
-	huma.Register(a.s.StudioAPI, g.op(roleAny, "studio-disable-totp", "POST /studio/v1/me/totp/disable",
+	huma.Register(a.s.StudioAPI, g.op(roleAny, "studio-disable-totp", http.MethodPost, "/studio/v1/me/totp/disable",
 		"Turn TOTP off",
 		"Turns TOTP off with a current code. A wrong code is 400 TOTP_INVALID; with TOTP off already, or while the studio requires TOTP, 400 VALIDATION_FAILED. Not with an access token (403 ROLE_FORBIDDEN).",
 		http.StatusBadRequest, http.StatusForbidden), serveNoBody(a.memberOnly(a.members.DisableTOTP)))
-	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-get-totp-requirement", "GET /studio/v1/totp-requirement",
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-get-totp-requirement", http.MethodGet, "/studio/v1/totp-requirement",
 		"Whether the studio requires TOTP",
 		"Whether every member must sign in with a TOTP code."), serve(a.totpRequirement))
-	huma.Register(a.s.StudioAPI, g.op(members.Owner, "studio-set-totp-requirement", "PUT /studio/v1/totp-requirement",
+	huma.Register(a.s.StudioAPI, g.op(members.Owner, "studio-set-totp-requirement", http.MethodPut, "/studio/v1/totp-requirement",
 		"Require TOTP of every member",
 		"With `required` true, every member signs in with a TOTP code; one without TOTP is signed in only to set it up (everything else answers 403 TOTP_SETUP_REQUIRED).",
 		http.StatusBadRequest), serve(a.setTOTPRequirement))

@@ -65,7 +65,7 @@ type auditInput struct {
 }
 
 func (a *api) registerAudit() {
-	huma.Register(a.s.StudioAPI, a.group(tagAudit).op(members.Viewer, "studio-audit-log", "GET /studio/v1/audit",
+	huma.Register(a.s.StudioAPI, a.group(tagAudit).op(members.Viewer, "studio-audit-log", http.MethodGet, "/studio/v1/audit",
 		"The audit log",
 		"Changes to the studio's data, newest first, from the console, this API and the operator API: when, who (member, token or operator, with the client's address and user agent), the action, the target and the environment. No API changes or deletes an entry; entries are kept at least a year. Filter by time (`from` inclusive, `to` exclusive), member and action; continue with `before` = the `next` of the page before.",
 		http.StatusBadRequest), serve(a.auditLog))

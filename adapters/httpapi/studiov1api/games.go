@@ -183,23 +183,23 @@ type setIntegrationInput struct {
 
 func (a *api) registerGames() {
 	g := a.group(tagGames)
-	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-list-games", "GET /studio/v1/games",
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-list-games", http.MethodGet, "/studio/v1/games",
 		"The studio's games",
 		"Every game of the studio, oldest first. Games are made by the operator."), serve(a.listGames))
-	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-get-game", "GET /studio/v1/games/{gameId}",
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-get-game", http.MethodGet, "/studio/v1/games/{gameId}",
 		"A game with its masked keys",
 		"The game, its credentials per environment (the API key masked, rk_live_…a1b2; when the secrets were issued, never the secrets) and its partner terms. 404 GAME_NOT_FOUND.",
 		http.StatusNotFound), serve(a.getGame))
 	a.registerSecrets(g)
-	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-partner-wallet", "GET /studio/v1/games/{gameId}/partner/{environment}/wallet",
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-partner-wallet", http.MethodGet, "/studio/v1/games/{gameId}/partner/{environment}/wallet",
 		"The partner wallet",
 		"The partner terms, the wallet's balance and a page of its entries, oldest first. Funding it is the operator's. 404 GAME_NOT_FOUND.",
 		http.StatusBadRequest, http.StatusNotFound), serve(a.partnerWallet))
-	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-get-integration", "GET /studio/v1/games/{gameId}/integration",
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-get-integration", http.MethodGet, "/studio/v1/games/{gameId}/integration",
 		"A game's integration settings",
 		"The store address, the allowed browser origins per environment, serverOnlyCoinMovements, the store's switches and theme, and the touchpoint coin. 404 GAME_NOT_FOUND.",
 		http.StatusNotFound), serve(a.getIntegration))
-	huma.Register(a.s.StudioAPI, g.op(members.Developer, "studio-set-integration", "PATCH /studio/v1/games/{gameId}/integration",
+	huma.Register(a.s.StudioAPI, g.op(members.Developer, "studio-set-integration", http.MethodPatch, "/studio/v1/games/{gameId}/integration",
 		"Change a game's integration settings",
 		"Changes the settings sent; the rest stay. Each setting is its own change (and audit entry): when one is refused, those before it in this order are changed already: storeUrl, allowedOrigins, serverOnlyCoinMovements, store with storeTheme, touchpointCoinId. Origins are exact (`https://play.example.com`), at most 20 per environment. The purchase budget and partner terms are the operator's. 404 GAME_NOT_FOUND; 400 VALIDATION_FAILED (a touchpointCoinId that is not a coin of the game included).",
 		http.StatusBadRequest, http.StatusNotFound), serve(a.setIntegration))
@@ -207,17 +207,17 @@ func (a *api) registerGames() {
 
 // registerSecrets registers issuing a game's key and secrets.
 func (a *api) registerSecrets(g group) {
-	issue(g, "studio-rotate-api-key", "POST /studio/v1/games/{gameId}/api-keys/{environment}/rotate",
+	issue(g, "studio-rotate-api-key", http.MethodPost, "/studio/v1/games/{gameId}/api-keys/{environment}/rotate",
 		"Rotate a game's API key",
 		"Issues a new key for the environment and revokes the previous one: calls with the old key get 401 API_KEY_REVOKED at once on this instance and within a second on every other, and partner tokens exchanged with it stop working. The new key is in this answer only. 404 GAME_NOT_FOUND.",
 		a.console.RotateKey, func(env, key string) APIKeyBody { return APIKeyBody{Environment: env, APIKey: key} })
-	issue(g, "studio-issue-server-secret", "POST /studio/v1/games/{gameId}/server-secrets/{environment}",
+	issue(g, "studio-issue-server-secret", http.MethodPost, "/studio/v1/games/{gameId}/server-secrets/{environment}",
 		"Issue a game's server secret",
 		"Issues the game's server secret of the environment (rks_live_… or rks_test_…), for the studio's servers; a new one replaces the old at once. The secret is in this answer only. 404 GAME_NOT_FOUND.",
 		a.console.IssueServerSecret, func(env, secret string) ServerSecretBody {
 			return ServerSecretBody{Environment: env, ServerSecret: secret}
 		})
-	issue(g, "studio-issue-partner-secret", "POST /studio/v1/games/{gameId}/partner/{environment}/secret",
+	issue(g, "studio-issue-partner-secret", http.MethodPost, "/studio/v1/games/{gameId}/partner/{environment}/secret",
 		"Issue the partner client secret",
 		"Issues the partner API's client secret (rcs_…) of the environment and revokes the old one with every partner token issued under it. The secret is in this answer only. Enabling the partner API is the operator's. 404 GAME_NOT_FOUND.",
 		a.console.IssuePartnerSecret, func(env, secret string) PartnerSecretBody {
@@ -227,9 +227,9 @@ func (a *api) registerSecrets(g group) {
 
 // issue registers an operation that issues a new key or secret of a game's environment, for a
 // DEVELOPER: 201 with body, the only answer that shows it.
-func issue[B any](g group, id, route, summary, description string,
+func issue[B any](g group, id, method, path, summary, description string,
 	call func(context.Context, members.Principal, uuid.UUID, studio.Environment) (string, error), body func(environment, secret string) B) {
-	huma.Register(g.a.s.StudioAPI, httpapi.WithStatus(http.StatusCreated, g.op(members.Developer, id, route, summary, description, http.StatusNotFound)),
+	huma.Register(g.a.s.StudioAPI, httpapi.WithStatus(http.StatusCreated, g.op(members.Developer, id, method, path, summary, description, http.StatusNotFound)),
 		serve(func(ctx context.Context, s scope, in *GameEnvPath) (B, error) {
 			secret, err := call(ctx, s.p, s.game, s.env)
 			return body(in.Environment, secret), err

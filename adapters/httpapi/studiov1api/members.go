@@ -73,18 +73,18 @@ type createTokenInput struct {
 
 func (a *api) registerMembers() {
 	g := a.group(tagMembers)
-	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-list-members", "GET /studio/v1/members",
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-list-members", http.MethodGet, "/studio/v1/members",
 		"The studio's members",
 		"Every member, invited or active, oldest first."), serve(a.listMembers))
-	huma.Register(a.s.StudioAPI, httpapi.WithStatus(http.StatusCreated, g.op(members.Owner, "studio-invite-member", "POST /studio/v1/members",
+	huma.Register(a.s.StudioAPI, httpapi.WithStatus(http.StatusCreated, g.op(members.Owner, "studio-invite-member", http.MethodPost, "/studio/v1/members",
 		"Invite a member",
 		"Adds a member with the role, status INVITED, and emails them the invitation link (valid 72 hours, once), which this answer holds too. 409 MEMBER_EXISTS when the studio has a member with the email; 400 VALIDATION_FAILED for an email that is not one.",
 		http.StatusBadRequest, http.StatusConflict)), serve(a.invite))
-	huma.Register(a.s.StudioAPI, g.op(members.Owner, "studio-change-member-role", "PATCH /studio/v1/members/{memberId}",
+	huma.Register(a.s.StudioAPI, g.op(members.Owner, "studio-change-member-role", http.MethodPatch, "/studio/v1/members/{memberId}",
 		"Change a member's role",
 		"Gives the member another role, at once (their sessions and tokens follow within a second). A studio keeps an owner: demoting the last one is 409 LAST_OWNER, under concurrent changes too. 404 MEMBER_NOT_FOUND.",
 		http.StatusBadRequest, http.StatusNotFound, http.StatusConflict), serve(a.changeRole))
-	huma.Register(a.s.StudioAPI, g.op(members.Owner, "studio-remove-member", "DELETE /studio/v1/members/{memberId}",
+	huma.Register(a.s.StudioAPI, g.op(members.Owner, "studio-remove-member", http.MethodDelete, "/studio/v1/members/{memberId}",
 		"Remove a member",
 		"Removes the member with their sessions and access tokens: they answer 401 at once on this instance and within a second on every other. Removing the last owner is 409 LAST_OWNER. 404 MEMBER_NOT_FOUND.",
 		http.StatusNotFound, http.StatusConflict), serveNoBody(func(ctx context.Context, s scope, _ *MemberPath) error {
@@ -95,14 +95,14 @@ func (a *api) registerMembers() {
 
 func (a *api) registerTokens() {
 	g := a.group(tagTokens)
-	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-list-tokens", "GET /studio/v1/tokens",
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-list-tokens", http.MethodGet, "/studio/v1/tokens",
 		"The studio's access tokens",
 		"Every access token of the studio, oldest first, without secrets."), serve(a.listTokens))
-	huma.Register(a.s.StudioAPI, httpapi.WithStatus(http.StatusCreated, g.op(members.Developer, "studio-create-token", "POST /studio/v1/tokens",
+	huma.Register(a.s.StudioAPI, httpapi.WithStatus(http.StatusCreated, g.op(members.Developer, "studio-create-token", http.MethodPost, "/studio/v1/tokens",
 		"Make an access token",
 		"Makes an access token (rst_…) for automation, with a name, a role and an expiry of 1 to 365 days; the token is in this answer only, the service keeps a hash. Its role cannot be above the caller's: a DEVELOPER asking for an OWNER token gets 403 ROLE_FORBIDDEN.",
 		http.StatusBadRequest)), serve(a.createToken))
-	huma.Register(a.s.StudioAPI, g.op(members.Developer, "studio-revoke-token", "DELETE /studio/v1/tokens/{tokenId}",
+	huma.Register(a.s.StudioAPI, g.op(members.Developer, "studio-revoke-token", http.MethodDelete, "/studio/v1/tokens/{tokenId}",
 		"Revoke an access token",
 		"The token stops working at once on this instance and within a second on every other. Revoking an OWNER token needs OWNER (403 ROLE_FORBIDDEN). 404 TOKEN_NOT_FOUND.",
 		http.StatusNotFound), serveNoBody(func(ctx context.Context, s scope, _ *tokenPath) error {

@@ -70,37 +70,37 @@ const placementRules = " `screen`: only `home` (400 UNKNOWN_SCREEN). `type`: pro
 
 func (a *api) registerPlacements() {
 	g := a.group(tagPlacements)
-	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-list-placements", "GET /studio/v1/games/{gameId}/placements/{environment}",
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-list-placements", http.MethodGet, "/studio/v1/games/{gameId}/placements/{environment}",
 		"A game's placements",
 		"Every placement of the game in the environment: `{placements}`. 404 GAME_NOT_FOUND.",
 		http.StatusNotFound), serve(a.listPlacements))
-	huma.Register(a.s.StudioAPI, httpapi.WithStatus(http.StatusCreated, g.op(members.Developer, "studio-create-placement", "POST /studio/v1/games/{gameId}/placements/{environment}",
+	huma.Register(a.s.StudioAPI, httpapi.WithStatus(http.StatusCreated, g.op(members.Developer, "studio-create-placement", http.MethodPost, "/studio/v1/games/{gameId}/placements/{environment}",
 		"Create a test placement",
 		"Creates a placement with a new id: what a screen of the game shows."+placementRules,
 		http.StatusBadRequest, http.StatusNotFound, http.StatusConflict)), serveCreated(func(ctx context.Context, s scope, in *createPlacementInput) (tp.PlacementBody, bool, error) {
 		return a.putPlacement(ctx, s, in.Body)
 	}))
-	huma.Register(a.s.StudioAPI, httpapi.AlsoAnswers(g.op(members.Developer, "studio-put-placement", "PUT /studio/v1/games/{gameId}/placements/{environment}/{placementId}",
+	huma.Register(a.s.StudioAPI, httpapi.AlsoAnswers(g.op(members.Developer, "studio-put-placement", http.MethodPut, "/studio/v1/games/{gameId}/placements/{environment}/{placementId}",
 		"Create or replace a test placement",
 		"Replaces the placement with the id (200), or creates it with that id (201)."+placementRules,
 		http.StatusBadRequest, http.StatusNotFound, http.StatusConflict), http.StatusCreated, "Created: the placement had no such id"),
 		serveCreated(func(ctx context.Context, s scope, in *putPlacementInput) (tp.PlacementBody, bool, error) {
 			return a.putPlacement(ctx, s, in.Body)
 		}))
-	huma.Register(a.s.StudioAPI, g.op(members.Developer, "studio-delete-placement", "DELETE /studio/v1/games/{gameId}/placements/{environment}/{placementId}",
+	huma.Register(a.s.StudioAPI, g.op(members.Developer, "studio-delete-placement", http.MethodDelete, "/studio/v1/games/{gameId}/placements/{environment}/{placementId}",
 		"Delete a test placement",
 		"Deletes a test placement; live loses it at the next promote. Live is 400 LIVE_PLACEMENTS_READ_ONLY. 404 GAME_NOT_FOUND, PLACEMENT_NOT_FOUND.",
 		http.StatusBadRequest, http.StatusNotFound), serveNoBody(func(ctx context.Context, s scope, _ *placementPath) error {
 		return a.console.DeletePlacement(ctx, s.p, s.game, s.env, s.id)
 	}))
-	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-promote-difference", "GET /studio/v1/games/{gameId}/placements/promote",
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-promote-difference", http.MethodGet, "/studio/v1/games/{gameId}/placements/promote",
 		"The go-live difference",
 		"What promoting the test placements to live would change: `{added, changed, removed, version}`. Nothing changes. 404 GAME_NOT_FOUND.",
 		http.StatusNotFound), serve(func(ctx context.Context, s scope, _ *GamePath) (DiffBody, error) {
 		d, err := a.console.PromoteDiff(ctx, s.p, s.game)
 		return toDiffBody(d), err
 	}))
-	huma.Register(a.s.StudioAPI, g.op(members.Developer, "studio-promote", "POST /studio/v1/games/{gameId}/placements/promote",
+	huma.Register(a.s.StudioAPI, g.op(members.Developer, "studio-promote", http.MethodPost, "/studio/v1/games/{gameId}/placements/promote",
 		"Go live: copy the test placements to live",
 		"The live placements become copies of the test placements (same ids), in one transaction; live placements not in test are removed. Answers the difference applied. With `version` (from the difference read), placements changed since are 409 PROMOTE_DIFF_CHANGED and nothing is copied. 404 GAME_NOT_FOUND.",
 		http.StatusBadRequest, http.StatusNotFound, http.StatusConflict), serve(a.promote))

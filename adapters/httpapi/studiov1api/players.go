@@ -169,27 +169,27 @@ type ordersInput struct {
 
 func (a *api) registerPlayers() {
 	g := a.group(tagPlayers)
-	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-lookup-player", "GET /studio/v1/games/{gameId}/players/{environment}",
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-lookup-player", http.MethodGet, "/studio/v1/games/{gameId}/players/{environment}",
 		"Look a player up",
 		"Finds the player of the game and environment by the studio's uuid, the player id or the phone (E.164), with its coin holdings, its newest 20 coin movements and its newest 20 orders (codes left out). 404 GAME_NOT_FOUND, PLAYER_NOT_FOUND.",
 		http.StatusBadRequest, http.StatusNotFound), serve(a.lookupPlayer))
-	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-player-transactions", "GET /studio/v1/games/{gameId}/players/{environment}/{playerId}/transactions",
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-player-transactions", http.MethodGet, "/studio/v1/games/{gameId}/players/{environment}/{playerId}/transactions",
 		"A player's coin movements",
 		"A page of the player's coin movements of every coin, newest first. 404 GAME_NOT_FOUND, PLAYER_NOT_FOUND.",
 		http.StatusBadRequest, http.StatusNotFound), serve(a.playerTransactions))
-	changePlayer(g, "studio-block-player", "POST /studio/v1/games/{gameId}/players/{environment}/{playerId}/block",
+	changePlayer(g, "studio-block-player", http.MethodPost, "/studio/v1/games/{gameId}/players/{environment}/{playerId}/block",
 		"Block a player",
 		"Blocks the player: its tokens, OTP and federated sign-ins answer 403 PLAYER_DISABLED. Blocking a blocked player changes nothing. 404 GAME_NOT_FOUND, PLAYER_NOT_FOUND.",
 		a.console.BlockPlayer)
-	changePlayer(g, "studio-unblock-player", "POST /studio/v1/games/{gameId}/players/{environment}/{playerId}/unblock",
+	changePlayer(g, "studio-unblock-player", http.MethodPost, "/studio/v1/games/{gameId}/players/{environment}/{playerId}/unblock",
 		"Unblock a player",
 		"Lets a blocked player sign in again. 404 GAME_NOT_FOUND, PLAYER_NOT_FOUND.",
 		a.console.UnblockPlayer)
-	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-list-orders", "GET /studio/v1/games/{gameId}/orders/{environment}",
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-list-orders", http.MethodGet, "/studio/v1/games/{gameId}/orders/{environment}",
 		"A game's orders",
 		"Store and partner orders of the game and environment, newest first, filtered by status, player and time (`from` inclusive, `to` exclusive; from must be before to, else 400 VALIDATION_FAILED). Codes and PINs are never shown: a studio sees that codes were delivered, with their provider ids, values and expiries. Continue with `cursor` = the `next` of the page before (400 CURSOR_INVALID otherwise). 404 GAME_NOT_FOUND.",
 		http.StatusBadRequest, http.StatusNotFound), serve(a.listOrders))
-	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-get-order", "GET /studio/v1/games/{gameId}/orders/{environment}/{orderId}",
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-get-order", http.MethodGet, "/studio/v1/games/{gameId}/orders/{environment}/{orderId}",
 		"An order with its history",
 		"One order of the game and environment (codes left out) with its steps, oldest first. 404 GAME_NOT_FOUND, ORDER_NOT_FOUND.",
 		http.StatusNotFound), serve(a.getOrder))
@@ -217,9 +217,9 @@ func (a *api) playerTransactions(ctx context.Context, s scope, in *transactionsI
 
 // changePlayer registers an operation that changes the player of the path, for a DEVELOPER, and
 // answers the player.
-func changePlayer(g group, id, route, summary, description string,
+func changePlayer(g group, id, method, path, summary, description string,
 	change func(context.Context, members.Principal, uuid.UUID, studio.Environment, uuid.UUID) (players.Player, error)) {
-	huma.Register(g.a.s.StudioAPI, g.op(members.Developer, id, route, summary, description, http.StatusNotFound),
+	huma.Register(g.a.s.StudioAPI, g.op(members.Developer, id, method, path, summary, description, http.StatusNotFound),
 		serve(func(ctx context.Context, s scope, _ *PlayerPath) (PlayerBody, error) {
 			p, err := change(ctx, s.p, s.game, s.env, s.id)
 			return toPlayerBody(p), err

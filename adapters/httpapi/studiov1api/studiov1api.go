@@ -18,7 +18,6 @@ package studiov1api
 import (
 	"context"
 	"net/http"
-	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -117,18 +116,18 @@ type group struct {
 
 func (a *api) group(tag string) group { return group{a: a, tag: tag} }
 
-// operation is the part of a declaration that every operation has: its id, its route
-// ("METHOD /path", as in an http.ServeMux pattern), summary, description and error statuses.
-func (g group) operation(id, route, summary, description string, errors []int) huma.Operation {
-	method, path, _ := strings.Cut(route, " ")
-	return huma.Operation{OperationID: id, Method: method, Path: path, Summary: summary,
-		Description: description + g.note, Errors: errors, Tags: []string{g.tag}}
+// operation is the part of a declaration that every operation has (httpapi.Op), with the
+// group's tag and note.
+func (g group) operation(id, method, path, summary, description string, errors []int) huma.Operation {
+	o := httpapi.Op(id, method, path, summary, description+g.note, errors...)
+	o.Tags = []string{g.tag}
+	return o
 }
 
 // op declares an authenticated operation that needs role need: its description says so, with
 // the codes of the refusals, and its statuses are declared.
-func (g group) op(need members.Role, id, route, summary, description string, errors ...int) huma.Operation {
-	o := g.operation(id, route, summary, description, errors)
+func (g group) op(need members.Role, id, method, path, summary, description string, errors ...int) huma.Operation {
+	o := g.operation(id, method, path, summary, description, errors)
 	switch need {
 	case roleAny:
 	case members.Viewer:

@@ -95,30 +95,30 @@ func (a *api) registerWebhooks() {
 
 // registerWebhookConfigs registers reading and changing the configurations.
 func (a *api) registerWebhookConfigs(g group) {
-	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-list-webhooks", "GET "+webhooksBase+"/configs",
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-list-webhooks", http.MethodGet, webhooksBase+"/configs",
 		"Webhook configurations",
 		"The studio's configurations of the environment, signing secrets masked. 404 GAME_NOT_FOUND.",
 		http.StatusNotFound), serve(func(ctx context.Context, s scope, _ *WebhookPath) ([]wh.WebhookConfigBody, error) {
 		list, err := a.console.WebhookConfigs(ctx, s.p, s.game, s.env)
 		return httpapi.Map(list, toConfigBody), err
 	}))
-	huma.Register(a.s.StudioAPI, httpapi.AlsoAnswers(httpapi.WithStatus(http.StatusCreated, g.op(members.Developer, "studio-configure-webhook", "POST "+webhooksBase+"/configs",
+	huma.Register(a.s.StudioAPI, httpapi.AlsoAnswers(httpapi.WithStatus(http.StatusCreated, g.op(members.Developer, "studio-configure-webhook", http.MethodPost, webhooksBase+"/configs",
 		"Create or update a webhook configuration",
 		"Creates a configuration (201, with the full signingSecret, shown only here) or, when the studio already has one with this webhookUrl in the environment, updates it (200, secret masked). At most 10 configurations per environment: an 11th is 400 WEBHOOK_CONFIG_LIMIT. The URL must be https and resolve to a public address. 404 GAME_NOT_FOUND; 400 VALIDATION_FAILED.",
 		http.StatusBadRequest, http.StatusNotFound)), http.StatusOK, "Updated: the studio had a configuration with this webhookUrl (secret masked)"),
 		serveCreated(a.configureWebhook))
-	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-get-webhook", "GET "+webhooksBase+"/configs/{configId}",
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-get-webhook", http.MethodGet, webhooksBase+"/configs/{configId}",
 		"A webhook configuration",
 		"One configuration, its signing secret masked. 404 GAME_NOT_FOUND, WEBHOOK_CONFIG_NOT_FOUND.",
 		http.StatusNotFound), serve(func(ctx context.Context, s scope, _ *ConfigPath) (wh.WebhookConfigBody, error) {
 		c, err := a.console.WebhookConfig(ctx, s.p, s.game, s.env, s.id)
 		return toConfigBody(c), err
 	}))
-	huma.Register(a.s.StudioAPI, g.op(members.Developer, "studio-update-webhook", "PATCH "+webhooksBase+"/configs/{configId}",
+	huma.Register(a.s.StudioAPI, g.op(members.Developer, "studio-update-webhook", http.MethodPatch, webhooksBase+"/configs/{configId}",
 		"Change a webhook configuration",
 		"Changes the fields sent. `isActive: true` also clears an auto-disable. 404 GAME_NOT_FOUND, WEBHOOK_CONFIG_NOT_FOUND; 400 VALIDATION_FAILED.",
 		http.StatusBadRequest, http.StatusNotFound), serve(a.updateWebhook))
-	huma.Register(a.s.StudioAPI, g.op(members.Developer, "studio-delete-webhook", "DELETE "+webhooksBase+"/configs/{configId}",
+	huma.Register(a.s.StudioAPI, g.op(members.Developer, "studio-delete-webhook", http.MethodDelete, webhooksBase+"/configs/{configId}",
 		"Delete a webhook configuration",
 		"Deletes the configuration and its deliveries. 404 GAME_NOT_FOUND, WEBHOOK_CONFIG_NOT_FOUND.",
 		http.StatusNotFound), serveNoBody(func(ctx context.Context, s scope, _ *ConfigPath) error {
@@ -129,36 +129,36 @@ func (a *api) registerWebhookConfigs(g group) {
 // registerWebhookActions registers rotating a secret, sending deliveries again or a test event,
 // and reading the deliveries and their stats.
 func (a *api) registerWebhookActions(g group) {
-	huma.Register(a.s.StudioAPI, g.op(members.Developer, "studio-rotate-webhook-secret", "POST "+webhooksBase+"/configs/{configId}/rotate-secret",
+	huma.Register(a.s.StudioAPI, g.op(members.Developer, "studio-rotate-webhook-secret", http.MethodPost, webhooksBase+"/configs/{configId}/rotate-secret",
 		"Rotate a signing secret",
 		"Makes a new signing secret, shown only here. Until the grace ends (graceMinutes, 0 to 4,320, default 1,440), every delivery's X-Service-Signature carries both: t=<unix>,v1=<new>,v1=<old>. 404 GAME_NOT_FOUND, WEBHOOK_CONFIG_NOT_FOUND.",
 		http.StatusBadRequest, http.StatusNotFound), serve(a.rotateWebhookSecret))
-	huma.Register(a.s.StudioAPI, httpapi.WithStatus(http.StatusAccepted, g.op(members.Developer, "studio-recover-webhook", "POST "+webhooksBase+"/configs/{configId}/recover",
+	huma.Register(a.s.StudioAPI, httpapi.WithStatus(http.StatusAccepted, g.op(members.Developer, "studio-recover-webhook", http.MethodPost, webhooksBase+"/configs/{configId}/recover",
 		"Send failed deliveries again",
 		"Every FAILED delivery of the configuration whose event happened at or after `since` goes out again as a new series of attempts: 202 with how many. A second call with nothing newly failed requeues 0. 404 GAME_NOT_FOUND, WEBHOOK_CONFIG_NOT_FOUND; 400 VALIDATION_FAILED.",
 		http.StatusBadRequest, http.StatusNotFound)), serve(func(ctx context.Context, s scope, in *recoverInput) (wh.RecoverBody, error) {
 		n, err := a.console.RecoverWebhook(ctx, s.p, s.game, s.env, s.id, in.Body.Since)
 		return wh.RecoverBody{Requeued: n}, err
 	}))
-	huma.Register(a.s.StudioAPI, g.op(members.Developer, "studio-test-webhook", "POST "+webhooksBase+"/configs/{configId}/test",
+	huma.Register(a.s.StudioAPI, g.op(members.Developer, "studio-test-webhook", http.MethodPost, webhooksBase+"/configs/{configId}/test",
 		"Send a test event",
 		"Sends one synthetic event to the configuration at once and answers the outcome; it changes no balance, delivery or stat. 404 GAME_NOT_FOUND, WEBHOOK_CONFIG_NOT_FOUND; 400 VALIDATION_FAILED.",
 		http.StatusBadRequest, http.StatusNotFound), serve(func(ctx context.Context, s scope, in *testInput) (wh.TestResultBody, error) {
 		r, err := a.console.SendTestWebhook(ctx, s.p, s.game, s.env, s.id, in.Body.EventType)
 		return wh.ToTestResultBody(r), err
 	}))
-	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-list-deliveries", "GET "+webhooksBase+"/deliveries",
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-list-deliveries", http.MethodGet, webhooksBase+"/deliveries",
 		"Webhook deliveries",
 		"The studio's deliveries of the environment, newest first, by status and event type: `{data, pagination: {total, limit, skip, hasMore}}`. 404 GAME_NOT_FOUND; 400 VALIDATION_FAILED.",
 		http.StatusBadRequest, http.StatusNotFound), serve(a.listDeliveries))
-	huma.Register(a.s.StudioAPI, httpapi.WithStatus(http.StatusAccepted, g.op(members.Developer, "studio-resend-delivery", "POST "+webhooksBase+"/deliveries/{deliveryId}/resend",
+	huma.Register(a.s.StudioAPI, httpapi.WithStatus(http.StatusAccepted, g.op(members.Developer, "studio-resend-delivery", http.MethodPost, webhooksBase+"/deliveries/{deliveryId}/resend",
 		"Resend a delivery",
 		"The same event (same X-Service-Event-ID and body, a new signature time) goes out again as a new series of attempts: 202 with the new delivery, PENDING. 404 GAME_NOT_FOUND, DELIVERY_NOT_FOUND.",
 		http.StatusNotFound)), serve(func(ctx context.Context, s scope, _ *deliveryPath) (wh.ResendBody, error) {
 		id, err := a.console.ResendDelivery(ctx, s.p, s.game, s.env, s.id)
 		return wh.ResendBody{DeliveryID: id, Status: "PENDING"}, err
 	}))
-	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-webhook-stats", "GET "+webhooksBase+"/stats",
+	huma.Register(a.s.StudioAPI, g.op(members.Viewer, "studio-webhook-stats", http.MethodGet, webhooksBase+"/stats",
 		"Webhook delivery stats",
 		"Deliveries in all, delivered, failed and the success rate, of the studio in the environment. 404 GAME_NOT_FOUND.",
 		http.StatusNotFound), serve(func(ctx context.Context, s scope, _ *WebhookPath) (wh.WebhookStatsBody, error) {
