@@ -69,10 +69,7 @@ func claimLost(err error) error {
 
 // ReleaseKey implements idempotency.Repo.
 func (r *IdempotencyRepo) ReleaseKey(ctx context.Context, c idempotency.Claim) error {
-	if err := r.q.IdempotencyRelease(ctx, db.IdempotencyReleaseParams{GameID: c.GameID, Environment: c.Environment, Scope: c.Scope, Key: c.Key.Key, ClaimToken: &c.Token}); err != nil {
-		return fmt.Errorf("release idempotency key: %w", err)
-	}
-	return nil
+	return wrapErr(r.q.IdempotencyRelease(ctx, db.IdempotencyReleaseParams{GameID: c.GameID, Environment: c.Environment, Scope: c.Scope, Key: c.Key.Key, ClaimToken: &c.Token}), "release idempotency key")
 }
 
 // PurgeKeys implements idempotency.Repo, by the database's clock.

@@ -153,18 +153,12 @@ func (r *MembersRepo) FindSession(ctx context.Context, hash []byte) (members.Ses
 
 // TouchSession implements members.Repo.
 func (r *MembersRepo) TouchSession(ctx context.Context, id uuid.UUID, at time.Time) error {
-	if err := r.q.MembersTouchSession(ctx, db.MembersTouchSessionParams{ID: id, LastSeenAt: at}); err != nil {
-		return fmt.Errorf("touch session: %w", err)
-	}
-	return nil
+	return wrapErr(r.q.MembersTouchSession(ctx, db.MembersTouchSessionParams{ID: id, LastSeenAt: at}), "touch session")
 }
 
 // DeleteSession implements members.Repo.
 func (r *MembersRepo) DeleteSession(ctx context.Context, id uuid.UUID) error {
-	if err := r.q.MembersDeleteSession(ctx, id); err != nil {
-		return fmt.Errorf("delete session: %w", err)
-	}
-	return nil
+	return wrapErr(r.q.MembersDeleteSession(ctx, id), "delete session")
 }
 
 // DeleteSessions implements members.Repo.
@@ -205,10 +199,7 @@ func (r *MembersRepo) ListTokens(ctx context.Context, studioID uuid.UUID) ([]mem
 
 // TouchToken implements members.Repo.
 func (r *MembersRepo) TouchToken(ctx context.Context, id uuid.UUID, at time.Time) error {
-	if err := r.q.MembersTouchToken(ctx, db.MembersTouchTokenParams{ID: id, LastUsedAt: &at}); err != nil {
-		return fmt.Errorf("touch access token: %w", err)
-	}
-	return nil
+	return wrapErr(r.q.MembersTouchToken(ctx, db.MembersTouchTokenParams{ID: id, LastUsedAt: &at}), "touch access token")
 }
 
 // DeleteToken implements members.Repo.
@@ -219,10 +210,7 @@ func (r *MembersRepo) DeleteToken(ctx context.Context, id uuid.UUID) error {
 
 // LockSignIn implements members.Repo with a transaction-scoped advisory lock.
 func (r *MembersRepo) LockSignIn(ctx context.Context, email string) error {
-	if err := r.q.MembersLockSignIn(ctx, email); err != nil {
-		return fmt.Errorf("lock sign-ins: %w", err)
-	}
-	return nil
+	return wrapErr(r.q.MembersLockSignIn(ctx, email), "lock sign-ins")
 }
 
 // SignInFailures implements members.Repo.
@@ -239,26 +227,17 @@ func (r *MembersRepo) SignInFailures(ctx context.Context, email string, since ti
 
 // AddSignInFailure implements members.Repo.
 func (r *MembersRepo) AddSignInFailure(ctx context.Context, email string, at time.Time) error {
-	if err := r.q.MembersAddSignInFailure(ctx, db.MembersAddSignInFailureParams{Email: email, FailedAt: at}); err != nil {
-		return fmt.Errorf("add sign-in failure: %w", err)
-	}
-	return nil
+	return wrapErr(r.q.MembersAddSignInFailure(ctx, db.MembersAddSignInFailureParams{Email: email, FailedAt: at}), "add sign-in failure")
 }
 
 // ClearSignInFailures implements members.Repo.
 func (r *MembersRepo) ClearSignInFailures(ctx context.Context, email string) error {
-	if err := r.q.MembersClearSignInFailures(ctx, email); err != nil {
-		return fmt.Errorf("clear sign-in failures: %w", err)
-	}
-	return nil
+	return wrapErr(r.q.MembersClearSignInFailures(ctx, email), "clear sign-in failures")
 }
 
 // PruneSignInFailures implements members.Repo.
 func (r *MembersRepo) PruneSignInFailures(ctx context.Context, before time.Time) error {
-	if err := r.q.MembersPruneSignInFailures(ctx, before); err != nil {
-		return fmt.Errorf("prune sign-in failures: %w", err)
-	}
-	return nil
+	return wrapErr(r.q.MembersPruneSignInFailures(ctx, before), "prune sign-in failures")
 }
 
 // TOTPRequired implements members.Repo.

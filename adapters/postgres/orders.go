@@ -386,10 +386,7 @@ func (r *OrdersRepo) SpendBudget(ctx context.Context, gameID uuid.UUID, env stud
 
 // ReturnBudget implements orders.Repo.
 func (r *OrdersRepo) ReturnBudget(ctx context.Context, gameID uuid.UUID, env studio.Environment, day time.Time, amount money.Amount) error {
-	if err := r.q.OrdersReturnBudget(ctx, db.OrdersReturnBudgetParams{GameID: gameID, Environment: string(env), Day: utcDay(day), Amount: int64(amount)}); err != nil {
-		return fmt.Errorf("return to the purchase budget: %w", err)
-	}
-	return nil
+	return wrapErr(r.q.OrdersReturnBudget(ctx, db.OrdersReturnBudgetParams{GameID: gameID, Environment: string(env), Day: utcDay(day), Amount: int64(amount)}), "return to the purchase budget")
 }
 
 // LastPurchase implements orders.Repo.

@@ -55,10 +55,7 @@ func (r *PartnerRepo) GetSettings(ctx context.Context, gameID uuid.UUID) (partne
 
 // PutSecret implements partner.Repo.
 func (r *PartnerRepo) PutSecret(ctx context.Context, gameID uuid.UUID, env studio.Environment, hash []byte) error {
-	if err := r.q.PartnerPutSecret(ctx, db.PartnerPutSecretParams{GameID: gameID, Environment: string(env), SecretHash: hash}); err != nil {
-		return fmt.Errorf("put client secret: %w", err)
-	}
-	return nil
+	return wrapErr(r.q.PartnerPutSecret(ctx, db.PartnerPutSecretParams{GameID: gameID, Environment: string(env), SecretHash: hash}), "put client secret")
 }
 
 // SecretHash implements partner.Repo.
@@ -75,26 +72,17 @@ func (r *PartnerRepo) SecretHash(ctx context.Context, gameID uuid.UUID, env stud
 
 // DeleteTokens implements partner.Repo.
 func (r *PartnerRepo) DeleteTokens(ctx context.Context, gameID uuid.UUID, env studio.Environment) error {
-	if err := r.q.PartnerDeleteTokens(ctx, db.PartnerDeleteTokensParams{GameID: gameID, Environment: string(env)}); err != nil {
-		return fmt.Errorf("revoke partner tokens: %w", err)
-	}
-	return nil
+	return wrapErr(r.q.PartnerDeleteTokens(ctx, db.PartnerDeleteTokensParams{GameID: gameID, Environment: string(env)}), "revoke partner tokens")
 }
 
 // LockTokens implements partner.Repo.
 func (r *PartnerRepo) LockTokens(ctx context.Context, gameID uuid.UUID, env studio.Environment) error {
-	if err := r.q.PartnerLockTokens(ctx, db.PartnerLockTokensParams{GameID: gameID.String(), Environment: string(env)}); err != nil {
-		return fmt.Errorf("lock partner tokens: %w", err)
-	}
-	return nil
+	return wrapErr(r.q.PartnerLockTokens(ctx, db.PartnerLockTokensParams{GameID: gameID.String(), Environment: string(env)}), "lock partner tokens")
 }
 
 // TrimTokens implements partner.Repo.
 func (r *PartnerRepo) TrimTokens(ctx context.Context, gameID uuid.UUID, env studio.Environment, keep int) error {
-	if err := r.q.PartnerTrimTokens(ctx, db.PartnerTrimTokensParams{GameID: gameID, Environment: string(env), Keep: int32(keep)}); err != nil {
-		return fmt.Errorf("trim partner tokens: %w", err)
-	}
-	return nil
+	return wrapErr(r.q.PartnerTrimTokens(ctx, db.PartnerTrimTokensParams{GameID: gameID, Environment: string(env), Keep: int32(keep)}), "trim partner tokens")
 }
 
 // InsertToken implements partner.Repo.

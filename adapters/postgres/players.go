@@ -131,10 +131,7 @@ func (r *PlayersRepo) Block(ctx context.Context, id uuid.UUID) (players.Player, 
 
 // LockPhone implements players.Repo.
 func (r *PlayersRepo) LockPhone(ctx context.Context, s players.Scope, phone string) error {
-	if err := r.q.PlayersLockPhone(ctx, db.PlayersLockPhoneParams{GameID: s.GameID.String(), Environment: string(s.Environment), Phone: phone}); err != nil {
-		return fmt.Errorf("lock phone: %w", err)
-	}
-	return nil
+	return wrapErr(r.q.PlayersLockPhone(ctx, db.PlayersLockPhoneParams{GameID: s.GameID.String(), Environment: string(s.Environment), Phone: phone}), "lock phone")
 }
 
 // OTPSendStats implements players.Repo.
@@ -148,10 +145,7 @@ func (r *PlayersRepo) OTPSendStats(ctx context.Context, s players.Scope, phone s
 
 // LockOTPScope implements players.Repo.
 func (r *PlayersRepo) LockOTPScope(ctx context.Context, s players.Scope) error {
-	if err := r.q.PlayersLockOTPScope(ctx, db.PlayersLockOTPScopeParams{GameID: s.GameID.String(), Environment: string(s.Environment)}); err != nil {
-		return fmt.Errorf("lock otp sends of the game: %w", err)
-	}
-	return nil
+	return wrapErr(r.q.PlayersLockOTPScope(ctx, db.PlayersLockOTPScopeParams{GameID: s.GameID.String(), Environment: string(s.Environment)}), "lock otp sends of the game")
 }
 
 // OTPScopeSendStats implements players.Repo.
@@ -185,10 +179,7 @@ func (r *PlayersRepo) SaveOTPFailureRun(ctx context.Context, s players.Scope, ph
 	if !run.LockedUntil.IsZero() {
 		arg.LockedUntil = &run.LockedUntil
 	}
-	if err := r.q.PlayersSaveOTPFailureRun(ctx, arg); err != nil {
-		return fmt.Errorf("save otp failure run: %w", err)
-	}
-	return nil
+	return wrapErr(r.q.PlayersSaveOTPFailureRun(ctx, arg), "save otp failure run")
 }
 
 // InsertOTP implements players.Repo.
@@ -219,18 +210,12 @@ func (r *PlayersRepo) OTPFailed(ctx context.Context, s players.Scope, phone stri
 	if err := r.q.PlayersOTPFailed(ctx, id); err != nil {
 		return fmt.Errorf("count otp attempt: %w", err)
 	}
-	if err := r.q.PlayersInsertOTPFailure(ctx, db.PlayersInsertOTPFailureParams{GameID: s.GameID, Environment: string(s.Environment), Phone: phone, FailedAt: now}); err != nil {
-		return fmt.Errorf("record otp failure: %w", err)
-	}
-	return nil
+	return wrapErr(r.q.PlayersInsertOTPFailure(ctx, db.PlayersInsertOTPFailureParams{GameID: s.GameID, Environment: string(s.Environment), Phone: phone, FailedAt: now}), "record otp failure")
 }
 
 // OTPUsed implements players.Repo.
 func (r *PlayersRepo) OTPUsed(ctx context.Context, id uuid.UUID) error {
-	if err := r.q.PlayersOTPUsed(ctx, id); err != nil {
-		return fmt.Errorf("use otp: %w", err)
-	}
-	return nil
+	return wrapErr(r.q.PlayersOTPUsed(ctx, id), "use otp")
 }
 
 // CountOTPFailures implements players.Repo.

@@ -58,6 +58,15 @@ func oneChanged(n int64, err, notFound error, format string, args ...any) error 
 	return nil
 }
 
+// wrapErr finishes a method that runs statements for their effect: nil, or err wrapped with
+// what the statement did.
+func wrapErr(err error, what string) error {
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
 func wrapQuery(err error, format string, args []any) error {
 	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), err)
 }

@@ -107,10 +107,7 @@ func (r *StudioRepo) InsertAPIKey(ctx context.Context, gameID uuid.UUID, env stu
 
 // RevokeAPIKeys implements studio.Repo.
 func (r *StudioRepo) RevokeAPIKeys(ctx context.Context, gameID uuid.UUID, env studio.Environment) error {
-	if err := r.q.StudioRevokeAPIKeys(ctx, db.StudioRevokeAPIKeysParams{GameID: gameID, Environment: string(env)}); err != nil {
-		return fmt.Errorf("revoke api keys: %w", err)
-	}
-	return nil
+	return wrapErr(r.q.StudioRevokeAPIKeys(ctx, db.StudioRevokeAPIKeysParams{GameID: gameID, Environment: string(env)}), "revoke api keys")
 }
 
 // FindAPIKey implements studio.Repo.
@@ -160,10 +157,7 @@ func (r *StudioRepo) SetServerOnlyCoinMovements(ctx context.Context, gameID uuid
 
 // PutServerSecret implements studio.Repo.
 func (r *StudioRepo) PutServerSecret(ctx context.Context, gameID uuid.UUID, env studio.Environment, hash []byte) error {
-	if err := r.q.StudioPutServerSecret(ctx, db.StudioPutServerSecretParams{GameID: gameID, Environment: string(env), SecretHash: hash}); err != nil {
-		return fmt.Errorf("put server secret: %w", err)
-	}
-	return nil
+	return wrapErr(r.q.StudioPutServerSecret(ctx, db.StudioPutServerSecretParams{GameID: gameID, Environment: string(env), SecretHash: hash}), "put server secret")
 }
 
 // FindServerSecret implements studio.Repo.

@@ -185,10 +185,7 @@ func (r *TouchpointsRepo) PromotePlacements(ctx context.Context, gameID uuid.UUI
 
 // SetCoin implements touchpoints.Repo.
 func (r *TouchpointsRepo) SetCoin(ctx context.Context, gameID, coinID uuid.UUID) error {
-	if err := r.q.TouchpointsSetCoin(ctx, db.TouchpointsSetCoinParams{GameID: gameID, CoinID: coinID}); err != nil {
-		return fmt.Errorf("set touchpoint coin: %w", err)
-	}
-	return nil
+	return wrapErr(r.q.TouchpointsSetCoin(ctx, db.TouchpointsSetCoinParams{GameID: gameID, CoinID: coinID}), "set touchpoint coin")
 }
 
 // Screen implements touchpoints.Repo: the placements and the game's context in one round trip.

@@ -47,10 +47,7 @@ func (o *WebhookOutbox) PutOff(ctx context.Context, ids []uuid.UUID, after []tim
 	for i, d := range after {
 		secs[i] = d.Seconds()
 	}
-	if err := db.New(outages{o.d.pool}).WebhooksPutOff(ctx, db.WebhooksPutOffParams{Ids: ids, DelaySeconds: secs}); err != nil {
-		return fmt.Errorf("put off webhook deliveries: %w", err)
-	}
-	return nil
+	return wrapErr(db.New(outages{o.d.pool}).WebhooksPutOff(ctx, db.WebhooksPutOffParams{Ids: ids, DelaySeconds: secs}), "put off webhook deliveries")
 }
 
 // InternalFailure counts an attempt of a claimed delivery that failed on our side: the delivery
