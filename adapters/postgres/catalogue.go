@@ -164,13 +164,7 @@ func (r *CatalogueRepo) UpsertBrand(ctx context.Context, b catalogue.Brand) (boo
 }
 
 func brandResult(b db.CatalogueBrand, err error) (catalogue.Brand, error) {
-	if isNoRows(err) {
-		return catalogue.Brand{}, catalogue.ErrBrandNotFound
-	}
-	if err != nil {
-		return catalogue.Brand{}, fmt.Errorf("get brand: %w", err)
-	}
-	return toCoreBrand(b), nil
+	return toCoreOne(b, err, catalogue.ErrBrandNotFound, toCoreBrand, "get brand")
 }
 
 // GetBrand implements catalogue.Repo.
@@ -207,13 +201,7 @@ func (r *CatalogueRepo) InsertReward(ctx context.Context, rw catalogue.Reward, s
 }
 
 func rewardResult(row db.CatalogueReward, err error) (catalogue.Reward, error) {
-	if isNoRows(err) {
-		return catalogue.Reward{}, catalogue.ErrRewardNotFound
-	}
-	if err != nil {
-		return catalogue.Reward{}, fmt.Errorf("get reward: %w", err)
-	}
-	return toCoreReward(row), nil
+	return toCoreOne(row, err, catalogue.ErrRewardNotFound, toCoreReward, "get reward")
 }
 
 // LockReward implements catalogue.Repo.

@@ -756,7 +756,12 @@ func (s *Snapshot) build(q ListQuery, game *gameView, only []uuid.UUID) *view {
 	if q.Dedupe {
 		keys = dedupe(keys)
 	}
-	slices.SortFunc(keys, func(a, b sortKey) int { return compareKeys(q.Order, &a, &b) })
+	return sortedView(keys, q.Order)
+}
+
+// sortedView is the view of keys in order o, valid until the first of their rewards ends.
+func sortedView(keys []sortKey, o Order) *view {
+	slices.SortFunc(keys, func(a, b sortKey) int { return compareKeys(o, &a, &b) })
 	v := &view{ids: make([]int32, len(keys))}
 	for n := range keys {
 		v.ids[n] = keys[n].idx

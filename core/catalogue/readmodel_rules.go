@@ -82,13 +82,5 @@ func (s *Snapshot) buildRule(q RuleQuery, game *gameView) *view {
 		keys = append(keys, sortKey{idx: idx, price: int64(r.SellingPriceOf(r.MinFace())), discount: r.DiscountOnMRP(),
 			xscore: r.XScore, created: r.CreatedAt.UnixMicro(), id: r.ID, end: r.EndDate})
 	}
-	slices.SortFunc(keys, func(a, b sortKey) int { return compareKeys(Order(q.SortBy), &a, &b) })
-	v := &view{ids: make([]int32, len(keys))}
-	for n := range keys {
-		v.ids[n] = keys[n].idx
-		if end := keys[n].end; end != nil && (v.validUntil.IsZero() || end.Before(v.validUntil)) {
-			v.validUntil = *end
-		}
-	}
-	return v
+	return sortedView(keys, Order(q.SortBy))
 }
