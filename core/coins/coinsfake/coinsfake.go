@@ -26,9 +26,12 @@ import (
 )
 
 // Repo is the fake. The zero value is not ready; use New.
-type Repo struct{ *memstore.Table[state] }
+type Repo struct{ tab *memstore.Table[state] }
 
-var _ coins.Repo = (*Repo)(nil)
+var (
+	_ coins.Repo           = (*Repo)(nil)
+	_ memstore.Snapshotter = (*Repo)(nil)
+)
 
 // Event is a coin event as ApplyMovement records it (a row of coin_events).
 type Event struct {
@@ -61,8 +64,11 @@ type state struct {
 
 // New returns an empty fake.
 func New() *Repo {
-	return &Repo{memstore.NewTable(state{coins: map[uuid.UUID]coins.Coin{}, balances: map[balanceKey]balance{}}, state.clone)}
+	return &Repo{tab: memstore.NewTable(state{coins: map[uuid.UUID]coins.Coin{}, balances: map[balanceKey]balance{}}, state.clone)}
 }
+
+// Snapshot implements memstore.Snapshotter.
+func (r *Repo) Snapshot() (restore func()) { return r.tab.Snapshot() }
 
 func (s state) clone() state {
 	return state{coins: memstore.CloneMap(s.coins, nil), balances: memstore.CloneMap(s.balances, nil),
@@ -76,8 +82,8 @@ func cloneTx(t coins.Transaction) coins.Transaction {
 
 // Events returns the coin events recorded so far, oldest first.
 func (r *Repo) Events() []Event {
-	st := r.Lock()
-	defer r.Unlock()
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
 	return slices.Clone(st.events)
 }
 
@@ -87,9 +93,9 @@ func (r *Repo) CreateCoin(_ context.Context, c coins.Coin) (coins.Coin, error) {
 	if !validCoinsPerUnit(c.CoinsPerUnit) {
 		return coins.Coin{}, fmt.Errorf("insert coin: coins_per_unit %d (check violation)", c.CoinsPerUnit)
 	}
-	st := r.Lock()
-	defer r.Unlock()
-	c.ID, c.CreatedAt = uuid.New(), r.Now()
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	c.ID, c.CreatedAt = uuid.New(), r.tab.Now()
 	st.coins[c.ID] = c
 	return c, nil
 }
@@ -98,8 +104,8 @@ func (r *Repo) CreateCoin(_ context.Context, c coins.Coin) (coins.Coin, error) {
 // coin, whatever the value (the UPDATE finds no row to check), and the column's check refuses a
 // value outside 1 to coins.MaxCoinsPerUnit.
 func (r *Repo) SetCoinsPerUnit(_ context.Context, coinID uuid.UUID, n int64) (coins.Coin, error) {
-	st := r.Lock()
-	defer r.Unlock()
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
 	c, ok := st.coins[coinID]
 	if !ok {
 		return coins.Coin{}, coins.ErrCoinNotFound
@@ -129,15 +135,15 @@ func (s *state) gameCoins(gameID uuid.UUID) []coins.Coin {
 
 // ListCoins implements coins.Repo: oldest first.
 func (r *Repo) ListCoins(_ context.Context, gameID uuid.UUID) ([]coins.Coin, error) {
-	st := r.Lock()
-	defer r.Unlock()
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
 	return st.gameCoins(gameID), nil
 }
 
 // GetCoin implements coins.Repo.
 func (r *Repo) GetCoin(_ context.Context, gameID, coinID uuid.UUID) (coins.Coin, error) {
-	st := r.Lock()
-	defer r.Unlock()
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
 	c, ok := st.coins[coinID]
 	if !ok || c.GameID != gameID {
 		return coins.Coin{}, coins.ErrCoinNotFound
@@ -147,8 +153,8 @@ func (r *Repo) GetCoin(_ context.Context, gameID, coinID uuid.UUID) (coins.Coin,
 
 // FirstCoin implements coins.Repo.
 func (r *Repo) FirstCoin(_ context.Context, gameID uuid.UUID) (coins.Coin, error) {
-	st := r.Lock()
-	defer r.Unlock()
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
 	list := st.gameCoins(gameID)
 	if len(list) == 0 {
 		return coins.Coin{}, coins.ErrNoCoins
@@ -162,8 +168,8 @@ func (r *Repo) FirstCoin(_ context.Context, gameID uuid.UUID) (coins.Coin, error
 // changes. It appends the journal entry and records the coin event, but makes no webhook
 // deliveries (see the package comment).
 func (r *Repo) ApplyMovement(_ context.Context, m coins.Movement, typ coins.TxType, event coins.EventType) (coins.Transaction, error) {
-	st := r.Lock()
-	defer r.Unlock()
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
 	if c, ok := st.coins[m.CoinID]; !ok || c.GameID != m.GameID {
 		return coins.Transaction{}, coins.ErrCoinNotFound
 	}
@@ -192,7 +198,7 @@ func (r *Repo) ApplyMovement(_ context.Context, m coins.Movement, typ coins.TxTy
 	t := coins.Transaction{
 		ID: uuid.New(), GameID: m.GameID, Environment: string(m.Environment), PlayerID: m.PlayerID, CoinID: m.CoinID,
 		Type: typ, Amount: m.Amount, BalanceAfter: b.balance, Reason: m.Reason, ReferenceID: m.ReferenceID,
-		Description: m.Description, Metadata: bytes.Clone(m.Metadata), CreatedAt: r.Now(),
+		Description: m.Description, Metadata: bytes.Clone(m.Metadata), CreatedAt: r.tab.Now(),
 	}
 	st.journal = append(st.journal, t)
 	st.events = append(st.events, Event{
@@ -206,8 +212,8 @@ func (r *Repo) ApplyMovement(_ context.Context, m coins.Movement, typ coins.TxTy
 // Funds implements coins.Repo: every coin of the game, oldest first, with the player's
 // holding or zeros. As in the real query, the coins carry no CreatedAt.
 func (r *Repo) Funds(_ context.Context, gameID, playerID uuid.UUID) ([]coins.Fund, error) {
-	st := r.Lock()
-	defer r.Unlock()
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
 	list := st.gameCoins(gameID)
 	out := make([]coins.Fund, len(list))
 	for i, c := range list {
@@ -227,8 +233,8 @@ func (r *Repo) ListTransactions(_ context.Context, playerID uuid.UUID, coinID *u
 	if limit < 0 || offset < 0 {
 		return nil, 0, fmt.Errorf("list transactions: negative LIMIT or OFFSET")
 	}
-	st := r.Lock()
-	defer r.Unlock()
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
 	var match []coins.Transaction
 	for _, t := range st.journal {
 		if t.PlayerID == playerID && (coinID == nil || t.CoinID == *coinID) {

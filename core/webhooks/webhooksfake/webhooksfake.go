@@ -26,9 +26,12 @@ import (
 )
 
 // Repo is the fake. The zero value is not ready; use New.
-type Repo struct{ *memstore.Table[state] }
+type Repo struct{ tab *memstore.Table[state] }
 
-var _ webhooks.Repo = (*Repo)(nil)
+var (
+	_ webhooks.Repo        = (*Repo)(nil)
+	_ memstore.Snapshotter = (*Repo)(nil)
+)
 
 // Event is a coin event (a row of coin_events), as far as deliveries show it.
 type Event struct {
@@ -71,9 +74,12 @@ type state struct {
 
 // New returns an empty fake.
 func New() *Repo {
-	return &Repo{memstore.NewTable(state{configs: map[uuid.UUID]webhooks.Config{}, events: map[uuid.UUID]Event{},
+	return &Repo{tab: memstore.NewTable(state{configs: map[uuid.UUID]webhooks.Config{}, events: map[uuid.UUID]Event{},
 		deliveries: map[uuid.UUID]delivery{}}, state.clone)}
 }
+
+// Snapshot implements memstore.Snapshotter.
+func (r *Repo) Snapshot() (restore func()) { return r.tab.Snapshot() }
 
 func (s state) clone() state {
 	return state{configs: memstore.CloneMap(s.configs, cloneConfig), events: memstore.CloneMap(s.events, nil),
@@ -143,13 +149,13 @@ func (r *Repo) InsertConfig(_ context.Context, c webhooks.Config) (webhooks.Conf
 	if err := checkColumns(c); err != nil {
 		return webhooks.Config{}, false, fmt.Errorf("insert webhook config: %w", err)
 	}
-	st := r.Lock()
-	defer r.Unlock()
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
 	if existing, ok := byURL(st, webhooks.Scope{StudioID: c.StudioID, Environment: c.Environment}, c.URL); ok {
 		return stored(existing), false, nil
 	}
 	c.ID = uuid.New()
-	c.CreatedAt = r.Now()
+	c.CreatedAt = r.tab.Now()
 	c.UpdatedAt = c.CreatedAt
 	if c.ActiveSince.IsZero() {
 		c.ActiveSince = c.CreatedAt
@@ -162,8 +168,8 @@ func (r *Repo) InsertConfig(_ context.Context, c webhooks.Config) (webhooks.Conf
 
 // GetConfigByURL implements webhooks.Repo.
 func (r *Repo) GetConfigByURL(_ context.Context, s webhooks.Scope, url string) (webhooks.Config, error) {
-	st := r.Lock()
-	defer r.Unlock()
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
 	c, ok := byURL(st, s, url)
 	if !ok {
 		return webhooks.Config{}, webhooks.ErrConfigNotFound
@@ -173,8 +179,8 @@ func (r *Repo) GetConfigByURL(_ context.Context, s webhooks.Scope, url string) (
 
 // GetConfig implements webhooks.Repo.
 func (r *Repo) GetConfig(_ context.Context, s webhooks.Scope, id uuid.UUID) (webhooks.Config, error) {
-	st := r.Lock()
-	defer r.Unlock()
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
 	c, ok := st.configs[id]
 	if !ok || c.StudioID != s.StudioID || c.Environment != s.Environment {
 		return webhooks.Config{}, webhooks.ErrConfigNotFound
@@ -184,8 +190,8 @@ func (r *Repo) GetConfig(_ context.Context, s webhooks.Scope, id uuid.UUID) (web
 
 // ListConfigs implements webhooks.Repo: oldest first.
 func (r *Repo) ListConfigs(_ context.Context, s webhooks.Scope) ([]webhooks.Config, error) {
-	st := r.Lock()
-	defer r.Unlock()
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
 	out := []webhooks.Config{}
 	for _, c := range st.configs {
 		if c.StudioID == s.StudioID && c.Environment == s.Environment {
@@ -203,8 +209,8 @@ func (r *Repo) UpdateConfig(_ context.Context, c webhooks.Config, at time.Time) 
 	if err := checkColumns(c); err != nil {
 		return webhooks.Config{}, fmt.Errorf("update webhook config: %w", err)
 	}
-	st := r.Lock()
-	defer r.Unlock()
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
 	cur, ok := st.configs[c.ID]
 	if !ok || cur.StudioID != c.StudioID || cur.Environment != c.Environment {
 		return webhooks.Config{}, webhooks.ErrConfigNotFound
@@ -222,7 +228,7 @@ func (r *Repo) UpdateConfig(_ context.Context, c webhooks.Config, at time.Time) 
 	cur.PartnerWalletLowThreshold = memstore.ClonePtr(c.PartnerWalletLowThreshold)
 	cur.SubscribedEvents = memstore.CloneSlice(c.SubscribedEvents, nil)
 	cur.ExcludedReasons = memstore.CloneSlice(c.ExcludedReasons, nil)
-	cur.UpdatedAt = r.Now()
+	cur.UpdatedAt = r.tab.Now()
 	st.configs[c.ID] = cur
 	return stored(cur), nil
 }
@@ -230,8 +236,8 @@ func (r *Repo) UpdateConfig(_ context.Context, c webhooks.Config, at time.Time) 
 // DeleteConfig implements webhooks.Repo: the configuration and, as ON DELETE CASCADE does, its
 // deliveries; ErrConfigNotFound when the scope has no such configuration.
 func (r *Repo) DeleteConfig(_ context.Context, s webhooks.Scope, id uuid.UUID) error {
-	st := r.Lock()
-	defer r.Unlock()
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
 	c, ok := st.configs[id]
 	if !ok || c.StudioID != s.StudioID || c.Environment != s.Environment {
 		return webhooks.ErrConfigNotFound
@@ -250,8 +256,8 @@ func (r *Repo) DeleteConfig(_ context.Context, s webhooks.Scope, id uuid.UUID) e
 // delivery's id. Like the table's constraints, it fails for an unknown configuration and for a
 // second delivery of one event to one configuration.
 func (r *Repo) AddDelivery(configID uuid.UUID, e Event) (uuid.UUID, error) {
-	st := r.Lock()
-	defer r.Unlock()
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
 	c, ok := st.configs[configID]
 	if !ok {
 		return uuid.Nil, fmt.Errorf("add delivery: configuration %s does not exist (foreign key violation)", configID)
@@ -262,8 +268,8 @@ func (r *Repo) AddDelivery(configID uuid.UUID, e Event) (uuid.UUID, error) {
 // Publish records coin event e with a PENDING delivery to each configuration that takes it
 // (webhooks.Config.Receives), as a coin movement does, and returns the deliveries' ids.
 func (r *Repo) Publish(e Event) ([]uuid.UUID, error) {
-	st := r.Lock()
-	defer r.Unlock()
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
 	e = r.event(st, e)
 	route := webhooks.Event{StudioID: e.StudioID, Environment: e.Environment, Type: e.Type, Reason: e.Reason}
 	ids := []uuid.UUID{}
@@ -291,7 +297,7 @@ func (r *Repo) event(st *state, e Event) Event {
 		}
 	}
 	if e.CreatedAt.IsZero() {
-		e.CreatedAt = r.Now()
+		e.CreatedAt = r.tab.Now()
 	}
 	if e.Sequence == 0 {
 		e.Sequence = 1
@@ -309,7 +315,7 @@ func (r *Repo) deliver(st *state, c webhooks.Config, e Event) (uuid.UUID, error)
 		}
 	}
 	st.events[e.ID] = e
-	now := r.Now()
+	now := r.tab.Now()
 	d := delivery{studioID: c.StudioID, env: string(c.Environment), dueAt: now, Delivery: webhooks.Delivery{
 		ID: uuid.New(), EventID: e.ID, ConfigID: c.ID, EventType: e.Type, TransactionID: e.TransactionID,
 		EventCreatedAt: e.CreatedAt, Status: webhooks.StatusPending, CreatedAt: now,
@@ -321,9 +327,9 @@ func (r *Repo) deliver(st *state, c webhooks.Config, e Event) (uuid.UUID, error)
 // Claim takes at most n due deliveries (PENDING or RETRYING, due now or earlier), the longest
 // due first, for lease: until it ends no other claim returns them.
 func (r *Repo) Claim(_ context.Context, n int, lease time.Duration) ([]webhooks.Pending, error) {
-	st := r.Lock()
-	defer r.Unlock()
-	now := r.Now()
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
+	now := r.tab.Now()
 	var due []delivery
 	for _, d := range st.deliveries {
 		if (d.Status == webhooks.StatusPending || d.Status == webhooks.StatusRetrying) && !d.dueAt.After(now) {
@@ -342,16 +348,16 @@ func (r *Repo) Claim(_ context.Context, n int, lease time.Duration) ([]webhooks.
 
 // Delivery returns the delivery with id as ListDeliveries would show it, and whether it exists.
 func (r *Repo) Delivery(id uuid.UUID) (webhooks.Delivery, bool) {
-	st := r.Lock()
-	defer r.Unlock()
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
 	d, ok := st.deliveries[id]
 	return cloneDelivery(d.Delivery), ok
 }
 
 // PendingDelivery implements webhooks.Repo.
 func (r *Repo) PendingDelivery(_ context.Context, id uuid.UUID) (webhooks.Pending, error) {
-	st := r.Lock()
-	defer r.Unlock()
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
 	d, ok := st.deliveries[id]
 	if !ok {
 		return webhooks.Pending{}, webhooks.ErrDeliveryGone
@@ -381,8 +387,8 @@ func (r *Repo) RecordAttempt(_ context.Context, id uuid.UUID, status string, att
 	default:
 		return fmt.Errorf("record attempt of %s: status %q (check violation)", id, status)
 	}
-	st := r.Lock()
-	defer r.Unlock()
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
 	d, ok := st.deliveries[id]
 	if !ok || d.Status == webhooks.StatusSuccess || d.Status == webhooks.StatusFailed {
 		return nil
@@ -394,7 +400,7 @@ func (r *Repo) RecordAttempt(_ context.Context, id uuid.UUID, status string, att
 	if next != nil {
 		// Due as long after now as the retry is after its attempt: the delay is the service's,
 		// the clock the database's.
-		d.dueAt = memstore.PGTime(r.Now().Add(next.Sub(at)))
+		d.dueAt = memstore.PGTime(r.tab.Now().Add(next.Sub(at)))
 	}
 	st.deliveries[id] = d
 	return nil
@@ -407,8 +413,8 @@ func (r *Repo) ListDeliveries(_ context.Context, s webhooks.Scope, f webhooks.De
 	if f.Limit < 0 || f.Skip < 0 {
 		return nil, 0, fmt.Errorf("list deliveries: negative LIMIT or OFFSET")
 	}
-	st := r.Lock()
-	defer r.Unlock()
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
 	var match []webhooks.Delivery
 	for _, d := range st.deliveries {
 		if d.studioID == s.StudioID && d.env == string(s.Environment) &&
@@ -426,8 +432,8 @@ func (r *Repo) ListDeliveries(_ context.Context, s webhooks.Scope, f webhooks.De
 
 // Stats implements webhooks.Repo.
 func (r *Repo) Stats(_ context.Context, s webhooks.Scope) (webhooks.Stats, error) {
-	st := r.Lock()
-	defer r.Unlock()
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
 	var stats webhooks.Stats
 	for _, d := range st.deliveries {
 		if d.studioID != s.StudioID || d.env != string(s.Environment) {
@@ -446,8 +452,8 @@ func (r *Repo) Stats(_ context.Context, s webhooks.Scope) (webhooks.Stats, error
 
 // RotateSecret implements webhooks.Repo.
 func (r *Repo) RotateSecret(_ context.Context, s webhooks.Scope, id uuid.UUID, sealed []byte, last4 string, previousExpiresAt time.Time) (webhooks.Config, error) {
-	st := r.Lock()
-	defer r.Unlock()
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
 	c, ok := st.configs[id]
 	if !ok || c.StudioID != s.StudioID || c.Environment != s.Environment {
 		return webhooks.Config{}, webhooks.ErrConfigNotFound
@@ -455,15 +461,15 @@ func (r *Repo) RotateSecret(_ context.Context, s webhooks.Scope, id uuid.UUID, s
 	exp := memstore.PGTime(previousExpiresAt)
 	c.PreviousSealed, c.PreviousExpiresAt = c.Sealed, &exp
 	c.Sealed, c.SecretLast4 = bytes.Clone(sealed), last4
-	c.UpdatedAt = r.Now()
+	c.UpdatedAt = r.tab.Now()
 	st.configs[id] = c
 	return stored(c), nil
 }
 
 // DisableFailing implements webhooks.Repo.
 func (r *Repo) DisableFailing(_ context.Context, configID *uuid.UUID, windowStart time.Time, minFailed int, reason string) ([]webhooks.Config, error) {
-	st := r.Lock()
-	defer r.Unlock()
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
 	out := []webhooks.Config{}
 	for id, c := range st.configs {
 		if !c.IsActive || (configID != nil && *configID != id) || c.ActiveSince.After(windowStart) {
@@ -484,7 +490,7 @@ func (r *Repo) DisableFailing(_ context.Context, configID *uuid.UUID, windowStar
 		if succeeded || failed < minFailed {
 			continue
 		}
-		c.IsActive, c.DisabledReason, c.UpdatedAt = false, reason, r.Now()
+		c.IsActive, c.DisabledReason, c.UpdatedAt = false, reason, r.tab.Now()
 		st.configs[id] = c
 		out = append(out, stored(c))
 	}
@@ -493,8 +499,8 @@ func (r *Repo) DisableFailing(_ context.Context, configID *uuid.UUID, windowStar
 
 // FindDelivery implements webhooks.Repo.
 func (r *Repo) FindDelivery(_ context.Context, s webhooks.Scope, id uuid.UUID) (webhooks.Found, error) {
-	st := r.Lock()
-	defer r.Unlock()
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
 	d, ok := st.deliveries[id]
 	if !ok || d.studioID != s.StudioID || d.env != string(s.Environment) {
 		return webhooks.Found{}, webhooks.ErrDeliveryNotFound
@@ -504,7 +510,7 @@ func (r *Repo) FindDelivery(_ context.Context, s webhooks.Scope, id uuid.UUID) (
 
 // again adds to st a PENDING delivery, newID, that sends d's event again.
 func (r *Repo) again(st *state, d delivery, newID uuid.UUID) {
-	now := r.Now()
+	now := r.tab.Now()
 	n := delivery{studioID: d.studioID, env: d.env, resentFrom: d.ID, dueAt: now, Delivery: webhooks.Delivery{
 		ID: newID, EventID: d.EventID, ConfigID: d.ConfigID, EventType: d.EventType, TransactionID: d.TransactionID,
 		EventCreatedAt: d.EventCreatedAt, Status: webhooks.StatusPending, CreatedAt: now,
@@ -514,8 +520,8 @@ func (r *Repo) again(st *state, d delivery, newID uuid.UUID) {
 
 // Resend implements webhooks.Repo; the fake queues nothing.
 func (r *Repo) Resend(_ context.Context, id uuid.UUID) (uuid.UUID, error) {
-	st := r.Lock()
-	defer r.Unlock()
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
 	d, ok := st.deliveries[id]
 	if !ok {
 		return uuid.Nil, webhooks.ErrDeliveryNotFound
@@ -527,8 +533,8 @@ func (r *Repo) Resend(_ context.Context, id uuid.UUID) (uuid.UUID, error) {
 
 // Recover implements webhooks.Repo; the fake queues nothing.
 func (r *Repo) Recover(_ context.Context, configID uuid.UUID, since, at time.Time, limit int) (int, error) {
-	st := r.Lock()
-	defer r.Unlock()
+	st := r.tab.Lock()
+	defer r.tab.Unlock()
 	byEvent := map[uuid.UUID][]delivery{}
 	for _, d := range st.deliveries {
 		if d.ConfigID == configID && d.Status == webhooks.StatusFailed && d.recoveredBy == uuid.Nil && !d.EventCreatedAt.Before(since) {
