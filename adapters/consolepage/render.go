@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rewardsco/rewards/adapters/httpapi"
 	"github.com/rewardsco/rewards/adapters/webpage"
 	"github.com/rewardsco/rewards/core/errs"
 	"github.com/rewardsco/rewards/core/members"
@@ -104,32 +105,7 @@ func (h *Handler) refused(w http.ResponseWriter, r *http.Request, err error, nam
 	if e.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int((e.RetryAfter+time.Second-1)/time.Second)))
 	}
-	h.renderProblem(w, r, statusOf(e), name, title, page, h.words(r, e))
-}
-
-// statusOf is the HTTP status of a coded error, as the APIs answer it.
-func statusOf(e *errs.Error) int {
-	switch e.Kind {
-	case errs.Invalid:
-		return http.StatusBadRequest
-	case errs.Unauthorized:
-		return http.StatusUnauthorized
-	case errs.Forbidden:
-		return http.StatusForbidden
-	case errs.NotFound:
-		return http.StatusNotFound
-	case errs.Conflict:
-		return http.StatusConflict
-	case errs.Unprocessable:
-		return http.StatusUnprocessableEntity
-	case errs.RateLimited:
-		return http.StatusTooManyRequests
-	case errs.Upstream:
-		return http.StatusBadGateway
-	case errs.Unavailable:
-		return http.StatusServiceUnavailable
-	}
-	return http.StatusInternalServerError
+	h.renderProblem(w, r, httpapi.StatusOf(e.Kind), name, title, page, h.words(r, e))
 }
 
 // words says a refusal to a person.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pquerna/otp"
 
+	"github.com/rewardsco/rewards/adapters/httpapi"
 	"github.com/rewardsco/rewards/core/members"
 )
 
@@ -100,7 +101,7 @@ func (h *Handler) accountChange(w http.ResponseWriter, r *http.Request, change f
 	done, err := change()
 	if err != nil {
 		if e, ok := errsAs(err); ok {
-			h.accountRender(w, r, statusOf(e), h.words(r, e))
+			h.accountRender(w, r, httpapi.StatusOf(e.Kind), h.words(r, e))
 			return
 		}
 		h.fail(w, r, err)

@@ -218,6 +218,15 @@ var statusOf = map[errs.Kind]int{
 	errs.Unavailable:   http.StatusServiceUnavailable,
 }
 
+// StatusOf is the HTTP status of a kind of coded error, 500 for a kind with none; the pages
+// answer their refusals with it too.
+func StatusOf(k errs.Kind) int {
+	if status, ok := statusOf[k]; ok {
+		return status
+	}
+	return http.StatusInternalServerError
+}
+
 // ErrorFrom turns any error a core call returned into the response: a coded error (core/errs)
 // becomes its kind's status with its code and message, and Retry-After when it says how long
 // to wait; anything else is logged and becomes the opaque 500.
