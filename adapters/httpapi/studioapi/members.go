@@ -12,13 +12,19 @@ import (
 	"github.com/rewardsco/rewards/core/studio"
 )
 
-// InvitationBody is a member the operator invited, with the link that accepts the invitation.
+// InvitationBody is an invited member, with the link that accepts the invitation.
 type InvitationBody struct {
 	ID        uuid.UUID `json:"id" doc:"Member id"`
 	Email     string    `json:"email" doc:"The invited email, in lower case" example:"owner@pixelforge.example"`
 	Role      string    `json:"role" enum:"OWNER,DEVELOPER,VIEWER" doc:"The member's role"`
 	Status    string    `json:"status" enum:"INVITED" doc:"INVITED until the invitation is accepted"`
 	InviteURL string    `json:"inviteUrl" doc:"The invitation link (valid 72 hours, once), also emailed to the member" example:"https://rewards.example.com/console/invite/4eC39HqLyjWDarjtT1zdp7dc"`
+}
+
+// ToInvitationBody is the answer to an invitation, the operator's or a studio owner's.
+func ToInvitationBody(inv members.Invitation) InvitationBody {
+	return InvitationBody{ID: inv.Member.ID, Email: inv.Member.Email, Role: string(inv.Member.Role),
+		Status: string(inv.Member.Status), InviteURL: inv.URL}
 }
 
 // StudioMemberBody is a member of a studio as the operator sees it.
@@ -53,8 +59,7 @@ func RegisterMembers(s *httpapi.Server, studios *studio.Service, m *members.Serv
 			return InvitationBody{}, err
 		}
 		inv, err := m.Invite(ctx, id, nil, in.Body.Email, members.Role(in.Body.Role))
-		return InvitationBody{ID: inv.Member.ID, Email: inv.Member.Email, Role: string(inv.Member.Role),
-			Status: string(inv.Member.Status), InviteURL: inv.URL}, err
+		return ToInvitationBody(inv), err
 	}))
 	httpapi.Register(ops, httpapi.Op("admin-list-members", http.MethodGet, "/admin/v1/studios/{studioId}/members",
 		"List a studio's members",

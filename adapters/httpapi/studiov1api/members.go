@@ -9,22 +9,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rewardsco/rewards/adapters/httpapi"
+	"github.com/rewardsco/rewards/adapters/httpapi/studioapi"
 	"github.com/rewardsco/rewards/core/members"
 )
-
-// InvitationBody is an invited member with the link that accepts the invitation.
-type InvitationBody struct {
-	ID        uuid.UUID `json:"id" doc:"Member id"`
-	Email     string    `json:"email" doc:"The invited email, in lower case" example:"ada@pixelforge.example"`
-	Role      string    `json:"role" enum:"OWNER,DEVELOPER,VIEWER" doc:"The member's role"`
-	Status    string    `json:"status" enum:"INVITED" doc:"INVITED until the invitation is accepted"`
-	InviteURL string    `json:"inviteUrl" doc:"The invitation link (valid 72 hours, once), also emailed to the member" example:"https://rewards.example.com/console/invite/4eC39HqLyjWDarjtT1zdp7dc"`
-}
-
-func toInvitationBody(inv members.Invitation) InvitationBody {
-	return InvitationBody{ID: inv.Member.ID, Email: inv.Member.Email, Role: string(inv.Member.Role),
-		Status: string(inv.Member.Status), InviteURL: inv.URL}
-}
 
 // TokenBody is a studio access token, without its secret.
 type TokenBody struct {
@@ -118,9 +105,9 @@ func (a *api) listMembers(ctx context.Context, s scope, _ *struct{}) ([]MemberBo
 	return httpapi.Map(list, toMemberBody), err
 }
 
-func (a *api) invite(ctx context.Context, s scope, in *inviteInput) (InvitationBody, error) {
+func (a *api) invite(ctx context.Context, s scope, in *inviteInput) (studioapi.InvitationBody, error) {
 	inv, err := a.members.Invite(ctx, s.p.StudioID, &s.p, in.Body.Email, members.Role(in.Body.Role))
-	return toInvitationBody(inv), err
+	return studioapi.ToInvitationBody(inv), err
 }
 
 func (a *api) changeRole(ctx context.Context, s scope, in *changeRoleInput) (MemberBody, error) {
