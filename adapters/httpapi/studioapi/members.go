@@ -27,15 +27,22 @@ func ToInvitationBody(inv members.Invitation) InvitationBody {
 		Status: string(inv.Member.Status), InviteURL: inv.URL}
 }
 
-// StudioMemberBody is a member of a studio as the operator sees it.
-type StudioMemberBody struct {
+// MemberBody is a member of a studio, as the operator and the studio's members see it.
+type MemberBody struct {
 	ID          uuid.UUID `json:"id" doc:"Member id"`
-	Email       string    `json:"email" doc:"Email, in lower case" example:"owner@pixelforge.example"`
+	StudioID    uuid.UUID `json:"studioId" doc:"The member's studio"`
+	Email       string    `json:"email" doc:"Email, in lower case; unique in the studio" example:"ada@pixelforge.example"`
 	Name        string    `json:"name" doc:"Name; empty until the invitation is accepted" example:"Ada"`
-	Role        string    `json:"role" enum:"OWNER,DEVELOPER,VIEWER" doc:"The member's role"`
-	Status      string    `json:"status" enum:"INVITED,ACTIVE" doc:"INVITED until the invitation is accepted"`
+	Role        string    `json:"role" enum:"OWNER,DEVELOPER,VIEWER" doc:"OWNER does everything; DEVELOPER everything but members and OWNER tokens; VIEWER reads only"`
+	Status      string    `json:"status" enum:"INVITED,ACTIVE" doc:"INVITED until the invitation is accepted; only ACTIVE members sign in"`
 	TOTPEnabled bool      `json:"totpEnabled" doc:"Whether the member signs in with a TOTP code too"`
 	CreatedAt   time.Time `json:"createdAt" doc:"When the member was invited"`
+}
+
+// ToMemberBody is the answer holding member m.
+func ToMemberBody(m members.Member) MemberBody {
+	return MemberBody{ID: m.ID, StudioID: m.StudioID, Email: m.Email, Name: m.Name, Role: string(m.Role),
+		Status: string(m.Status), TOTPEnabled: m.TOTPEnabled, CreatedAt: m.CreatedAt}
 }
 
 type inviteMemberInput struct {
@@ -64,16 +71,11 @@ func RegisterMembers(s *httpapi.Server, studios *studio.Service, m *members.Serv
 	httpapi.Register(ops, httpapi.Op("admin-list-members", http.MethodGet, "/admin/v1/studios/{studioId}/members",
 		"List a studio's members",
 		"Every member of the studio, invited or active, oldest first. 404 STUDIO_NOT_FOUND.",
-		http.StatusNotFound), serve(func(ctx context.Context, id uuid.UUID, _ *StudioPath) ([]StudioMemberBody, error) {
+		http.StatusNotFound), serve(func(ctx context.Context, id uuid.UUID, _ *StudioPath) ([]MemberBody, error) {
 		if _, err := studios.GetStudio(ctx, id); err != nil {
 			return nil, err
 		}
 		list, err := m.List(ctx, id)
-		return httpapi.Map(list, toStudioMemberBody), err
+		return httpapi.Map(list, ToMemberBody), err
 	}))
-}
-
-func toStudioMemberBody(m members.Member) StudioMemberBody {
-	return StudioMemberBody{ID: m.ID, Email: m.Email, Name: m.Name, Role: string(m.Role), Status: string(m.Status),
-		TOTPEnabled: m.TOTPEnabled, CreatedAt: m.CreatedAt}
 }

@@ -10,26 +10,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rewardsco/rewards/adapters/httpapi"
+	"github.com/rewardsco/rewards/adapters/httpapi/studioapi"
 	"github.com/rewardsco/rewards/core/audit"
 	"github.com/rewardsco/rewards/core/members"
 )
-
-// MemberBody is a member of the studio.
-type MemberBody struct {
-	ID          uuid.UUID `json:"id" doc:"Member id"`
-	StudioID    uuid.UUID `json:"studioId" doc:"The member's studio"`
-	Email       string    `json:"email" doc:"Email, in lower case; unique in the studio" example:"ada@pixelforge.example"`
-	Name        string    `json:"name" doc:"Name; empty until the invitation is accepted" example:"Ada"`
-	Role        string    `json:"role" enum:"OWNER,DEVELOPER,VIEWER" doc:"OWNER does everything; DEVELOPER everything but members and OWNER tokens; VIEWER reads only"`
-	Status      string    `json:"status" enum:"INVITED,ACTIVE" doc:"INVITED until the invitation is accepted; only ACTIVE members sign in"`
-	TOTPEnabled bool      `json:"totpEnabled" doc:"Whether the member signs in with a TOTP code too"`
-	CreatedAt   time.Time `json:"createdAt" doc:"When the member was invited"`
-}
-
-func toMemberBody(m members.Member) MemberBody {
-	return MemberBody{ID: m.ID, StudioID: m.StudioID, Email: m.Email, Name: m.Name, Role: string(m.Role),
-		Status: string(m.Status), TOTPEnabled: m.TOTPEnabled, CreatedAt: m.CreatedAt}
-}
 
 // MeBody is the caller: the signed-in member, or the maker of the access token used.
 type MeBody struct {
@@ -46,9 +30,9 @@ type MeBody struct {
 
 // SessionBody is a new session.
 type SessionBody struct {
-	Token     string     `json:"token" doc:"The session token, for Authorization: Bearer; shown only here" example:"rss_4eC39HqLyjWDarjtT1zdp7dc4eC39HqLyjWDarjtT1zd"`
-	ExpiresAt time.Time  `json:"expiresAt" doc:"When the session ends at the latest (7 days); unused for 12 hours, it ends earlier"`
-	Member    MemberBody `json:"member" doc:"The signed-in member"`
+	Token     string               `json:"token" doc:"The session token, for Authorization: Bearer; shown only here" example:"rss_4eC39HqLyjWDarjtT1zdp7dc4eC39HqLyjWDarjtT1zd"`
+	ExpiresAt time.Time            `json:"expiresAt" doc:"When the session ends at the latest (7 days); unused for 12 hours, it ends earlier"`
+	Member    studioapi.MemberBody `json:"member" doc:"The signed-in member"`
 }
 
 // TOTPSetupBody is a TOTP secret awaiting confirmation.
@@ -192,12 +176,12 @@ func (a *api) registerTOTP(g group) {
 
 func (a *api) signIn(ctx context.Context, _ scope, in *signInInput) (SessionBody, error) {
 	s, err := a.members.SignIn(ctx, in.Body.Email, in.Body.Password, in.Body.OTP)
-	return SessionBody{Token: s.Token, ExpiresAt: s.ExpiresAt, Member: toMemberBody(s.Member)}, err
+	return SessionBody{Token: s.Token, ExpiresAt: s.ExpiresAt, Member: studioapi.ToMemberBody(s.Member)}, err
 }
 
-func (a *api) acceptInvite(ctx context.Context, _ scope, in *acceptInput) (MemberBody, error) {
+func (a *api) acceptInvite(ctx context.Context, _ scope, in *acceptInput) (studioapi.MemberBody, error) {
 	m, err := a.members.AcceptInvite(ctx, in.Token, in.Body.Name, in.Body.Password)
-	return toMemberBody(m), err
+	return studioapi.ToMemberBody(m), err
 }
 
 func me(_ context.Context, s scope, _ *struct{}) (MeBody, error) {

@@ -97,12 +97,12 @@ func (a *api) registerTokens() {
 	}))
 }
 
-func (a *api) listMembers(ctx context.Context, s scope, _ *struct{}) ([]MemberBody, error) {
+func (a *api) listMembers(ctx context.Context, s scope, _ *struct{}) ([]studioapi.MemberBody, error) {
 	if err := s.p.Require(members.Viewer); err != nil {
 		return nil, err
 	}
 	list, err := a.members.List(ctx, s.p.StudioID)
-	return httpapi.Map(list, toMemberBody), err
+	return httpapi.Map(list, studioapi.ToMemberBody), err
 }
 
 func (a *api) invite(ctx context.Context, s scope, in *inviteInput) (studioapi.InvitationBody, error) {
@@ -110,9 +110,9 @@ func (a *api) invite(ctx context.Context, s scope, in *inviteInput) (studioapi.I
 	return studioapi.ToInvitationBody(inv), err
 }
 
-func (a *api) changeRole(ctx context.Context, s scope, in *changeRoleInput) (MemberBody, error) {
+func (a *api) changeRole(ctx context.Context, s scope, in *changeRoleInput) (studioapi.MemberBody, error) {
 	m, err := a.members.ChangeRole(ctx, s.p, s.id, members.Role(in.Body.Role))
-	return toMemberBody(m), err
+	return studioapi.ToMemberBody(m), err
 }
 
 func (a *api) listTokens(ctx context.Context, s scope, _ *struct{}) ([]TokenBody, error) {
