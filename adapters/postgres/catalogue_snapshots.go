@@ -105,14 +105,13 @@ func (c CatalogueSnapshots) Load(ctx context.Context, now time.Time) (out catalo
 			// Each slice of texts goes into the index's first pass as it is read: the texts of
 			// 100,000 rewards are about 50 MB, their first pass a third less.
 			out.SearchTexts = catalogue.NewSearchTexts(len(out.Rewards))
-			var words searchWords
 			for after := uuid.Nil; ; {
 				search, err := custom.CatalogueSnapshotSearch(ctx, db.CatalogueSnapshotSearchParams{After: after, Lim: c.slice})
 				if err != nil {
 					return fmt.Errorf("search texts: %w", err)
 				}
 				for _, row := range search {
-					addSearchText(out.SearchTexts, &words, row)
+					out.SearchTexts.Add(row.ID, catalogue.SearchText{Name: row.SearchName, Vector: row.SearchVector, LowerName: row.LowerName})
 				}
 				if len(search) < int(c.slice) {
 					break
@@ -196,12 +195,7 @@ func (c CatalogueSnapshots) LoadChanges(ctx context.Context, after int64, most i
 				}
 				ch.Search = make(map[uuid.UUID]catalogue.SearchText, len(search))
 				for _, row := range search {
-					words, err := readSearchWords(row.SearchVector)
-					if err != nil {
-						ok = false // a whole load takes it, and says why it cannot search
-						return nil
-					}
-					ch.Search[row.ID] = catalogue.SearchText{Name: row.SearchName, Words: words, LowerName: row.LowerName}
+					ch.Search[row.ID] = catalogue.SearchText{Name: row.SearchName, Vector: row.SearchVector, LowerName: row.LowerName}
 				}
 			}
 			switch {

@@ -20,12 +20,11 @@ import (
 )
 
 // SearchText is what a reward is searched by, as the storage keeps it: Name (the reward's and
-// brand's names and their translations, lower case), Words (the words of the names, weight A,
-// and of the descriptions and category names, weight B, each once, in sorted order, with their
-// places) and LowerName (the reward's name, lower case).
+// brand's names and their translations, lower case), Vector (the words of the names, weight A,
+// and of the descriptions and category names, weight B, with their places: parseTSVector) and
+// LowerName (the reward's name, lower case).
 type SearchText struct {
-	Name, LowerName string
-	Words           []Word
+	Name, Vector, LowerName string
 }
 
 // Bounds of the search views a snapshot keeps: the sorted matches of a query, for its pages.
@@ -47,7 +46,7 @@ type searchIndex struct {
 	// entLex[entOff[r]:entOff[r+1]] are reward r's lexemes (ids, ascending), and positions
 	// their positions.
 	entOff, entLex []int32
-	positions      wordPlaces
+	positions      tsPositions
 
 	// trigrams numbers every trigram of the rewards' names (and of the brand and category names).
 	trigrams map[string]int32
@@ -102,23 +101,24 @@ func trigramsOfName(s string) nameTrigrams {
 
 // SearchTexts is the first pass of a snapshot's search index over its rewards' search texts,
 // made reward by reward as a load reads them (Add), so that the texts are never all held at
-// once: each reward's words numbered as they come and their places laid out, each search
+// once: each vector's lexemes numbered as they come and its positions laid out, each search
 // name's trigrams numbered. The snapshot finishes the index in the background (lexemes in
 // sorted order, postings). Its rewards must be added in the snapshot's order (the load's, by
 // id); a snapshot whose rewards differ does not search from memory.
 type SearchTexts struct {
 	ids    []uuid.UUID
 	lexIDs map[string]int32 // first numbering, in order of appearance
-	// entLex[entOff[r]:entOff[r+1]] are reward r's lexemes (first numbers, in the order of its
-	// words, which is their sorted order), and positions their positions.
+	// entLex[entOff[r]:entOff[r+1]] are reward r's lexemes (first numbers, ascending in the
+	// vector's order, which is the lexemes' sorted order), and positions their positions.
 	entOff, entLex []int32
-	positions      wordPlaces
+	positions      tsPositions
 	trigrams       map[string]int32
 	nameTrg        uvarintLists
 	lowerName      []string
 	err            error // the first text that could not be read: the rest are skipped
 	expect         int   // rewards to come in all (NewSearchTexts)
 
+	posBuf []tsPos
 	trgBuf []byte
 }
 
@@ -126,32 +126,28 @@ type SearchTexts struct {
 func NewSearchTexts(n int) *SearchTexts {
 	return &SearchTexts{expect: n, ids: make([]uuid.UUID, 0, n), lexIDs: map[string]int32{}, trigrams: map[string]int32{},
 		entOff: append(make([]int32, 0, n+1), 0), nameTrg: uvarintLists{at: append(make([]int32, 0, n+1), 0)},
-		lowerName: make([]string, 0, n), positions: wordPlaces{at: make([]int32, 0, n+1)}}
+		lowerName: make([]string, 0, n), posBuf: make([]tsPos, 0, 64), positions: tsPositions{at: make([]int32, 0, n+1)}}
 }
 
-// Add indexes the search texts of the next reward, id; text's words are not kept. Words that
-// are not each once in sorted order leave the snapshot without its index (Err says why); after
-// them, or Unreadable, Add does nothing.
+// Add indexes the search texts of the next reward, id. After a text that cannot be read, Add
+// does nothing: Err says why.
 func (t *SearchTexts) Add(id uuid.UUID, text SearchText) {
 	if t.err != nil {
 		return
 	}
-	// The index finds a reward's words in a range by binary search: they must be in order.
-	for i := 1; i < len(text.Words); i++ {
-		if text.Words[i-1].Text >= text.Words[i].Text {
-			t.err = fmt.Errorf("reward %s: word %q after %q: words not each once in sorted order", id, text.Words[i].Text, text.Words[i-1].Text)
-			return
-		}
-	}
 	t.positions.at = append(t.positions.at, int32(len(t.positions.pos)))
-	for _, w := range text.Words {
-		n, ok := t.lexIDs[w.Text]
+	err := scanTSVector(text.Vector, t.posBuf, func(lex string, pos []tsPos) {
+		n, ok := t.lexIDs[lex]
 		if !ok {
 			n = int32(len(t.lexIDs))
-			t.lexIDs[strings.Clone(w.Text)] = n // not the larger text the storage may have cut it from
+			t.lexIDs[strings.Clone(lex)] = n // not the vector's text it was cut from
 		}
-		t.positions.add(int32(len(t.entLex)), w.Places)
+		t.positions.add(int32(len(t.entLex)), pos)
 		t.entLex = append(t.entLex, n)
+	})
+	if err != nil {
+		t.err = fmt.Errorf("reward %s: %w", id, err)
+		return
 	}
 	t.trgBuf = eachTrigram(t.trgBuf, text.Name, func(g []byte) {
 		n, ok := t.trigrams[string(g)] // no copy of g to look it up
@@ -185,16 +181,7 @@ func (t *SearchTexts) makeRoom() {
 	t.nameTrg.data = slices.Grow(t.nameTrg.data, room(len(t.nameTrg.data))-len(t.nameTrg.data))
 }
 
-// Unreadable records that the storage could not read the search texts of reward id, and why:
-// the snapshot does not search from memory (its index fails with err), and later texts are
-// skipped.
-func (t *SearchTexts) Unreadable(id uuid.UUID, err error) {
-	if t.err == nil {
-		t.err = fmt.Errorf("reward %s: %w", id, err)
-	}
-}
-
-// Err is the first text Add could not index or Unreadable was told of, if any.
+// Err is the first text Add could not read, if any.
 func (t *SearchTexts) Err() error { return t.err }
 
 // searchTextsOf is the first pass over texts (by id) in the order of s's rewards; a reward
@@ -203,13 +190,11 @@ func searchTextsOf(s *Snapshot, texts map[uuid.UUID]SearchText) *SearchTexts {
 	t := NewSearchTexts(len(s.rewards))
 	entries, positions := 0, 0 // about: room for them at once
 	for i := range s.rewards {
-		words := texts[s.rewards[i].reward.ID].Words
-		entries += len(words)
-		for _, w := range words {
-			positions += len(w.Places)
-		}
+		v := texts[s.rewards[i].reward.ID].Vector
+		n := strings.Count(v, "':")
+		entries, positions = entries+n, positions+n+strings.Count(v, ",")
 	}
-	t.entLex, t.positions.n, t.positions.pos = make([]int32, 0, entries), make([]uint8, 0, entries), make([]Place, 0, positions)
+	t.entLex, t.positions.n, t.positions.pos = make([]int32, 0, entries), make([]uint8, 0, entries), make([]tsPos, 0, positions)
 	t.expect = 0 // room made for them all: none to guess
 	for i := range s.rewards {
 		t.Add(s.rewards[i].reward.ID, texts[s.rewards[i].reward.ID])
@@ -288,7 +273,7 @@ func (t *SearchTexts) roomFor(olds ...*searchIndex) {
 	t.expect = 0 // room made: none to guess
 	t.entLex = make([]int32, 0, entries+entries/100)
 	t.positions.n = make([]uint8, 0, cap(t.entLex))
-	t.positions.pos = make([]Place, 0, positions+positions/100)
+	t.positions.pos = make([]tsPos, 0, positions+positions/100)
 	t.nameTrg.data = make([]byte, 0, trigrams+trigrams/100)
 	t.lexIDs = make(map[string]int32, lexemes)
 	t.trigrams = make(map[string]int32, names)
@@ -312,7 +297,7 @@ func newSearchIndex(n int, id func(i int) uuid.UUID, t *SearchTexts, brandNames,
 	// Appends leave room beyond what they hold: the index keeps its arrays at their size.
 	p := t.positions
 	x := &searchIndex{entOff: t.entOff, entLex: exact(t.entLex),
-		positions: wordPlaces{pos: exact(p.pos), at: append(p.at, int32(len(p.pos))), n: exact(p.n), many: p.many}, trigrams: t.trigrams, nameTrg: uvarintLists{data: exact(t.nameTrg.data), at: t.nameTrg.at}, lowerName: t.lowerName,
+		positions: tsPositions{pos: exact(p.pos), at: append(p.at, int32(len(p.pos))), n: exact(p.n), many: p.many}, trigrams: t.trigrams, nameTrg: uvarintLists{data: exact(t.nameTrg.data), at: t.nameTrg.at}, lowerName: t.lowerName,
 		brandNames: brandNames, categoryNames: categoryNames, names: map[string]nameTrigrams{}}
 	x.lexemes = make([]string, len(t.lexIDs))
 	for l, id := range t.lexIDs {
@@ -365,12 +350,11 @@ func newSearchIndex(n int, id func(i int) uuid.UUID, t *SearchTexts, brandNames,
 	return x, nil
 }
 
-// wordPlaces are the positions of every entry of every reward in one slice: reward r's from
-// at[r], its entries' one after the other, entry e having n[e] of them. Words have few places
-// (the storage keeps at most 256 of a word): the few counts a byte cannot hold (255 or more) are
-// in many.
-type wordPlaces struct {
-	pos  []Place
+// tsPositions are the positions of every entry of every reward in one slice: reward r's from
+// at[r], its entries' one after the other, entry e having n[e] of them. A vector holds at most
+// 256 places of a word; the few counts a byte cannot hold (255 or more) are in many.
+type tsPositions struct {
+	pos  []tsPos
 	at   []int32 // by reward
 	n    []uint8 // by entry
 	many map[int32]int32
@@ -379,7 +363,7 @@ type wordPlaces struct {
 const manyPositions = 255
 
 // add appends entry e's positions; e is the next entry.
-func (p *wordPlaces) add(e int32, pos []Place) {
+func (p *tsPositions) add(e int32, pos []tsPos) {
 	n := uint8(min(len(pos), manyPositions))
 	if n == manyPositions {
 		if p.many == nil {
@@ -391,7 +375,7 @@ func (p *wordPlaces) add(e int32, pos []Place) {
 	p.pos = append(p.pos, pos...)
 }
 
-func (p *wordPlaces) count(e int32) int32 {
+func (p *tsPositions) count(e int32) int32 {
 	if n := p.n[e]; n != manyPositions {
 		return int32(n)
 	}
@@ -400,7 +384,7 @@ func (p *wordPlaces) count(e int32) int32 {
 
 // of appends to dst the positions of each entry from lo to hi of reward r, whose entries begin
 // at first.
-func (p *wordPlaces) of(dst [][]Place, r, first, lo, hi int32) [][]Place {
+func (p *tsPositions) of(dst [][]tsPos, r, first, lo, hi int32) [][]tsPos {
 	at := p.at[r]
 	for e := first; e < lo; e++ {
 		at += p.count(e)
@@ -724,7 +708,7 @@ func (p *searchPart) fullText(keys []sortKey, words []string, many bool, keep fu
 		seen = make([]uint64, (p.rewards()+63)/64)
 	}
 	keys = slices.Grow(keys, int(x.lexPostN[spans[rarest].hi]-x.lexPostN[spans[rarest].lo]))
-	items := make([][][]Place, len(words))
+	items := make([][][]tsPos, len(words))
 	for l := spans[rarest].lo; l < spans[rarest].hi; l++ {
 	rewards:
 		for r := range x.lexPost.list(l, true) {

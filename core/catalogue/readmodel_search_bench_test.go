@@ -44,22 +44,29 @@ func syntheticSearchCatalogue(n int) SnapshotData {
 		for range 15 {
 			body = append(body, vocab[rng.IntN(len(vocab))])
 		}
-		pos := map[string][]Place{}
+		pos := map[string][]string{}
 		for p, w := range name {
-			pos[w] = append(pos[w], PlaceAt(p+1, WeightA))
+			pos[w] = append(pos[w], fmt.Sprintf("%dA", p+1))
 		}
 		for p, w := range body {
-			pos[w] = append(pos[w], PlaceAt(p+len(name)+1, WeightB))
+			pos[w] = append(pos[w], fmt.Sprintf("%dB", p+len(name)+1))
 		}
-		words := make([]Word, 0, len(pos))
-		for w, places := range pos {
-			words = append(words, Word{Text: w, Places: places})
+		lex := make([]string, 0, len(pos))
+		for w := range pos {
+			lex = append(lex, w)
 		}
-		slices.SortFunc(words, func(a, b Word) int { return strings.Compare(a.Text, b.Text) })
+		slices.Sort(lex)
+		var v strings.Builder
+		for k, w := range lex {
+			if k > 0 {
+				v.WriteByte(' ')
+			}
+			fmt.Fprintf(&v, "'%s':%s", w, strings.Join(pos[w], ","))
+		}
 		id := uuid.New()
 		d.Rewards = append(d.Rewards, Reward{ID: id, BrandCode: fmt.Sprintf("B%d", b), Name: strings.Join(name, " "), IsActive: true,
 			Type: GiftCard, CreatedAt: now})
-		d.Search[id] = SearchText{Name: strings.Join(name, " "), Words: words, LowerName: strings.Join(name, " ")}
+		d.Search[id] = SearchText{Name: strings.Join(name, " "), Vector: v.String(), LowerName: strings.Join(name, " ")}
 	}
 	return d
 }

@@ -22,6 +22,7 @@ package catalogue
 // pg_trgm, configured as the rule says), relevance to the last bit.
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -204,42 +205,120 @@ func iterateWordSimilarity(seq []int32, found []bool, ulen1 int, lastpos []int32
 	return smlrMax
 }
 
-// Place is where a word stands in a reward's texts: its position (1 to MaxPosition), counted
-// across the texts, and the weight of the text it is in, in two bytes (the index keeps one for
-// every place of every word): the weight in the two high bits, the position in the others.
-type Place uint16
+// tsPos is a word's place in a reward's texts: its weight in the two high bits (3 A, 2 B, 1 C,
+// 0 D) and its position (1 to 16383) in the others.
+type tsPos uint16
 
-// Weight is how much a place counts in a rank (rankWeights): names are WeightA, descriptions and
-// category names WeightB.
-type Weight uint8
+func (p tsPos) weight() float32 { return rankWeights[p>>14] }
+func (p tsPos) at() int32       { return int32(p & 0x3fff) }
 
-// The four weights, lightest first.
-const (
-	WeightD Weight = iota
-	WeightC
-	WeightB
-	WeightA
-)
-
-// MaxPosition is the last position a place can have: words further on share it.
-const MaxPosition = 1<<14 - 1
-
-// PlaceAt is the place at position with weight w; a position past MaxPosition is MaxPosition.
-func PlaceAt(position int, w Weight) Place {
-	return Place(min(max(position, 0), MaxPosition)) | Place(w&3)<<14
-}
-
-func (p Place) weight() float32 { return rankWeights[p>>14] }
-func (p Place) at() int32       { return int32(p & MaxPosition) }
-
-// rankWeights are the weights of places D, C, B and A.
+// rankWeights are the weights of places D, C, B and A: names are A, descriptions and category
+// names B.
 var rankWeights = [4]float32{0.1, 0.2, 0.4, 1.0}
 
-// Word is one word of a reward's texts, as the storage's dictionary made it (lower case), with
-// every place it stands.
-type Word struct {
-	Text   string
-	Places []Place
+// tsLexeme is one word of a search vector with its places.
+type tsLexeme struct {
+	text string
+	pos  []tsPos
+}
+
+// parseTSVector reads a search vector (SearchText.Vector): each word quoted, a quote in it
+// doubled and a backslash escaping the next character, with its places after a colon
+// ('lex':1A,2 'other':3B), the words in sorted order.
+func parseTSVector(s string) ([]tsLexeme, error) {
+	var out []tsLexeme
+	err := scanTSVector(s, nil, func(lex string, pos []tsPos) {
+		l := tsLexeme{text: strings.Clone(lex)}
+		if len(pos) > 0 {
+			l.pos = slices.Clone(pos)
+		}
+		out = append(out, l)
+	})
+	return out, err
+}
+
+// scanTSVector calls fn with each word of a search vector and its places, in order; the lexeme may be cut from s, the positions are buf's (reused). Nothing is allocated
+// but for a lexeme with a quote or backslash.
+func scanTSVector(s string, buf []tsPos, fn func(lex string, pos []tsPos)) error {
+	for i := 0; i < len(s); {
+		if s[i] == ' ' {
+			i++
+			continue
+		}
+		if s[i] != '\'' {
+			return fmt.Errorf("tsvector %q: a lexeme at %d", s, i)
+		}
+		i++
+		var lex string
+		// Most lexemes have no quote or backslash: then the lexeme is cut from s.
+		if end := strings.IndexByte(s[i:], '\''); end >= 0 && !strings.ContainsRune(s[i:i+end], '\\') &&
+			(i+end+1 >= len(s) || s[i+end+1] != '\'') {
+			lex = s[i : i+end]
+			i += end + 1
+		} else {
+			var b strings.Builder
+			for {
+				if i >= len(s) {
+					return fmt.Errorf("tsvector %q: an unclosed lexeme", s)
+				}
+				c := s[i]
+				if c == '\'' && i+1 < len(s) && s[i+1] == '\'' {
+					b.WriteByte('\'')
+					i += 2
+					continue
+				}
+				if c == '\'' {
+					i++
+					break
+				}
+				if c == '\\' && i+1 < len(s) {
+					i++
+					c = s[i]
+				}
+				b.WriteByte(c)
+				i++
+			}
+			lex = b.String()
+		}
+		var err error
+		if buf, i, err = parsePositions(s, i, buf[:0]); err != nil {
+			return err
+		}
+		fn(lex, buf)
+	}
+	return nil
+}
+
+// parsePositions reads the positions after a lexeme at s[i:] (":1A,2"), if any, and returns
+// where they end.
+func parsePositions(s string, i int, pos []tsPos) ([]tsPos, int, error) {
+	if i >= len(s) || s[i] != ':' {
+		return pos, i, nil
+	}
+	i++
+	for {
+		j := i
+		n := 0
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' && j-i < 6 {
+			n = n*10 + int(s[j]-'0')
+			j++
+		}
+		if j == i {
+			return nil, i, fmt.Errorf("tsvector %q: a position at %d", s, i)
+		}
+		p := tsPos(n)
+		if j < len(s) && s[j] >= 'A' && s[j] <= 'D' {
+			p |= tsPos('D'-s[j]) << 14
+			j++
+		}
+		pos = append(pos, p)
+		i = j
+		if i < len(s) && s[i] == ',' {
+			i++
+			continue
+		}
+		return pos, i, nil
+	}
 }
 
 // proximity is what two words w positions apart count for in a rank of several words: close to
@@ -253,10 +332,10 @@ func proximity(w int32) float32 {
 
 // textRank is the rank of a reward a search's words all match. items holds, for each distinct
 // word of the search (sorted, each once), the places of every word of the reward it begins, in
-// the reward's (sorted) order of words (none: nil); all says the search had more than one word before duplicates
+// the vector's order (none: nil); all says the search had more than one word before duplicates
 // went. One word ranks by how often and where it is found (rankAny); several by how close they
 // are (rankAll). A rank is never below 1e-20.
-func textRank(items [][][]Place, all bool) float32 {
+func textRank(items [][][]tsPos, all bool) float32 {
 	var res float32
 	if all && len(items) >= 2 {
 		res = rankAll(items)
@@ -272,7 +351,7 @@ func textRank(items [][][]Place, all bool) float32 {
 // rankAny sums, for each word of the search and each word of the reward it begins, the weights
 // of its places, the n-th place counting 1/n² of its weight and the weightiest counting whole,
 // over π²/6 (what 1/n² sums to), and divides by the number of words searched.
-func rankAny(items [][][]Place) float32 {
+func rankAny(items [][][]tsPos) float32 {
 	var res float32
 	for _, entries := range items {
 		for _, post := range entries {
@@ -299,9 +378,9 @@ func rankAny(items [][][]Place) float32 {
 // different words of the search (each word's entry with the last entry of each word before it),
 // a pair counting the square root of both weights times their proximity; -1 when no two words
 // were found apart.
-func rankAll(items [][][]Place) float32 {
+func rankAll(items [][][]tsPos) float32 {
 	res := float32(-1.0)
-	last := make([][]Place, len(items))
+	last := make([][]tsPos, len(items))
 	for i, entries := range items {
 		for _, post := range entries {
 			last[i] = post
