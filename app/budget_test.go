@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rewardsco/rewards/core/catalogue"
@@ -50,6 +51,23 @@ func budgetFace(t *testing.T, b sagaBundle, brand string) money.Amount {
 	return d.Reward.MinValue
 }
 
+// finishOrder runs an order's fulfilment until it is final, as its job does, and returns it.
+func finishOrder(t *testing.T, b sagaBundle, id uuid.UUID) orders.Order {
+	t.Helper()
+	ctx := context.Background()
+	for range 100 {
+		next, err := b.m.Orders.Fulfil(ctx, id)
+		require.NoError(t, err)
+		if next == 0 {
+			break
+		}
+		time.Sleep(next)
+	}
+	o, err := b.m.Orders.Get(ctx, id)
+	require.NoError(t, err)
+	return o
+}
+
 // A purchase that would take the day's purchases past the budget is 429 and takes nothing; a
 // refunded order gives its share back.
 func TestPurchaseBudget(t *testing.T) {
@@ -63,6 +81,11 @@ func TestPurchaseBudget(t *testing.T) {
 	buy := func(p players.Player, brand string) (orders.View, error) {
 		f := budgetFace(t, b, brand)
 		v, _, err := b.m.Orders.Buy(ctx, orders.Purchase{Caller: b.caller, Player: p, RewardID: b.products[brand], CoinID: b.coin.ID, Denomination: &f})
+		if err == nil && !v.Status.Final() {
+			// On a loaded machine the provider's answer can come after the purchase's wait
+			// (300 ms here): finish the order as its job would, then read how it ended.
+			v.Status = finishOrder(t, b, v.ID).Status
+		}
 		return v, err
 	}
 	ps := budgetPlayers(t, b, 3)
