@@ -125,8 +125,9 @@ type configureBody struct {
 	PartnerWalletLowThreshold *float64 `json:"partnerWalletLowThreshold,omitempty" minimum:"0.01" doc:"The partner wallet balance, in units of the currency (at most two decimals), under which PARTNER_WALLET_LOW is sent: once when a debit takes a wallet of the studio's games in this environment from at or above it to under it, again only after the wallet was back at or above it. Required to subscribe to PARTNER_WALLET_LOW" example:"5000"`
 }
 
+// configureInput has no studioId: the spec gives configure no parameters, and the API key
+// names the studio.
 type configureInput struct {
-	studioQuery
 	Body configureBody
 }
 
@@ -439,7 +440,7 @@ func scopeAndID(ctx context.Context, studioID, configID string) (webhooks.Scope,
 }
 
 func (h handlers) configure(ctx context.Context, in *configureInput) (*configureOutput, error) {
-	sc, err := scope(ctx, in.StudioID)
+	sc, err := scope(ctx, "")
 	if err != nil {
 		return nil, err
 	}
