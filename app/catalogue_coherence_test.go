@@ -24,8 +24,11 @@ import (
 	fakevouchers "github.com/rewardsco/rewards/fakes/vouchers"
 )
 
-// otherInstanceBound is how soon a change committed on one instance is served by the others.
-const otherInstanceBound = time.Second
+// otherInstanceBound is how long a test waits for a change committed on one instance to be
+// served by the others. The service's own delay is a notification, or VersionCheckInterval when
+// one is lost, plus a load: 50–320 ms on a quiet machine, and the tests log it. The wait is
+// longer because CI runs every package at once on two cores, where it once passed a second.
+const otherInstanceBound = 5 * time.Second
 
 // catalogueInstances are two instances of the service on one database, each with its
 // catalogue read model kept current as Serve keeps it (ReadModel.Run), a game and its coin.
@@ -111,7 +114,7 @@ func (c *catalogueInstances) seenBy(t *testing.T, what string, read func(*testin
 }
 
 // An operator's change (a sync, hiding a reward, a coin price, deactivating a reward, a new
-// coupon and its codes) is served at once by the instance that made it, and within a second by
+// coupon and its codes) is served at once by the instance that made it, and soon after by
 // another instance on the same database.
 func TestCatalogueChangesReachEveryInstance(t *testing.T) {
 	t.Parallel()
@@ -178,7 +181,7 @@ func TestCatalogueChangesReachEveryInstance(t *testing.T) {
 }
 
 // A change whose notification never arrives (committed without one, or sent while an
-// instance's listening connection was down) is still served by every instance within a second:
+// instance's listening connection was down) is still served by every instance soon after:
 // the version check finds it, and the listener reconnects.
 func TestLostCatalogueNotificationIsCaughtUp(t *testing.T) {
 	t.Parallel()
@@ -208,8 +211,10 @@ func TestLostCatalogueNotificationIsCaughtUp(t *testing.T) {
 	}
 	require.NoError(t, tx.Commit(ctx))
 	for name, m := range map[string]app.Modules{"a": c.a, "b": c.b} {
+		start := time.Now()
 		require.Eventually(t, func() bool { return c.listed(t, m)[id].Reward.Name == "Renamed quietly" }, otherInstanceBound,
 			10*time.Millisecond, "instance %s missed a change that came without a notification", name)
+		t.Logf("a change without a notification: on instance %s after %s", name, time.Since(start).Round(time.Millisecond))
 	}
 
 	// The listening connections are dropped, and a change is made before they are back: its

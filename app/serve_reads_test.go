@@ -184,7 +184,7 @@ func TestServeFromMemoryAgreesWithTheSQL(t *testing.T) {
 	require.NotZero(t, rules)
 }
 
-// An operator's change reaches serving at once on the instance that made it and within a second
+// An operator's change reaches serving at once on the instance that made it and soon after
 // on another instance: hiding the configured reward, showing it again, a new price, new codes
 // for an empty pool, and deactivating it.
 func TestServeSeesOperatorChangesAtOnce(t *testing.T) {
