@@ -52,6 +52,20 @@ func declareKitStatuses(op *huma.Operation) {
 	}
 }
 
+// The headers declareKitResponses adds, one of each for every answer of every operation: a
+// copy each was a megabyte of the service's heap (a huma.Schema is large).
+var (
+	requestIDParam = &huma.Param{
+		Description: "The request's id: the incoming x-request-id when valid, a new one otherwise. Quote it to support.",
+		Required:    true,
+		Schema:      &huma.Schema{Type: huma.TypeString},
+	}
+	retryAfterParam = &huma.Param{
+		Description: "Seconds to wait before trying again, when known.",
+		Schema:      &huma.Schema{Type: huma.TypeInteger, Minimum: new(float64)},
+	}
+)
+
 // declareKitResponses completes an operation's documented answers with what the kit adds to
 // every answer: x-request-id on each, and Retry-After on 429 and 503; the statuses AlsoAnswers
 // named; and binary bodies in a way both documents accept (BinarySchema). It runs as each
@@ -73,16 +87,9 @@ func declareKitResponses(_ *huma.OpenAPI, op *huma.Operation) {
 		if res.Headers == nil {
 			res.Headers = map[string]*huma.Param{}
 		}
-		res.Headers[RequestIDHeader] = &huma.Param{
-			Description: "The request's id: the incoming x-request-id when valid, a new one otherwise. Quote it to support.",
-			Required:    true,
-			Schema:      &huma.Schema{Type: huma.TypeString},
-		}
+		res.Headers[RequestIDHeader] = requestIDParam
 		if status == strconv.Itoa(http.StatusTooManyRequests) || status == strconv.Itoa(http.StatusServiceUnavailable) {
-			res.Headers[RetryAfterHeader] = &huma.Param{
-				Description: "Seconds to wait before trying again, when known.",
-				Schema:      &huma.Schema{Type: huma.TypeInteger, Minimum: new(float64)},
-			}
+			res.Headers[RetryAfterHeader] = retryAfterParam
 		}
 	}
 }
