@@ -26,8 +26,9 @@ type Event struct {
 //
 // The storage applies this rule where an event is recorded, so that the deliveries commit with
 // it: in PostgreSQL, the function webhook_routes (sql/migrations/00039_webhook_routes.sql),
-// which the coin movement's statement and the order and wallet triggers call. webhookstest
-// checks that both route alike.
+// which the coin movement's statement and the order and wallet triggers call (the triggers
+// fire only when it takes some event of their kind, 00040). webhookstest checks that both
+// route alike.
 func (c Config) Receives(e Event) bool {
 	return c.IsActive && c.StudioID == e.StudioID && c.Environment == e.Environment &&
 		slices.Contains(c.SubscribedEvents, e.Type) && (e.Reason == "" || !slices.Contains(c.ExcludedReasons, e.Reason))
