@@ -21,7 +21,7 @@ import (
 
 // SearchText is what a reward is searched by, as the storage keeps it: Name (the reward's and
 // brand's names and their translations, lower case), Vector (the words of the names, weight A,
-// and of the descriptions and category names, weight B, with their places: parseTSVector) and
+// and of the descriptions and category names, weight B, with their places: scanTSVector) and
 // LowerName (the reward's name, lower case).
 type SearchText struct {
 	Name, Vector, LowerName string

@@ -216,29 +216,11 @@ func (p tsPos) at() int32       { return int32(p & 0x3fff) }
 // names B.
 var rankWeights = [4]float32{0.1, 0.2, 0.4, 1.0}
 
-// tsLexeme is one word of a search vector with its places.
-type tsLexeme struct {
-	text string
-	pos  []tsPos
-}
-
-// parseTSVector reads a search vector (SearchText.Vector): each word quoted, a quote in it
+// scanTSVector reads a search vector (SearchText.Vector): each word quoted, a quote in it
 // doubled and a backslash escaping the next character, with its places after a colon
-// ('lex':1A,2 'other':3B), the words in sorted order.
-func parseTSVector(s string) ([]tsLexeme, error) {
-	var out []tsLexeme
-	err := scanTSVector(s, nil, func(lex string, pos []tsPos) {
-		l := tsLexeme{text: strings.Clone(lex)}
-		if len(pos) > 0 {
-			l.pos = slices.Clone(pos)
-		}
-		out = append(out, l)
-	})
-	return out, err
-}
-
-// scanTSVector calls fn with each word of a search vector and its places, in order; the lexeme may be cut from s, the positions are buf's (reused). Nothing is allocated
-// but for a lexeme with a quote or backslash.
+// ('lex':1A,2 'other':3B), the words in sorted order. It calls fn with each word and its
+// places, in order: the word may be cut from s, the places are buf's (reused), so nothing is
+// allocated but for a word with a quote or backslash.
 func scanTSVector(s string, buf []tsPos, fn func(lex string, pos []tsPos)) error {
 	for i := 0; i < len(s); {
 		if s[i] == ' ' {

@@ -26,6 +26,25 @@ func TestTrigrams(t *testing.T) {
 	require.Equal(t, float32(0), wordSimilarity(appendTrigrams(nil, "!!"), appendTrigrams(nil, "two words")))
 }
 
+// tsLexeme is one word of a search vector with its places, as the test collects them.
+type tsLexeme struct {
+	text string
+	pos  []tsPos
+}
+
+// parseTSVector collects what scanTSVector reads of s.
+func parseTSVector(s string) ([]tsLexeme, error) {
+	var out []tsLexeme
+	err := scanTSVector(s, nil, func(lex string, pos []tsPos) {
+		l := tsLexeme{text: strings.Clone(lex)}
+		if len(pos) > 0 {
+			l.pos = slices.Clone(pos)
+		}
+		out = append(out, l)
+	})
+	return out, err
+}
+
 // A search vector: quotes and backslashes escaped, weights A to D.
 func TestParseTSVector(t *testing.T) {
 	lex, err := parseTSVector(`'a''b':1A,3 'back\\slash':2B 'c':4C,16383 'nopos'`)
