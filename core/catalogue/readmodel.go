@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/rewardsco/rewards/core/money"
 )
@@ -717,7 +718,7 @@ func (s *Snapshot) view(k viewKey, build func() *view, now time.Time) *view {
 	}
 	s.mu.Unlock()
 	slot.once.Do(func() {
-		v := build()
+		v := withSortBudget(len(s.rewards), build)
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if s.viewIDs+len(v.ids) > maxCachedIDs && s.views[k] == slot {
@@ -729,6 +730,27 @@ func (s *Snapshot) view(k viewKey, build func() *view, now time.Time) *view {
 		slot.done.Store(true)
 	})
 	return slot.v
+}
+
+// maxSortingKeys bounds the sort keys that view builds hold at once. A view's build holds a
+// key per reward of the catalogue until the view is sorted, and each order, filter, coin and
+// game has a view of its own: views asked for together, as a store opens or after a reload,
+// would each hold the catalogue's keys at the same time (BenchmarkViewsAskedTogether measures
+// it). The bound runs one build of 100,000 rewards at a time and a dozen of 10,000; the others
+// wait their turn.
+const maxSortingKeys = 1 << 17
+
+// sortBudget holds the keys of the builds under way to maxSortingKeys, across the snapshots
+// of a process.
+var sortBudget = semaphore.NewWeighted(maxSortingKeys)
+
+// withSortBudget runs build, which holds a key per reward of a catalogue of n, within
+// maxSortingKeys.
+func withSortBudget(n int, build func() *view) *view {
+	w := int64(min(n, maxSortingKeys))
+	_ = sortBudget.Acquire(context.Background(), w) // without a deadline, Acquire waits until it succeeds
+	defer sortBudget.Release(w)
+	return build()
 }
 
 // build sorts the rewards q selects (only those of ids when given) as Compare says.
