@@ -186,20 +186,31 @@ func (m *ReadModel) Refresh(ctx context.Context) error {
 		return fmt.Errorf("load the catalogue: %w", err)
 	}
 	snap := newSnapshot(data, now)
+	// A snapshot serves once its search index stands: a load makes several times the snapshot's
+	// size in garbage (the rows, their texts, the index's first numbering), which the runtime
+	// would keep for minutes, and a forced collection gives it back. At start-up that is before
+	// the first request, which would otherwise build its views beside the collection and the
+	// index, on a heap the collection takes them for part of; after a reload, it also gives
+	// back the snapshot replaced.
+	if err := snap.SearchIndexErr(); err != nil {
+		m.fail(fmt.Errorf("index the catalogue's search texts (searches fail until the next load): %w", err))
+	}
+	if m.cur.Load() == nil {
+		m.freeMemory()
+		m.cur.Store(snap)
+		return nil
+	}
 	m.cur.Store(snap)
-	go func() {
-		if err := snap.SearchIndexErr(); err != nil {
-			m.fail(fmt.Errorf("index the catalogue's search texts (searches fail until the next load): %w", err))
-		}
-		// A load makes several times the snapshot's size in garbage (the rows, their texts, the
-		// index's first numbering); the runtime would keep those pages for minutes. Giving
-		// them back once the new snapshot stands keeps the service's resident memory near what
-		// it holds. At most every few seconds: each is a whole collection.
-		if last := m.freed.Load(); time.Since(time.Unix(0, last)) >= freeMemoryInterval && m.freed.CompareAndSwap(last, time.Now().UnixNano()) {
-			debug.FreeOSMemory()
-		}
-	}()
+	go m.freeMemory()
 	return nil
+}
+
+// freeMemory gives the heap's free pages back to the system, at most every
+// freeMemoryInterval: each is a whole collection.
+func (m *ReadModel) freeMemory() {
+	if last := m.freed.Load(); time.Since(time.Unix(0, last)) >= freeMemoryInterval && m.freed.CompareAndSwap(last, time.Now().UnixNano()) {
+		debug.FreeOSMemory()
+	}
 }
 
 // refreshOrders reads the order counts again into a new snapshot of the same catalogue.
