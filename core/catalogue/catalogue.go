@@ -124,7 +124,11 @@ type Reward struct {
 	// Countries are ISO 3166-1 alpha-2 codes; empty means everywhere.
 	Countries []string
 	EndDate   *time.Time
-	IsActive  bool
+	// The flags sit side by side: 16 bytes less in each reward the read model holds.
+	IsActive bool
+	// HasSharedCode says a coupon gives every buyer the same code.
+	HasSharedCode            bool
+	FlagAllowStudioEditPrice bool
 
 	ValueType ValueType
 	// Denominations are the face values of a FIXED gift card or credit, ascending.
@@ -137,12 +141,9 @@ type Reward struct {
 	MRP, SellingPrice money.Amount
 
 	// PurchaseCooldown is how long a player waits between two purchases of the reward.
-	PurchaseCooldown         time.Duration
-	XScore                   float64
-	FlagAllowStudioEditPrice bool
-	Translations             Translations
-	// HasSharedCode says a coupon gives every buyer the same code.
-	HasSharedCode bool
+	PurchaseCooldown time.Duration
+	XScore           float64
+	Translations     Translations
 	// ProviderProductID is the voucher provider's product of a gift card its catalogue
 	// brought in.
 	ProviderProductID string

@@ -290,7 +290,8 @@ type Snapshot struct {
 	// categories in display order (display order, name, code).
 	categories []Category
 	// brands are the active brands by code, with the indexes in categories of their
-	// categories: what a changed reward's entry is made of (withChanges).
+	// categories (each once): what a changed reward's entry is made of (withChanges), and
+	// what its categories are.
 	brands    map[string]*Brand
 	brandCats map[string][]int
 	games     map[uuid.UUID]*gameView
@@ -308,8 +309,6 @@ type Snapshot struct {
 type entry struct {
 	reward *Reward // in SnapshotData.Rewards, which the snapshot keeps rather than copies
 	brand  *Brand
-	// categories are the indexes in Snapshot.categories of the brand's categories, each once.
-	categories []int
 }
 
 // gameView is what one game changed of the catalogue, by reward index.
@@ -351,7 +350,7 @@ func newSnapshot(d SnapshotData, now time.Time) *Snapshot {
 			continue
 		}
 		s.byID[r.ID] = int32(len(s.rewards))
-		s.rewards = append(s.rewards, entry{reward: r, brand: b, categories: brandCats[b.Code]})
+		s.rewards = append(s.rewards, entry{reward: r, brand: b})
 	}
 	s.games = gameViews(s.byID, d.Games)
 	s.orders = ordersByIndex(s, d.Orders)
@@ -435,7 +434,7 @@ func (s *Snapshot) withChanges(ch Changes, now time.Time) *Snapshot {
 	for i := range ch.Current {
 		r := &ch.Current[i]
 		if b, ok := s.brands[r.BrandCode]; ok && changed[r.ID] {
-			out.rewards = append(out.rewards, entry{reward: r, brand: b, categories: s.brandCats[b.Code]})
+			out.rewards = append(out.rewards, entry{reward: r, brand: b})
 			from = append(from, -1)
 		}
 	}
@@ -1008,7 +1007,7 @@ func (s *Snapshot) countCategories(gameID uuid.UUID, now time.Time) []CategoryMe
 		if !s.visible(game, int32(i), "", now) {
 			continue
 		}
-		for _, ci := range s.rewards[i].categories {
+		for _, ci := range s.brandCats[s.rewards[i].brand.Code] {
 			counts[ci]++
 		}
 	}

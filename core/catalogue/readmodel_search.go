@@ -663,7 +663,7 @@ func (s *Snapshot) searchFilter(q SearchQuery, game *gameView) func(i int32) boo
 		if brand != nil && !brand(e.brand.Code) {
 			return false
 		}
-		if category != nil && !slices.ContainsFunc(e.categories, func(ci int) bool { return category(s.categories[ci].Code) }) {
+		if category != nil && !slices.ContainsFunc(s.brandCats[e.brand.Code], func(ci int) bool { return category(s.categories[ci].Code) }) {
 			return false
 		}
 		return true
