@@ -423,26 +423,50 @@ func (s *Snapshot) withChanges(ch Changes, now time.Time) *Snapshot {
 	for _, id := range ch.Rewards {
 		changed[id] = true
 	}
-	out.rewards = make([]entry, 0, len(s.rewards)+len(ch.Current))
-	from := make([]int32, 0, cap(out.rewards)) // each entry's index in s, -1 for a changed one
-	for i := range s.rewards {
-		if !changed[s.rewards[i].reward.ID] {
-			out.rewards = append(out.rewards, s.rewards[i])
-			from = append(from, int32(i))
-		}
-	}
+	var current []entry // the changed rewards the snapshot lists, as they are now
+	inPlace := true     // every changed reward was listed and still is
 	for i := range ch.Current {
 		r := &ch.Current[i]
 		if b, ok := s.brands[r.BrandCode]; ok && changed[r.ID] {
-			out.rewards = append(out.rewards, entry{reward: r, brand: b})
+			current = append(current, entry{reward: r, brand: b})
+			_, was := s.byID[r.ID]
+			inPlace = inPlace && was
+		}
+	}
+	inPlace = inPlace && len(current) == len(changed)
+	var from []int32 // each entry's index in s, -1 for a changed one
+	if inPlace {
+		// The changes studios and operators make most (a reward renamed, repriced) keep the set
+		// of rewards: each keeps its place, and the snapshot's index by id and its order counts
+		// (a changed reward keeps its count until the next) stand as they are.
+		out.rewards, from = slices.Clone(s.rewards), make([]int32, len(s.rewards))
+		for i := range from {
+			from[i] = int32(i)
+		}
+		for _, e := range current {
+			i := s.byID[e.reward.ID]
+			out.rewards[i], from[i] = e, -1
+		}
+		out.byID = s.byID
+	} else {
+		out.rewards = make([]entry, 0, len(s.rewards)+len(current))
+		from = make([]int32, 0, cap(out.rewards))
+		for i := range s.rewards {
+			if !changed[s.rewards[i].reward.ID] {
+				out.rewards = append(out.rewards, s.rewards[i])
+				from = append(from, int32(i))
+			}
+		}
+		for _, e := range current {
+			out.rewards = append(out.rewards, e)
 			from = append(from, -1)
+		}
+		out.byID = make(map[uuid.UUID]int32, len(out.rewards))
+		for i := range out.rewards {
+			out.byID[out.rewards[i].reward.ID] = int32(i)
 		}
 	}
 	to := inverse(from, len(s.rewards)) // each entry of s's index in out, -1 for one gone
-	out.byID = make(map[uuid.UUID]int32, len(out.rewards))
-	for i := range out.rewards {
-		out.byID[out.rewards[i].reward.ID] = int32(i)
-	}
 	if ch.AllGames {
 		out.games = gameViews(out.byID, ch.Games)
 	} else {
@@ -453,14 +477,10 @@ func (s *Snapshot) withChanges(ch Changes, now time.Time) *Snapshot {
 			}
 		}
 	}
-	out.orders = make([]OrderCount, len(out.rewards))
-	for i, j := range from {
-		if k, ok := s.byID[out.rewards[i].reward.ID]; j < 0 && ok {
-			j = k // a changed reward keeps its count until the next
-		}
-		if j >= 0 {
-			out.orders[i] = s.orders[j]
-		}
+	if inPlace {
+		out.orders = s.orders
+	} else {
+		out.orders = changedOrders(s, out, from)
 	}
 	if !ch.AllGames {
 		out.carryViews(s, from, to, now)
@@ -480,6 +500,22 @@ func (s *Snapshot) withChanges(ch Changes, now time.Time) *Snapshot {
 		}()
 	}
 	return out
+}
+
+// changedOrders are the order counts of out, which took a change of some rewards from s (its
+// entry i was s's from[i], or is a changed reward, -1): a changed reward keeps its count until
+// the next.
+func changedOrders(s, out *Snapshot, from []int32) []OrderCount {
+	orders := make([]OrderCount, len(out.rewards))
+	for i, j := range from {
+		if k, ok := s.byID[out.rewards[i].reward.ID]; j < 0 && ok {
+			j = k
+		}
+		if j >= 0 {
+			orders[i] = s.orders[j]
+		}
+	}
+	return orders
 }
 
 // inverse is from turned around: from[i] is the index in the last snapshot (of n rewards) of
