@@ -28,8 +28,9 @@
 // tables), so a load reads those rows, their search texts and their games' settings, and the new
 // snapshot keeps every other entry. Its lists' views are the last snapshot's, carried over rather
 // than sorted anew (Snapshot.carryViews: the unchanged rewards keep their order, the changed ones
-// are placed by binary search in Compare's order, the gone ones left out; not for deduped lists,
-// touchpoint rules, or a change of the games' settings of every reward, which sort again when
+// are placed by binary search in Compare's order, the gone ones left out, and so are the rewards
+// whose hiding or prices a game changed, in that game's views; not for deduped lists, touchpoint
+// rules, or a change of both rewards and every game's settings at once, which sort again when
 // asked for). A change of a brand or category, more rewards than half the snapshot, or steps no
 // longer in the log load the whole catalogue, with two snapshots in memory meanwhile.
 //

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"runtime/debug"
 	"slices"
 	"sort"
@@ -404,19 +405,30 @@ func addGame(games map[uuid.UUID]*gameView, i int32, g GameReward) {
 
 // withChanges is s's catalogue with the changes ch made to it, at ch.Version. When only the
 // games' hiding and prices changed, its rewards, categories, order counts and search index are
-// s's, and only its views are made anew (they depend on the games). When rewards changed, the
-// others keep their entries (and their order counts, until the next count), the changed ones
-// that are still seen come after them, s's list views are carried over (carryViews), and the
-// search index is made in the background as s's with the changed rewards in an overlay
-// (snapshotSearch.with), reading the texts of the changed rewards alone: until it stands (a few
-// ms), searches wait for it.
+// s's. When rewards changed, the others keep their entries (and their order counts, until the
+// next count); the changed ones keep their places when the set of rewards stands, and otherwise
+// those still seen come after the others. Either way s's list views are carried over
+// (carryViews), and the search index is made in the background as s's with the changed rewards
+// in an overlay (snapshotSearch.with), reading the texts of the changed rewards alone: until it
+// stands (a few ms), searches wait for it.
 func (s *Snapshot) withChanges(ch Changes, now time.Time) *Snapshot {
 	out := s.sameCatalogue()
 	out.version = ch.Version
 	if len(ch.Rewards) == 0 {
-		if ch.AllGames {
-			out.games = gameViews(s.byID, ch.Games)
+		if !ch.AllGames { // a step that changed nothing the snapshot holds
+			out.carryViews(s, nil, func(uuid.UUID) []int32 { return nil }, now)
+			return out
 		}
+		out.games = gameViews(s.byID, ch.Games)
+		changed := map[uuid.UUID][]int32{}
+		out.carryViews(s, nil, func(game uuid.UUID) []int32 {
+			c, ok := changed[game]
+			if !ok {
+				c = gameChanges(s.games[game], out.games[game])
+				changed[game] = c
+			}
+			return c
+		}, now)
 		return out
 	}
 	changed := make(map[uuid.UUID]bool, len(ch.Rewards))
@@ -483,7 +495,13 @@ func (s *Snapshot) withChanges(ch Changes, now time.Time) *Snapshot {
 		out.orders = changedOrders(s, out, from)
 	}
 	if !ch.AllGames {
-		out.carryViews(s, from, to, now)
+		var changed []int32
+		for i, j := range from {
+			if j < 0 {
+				changed = append(changed, int32(i))
+			}
+		}
+		out.carryViews(s, to, func(uuid.UUID) []int32 { return changed }, now)
 	}
 	out.search = nil
 	if prev := s.search; prev != nil && ch.Search != nil {
@@ -869,25 +887,27 @@ func (s *Snapshot) listKey(q ListQuery, game *gameView, i int32) sortKey {
 	return k
 }
 
-// carryViews gives s, which took a change of some rewards alone from last (its entry i was
-// last's from[i], or is a changed reward, -1; the games changed only of the changed rewards),
-// last's list views still valid at now, made anew without sorting: the unchanged rewards keep
-// their order (their keys are the same), the changed ones s lists are placed by binary search,
-// and those gone are left out. A view sorted anew would cost a sort of every reward and its
+// carryViews gives s, which took a change from last, last's list views still valid at now, made
+// anew without sorting: the unchanged rewards keep their order (their keys are the same), the
+// changed ones (changedIn a view's game, by s's index) s lists are placed by binary search, and
+// those gone are left out. to maps last's index to s's (-1: gone or changed; nil: the same
+// rewards at the same places). A view sorted anew would cost a sort of every reward and its
 // keys (about 11 MB at 100,000 rewards) at each change. Views of touchpoint rules and deduped
 // lists (which reward stands for its brand may change) are sorted again when asked for.
-func (s *Snapshot) carryViews(last *Snapshot, from, to []int32, now time.Time) {
-	var changed []int32
-	for i, j := range from {
-		if j < 0 {
-			changed = append(changed, int32(i))
-		}
-	}
+func (s *Snapshot) carryViews(last *Snapshot, to []int32, changedIn func(game uuid.UUID) []int32, now time.Time) {
 	last.mu.Lock()
 	defer last.mu.Unlock()
 	for k, slot := range last.views {
 		if !slot.ready() || k.rule != "" || k.dedupe || !slot.v.validAt(now) {
 			continue
+		}
+		changed := changedIn(k.game)
+		var again map[int32]bool // changed rewards still at their places, placed again
+		if to == nil && len(changed) > 0 {
+			again = make(map[int32]bool, len(changed))
+			for _, i := range changed {
+				again[i] = true
+			}
 		}
 		q := ListQuery{GameID: k.game, CoinID: k.coin, CoinsPerUnit: k.coinsPerUnit, Country: k.country, Category: k.category,
 			Brand: k.brand, Dedupe: k.dedupe, Order: k.order, Now: now}
@@ -898,7 +918,11 @@ func (s *Snapshot) carryViews(last *Snapshot, from, to []int32, now time.Time) {
 		game := s.games[k.game]
 		v := &view{ids: make([]int32, 0, len(slot.v.ids)+len(changed)), validUntil: slot.v.validUntil}
 		for _, j := range slot.v.ids {
-			if i := to[j]; i >= 0 {
+			i := j
+			if to != nil {
+				i = to[j]
+			}
+			if i >= 0 && !again[i] {
 				v.ids = append(v.ids, i)
 			}
 		}
@@ -925,6 +949,39 @@ func (s *Snapshot) carryViews(last *Snapshot, from, to []int32, now time.Time) {
 		s.views[k] = done
 		s.viewIDs += len(v.ids)
 	}
+}
+
+// gameChanges are the rewards (by index, ascending) whose hiding or coin prices differ between
+// a game's two views (nil: nothing changed by the game).
+func gameChanges(old, new *gameView) []int32 {
+	hidden := func(g *gameView, i int32) bool { return g != nil && g.hidden[i] }
+	prices := func(g *gameView, i int32) map[uuid.UUID]int64 {
+		if g == nil {
+			return nil
+		}
+		return g.prices[i]
+	}
+	seen := map[int32]bool{}
+	var out []int32
+	for _, g := range []*gameView{old, new} {
+		if g == nil {
+			continue
+		}
+		for i := range g.hidden {
+			if !seen[i] && hidden(old, i) != hidden(new, i) {
+				seen[i] = true
+				out = append(out, i)
+			}
+		}
+		for i := range g.prices {
+			if !seen[i] && !maps.Equal(prices(old, i), prices(new, i)) {
+				seen[i] = true
+				out = append(out, i)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // dedupe keeps one reward per brand: the largest discount on mrp, then x-score, newest, id.

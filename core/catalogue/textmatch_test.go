@@ -273,7 +273,22 @@ func TestReadModelTakesChangedRewardsAlone(t *testing.T) {
 		ch := Changes{Version: src.data.Version + 1, Search: map[uuid.UUID]SearchText{}}
 		rewards := slices.Clone(src.data.Rewards)
 		changed := map[uuid.UUID]bool{}
+		gamesOnly := round%3 == 2 // the games' hiding and coin prices alone (AllGames)
+		for range rng.IntN(6) {
+			if !gamesOnly {
+				break
+			}
+			r := rewards[rng.IntN(len(rewards))]
+			g := GameReward{GameID: game, RewardID: r.ID, Hidden: rng.IntN(2) == 0}
+			if !g.Hidden {
+				g.CoinPrices = map[uuid.UUID]int64{coin: 1 + rng.Int64N(1000)}
+			}
+			src.data.Games = append(slices.DeleteFunc(slices.Clone(src.data.Games), func(o GameReward) bool { return o.RewardID == r.ID }), g)
+		}
 		for range 1 + rng.IntN(12) {
+			if gamesOnly {
+				break
+			}
 			i := rng.IntN(len(rewards))
 			r := &rewards[i]
 			changed[r.ID] = true
@@ -296,6 +311,9 @@ func TestReadModelTakesChangedRewardsAlone(t *testing.T) {
 			}
 		}
 		for range rng.IntN(5) { // new rewards
+			if gamesOnly {
+				break
+			}
 			r := all.Rewards[next]
 			next++
 			rewards = append(rewards, r)
@@ -314,6 +332,9 @@ func TestReadModelTakesChangedRewardsAlone(t *testing.T) {
 			if changed[g.RewardID] {
 				ch.Games = append(ch.Games, g)
 			}
+		}
+		if gamesOnly {
+			ch.AllGames, ch.Games = true, slices.Clone(src.data.Games)
 		}
 		src.data.Rewards, src.data.Version = rewards, ch.Version
 		src.changes = &ch
