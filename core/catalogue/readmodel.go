@@ -196,13 +196,13 @@ func (m *ReadModel) Refresh(ctx context.Context) error {
 	if err := snap.SearchIndexErr(); err != nil {
 		m.fail(fmt.Errorf("index the catalogue's search texts (searches fail until the next load): %w", err))
 	}
-	if m.cur.Load() == nil {
+	if first := m.cur.Load() == nil; first {
 		m.freeMemory()
 		m.cur.Store(snap)
-		return nil
+	} else {
+		m.cur.Store(snap)
+		go m.freeMemory()
 	}
-	m.cur.Store(snap)
-	go m.freeMemory()
 	return nil
 }
 
@@ -961,27 +961,23 @@ func gameChanges(old, new *gameView) []int32 {
 		}
 		return g.prices[i]
 	}
-	seen := map[int32]bool{}
-	var out []int32
+	changed := map[int32]bool{}
 	for _, g := range []*gameView{old, new} {
 		if g == nil {
 			continue
 		}
 		for i := range g.hidden {
-			if !seen[i] && hidden(old, i) != hidden(new, i) {
-				seen[i] = true
-				out = append(out, i)
+			if hidden(old, i) != hidden(new, i) {
+				changed[i] = true
 			}
 		}
 		for i := range g.prices {
-			if !seen[i] && !maps.Equal(prices(old, i), prices(new, i)) {
-				seen[i] = true
-				out = append(out, i)
+			if !maps.Equal(prices(old, i), prices(new, i)) {
+				changed[i] = true
 			}
 		}
 	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(changed))
 }
 
 // dedupe keeps one reward per brand: the largest discount on mrp, then x-score, newest, id.
